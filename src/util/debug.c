@@ -1,0 +1,160 @@
+/* Log line formatting and the stderr / per-process file sinks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/debug.h"
+
+int debug_level = SSSDBG_DEFAULT;
+uint64_t sss_debug_req_id;
+
+static const char *debug_prg_name = "sssd";
+static enum sss_logger debug_logger = SSS_LOGGER_STDERR;
+static FILE *debug_file;
+static char debug_file_path[PATH_MAX];
+
+int debug_convert_level(int level)
+{
+    static const int levels[] = {
+        0x0010, 0x0030, 0x0070, 0x00F0, 0x01F0, 0x03F0, 0x07F0, 0x27F0, 0x37F0, 0x17FF0,
+    };
+
+    if (level < 0) {
+        return SSSDBG_DEFAULT;
+    }
+    if (level < (int)(sizeof(levels) / sizeof(levels[0]))) {
+        return levels[level];
+    }
+    /* Masks always include the failure bits: without them nothing useful is logged. */
+    return level | SSSDBG_FATAL_FAILURE;
+}
+
+errno_t debug_parse_logger(const char *str, enum sss_logger *_logger)
+{
+    if (str == NULL) {
+        return EINVAL;
+    }
+    if (strcmp(str, "stderr") == 0) {
+        *_logger = SSS_LOGGER_STDERR;
+        return EOK;
+    }
+    if (strcmp(str, "files") == 0) {
+        *_logger = SSS_LOGGER_FILES;
+        return EOK;
+    }
+    return EINVAL;
+}
+
+static errno_t debug_open_file(void)
+{
+    int fd;
+    FILE *f;
+
+    fd = open(debug_file_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        return errno;
+    }
+    f = fdopen(fd, "a");
+    if (f == NULL) {
+        int ret = errno;
+        close(fd);
+        return ret;
+    }
+    setvbuf(f, NULL, _IOLBF, 0);
+    if (debug_file != NULL) {
+        fclose(debug_file);
+    }
+    debug_file = f;
+    return EOK;
+}
+
+errno_t debug_init(const char *process_name, int level, enum sss_logger logger,
+                   const char *log_dir)
+{
+    int n;
+
+    if (process_name != NULL) {
+        debug_prg_name = process_name;
+    }
+    debug_level = debug_convert_level(level);
+    debug_logger = logger;
+
+    if (logger != SSS_LOGGER_FILES) {
+        return EOK;
+    }
+    n = snprintf(debug_file_path, sizeof(debug_file_path), "%s/%s.log",
+                 log_dir ? log_dir : SSSD_LOG_PATH, debug_prg_name);
+    if (n < 0 || (size_t)n >= sizeof(debug_file_path)) {
+        return ENAMETOOLONG;
+    }
+    return debug_open_file();
+}
+
+errno_t debug_reopen(void)
+{
+    if (debug_logger != SSS_LOGGER_FILES) {
+        return EOK;
+    }
+    return debug_open_file();
+}
+
+void debug_close(void)
+{
+    if (debug_file != NULL) {
+        fclose(debug_file);
+        debug_file = NULL;
+    }
+}
+
+bool debug_enabled(int level)
+{
+    return (debug_level & level) != 0;
+}
+
+void sss_debug_fn(const char *function, int level, const char *format, ...)
+{
+    char line[4096];
+    char stamp[32];
+    struct timeval tv;
+    struct tm tm;
+    size_t len;
+    int n;
+    va_list ap;
+    FILE *out = debug_logger == SSS_LOGGER_FILES && debug_file ? debug_file : stderr;
+
+    gettimeofday(&tv, NULL);
+    localtime_r(&tv.tv_sec, &tm);
+    strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+
+    n = snprintf(line, sizeof(line), "(%s.%06ld): [%s] [%d] [RID#%llu] [%s] (%#.4x): ",
+                 stamp, (long)tv.tv_usec, debug_prg_name, (int)getpid(),
+                 (unsigned long long)sss_debug_req_id, function, level);
+    if (n < 0) {
+        return;
+    }
+    len = (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1;
+
+    va_start(ap, format);
+    n = vsnprintf(line + len, sizeof(line) - len, format, ap);
+    va_end(ap);
+    if (n > 0) {
+        len += (size_t)n < sizeof(line) - len ? (size_t)n : sizeof(line) - len - 1;
+    }
+    /* One write per line, newline-terminated, so concurrent processes do not interleave. */
+    if (len > 0 && line[len - 1] != '\n') {
+        if (len < sizeof(line) - 1) {
+            line[len++] = '\n';
+        } else {
+            line[len - 1] = '\n';
+        }
+    }
+    fwrite(line, 1, len, out);
+    fflush(out);
+}

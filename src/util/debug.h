@@ -1,0 +1,66 @@
+/*
+ * Logging. Levels are SSSD's bit mask (debug_level 0-9 is translated to a mask; larger values
+ * are taken as a mask). Each line carries the time, the process name and pid, the request id
+ * of the request being served (0 outside requests) and the function.
+ * Output goes to stderr or to one file per process under the log directory.
+ */
+#ifndef SSS_DEBUG_H
+#define SSS_DEBUG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "util/sss_errors.h"
+
+#define SSSDBG_FATAL_FAILURE  0x0010
+#define SSSDBG_CRIT_FAILURE   0x0020
+#define SSSDBG_OP_FAILURE     0x0040
+#define SSSDBG_MINOR_FAILURE  0x0080
+#define SSSDBG_CONF_SETTINGS  0x0100
+#define SSSDBG_FUNC_DATA      0x0200
+#define SSSDBG_TRACE_FUNC     0x0400
+#define SSSDBG_TRACE_LIBS     0x1000
+#define SSSDBG_TRACE_INTERNAL 0x2000
+#define SSSDBG_TRACE_ALL      0x4000
+#define SSSDBG_BE_FO          0x8000
+#define SSSDBG_PERF_STAT      0x20000
+#define SSSDBG_IMPORTANT_INFO SSSDBG_OP_FAILURE
+#define SSSDBG_DEFAULT        (SSSDBG_FATAL_FAILURE | SSSDBG_CRIT_FAILURE | SSSDBG_OP_FAILURE)
+#define SSSDBG_UNRESOLVED     -1
+
+enum sss_logger {
+    SSS_LOGGER_STDERR,
+    SSS_LOGGER_FILES,
+};
+
+extern int debug_level;
+/* Request id of the request this process is serving now; 0 outside any request. */
+extern uint64_t sss_debug_req_id;
+
+/* Turns a configured debug_level (0-9 or a bit mask) into a mask. */
+int debug_convert_level(int level);
+
+/* Parses "stderr" or "files"; EINVAL for anything else. */
+errno_t debug_parse_logger(const char *str, enum sss_logger *_logger);
+
+/* Sets the process name and sink. With SSS_LOGGER_FILES the file is
+ * <log dir>/<name>.log; log_dir NULL means the built-in log directory. */
+errno_t debug_init(const char *process_name, int level, enum sss_logger logger,
+                   const char *log_dir);
+
+/* Reopens the log file (log rotation on SIGHUP). No-op for stderr. */
+errno_t debug_reopen(void);
+
+void debug_close(void);
+
+bool debug_enabled(int level);
+
+void sss_debug_fn(const char *function, int level, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define DEBUG(level, format, ...) do { \
+    if (debug_enabled(level)) { \
+        sss_debug_fn(__func__, level, format, ##__VA_ARGS__); \
+    } \
+} while (0)
+
+#endif /* SSS_DEBUG_H */
