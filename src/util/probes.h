@@ -1,5 +1,6 @@
 /*
- * Static probes. PROBE(NAME, args...) fires the USDT probe sssd:NAME declared in
+ * Static probes. PROBE(NAME, args...), NAME in capitals as dtrace -h spells it (PROBE(SBUS_ROUTE,
+ * ...)), fires the USDT probe sssd:name declared in
  * systemtap/sssd_probes.d when built with --enable-systemtap, and compiles to nothing
  * otherwise. Arguments are only evaluated while a tracer is attached (the _ENABLED()
  * semaphore), so an idle probe costs one predictable branch.

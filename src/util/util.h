@@ -27,6 +27,11 @@
 #define discard_const_p(type, ptr) ((type *)discard_const(ptr))
 #endif
 
+/* Frees and clears a talloc pointer, so a later free or test of it is harmless. */
+#ifndef talloc_zfree
+#define talloc_zfree(ptr) do { talloc_free(discard_const(ptr)); ptr = NULL; } while (0)
+#endif
+
 #define SSS_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Fails the tevent request with ret, or marks it done when ret is EOK. */
