@@ -214,13 +214,14 @@ static void sbus_dispatch_status(DBusConnection *conn, DBusDispatchStatus status
     }
 }
 
+/* libdbus calls this with the connection lock held (e.g. while queueing a message it just
+ * read), so it must not call back into the connection: it only schedules a dispatch, which
+ * finds out for itself whether anything is waiting. */
 static void sbus_wakeup_main(void *data)
 {
     struct sbus_glue *glue = talloc_get_type(data, struct sbus_glue);
 
-    if (dbus_connection_get_dispatch_status(glue->conn) == DBUS_DISPATCH_DATA_REMAINS) {
-        sbus_glue_schedule_dispatch(glue);
-    }
+    sbus_glue_schedule_dispatch(glue);
 }
 
 static int sbus_glue_destructor(struct sbus_glue *glue)

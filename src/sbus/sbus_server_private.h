@@ -1,0 +1,141 @@
+/*
+ * Internals of the master bus (sbus_server.h), shared by its files:
+ *   sbus_server.c        listening, accepting, authentication, peer and server lifetime,
+ *                        the per-peer filter every incoming message passes through
+ *   sbus_server_bus.c    the org.freedesktop.DBus methods the server answers itself
+ *   sbus_server_route.c  bus names, match rules, routing and the server's own signals
+ *   sbus_server_hash.c   the string-keyed hash table behind names and match rules
+ *
+ * Ownership: the server owns its peers; a peer owns its names and match entries, whose
+ * destructors take them out of the server's tables, so freeing a peer forgets it entirely.
+ */
+#ifndef SBUS_SERVER_PRIVATE_H
+#define SBUS_SERVER_PRIVATE_H
+
+#include <sys/types.h>
+#include <dbus/dbus.h>
+
+#include "util/util.h"
+#include "sbus/sbus.h"
+#include "sbus/sbus_server.h"
+#include "sbus/sbus_match.h"
+
+/* Most rules one peer may hold (dbus-daemon's system bus uses a limit of this order). */
+#define SBUS_SERVER_MAX_MATCHES_PER_PEER 1024
+
+/* -------- hash table (sbus_server_hash.c) -------- */
+
+struct sbus_hash;
+
+struct sbus_hash *sbus_hash_create(TALLOC_CTX *mem_ctx);
+/* The value stored for key, or NULL. */
+void *sbus_hash_lookup(struct sbus_hash *hash, const char *key);
+/* Adds key (not copied: it must live until removed) -> value. Errors: EEXIST, ENOMEM. */
+errno_t sbus_hash_insert(struct sbus_hash *hash, const char *key, void *value);
+/* Removes key; returns the value it had, or NULL. */
+void *sbus_hash_remove(struct sbus_hash *hash, const char *key);
+size_t sbus_hash_count(struct sbus_hash *hash);
+
+/* -------- server state -------- */
+
+struct sbus_peer;
+struct sbus_server_name;
+struct sbus_server_match;
+struct sbus_server_slot;
+
+struct sbus_server {
+    struct tevent_context *ev;
+    DBusServer *dbus_server;
+    TALLOC_CTX *loop;               /* owns the tevent glue of dbus_server */
+    char *socket_path;
+    char *address;
+    char *id;                       /* GetId: 32 hex digits, fixed for the server's life */
+    uid_t allowed_uid;
+
+    struct sbus_peer *peers;        /* every accepted connection not yet freed */
+    unsigned int peer_count;        /* of those, the ones still connected */
+    uint64_t next_unique;           /* N of the next ":1.N" */
+    uint64_t delivery;              /* stamp of the broadcast in progress */
+
+    struct sbus_hash *names;        /* bus name -> struct sbus_server_name */
+    struct sbus_hash *match_index;  /* "interface.member" -> struct sbus_server_slot */
+    struct sbus_server_slot *match_any; /* rules lacking interface or member */
+};
+
+struct sbus_peer {
+    struct sbus_server *server;
+    struct sbus_peer *prev, *next;
+    DBusConnection *conn;
+    TALLOC_CTX *loop;               /* owns the tevent glue of conn */
+    struct tevent_immediate *free_im;
+
+    struct sbus_server_name *unique;    /* NULL until Hello */
+    struct sbus_server_name *names;     /* well-known names owned */
+    struct sbus_server_match *matches;
+    unsigned int num_matches;
+
+    bool filter_added;
+    bool disconnected;
+    uint64_t delivered;             /* last broadcast stamp this peer was sent */
+};
+
+struct sbus_server_name {
+    char *name;
+    struct sbus_peer *owner;
+    struct sbus_server_name *prev, *next;   /* in owner->names (well-known only) */
+};
+
+/* -------- names and routing (sbus_server_route.c) -------- */
+
+/* Creates the name and match tables. Errors: ENOMEM. */
+errno_t sbus_server_tables_init(struct sbus_server *server);
+
+/* The connected, registered peer owning name (unique or well-known), or NULL. */
+struct sbus_peer *sbus_server_name_owner(struct sbus_server *server, const char *name);
+
+/* Gives peer its unique name ":1.N". Errors: EEXIST (already has one), ENOMEM. */
+errno_t sbus_server_assign_unique(struct sbus_peer *peer);
+
+/* Makes peer the owner of the well-known name (validated by the caller).
+ * Errors: EEXIST (owned by another peer), EALREADY (owned by peer), ENOMEM. */
+errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name);
+
+/* Errors: ENOENT (nobody owns it), EPERM (another peer owns it). */
+errno_t sbus_server_release_name(struct sbus_peer *peer, const char *name);
+
+/* Drops every name peer owns, announcing each with NameOwnerChanged, and its rules. */
+void sbus_server_forget_peer(struct sbus_peer *peer);
+
+/* Adds rule (stolen) to peer's rules. Errors: ENOMEM, E2BIG (too many rules). */
+errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *rule);
+
+/* Removes one of peer's rules equal to rule. Errors: ENOENT. */
+errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match_rule *rule);
+
+/* Routes a message from a registered peer whose destination is not the bus itself. */
+void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg);
+
+/* Sends msg to peer's connection; false when libdbus is out of memory. */
+bool sbus_server_send(struct sbus_peer *peer, DBusMessage *msg);
+
+/* Emits a signal of org.freedesktop.DBus from the bus: to peer only when destination is
+ * not NULL (peer must then be its owner), else to every peer whose rules accept it.
+ * first and second are string arguments; second and third may be NULL. */
+void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
+                      const char *member, const char *first, const char *second,
+                      const char *third);
+
+/* -------- the bus's own interface (sbus_server_bus.c) -------- */
+
+/* Handles a message addressed to org.freedesktop.DBus from a registered peer. */
+void sbus_server_bus_message(struct sbus_peer *peer, DBusMessage *msg);
+
+/* A message from a peer without a unique name: Hello registers it (true: consumed); any
+ * other message registers it implicitly and must then be handled as usual (false). */
+bool sbus_server_bus_unregistered(struct sbus_peer *peer, DBusMessage *msg);
+
+/* Sends an error reply for msg from the bus itself, unless no reply is wanted. */
+void sbus_server_reply_error(struct sbus_peer *peer, DBusMessage *msg,
+                             const char *name, const char *text);
+
+#endif /* SBUS_SERVER_PRIVATE_H */

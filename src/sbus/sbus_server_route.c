@@ -1,0 +1,474 @@
+/*
+ * What the master bus knows and how it forwards: bus names (unique ":1.N" and well-known)
+ * with their owners, every peer's match rules indexed by "interface.member" (plus one slot
+ * for rules lacking either), routing by destination, broadcasting of signals to peers
+ * whose rules accept them (never back to the sender), and the bus's own signals
+ * (NameOwnerChanged, NameAcquired, NameLost).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "sbus/sbus_server_private.h"
+
+/* The rules that share one "interface.member" (or, for server->match_any, lack one). */
+struct sbus_server_slot {
+    char *key;                          /* NULL for server->match_any */
+    struct sbus_server *server;
+    struct sbus_server_match *head;
+};
+
+/* One AddMatch of one peer. */
+struct sbus_server_match {
+    struct sbus_peer *peer;
+    struct sbus_match_rule *rule;
+    struct sbus_server_slot *slot;
+    struct sbus_server_match *prev, *next;          /* in slot */
+    struct sbus_server_match *peer_prev, *peer_next; /* in peer->matches */
+};
+
+errno_t sbus_server_tables_init(struct sbus_server *server)
+{
+    server->names = sbus_hash_create(server);
+    server->match_index = sbus_hash_create(server);
+    server->match_any = talloc_zero(server, struct sbus_server_slot);
+    if (server->names == NULL || server->match_index == NULL || server->match_any == NULL) {
+        return ENOMEM;
+    }
+    server->match_any->server = server;
+    return EOK;
+}
+
+/* -------- names -------- */
+
+static int sbus_server_name_destructor(struct sbus_server_name *n)
+{
+    struct sbus_peer *owner = n->owner;
+
+    sbus_hash_remove(owner->server->names, n->name);
+    if (owner->unique == n) {
+        owner->unique = NULL;
+        return 0;
+    }
+    if (n->prev != NULL) {
+        n->prev->next = n->next;
+    } else {
+        owner->names = n->next;
+    }
+    if (n->next != NULL) {
+        n->next->prev = n->prev;
+    }
+    return 0;
+}
+
+static errno_t sbus_server_name_new(struct sbus_peer *peer, const char *name,
+                                    struct sbus_server_name **_n)
+{
+    struct sbus_server_name *n;
+    errno_t ret;
+
+    n = talloc_zero(peer, struct sbus_server_name);
+    if (n == NULL) {
+        return ENOMEM;
+    }
+    n->owner = peer;
+    n->name = talloc_strdup(n, name);
+    if (n->name == NULL) {
+        talloc_free(n);
+        return ENOMEM;
+    }
+    ret = sbus_hash_insert(peer->server->names, n->name, n);
+    if (ret != EOK) {
+        talloc_free(n);
+        return ret;
+    }
+    talloc_set_destructor(n, sbus_server_name_destructor);
+    *_n = n;
+    return EOK;
+}
+
+struct sbus_peer *sbus_server_name_owner(struct sbus_server *server, const char *name)
+{
+    struct sbus_server_name *n = sbus_hash_lookup(server->names, name);
+
+    if (n == NULL || n->owner->disconnected) {
+        return NULL;
+    }
+    return n->owner;
+}
+
+errno_t sbus_server_assign_unique(struct sbus_peer *peer)
+{
+    struct sbus_server *server = peer->server;
+    struct sbus_server_name *n;
+    char name[64];
+    errno_t ret;
+
+    if (peer->unique != NULL) {
+        return EEXIST;
+    }
+    snprintf(name, sizeof(name), ":1.%" PRIu64, server->next_unique);
+    ret = sbus_server_name_new(peer, name, &n);
+    if (ret != EOK) {
+        return ret;
+    }
+    server->next_unique++;
+    peer->unique = n;
+    return EOK;
+}
+
+errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name)
+{
+    struct sbus_server_name *n = sbus_hash_lookup(peer->server->names, name);
+    errno_t ret;
+
+    if (n != NULL) {
+        return n->owner == peer ? EALREADY : EEXIST;
+    }
+    ret = sbus_server_name_new(peer, name, &n);
+    if (ret != EOK) {
+        return ret;
+    }
+    n->next = peer->names;
+    if (peer->names != NULL) {
+        peer->names->prev = n;
+    }
+    peer->names = n;
+    return EOK;
+}
+
+errno_t sbus_server_release_name(struct sbus_peer *peer, const char *name)
+{
+    struct sbus_server_name *n = sbus_hash_lookup(peer->server->names, name);
+
+    if (n == NULL) {
+        return ENOENT;
+    }
+    if (n->owner != peer) {
+        return EPERM;
+    }
+    talloc_free(n);
+    return EOK;
+}
+
+void sbus_server_forget_peer(struct sbus_peer *peer)
+{
+    struct sbus_server *server = peer->server;
+    struct sbus_server_name *n;
+
+    while (peer->matches != NULL) {
+        talloc_free(peer->matches);
+    }
+    if (peer->unique == NULL) {
+        return;     /* never registered: it can own nothing */
+    }
+    while (peer->names != NULL) {
+        n = peer->names;
+        sbus_server_emit(server, NULL, "NameOwnerChanged", n->name, peer->unique->name, "");
+        talloc_free(n);
+    }
+    n = peer->unique;
+    sbus_server_emit(server, NULL, "NameOwnerChanged", n->name, n->name, "");
+    talloc_free(n);
+}
+
+/* -------- match rules -------- */
+
+static int sbus_server_match_destructor(struct sbus_server_match *m)
+{
+    struct sbus_server_slot *slot = m->slot;
+    struct sbus_peer *peer = m->peer;
+
+    if (m->prev != NULL) {
+        m->prev->next = m->next;
+    } else {
+        slot->head = m->next;
+    }
+    if (m->next != NULL) {
+        m->next->prev = m->prev;
+    }
+    if (slot->head == NULL && slot->key != NULL) {
+        sbus_hash_remove(slot->server->match_index, slot->key);
+        talloc_free(slot);
+    }
+
+    if (m->peer_prev != NULL) {
+        m->peer_prev->peer_next = m->peer_next;
+    } else {
+        peer->matches = m->peer_next;
+    }
+    if (m->peer_next != NULL) {
+        m->peer_next->peer_prev = m->peer_prev;
+    }
+    peer->num_matches--;
+    return 0;
+}
+
+/* The slot for rule, created on first use. */
+static errno_t sbus_server_slot_get(struct sbus_server *server,
+                                    const struct sbus_match_rule *rule,
+                                    struct sbus_server_slot **_slot)
+{
+    struct sbus_server_slot *slot;
+    char *key;
+    errno_t ret;
+
+    if (rule->interface == NULL || rule->member == NULL) {
+        *_slot = server->match_any;
+        return EOK;
+    }
+    key = talloc_asprintf(NULL, "%s.%s", rule->interface, rule->member);
+    if (key == NULL) {
+        return ENOMEM;
+    }
+    slot = sbus_hash_lookup(server->match_index, key);
+    if (slot != NULL) {
+        talloc_free(key);
+        *_slot = slot;
+        return EOK;
+    }
+    slot = talloc_zero(server, struct sbus_server_slot);
+    if (slot == NULL) {
+        talloc_free(key);
+        return ENOMEM;
+    }
+    slot->server = server;
+    slot->key = talloc_steal(slot, key);
+    ret = sbus_hash_insert(server->match_index, slot->key, slot);
+    if (ret != EOK) {
+        talloc_free(slot);
+        return ret;
+    }
+    *_slot = slot;
+    return EOK;
+}
+
+errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *rule)
+{
+    struct sbus_server_match *m;
+    struct sbus_server_slot *slot;
+    errno_t ret;
+
+    if (peer->num_matches >= SBUS_SERVER_MAX_MATCHES_PER_PEER) {
+        return E2BIG;
+    }
+    m = talloc_zero(peer, struct sbus_server_match);
+    if (m == NULL) {
+        return ENOMEM;
+    }
+    ret = sbus_server_slot_get(peer->server, rule, &slot);
+    if (ret != EOK) {
+        talloc_free(m);
+        return ret;
+    }
+    m->peer = peer;
+    m->rule = talloc_steal(m, rule);
+    m->slot = slot;
+
+    m->next = slot->head;
+    if (slot->head != NULL) {
+        slot->head->prev = m;
+    }
+    slot->head = m;
+
+    m->peer_next = peer->matches;
+    if (peer->matches != NULL) {
+        peer->matches->peer_prev = m;
+    }
+    peer->matches = m;
+    peer->num_matches++;
+    talloc_set_destructor(m, sbus_server_match_destructor);
+    return EOK;
+}
+
+errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match_rule *rule)
+{
+    struct sbus_server_match *m;
+
+    for (m = peer->matches; m != NULL; m = m->peer_next) {
+        if (sbus_match_rule_equal(m->rule, rule)) {
+            talloc_free(m);
+            return EOK;
+        }
+    }
+    return ENOENT;
+}
+
+/* -------- delivery -------- */
+
+bool sbus_server_send(struct sbus_peer *peer, DBusMessage *msg)
+{
+    if (!dbus_connection_send(peer->conn, msg, NULL)) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory sending to %s\n",
+              peer->unique != NULL ? peer->unique->name : "(unregistered)");
+        return false;
+    }
+    return true;
+}
+
+/* A rule's sender may be a well-known name: the sending peer must own it now. */
+static bool sbus_server_sender_owns(const char *name, void *pvt)
+{
+    struct sbus_peer *sender = pvt;
+
+    return sender != NULL && sbus_server_name_owner(sender->server, name) == sender;
+}
+
+static void sbus_server_deliver_slot(struct sbus_server_slot *slot, struct sbus_peer *sender,
+                                     DBusMessage *msg, uint64_t stamp)
+{
+    struct sbus_server_match *m;
+    struct sbus_peer *peer;
+
+    for (m = slot->head; m != NULL; m = m->next) {
+        peer = m->peer;
+        if (peer == sender || peer->disconnected || peer->delivered == stamp) {
+            continue;
+        }
+        if (!sbus_match_rule_matches_full(m->rule, msg, sbus_server_sender_owns, sender)) {
+            continue;
+        }
+        peer->delivered = stamp;    /* once per peer, however many rules match */
+        sbus_server_send(peer, msg);
+    }
+}
+
+/* Delivers a signal without destination; sender is NULL for the bus's own signals. */
+static void sbus_server_broadcast(struct sbus_server *server, struct sbus_peer *sender,
+                                  DBusMessage *msg)
+{
+    const char *interface = dbus_message_get_interface(msg);
+    const char *member = dbus_message_get_member(msg);
+    char key[2 * DBUS_MAXIMUM_NAME_LENGTH + 2];
+    struct sbus_server_slot *slot;
+    uint64_t stamp = ++server->delivery;
+    int len;
+
+    if (interface != NULL && member != NULL) {
+        len = snprintf(key, sizeof(key), "%s.%s", interface, member);
+        if (len > 0 && (size_t)len < sizeof(key)) {
+            slot = sbus_hash_lookup(server->match_index, key);
+            if (slot != NULL) {
+                sbus_server_deliver_slot(slot, sender, msg, stamp);
+            }
+        }
+    }
+    sbus_server_deliver_slot(server->match_any, sender, msg, stamp);
+}
+
+void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
+                      const char *member, const char *first, const char *second,
+                      const char *third)
+{
+    DBusMessage *msg;
+    dbus_bool_t ok;
+
+    msg = dbus_message_new_signal(DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, member);
+    if (msg == NULL) {
+        goto oom;
+    }
+    ok = dbus_message_set_sender(msg, DBUS_SERVICE_DBUS);
+    if (ok && destination != NULL) {
+        ok = dbus_message_set_destination(msg, destination->unique->name);
+    }
+    if (ok) {
+        ok = dbus_message_append_args(msg, DBUS_TYPE_STRING, &first, DBUS_TYPE_INVALID);
+    }
+    if (ok && second != NULL) {
+        ok = dbus_message_append_args(msg, DBUS_TYPE_STRING, &second, DBUS_TYPE_INVALID);
+    }
+    if (ok && third != NULL) {
+        ok = dbus_message_append_args(msg, DBUS_TYPE_STRING, &third, DBUS_TYPE_INVALID);
+    }
+    if (!ok) {
+        goto oom;
+    }
+
+    DEBUG(SSSDBG_TRACE_ALL, "Bus signal %s(%s%s%s%s%s) to %s\n", member, first,
+          second != NULL ? ", " : "", second != NULL ? second : "",
+          third != NULL ? ", " : "", third != NULL ? third : "",
+          destination != NULL ? destination->unique->name : "(broadcast)");
+    if (destination != NULL) {
+        if (!destination->disconnected) {
+            sbus_server_send(destination, msg);
+        }
+    } else {
+        sbus_server_broadcast(server, NULL, msg);
+    }
+    dbus_message_unref(msg);
+    return;
+
+oom:
+    DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory emitting %s\n", member);
+    if (msg != NULL) {
+        dbus_message_unref(msg);
+    }
+}
+
+/* -------- routing -------- */
+
+/* Fires sssd:sbus_route; the "interface.member" text is built only while traced. */
+static void sbus_server_probe_route(const char *sender, const char *destination,
+                                    DBusMessage *msg)
+{
+#ifdef HAVE_SYSTEMTAP
+    if (SSSD_SBUS_ROUTE_ENABLED()) {
+        const char *interface = dbus_message_get_interface(msg);
+        const char *member = dbus_message_get_member(msg);
+        char text[2 * DBUS_MAXIMUM_NAME_LENGTH + 2];
+
+        snprintf(text, sizeof(text), "%s%s%s", interface != NULL ? interface : "",
+                 interface != NULL && member != NULL ? "." : "",
+                 member != NULL ? member : "");
+        SSSD_SBUS_ROUTE(0, sender, destination != NULL ? destination : "", text,
+                        dbus_message_get_serial(msg));
+    }
+#endif
+}
+
+void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg)
+{
+    struct sbus_server *server = sender->server;
+    const char *destination = dbus_message_get_destination(msg);
+    int type = dbus_message_get_type(msg);
+    struct sbus_peer *target;
+    char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
+
+    sbus_server_probe_route(sender->unique->name, destination, msg);
+    DEBUG(SSSDBG_TRACE_ALL, "Routing %s %s%s%s from %s to %s, serial %u\n",
+          dbus_message_type_to_string(type),
+          dbus_message_get_interface(msg) != NULL ? dbus_message_get_interface(msg) : "",
+          dbus_message_get_interface(msg) != NULL ? "." : "",
+          dbus_message_get_member(msg) != NULL ? dbus_message_get_member(msg) : "",
+          sender->unique->name, destination != NULL ? destination : "(broadcast)",
+          dbus_message_get_serial(msg));
+
+    if (destination != NULL) {
+        target = sbus_server_name_owner(server, destination);
+        if (target != NULL) {
+            sbus_server_send(target, msg);
+            return;
+        }
+        if (type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
+            snprintf(text, sizeof(text), "The name %s is not owned by any connection",
+                     destination);
+            sbus_server_reply_error(sender, msg, DBUS_ERROR_SERVICE_UNKNOWN, text);
+        } else {
+            DEBUG(SSSDBG_TRACE_ALL, "Nobody owns %s; message dropped\n", destination);
+        }
+        return;
+    }
+
+    switch (type) {
+    case DBUS_MESSAGE_TYPE_SIGNAL:
+        sbus_server_broadcast(server, sender, msg);
+        break;
+    case DBUS_MESSAGE_TYPE_METHOD_CALL:
+        sbus_server_reply_error(sender, msg, DBUS_ERROR_SERVICE_UNKNOWN,
+                                "Method calls on this bus need a destination");
+        break;
+    default:
+        DEBUG(SSSDBG_MINOR_FAILURE, "A reply without destination from %s dropped\n",
+              sender->unique->name);
+        break;
+    }
+}
