@@ -4,7 +4,7 @@
  * holds the struct sbus_server (sbus_server.h) that plays the bus daemon.
  *
  * Typed code (callers, emitters, handler tables, listeners, keys) is generated from
- * src/sss_iface/*.xml by src/sbus/codegen/sbus_codegen.py on top of the functions below.
+ * the XML files in src/sss_iface by src/sbus/codegen/sbus_codegen.py on top of the functions below.
  */
 #ifndef SBUS_H
 #define SBUS_H

@@ -1,0 +1,317 @@
+/*
+ * Outgoing method calls as tevent requests. A call with a key joins an identical call that
+ * is already on the wire instead of sending its own; when the reply comes, every waiter gets
+ * it. The pending call belongs to the connection, not to the first caller, so one caller
+ * giving up does not cancel the answer the others wait for.
+ */
+#include "util/util.h"
+#include "sbus/sbus_private.h"
+
+struct sbus_pending {
+    struct sbus_pending *prev, *next;
+    struct sbus_connection *conn;
+    char *key;                      /* NULL: not chained */
+    DBusPendingCall *pc;
+    char *destination;              /* for logs and probes */
+    char *member;
+    struct sbus_call_state *waiters;
+};
+
+struct sbus_call_state {
+    struct sbus_call_state *prev, *next;
+    struct tevent_req *req;
+    struct sbus_pending *pending;   /* NULL once answered */
+    DBusMessage *reply;
+};
+
+static void sbus_pending_list_remove(struct sbus_connection *conn, struct sbus_pending *p)
+{
+    if (p->prev != NULL) {
+        p->prev->next = p->next;
+    } else if (conn->pending == p) {
+        conn->pending = p->next;
+    }
+    if (p->next != NULL) {
+        p->next->prev = p->prev;
+    }
+    p->prev = p->next = NULL;
+}
+
+static int sbus_pending_destructor(struct sbus_pending *p)
+{
+    sbus_pending_list_remove(p->conn, p);
+    p->conn->in_flight--;
+    if (p->pc != NULL) {
+        dbus_pending_call_cancel(p->pc);
+        dbus_pending_call_unref(p->pc);
+        p->pc = NULL;
+    }
+    return 0;
+}
+
+static void sbus_waiter_remove(struct sbus_call_state *state)
+{
+    struct sbus_pending *p = state->pending;
+
+    if (p == NULL) {
+        return;
+    }
+    if (state->prev != NULL) {
+        state->prev->next = state->next;
+    } else {
+        p->waiters = state->next;
+    }
+    if (state->next != NULL) {
+        state->next->prev = state->prev;
+    }
+    state->prev = state->next = NULL;
+    state->pending = NULL;
+}
+
+static int sbus_call_state_destructor(struct sbus_call_state *state)
+{
+    struct sbus_pending *p = state->pending;
+
+    sbus_waiter_remove(state);
+    /* The last waiter gone: nobody wants the answer any more. */
+    if (p != NULL && p->waiters == NULL) {
+        talloc_free(p);
+    }
+    return 0;
+}
+
+static void sbus_waiter_add(struct sbus_pending *p, struct sbus_call_state *state)
+{
+    state->pending = p;
+    state->prev = NULL;
+    state->next = p->waiters;
+    if (p->waiters != NULL) {
+        p->waiters->prev = state;
+    }
+    p->waiters = state;
+}
+
+static errno_t sbus_reply_error(DBusMessage *reply)
+{
+    const char *text = NULL;
+
+    if (dbus_message_get_type(reply) != DBUS_MESSAGE_TYPE_ERROR) {
+        return EOK;
+    }
+    if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID)) {
+        text = NULL;
+    }
+    return sbus_error_to_errno(dbus_message_get_error_name(reply), text);
+}
+
+/* Answers every waiter of p with reply (or error when reply is NULL), then frees p. */
+static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errno_t error)
+{
+    struct sbus_call_state *waiters;
+    struct sbus_call_state *state;
+    struct tevent_context *ev = p->conn->ev;
+    struct tevent_req **reqs;
+    size_t n = 0, i;
+
+    if (reply != NULL) {
+        error = sbus_reply_error(reply);
+    }
+    PROBE(SBUS_CALL_DONE, sss_debug_req_id, p->destination, p->member, error);
+    if (error != EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "Call %s to %s failed: %s\n", p->member, p->destination,
+              sss_strerror(error));
+    }
+
+    /* Detach everyone first: a waiter's callback may free other waiters or the connection. */
+    waiters = p->waiters;
+    for (state = waiters; state != NULL; state = state->next) {
+        n++;
+    }
+    reqs = talloc_array(NULL, struct tevent_req *, n ? n : 1);
+    i = 0;
+    while ((state = p->waiters) != NULL) {
+        sbus_waiter_remove(state);
+        if (error == EOK) {
+            state->reply = sbus_message_bind(state, dbus_message_ref(reply));
+        }
+        if (reqs != NULL) {
+            reqs[i++] = state->req;
+        }
+    }
+    talloc_free(p);
+
+    /* Callbacks run from the loop, so one waiter's callback cannot free the next waiter
+     * while we still walk the list. */
+    for (i = 0; reqs != NULL && i < n; i++) {
+        struct sbus_call_state *s = tevent_req_data(reqs[i], struct sbus_call_state);
+        tevent_req_defer_callback(reqs[i], ev);
+        if (error != EOK) {
+            tevent_req_error(reqs[i], error);
+        } else if (s->reply == NULL) {
+            tevent_req_error(reqs[i], ENOMEM);
+        } else {
+            tevent_req_done(reqs[i]);
+        }
+    }
+    talloc_free(reqs);
+}
+
+static void sbus_pending_notify(DBusPendingCall *pc, void *data)
+{
+    struct sbus_pending *p = talloc_get_type(data, struct sbus_pending);
+    DBusMessage *reply;
+
+    reply = dbus_pending_call_steal_reply(pc);
+    dbus_pending_call_unref(p->pc);
+    p->pc = NULL;
+    sbus_pending_finish(p, reply, reply == NULL ? ERR_SBUS_NO_REPLY : EOK);
+    if (reply != NULL) {
+        dbus_message_unref(reply);
+    }
+}
+
+static struct sbus_pending *sbus_pending_find(struct sbus_connection *conn, const char *key)
+{
+    struct sbus_pending *p;
+
+    for (p = conn->pending; p != NULL; p = p->next) {
+        if (p->key != NULL && strcmp(p->key, key) == 0) {
+            return p;
+        }
+    }
+    return NULL;
+}
+
+static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg,
+                                  const char *key, int timeout_ms,
+                                  struct sbus_pending **_p)
+{
+    struct sbus_pending *p;
+    const char *dest = dbus_message_get_destination(msg);
+    const char *member = dbus_message_get_member(msg);
+
+    if (conn->disconnected) {
+        return ERR_SBUS_DISCONNECTED;
+    }
+    p = talloc_zero(conn, struct sbus_pending);
+    if (p == NULL) {
+        return ENOMEM;
+    }
+    p->conn = conn;
+    p->destination = talloc_strdup(p, dest ? dest : "");
+    p->member = talloc_strdup(p, member ? member : "");
+    p->key = key ? talloc_strdup(p, key) : NULL;
+    if (p->destination == NULL || p->member == NULL || (key != NULL && p->key == NULL)) {
+        talloc_free(p);
+        return ENOMEM;
+    }
+    if (!dbus_connection_send_with_reply(conn->dbus, msg, &p->pc, timeout_ms)) {
+        talloc_free(p);
+        return ENOMEM;
+    }
+    if (p->pc == NULL) {
+        talloc_free(p);
+        return ERR_SBUS_DISCONNECTED;
+    }
+    if (!dbus_pending_call_set_notify(p->pc, sbus_pending_notify, p, NULL)) {
+        dbus_pending_call_cancel(p->pc);
+        dbus_pending_call_unref(p->pc);
+        talloc_free(p);
+        return ENOMEM;
+    }
+    /* Link only now, so the destructor's bookkeeping matches. */
+    conn->in_flight++;
+    p->next = conn->pending;
+    if (conn->pending != NULL) {
+        conn->pending->prev = p;
+    }
+    conn->pending = p;
+    talloc_set_destructor(p, sbus_pending_destructor);
+    PROBE(SBUS_CALL_SEND, sss_debug_req_id, p->destination, p->member);
+    *_p = p;
+    return EOK;
+}
+
+struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                  DBusMessage *msg, const char *key, int timeout_ms)
+{
+    struct sbus_call_state *state;
+    struct sbus_pending *p;
+    struct tevent_req *req;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sbus_call_state);
+    if (req == NULL) {
+        if (msg != NULL) {
+            dbus_message_unref(msg);
+        }
+        return NULL;
+    }
+    state->req = req;
+    talloc_set_destructor(state, sbus_call_state_destructor);
+
+    if (conn == NULL) {
+        if (msg != NULL) {
+            dbus_message_unref(msg);
+        }
+        talloc_free(req);
+        return NULL;
+    }
+    if (msg == NULL || dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_METHOD_CALL) {
+        ret = EINVAL;
+        goto done;
+    }
+
+    p = key != NULL ? sbus_pending_find(conn, key) : NULL;
+    if (p != NULL) {
+        DEBUG(SSSDBG_TRACE_ALL, "Chaining call to %s onto the one in flight [%s]\n",
+              p->destination, key);
+        sbus_waiter_add(p, state);
+        ret = EOK;
+        goto done;
+    }
+
+    ret = sbus_pending_start(conn, msg, key, timeout_ms > 0 ? timeout_ms : SBUS_CALL_TIMEOUT_MS,
+                             &p);
+    if (ret == EOK) {
+        sbus_waiter_add(p, state);
+    }
+
+done:
+    if (msg != NULL) {
+        dbus_message_unref(msg);
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return tevent_req_post(req, conn->ev);
+    }
+    return req;
+}
+
+errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage **_reply)
+{
+    struct sbus_call_state *state = tevent_req_data(req, struct sbus_call_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    if (_reply != NULL) {
+        /* Move the binding, so the reply lives as long as the caller wants. */
+        *_reply = sbus_message_bind(mem_ctx, dbus_message_ref(state->reply));
+        if (*_reply == NULL) {
+            dbus_message_unref(state->reply);
+            return ENOMEM;
+        }
+    }
+    return EOK;
+}
+
+unsigned int sbus_call_in_flight(struct sbus_connection *conn)
+{
+    return conn != NULL ? conn->in_flight : 0;
+}
+
+void sbus_call_fail_all(struct sbus_connection *conn, errno_t error)
+{
+    while (conn->pending != NULL) {
+        sbus_pending_finish(conn->pending, NULL, error);
+    }
+}

@@ -1,0 +1,52 @@
+/*
+ * Internals of the client half of sbus, shared by sbus_connection.c, sbus_dispatch.c,
+ * sbus_call.c and sbus_signal.c. Nothing outside src/sbus includes this.
+ */
+#ifndef SBUS_PRIVATE_H
+#define SBUS_PRIVATE_H
+
+#include "sbus/sbus.h"
+
+/* One interface served at one object path. */
+struct sbus_iface_entry {
+    struct sbus_iface_entry *next;
+    const char *path;
+    const struct sbus_interface *iface;
+};
+
+/* One signal listener. */
+struct sbus_listener_entry {
+    struct sbus_listener_entry *next;
+    const struct sbus_listener *listener;
+};
+
+struct sbus_pending;
+
+struct sbus_connection {
+    struct tevent_context *ev;
+    DBusConnection *dbus;
+    char *address;
+    char *unique_name;          /* from Hello */
+    char *name;                 /* well-known name, or NULL */
+
+    struct sbus_iface_entry *ifaces;
+    struct sbus_listener_entry *listeners;
+    struct sbus_pending *pending;   /* calls on the wire */
+    unsigned int in_flight;
+
+    sbus_disconnect_fn disconnect_fn;
+    void *disconnect_data;
+    struct tevent_immediate *disconnect_im;
+    bool disconnected;
+};
+
+/* Filter installed on every connection: routes incoming calls and signals. */
+DBusHandlerResult sbus_dispatch_filter(DBusConnection *dbus, DBusMessage *msg, void *data);
+
+/* Called by the dispatcher when libdbus reports the connection closed. */
+void sbus_connection_mark_disconnected(struct sbus_connection *conn);
+
+/* Fails every call still waiting on conn with error (used on teardown). */
+void sbus_call_fail_all(struct sbus_connection *conn, errno_t error);
+
+#endif /* SBUS_PRIVATE_H */
