@@ -1,0 +1,78 @@
+# Shared helpers of the integration tests. Sourced; expects PREFIX (the --prefix the suite
+# was installed into). Every test counts into PASS/FAIL and never stops at the first failure.
+
+PASS=${PASS:-0}
+FAIL=${FAIL:-0}
+SBIN=$PREFIX/sbin
+CONF_DIR=$PREFIX/etc/sssd
+CONF=$CONF_DIR/sssd.conf
+PIPES=$PREFIX/var/lib/sss/pipes
+BUS_SOCK=$PIPES/private/sbus-master
+BUS_ADDR=unix:path=$BUS_SOCK
+LOGS=$PREFIX/var/log/sssd
+PIDFILE=$PREFIX/var/run/sssd.pid
+
+ok()   { PASS=$((PASS + 1)); echo "ok   - $*"; }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+check() { # check "description" command...
+    local what=$1; shift
+    if "$@"; then ok "$what"; else fail "$what"; fi
+}
+
+now_ms() { date +%s%3N; }
+
+write_conf() { # write_conf <<EOF ... EOF  (root-owned, 0600)
+    mkdir -p "$CONF_DIR"
+    rm -rf "$CONF_DIR/conf.d"
+    cat > "$CONF"
+    chmod 0600 "$CONF"
+    chown 0:0 "$CONF"
+}
+
+bus_names() {
+    dbus-send --address="$BUS_ADDR" --print-reply --dest=org.freedesktop.DBus \
+        /org/freedesktop/DBus org.freedesktop.DBus.ListNames 2>&1
+}
+
+has_name() { bus_names | grep -q "string \"$1\""; }
+
+wait_name() { # wait_name NAME TIMEOUT_MS -> 0 when NAME is on the bus in time
+    local deadline=$(( $(now_ms) + $2 ))
+    while [ "$(now_ms)" -lt "$deadline" ]; do
+        has_name "$1" && return 0
+        sleep 0.02
+    done
+    return 1
+}
+
+service_pid() { # the pid of a service process, by its command line
+    pgrep -f "^$PREFIX/libexec/sssd/$1( |\$)" | head -n1
+}
+
+be_pid() { pgrep -f "^$PREFIX/libexec/sssd/sssd_be .*--domain $1\$" | head -n1; }
+
+monitor_pid() { cat "$PIDFILE" 2>/dev/null; }
+
+start_sssd() { # start the suite detached; returns sssd -D's status
+    "$SBIN/sssd" -D -c "$CONF" "$@"
+}
+
+stop_sssd() {
+    local pid
+    pid=$(monitor_pid)
+    [ -n "$pid" ] || return 0
+    kill -TERM "$pid" 2>/dev/null || return 0
+    for _ in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || return 0
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null
+    return 1
+}
+
+all_suite_pids() { pgrep -f "^$PREFIX/(sbin/sssd|libexec/sssd/)" ; }
+
+summary() {
+    echo "$PASS passed, $FAIL failed"
+    [ "$FAIL" -eq 0 ]
+}

@@ -1,0 +1,35 @@
+#!/bin/bash
+# Everything CI runs, in order: dependencies, a warnings-as-errors build with probes, unit
+# tests, integration tests against the installed suite, unit tests again under ASan+UBSan,
+# and a short run of every fuzzer. Run as root from anywhere: sudo tests/run-all.sh
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+jobs=$(nproc)
+
+"$top/tests/install-deps.sh"
+./autogen.sh > /dev/null
+
+echo "=== build (warnings are errors, probes on)"
+mkdir -p build/ci && cd build/ci
+../../configure -q --prefix="$top/_prefix" --enable-werror --enable-systemtap
+make -s -j"$jobs"
+
+echo "=== unit tests"
+make -s -j"$jobs" check || { cat test-suite.log; exit 1; }
+grep -h "^# \(PASS\|FAIL\|ERROR\)" test-suite.log 2>/dev/null || true
+
+echo "=== integration tests"
+make -s intgcheck
+
+echo "=== unit tests under AddressSanitizer and UBSan"
+cd "$top" && mkdir -p build/asan && cd build/asan
+san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
+../../configure -q --prefix="$top/_prefix_asan" --enable-werror CFLAGS="-g -O1 $san" LDFLAGS="$san"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 make -s -j"$jobs" check \
+    || { cat test-suite.log; exit 1; }
+
+echo "=== fuzzers"
+"$top/tests/fuzz/run.sh" "$top/build/ci" "${FUZZ_SECONDS:-30}"
+
+echo "=== all tests passed"
