@@ -6,6 +6,17 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 jobs=$(nproc)
+passed=0
+failed=0
+
+# Adds the cmocka case counts of the test logs in the current build directory.
+count_unit() {
+    local p f
+    p=$(cat ./*.log 2>/dev/null | grep -o '\[  PASSED  \] [0-9]* test' | awk '{s += $3} END {print s + 0}')
+    f=$(cat ./*.log 2>/dev/null | grep -o '\[  FAILED  \] [0-9]* test' | awk '{s += $3} END {print s + 0}')
+    passed=$((passed + p)); failed=$((failed + f))
+    echo "    $p cmocka cases passed, $f failed"
+}
 
 "$top/tests/install-deps.sh"
 ./autogen.sh > /dev/null
@@ -17,10 +28,12 @@ make -s -j"$jobs"
 
 echo "=== unit tests"
 make -s -j"$jobs" check || { cat test-suite.log; exit 1; }
-grep -h "^# \(PASS\|FAIL\|ERROR\)" test-suite.log 2>/dev/null || true
+count_unit
 
 echo "=== integration tests"
-make -s intgcheck
+make -s intgcheck 2>&1 | tee intg.out
+p=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' intg.out | awk '{s += $1} END {print s + 0}')
+passed=$((passed + p))
 
 echo "=== unit tests under AddressSanitizer and UBSan"
 cd "$top" && mkdir -p build/asan && cd build/asan
@@ -28,8 +41,10 @@ san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-fram
 ../../configure -q --prefix="$top/_prefix_asan" --enable-werror CFLAGS="-g -O1 $san" LDFLAGS="$san"
 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 make -s -j"$jobs" check \
     || { cat test-suite.log; exit 1; }
+count_unit
 
 echo "=== fuzzers"
 "$top/tests/fuzz/run.sh" "$top/build/ci" "${FUZZ_SECONDS:-30}"
 
 echo "=== all tests passed"
+echo "total: $passed passed, $failed failed"
