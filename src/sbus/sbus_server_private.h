@@ -42,6 +42,18 @@ struct sbus_peer;
 struct sbus_server_name;
 struct sbus_server_match;
 struct sbus_server_slot;
+struct sbus_server_pending;
+
+/* -------- calls awaiting an answer (sbus_server_pending.c) -------- */
+
+/* callee was sent a method call from caller (unique name) that expects a reply. */
+void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
+                             dbus_uint32_t serial);
+/* callee answered caller's call reply_serial. */
+void sbus_server_pending_answered(struct sbus_peer *callee, const char *caller,
+                                  dbus_uint32_t reply_serial);
+/* callee is going away: answer every call it still owes with NoReply. */
+void sbus_server_pending_fail_all(struct sbus_peer *callee);
 
 struct sbus_server {
     struct tevent_context *ev;
@@ -73,6 +85,10 @@ struct sbus_peer {
     struct sbus_server_name *names;     /* well-known names owned */
     struct sbus_server_match *matches;
     unsigned int num_matches;
+
+    struct sbus_server_pending *pending;    /* calls this peer has not answered yet */
+    struct sbus_hash *pending_index;        /* "<caller>:<serial>" -> entry */
+    unsigned int num_pending;
 
     bool filter_added;
     bool disconnected;

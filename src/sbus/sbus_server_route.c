@@ -161,6 +161,7 @@ void sbus_server_forget_peer(struct sbus_peer *peer)
     if (peer->unique == NULL) {
         return;     /* never registered: it can own nothing */
     }
+    sbus_server_pending_fail_all(peer);
     while (peer->names != NULL) {
         n = peer->names;
         sbus_server_emit(server, NULL, "NameOwnerChanged", n->name, peer->unique->name, "");
@@ -445,6 +446,14 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg)
     if (destination != NULL) {
         target = sbus_server_name_owner(server, destination);
         if (target != NULL) {
+            if (type == DBUS_MESSAGE_TYPE_METHOD_CALL && !dbus_message_get_no_reply(msg)) {
+                sbus_server_pending_add(target, sender->unique->name,
+                                        dbus_message_get_serial(msg));
+            } else if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN
+                       || type == DBUS_MESSAGE_TYPE_ERROR) {
+                sbus_server_pending_answered(sender, destination,
+                                             dbus_message_get_reply_serial(msg));
+            }
             sbus_server_send(target, msg);
             return;
         }

@@ -393,6 +393,25 @@ static void test_disconnected_service(void **state)
     assert_int_equal(f.ret, ERR_SBUS_UNKNOWN_SERVICE);
 }
 
+static void test_callee_dies_mid_call(void **state)
+{
+    struct test_ctx *t = *state;
+    struct done_flag f = { 0 };
+    uint64_t start;
+
+    /* b takes the call and dies before answering: a must hear at once, not at 30 s. */
+    start_echo(t, &t->a, "test.b", "hold", false, 0, &f);
+    while (t->b.held == NULL) {
+        assert_int_equal(tevent_loop_once(t->ev), 0);
+    }
+    start = sss_monotonic_usec();
+    t->b.held = NULL;           /* freed with its connection */
+    talloc_zfree(t->b.conn);
+    wait_for(t, &f.done);
+    assert_int_equal(f.ret, ERR_SBUS_NO_REPLY);
+    assert_true(sss_monotonic_usec() - start < 2000000);
+}
+
 static void test_signal_reaches_listeners_only(void **state)
 {
     struct test_ctx *t = *state;
@@ -463,6 +482,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unknown_method, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disconnected_service, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_callee_dies_mid_call, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signal_reaches_listeners_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
     };
