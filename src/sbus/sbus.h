@@ -45,7 +45,8 @@ const char *sbus_errno_to_error_name(errno_t error);
 /* An error reply to call for error; NULL on out of memory. */
 DBusMessage *sbus_error_reply(DBusMessage *call, errno_t error);
 
-/* Frees msg (dbus_message_unref) when mem_ctx is freed; returns msg. */
+/* Frees msg (dbus_message_unref) when mem_ctx is freed; returns msg. Takes over the caller's
+ * reference in every case: on failure (NULL) msg has been released already. */
 DBusMessage *sbus_message_bind(TALLOC_CTX *mem_ctx, DBusMessage *msg);
 
 /* -------- connection (sbus_connection.c) -------- */

@@ -37,8 +37,17 @@ static void sbus_pending_list_remove(struct sbus_connection *conn, struct sbus_p
     p->prev = p->next = NULL;
 }
 
+static void sbus_waiter_remove(struct sbus_call_state *state);
+
 static int sbus_pending_destructor(struct sbus_pending *p)
 {
+    struct sbus_call_state *state;
+
+    /* Normally p has no waiters left here (the connection fails them before it goes);
+     * never leave one pointing at freed memory. */
+    while ((state = p->waiters) != NULL) {
+        sbus_waiter_remove(state);
+    }
     sbus_pending_list_remove(p->conn, p);
     p->conn->in_flight--;
     if (p->pc != NULL) {
@@ -104,14 +113,14 @@ static errno_t sbus_reply_error(DBusMessage *reply)
     return sbus_error_to_errno(dbus_message_get_error_name(reply), text);
 }
 
-/* Answers every waiter of p with reply (or error when reply is NULL), then frees p. */
+/* Answers every waiter of p with reply (or error when reply is NULL), then frees p.
+ * Callbacks are deferred to the loop, so no waiter's callback runs (and frees anything)
+ * while we walk the list. */
 static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errno_t error)
 {
-    struct sbus_call_state *waiters;
-    struct sbus_call_state *state;
     struct tevent_context *ev = p->conn->ev;
-    struct tevent_req **reqs;
-    size_t n = 0, i;
+    struct sbus_call_state *state;
+    struct tevent_req *req;
 
     if (reply != NULL) {
         error = sbus_reply_error(reply);
@@ -122,38 +131,22 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
               sss_strerror(error));
     }
 
-    /* Detach everyone first: a waiter's callback may free other waiters or the connection. */
-    waiters = p->waiters;
-    for (state = waiters; state != NULL; state = state->next) {
-        n++;
-    }
-    reqs = talloc_array(NULL, struct tevent_req *, n ? n : 1);
-    i = 0;
     while ((state = p->waiters) != NULL) {
+        req = state->req;
         sbus_waiter_remove(state);
-        if (error == EOK) {
-            state->reply = sbus_message_bind(state, dbus_message_ref(reply));
+        tevent_req_defer_callback(req, ev);
+        if (error != EOK) {
+            tevent_req_error(req, error);
+            continue;
         }
-        if (reqs != NULL) {
-            reqs[i++] = state->req;
+        state->reply = sbus_message_bind(state, dbus_message_ref(reply));
+        if (state->reply == NULL) {
+            tevent_req_error(req, ENOMEM);
+        } else {
+            tevent_req_done(req);
         }
     }
     talloc_free(p);
-
-    /* Callbacks run from the loop, so one waiter's callback cannot free the next waiter
-     * while we still walk the list. */
-    for (i = 0; reqs != NULL && i < n; i++) {
-        struct sbus_call_state *s = tevent_req_data(reqs[i], struct sbus_call_state);
-        tevent_req_defer_callback(reqs[i], ev);
-        if (error != EOK) {
-            tevent_req_error(reqs[i], error);
-        } else if (s->reply == NULL) {
-            tevent_req_error(reqs[i], ENOMEM);
-        } else {
-            tevent_req_done(reqs[i]);
-        }
-    }
-    talloc_free(reqs);
 }
 
 static void sbus_pending_notify(DBusPendingCall *pc, void *data)
@@ -297,7 +290,6 @@ errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage 
         /* Move the binding, so the reply lives as long as the caller wants. */
         *_reply = sbus_message_bind(mem_ctx, dbus_message_ref(state->reply));
         if (*_reply == NULL) {
-            dbus_message_unref(state->reply);
             return ENOMEM;
         }
     }

@@ -8,8 +8,12 @@
 
 static int sbus_connection_destructor(struct sbus_connection *conn)
 {
-    /* Pending calls and requests are children of conn and go with it; nobody must be told
-     * about this disconnection any more. */
+    /* Callers waiting for answers on conn hear ERR_SBUS_DISCONNECTED (from the loop, as
+     * their requests outlive conn); the owner freeing conn needs no disconnect callback. */
+    sbus_call_fail_all(conn, ERR_SBUS_DISCONNECTED);
+    if (conn->freed != NULL) {
+        *conn->freed = true;
+    }
     conn->disconnect_fn = NULL;
     conn->disconnected = true;
     dbus_connection_remove_filter(conn->dbus, sbus_dispatch_filter, conn);

@@ -176,21 +176,29 @@ static bool sbus_listener_matches(const struct sbus_listener *l, DBusMessage *ms
 
 static void sbus_dispatch_signal(struct sbus_connection *conn, DBusMessage *msg)
 {
-    struct sbus_listener_entry *e;
+    struct sbus_listener_entry *e, *next;
     struct sbus_request *sbus_req;
+    bool freed = false;
 
     PROBE(SBUS_SIGNAL_RECV, sss_debug_req_id, dbus_message_get_member(msg));
-    for (e = conn->listeners; e != NULL; e = e->next) {
+    /* A handler may free conn (and with it every listener entry): notice, and stop. */
+    conn->freed = &freed;
+    for (e = conn->listeners; e != NULL; e = next) {
+        next = e->next;
         if (!sbus_listener_matches(e->listener, msg)) {
             continue;
         }
         sbus_req = sbus_request_new(conn, msg);
         if (sbus_req == NULL) {
             DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory delivering a signal\n");
-            return;
+            break;
         }
         e->listener->invoker(sbus_req, e->listener);
+        if (freed) {
+            return;
+        }
     }
+    conn->freed = NULL;
 }
 
 DBusHandlerResult sbus_dispatch_filter(DBusConnection *dbus, DBusMessage *msg, void *data)

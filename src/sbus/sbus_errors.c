@@ -87,6 +87,7 @@ DBusMessage *sbus_message_bind(TALLOC_CTX *mem_ctx, DBusMessage *msg)
     }
     holder = talloc(mem_ctx, DBusMessage *);
     if (holder == NULL) {
+        dbus_message_unref(msg);
         return NULL;
     }
     *holder = msg;

@@ -38,6 +38,7 @@ struct sbus_connection {
     void *disconnect_data;
     struct tevent_immediate *disconnect_im;
     bool disconnected;
+    bool *freed;                /* set while delivering a signal, to notice our own end */
 };
 
 /* Filter installed on every connection: routes incoming calls and signals. */

@@ -62,6 +62,7 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
 {
     const struct sbus_listener *l;
     struct sbus_listener_entry *e;
+    struct sbus_listener_entry **tail;
     TALLOC_CTX *tmp_ctx;
     char *rule;
     errno_t ret;
@@ -93,8 +94,10 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
             goto done;
         }
         e->listener = l;
-        e->next = conn->listeners;
-        conn->listeners = e;
+        /* Handlers run in registration order. */
+        for (tail = &conn->listeners; *tail != NULL; tail = &(*tail)->next) {
+        }
+        *tail = e;
         DEBUG(SSSDBG_TRACE_FUNC, "Listening for %s.%s\n", l->interface, l->member);
     }
     ret = EOK;

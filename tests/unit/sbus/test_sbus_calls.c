@@ -412,6 +412,63 @@ static void test_callee_dies_mid_call(void **state)
     assert_true(sss_monotonic_usec() - start < 2000000);
 }
 
+static void test_connection_freed_with_calls_in_flight(void **state)
+{
+    struct test_ctx *t = *state;
+    struct done_flag f1 = { 0 }, f2 = { 0 };
+    struct tevent_req *r2;
+
+    /* The caller's own connection goes while two calls wait: both fail, none hangs, and
+     * freeing a request afterwards touches nothing that is gone. */
+    start_echo(t, &t->a, "test.b", "hold", true, 0, &f1);
+    r2 = start_echo(t, &t->a, "test.c", "hold", false, 0, &f2);
+    while (t->b.held == NULL || t->c.held == NULL) {
+        assert_int_equal(tevent_loop_once(t->ev), 0);
+    }
+    talloc_zfree(t->a.conn);
+    wait_for(t, &f1.done);
+    assert_int_equal(f1.ret, ERR_SBUS_DISCONNECTED);
+    (void)r2;
+    wait_for(t, &f2.done);
+    assert_int_equal(f2.ret, ERR_SBUS_DISCONNECTED);
+    sbus_request_reply(t->b.held, NULL);
+    sbus_request_reply(t->c.held, NULL);
+    t->b.held = t->c.held = NULL;
+}
+
+static void free_conn_invoker(struct sbus_request *sbus_req, const struct sbus_listener *l)
+{
+    struct peer *p = l->data;
+
+    p->signals++;
+    talloc_free(sbus_req);
+    talloc_zfree(p->conn);  /* the handler ends its own connection */
+}
+
+static void test_listener_frees_connection(void **state)
+{
+    struct test_ctx *t = *state;
+    static struct sbus_listener lb[3];
+    struct done_flag f = { 0 };
+
+    /* Two listeners for one signal; the first frees the connection: the second must not
+     * run on freed memory. */
+    lb[0] = (struct sbus_listener){ TEST_SIGNAL_IFACE, "Ping", NULL, free_conn_invoker,
+                                    dummy_handler, &t->b };
+    lb[1] = (struct sbus_listener){ TEST_SIGNAL_IFACE, "Ping", NULL, ping_signal_invoker,
+                                    dummy_handler, &t->b };
+    assert_int_equal(sbus_connection_add_listeners(t->b.conn, lb), EOK);
+    start_echo(t, &t->b, "test.a", "sync", false, 0, &f);
+    wait_for(t, &f.done);
+    assert_int_equal(sbus_emit_signal(t->a.conn,
+                                      dbus_message_new_signal(TEST_PATH, TEST_SIGNAL_IFACE,
+                                                              "Ping")), EOK);
+    while (t->b.conn != NULL) {
+        assert_int_equal(tevent_loop_once(t->ev), 0);
+    }
+    assert_int_equal(t->b.signals, 1);
+}
+
 static void test_signal_reaches_listeners_only(void **state)
 {
     struct test_ctx *t = *state;
@@ -483,6 +540,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disconnected_service, setup, teardown),
         cmocka_unit_test_setup_teardown(test_callee_dies_mid_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_connection_freed_with_calls_in_flight, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_listener_frees_connection, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signal_reaches_listeners_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
     };

@@ -142,7 +142,6 @@ struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *c
     }
     state->reply = sbus_message_bind(state, reply);
     if (state->reply == NULL) {
-        dbus_message_unref(reply);
         return sss_req_post(req, conn->ev, ENOMEM);
     }
     return sss_req_post(req, conn->ev, EOK);
@@ -156,7 +155,6 @@ errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage 
 
     dbus_message_ref(state->reply);
     if (sbus_message_bind(mem_ctx, state->reply) == NULL) {
-        dbus_message_unref(state->reply);
         return ENOMEM;
     }
     *_reply = state->reply;
