@@ -44,6 +44,7 @@ struct mt_svc {
     int ping_interval;      /* seconds: the section's "timeout" option */
     struct tevent_timer *ping_timer;
     struct tevent_timer *restart_timer;
+    struct tevent_timer *register_timer;
     struct tevent_req *ping_req;
 };
 

@@ -20,12 +20,22 @@ static errno_t monitor_register_service(TALLOC_CTX *mem_ctx, struct sbus_request
 {
     struct mt_ctx *mt = talloc_get_type(data, struct mt_ctx);
     struct mt_svc *svc;
+    pid_t pid = 0;
+    errno_t ret;
 
     svc = monitor_service_by_name(mt, name);
     if (svc == NULL) {
         DEBUG(SSSDBG_OP_FAILURE, "%s tried to register as unknown service %s\n",
               sbus_req->sender, name);
         return ENOENT;
+    }
+    /* Only the process we started and wait for may register: a registration that arrives
+     * after its sender died (SIGCHLD is handled first) must not revive a dead service. */
+    ret = sbus_server_name_pid(mt->server, sbus_req->sender, &pid);
+    if (svc->state != MT_SVC_STARTING || svc->pid <= 0 || ret != EOK || pid != svc->pid) {
+        DEBUG(SSSDBG_OP_FAILURE, "Registration of %s from %s (pid %d) refused: we wait for "
+              "pid %d to register\n", name, sbus_req->sender, (int)pid, (int)svc->pid);
+        return EPERM;
     }
     if (version != SSS_SERVICE_VERSION) {
         DEBUG(SSSDBG_OP_FAILURE, "%s registered with version %u, we speak %u\n", name,
@@ -109,10 +119,11 @@ static errno_t monitor_make_pipes_dir(void)
         if (!S_ISDIR(st.st_mode)) {
             return ENOTDIR;
         }
-    }
-    /* Nobody else may even reach the private sockets. */
-    if (chmod(SSSD_PIPE_PATH "/private", 0700) != 0) {
-        return errno;
+        /* The monitor runs with umask 077, which mkdir applied: set the modes clients need
+         * (pipes must be reachable by everyone; private/ by nobody else). */
+        if ((st.st_mode & 07777) != modes[i] && chmod(dirs[i], modes[i]) != 0) {
+            return errno;
+        }
     }
     return EOK;
 }

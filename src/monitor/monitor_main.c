@@ -291,6 +291,9 @@ int main(int argc, char *argv[])
                        &mt->reconnection_retries) != EOK) {
         mt->reconnection_retries = 3;
     }
+    if (mt->reconnection_retries < 0) {
+        mt->reconnection_retries = 0;
+    }
 
     if (opts.daemon) {
         monitor_daemonize();

@@ -17,10 +17,12 @@ static char *pidfile_path;
 errno_t monitor_pidfile_acquire(const char *path, pid_t *_other)
 {
     struct flock lock = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    struct stat fd_st, path_st;
     char buf[32];
-    int fd, len;
+    int fd, len, tries = 0;
     errno_t ret;
 
+again:
     fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
         return errno;
@@ -38,6 +40,16 @@ errno_t monitor_pidfile_acquire(const char *path, pid_t *_other)
         }
         close(fd);
         return ret;
+    }
+    /* An instance that was exiting may have unlinked the file between our open and our
+     * lock: then we hold a lock nobody else can see. Start over on the current file. */
+    if (fstat(fd, &fd_st) != 0 || stat(path, &path_st) != 0
+        || fd_st.st_dev != path_st.st_dev || fd_st.st_ino != path_st.st_ino) {
+        close(fd);
+        if (++tries > 10) {
+            return EBUSY;
+        }
+        goto again;
     }
     len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
     if (ftruncate(fd, 0) != 0 || pwrite(fd, buf, (size_t)len, 0) != len) {

@@ -16,6 +16,15 @@
 
 static void monitor_service_spawn(struct mt_svc *svc);
 static void monitor_service_arm_ping(struct mt_svc *svc);
+static void monitor_service_died(struct mt_svc *svc, int status);
+
+/* Signals a service's process; never pid 0 or -1, which would hit our own group or all. */
+static void monitor_service_signal(struct mt_svc *svc, int sig)
+{
+    if (svc->pid > 0) {
+        kill(svc->pid, sig);
+    }
+}
 
 struct mt_svc *monitor_service_by_name(struct mt_ctx *mt, const char *name)
 {
@@ -128,6 +137,21 @@ static void monitor_service_restart_handler(struct tevent_context *ev, struct te
     }
 }
 
+/* A service that has not registered within three heartbeat periods of its start is stuck:
+ * kill it, and SIGCHLD takes it through the restart logic. */
+static void monitor_register_timeout(struct tevent_context *ev, struct tevent_timer *te,
+                                     struct timeval now, void *pvt)
+{
+    struct mt_svc *svc = talloc_get_type(pvt, struct mt_svc);
+
+    svc->register_timer = NULL;
+    if (svc->state == MT_SVC_STARTING) {
+        DEBUG(SSSDBG_FATAL_FAILURE, "%s (pid %d) did not register within %d s; killing it\n",
+              svc->name, (int)svc->pid, 3 * svc->ping_interval);
+        monitor_service_signal(svc, SIGKILL);
+    }
+}
+
 static void monitor_service_spawn(struct mt_svc *svc)
 {
     struct mt_ctx *mt = svc->mt;
@@ -154,13 +178,22 @@ static void monitor_service_spawn(struct mt_svc *svc)
     pid = fork();
     if (pid < 0) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot fork for %s: %s\n", svc->name, strerror(errno));
-        /* Treated as a death, so the back-off and give-up logic applies. */
+        /* A death like any other, so the back-off and give-up logic applies. */
         svc->started_usec = sss_monotonic_usec();
-        svc->state = MT_SVC_STOPPED;
+        svc->state = MT_SVC_STARTING;
+        monitor_service_died(svc, 127 << 8);
         return;
     }
     if (pid == 0) {
+        static const int sigs[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD, SIGPIPE };
         sigset_t none;
+        size_t i;
+
+        /* The loop's handlers are ours, not the service's: a SIGTERM arriving before exec
+         * must still end the child. */
+        for (i = 0; i < SSS_ARRAY_SIZE(sigs); i++) {
+            signal(sigs[i], SIG_DFL);
+        }
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
         /* Logging to files, a service needs no stderr; holding the one we were started with
@@ -179,6 +212,10 @@ static void monitor_service_spawn(struct mt_svc *svc)
     svc->state = MT_SVC_STARTING;
     svc->missed_pings = 0;
     svc->started_usec = sss_monotonic_usec();
+    talloc_zfree(svc->register_timer);
+    svc->register_timer = tevent_add_timer(mt->ev, svc,
+                                           tevent_timeval_current_ofs(3 * svc->ping_interval, 0),
+                                           monitor_register_timeout, svc);
     PROBE(MONITOR_SERVICE_STARTED, 0, svc->name, (int)pid);
     DEBUG(SSSDBG_TRACE_FUNC, "Started %s (pid %d)\n", svc->name, (int)pid);
 }
@@ -201,6 +238,7 @@ void monitor_service_registered(struct mt_svc *svc)
 
     svc->state = MT_SVC_RUNNING;
     svc->missed_pings = 0;
+    talloc_zfree(svc->register_timer);
     DEBUG(SSSDBG_TRACE_FUNC, "%s registered %.1f ms after its start\n", svc->name,
           (double)(sss_monotonic_usec() - svc->started_usec) / 1000.0);
     monitor_service_arm_ping(svc);
@@ -272,7 +310,7 @@ static void monitor_ping_done(struct tevent_req *req)
             DEBUG(SSSDBG_FATAL_FAILURE, "%s (pid %d) stopped answering; killing it\n",
                   svc->name, (int)svc->pid);
             /* SIGCHLD brings it back through the normal restart path. */
-            kill(svc->pid, SIGKILL);
+            monitor_service_signal(svc, SIGKILL);
             return;
         }
     }
@@ -304,6 +342,7 @@ static void monitor_service_died(struct mt_svc *svc, int status)
     svc->pid = 0;
     talloc_zfree(svc->ping_timer);
     talloc_zfree(svc->ping_req);
+    talloc_zfree(svc->register_timer);
 
     if (mt->shutting_down || svc->state == MT_SVC_STOPPING) {
         svc->state = MT_SVC_STOPPED;
@@ -339,9 +378,12 @@ static void monitor_service_died(struct mt_svc *svc, int status)
         return;
     }
     /* Back-off: at once the first time, then 1, 2, 4 ... s, never more than 30 s. */
-    delay = svc->quick_failures <= 1 ? 0 : 1000u << (svc->quick_failures - 2);
-    if (delay > 30000) {
-        delay = 30000;
+    if (svc->quick_failures <= 1) {
+        delay = 0;
+    } else if (svc->quick_failures - 2 >= 5) {
+        delay = 30000;      /* 2^5 s would pass the cap anyway; no shift past 32 bits */
+    } else {
+        delay = 1000u << (svc->quick_failures - 2);
     }
     DEBUG(SSSDBG_IMPORTANT_INFO, "Restarting %s in %u ms (quick failure %u of %d allowed)\n",
           svc->name, delay, svc->quick_failures, mt->reconnection_retries);
@@ -385,7 +427,7 @@ static bool monitor_stop_phase(struct mt_ctx *mt, bool backends, int sig)
             continue;
         }
         svc->state = MT_SVC_STOPPING;
-        kill(svc->pid, sig);
+        monitor_service_signal(svc, sig);
         any = true;
     }
     return any;
@@ -401,7 +443,7 @@ static void monitor_stop_timeout(struct tevent_context *ev, struct tevent_timer 
     for (svc = mt->services; svc != NULL; svc = svc->next) {
         if (svc->pid != 0) {
             DEBUG(SSSDBG_OP_FAILURE, "%s did not stop in time; killing it\n", svc->name);
-            kill(svc->pid, SIGKILL);
+            monitor_service_signal(svc, SIGKILL);
         }
     }
 }
@@ -453,6 +495,7 @@ void monitor_services_stop(struct mt_ctx *mt, void (*done)(struct mt_ctx *mt))
         talloc_zfree(svc->restart_timer);
         talloc_zfree(svc->ping_timer);
         talloc_zfree(svc->ping_req);
+        talloc_zfree(svc->register_timer);
     }
     monitor_stop_phase(mt, false, SIGTERM);
     monitor_stop_timer = tevent_add_timer(mt->ev, mt,

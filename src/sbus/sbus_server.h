@@ -31,6 +31,10 @@ errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
 /* "unix:path=<socket_path>" of this server. */
 const char *sbus_server_get_address(struct sbus_server *server);
 
+/* The process id of the peer that owns name (unique or well-known) now.
+ * Errors: ENOENT (nobody owns it), EIO (the peer's pid is unknown). */
+errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t *_pid);
+
 /* How many peers are connected now. */
 unsigned int sbus_server_connection_count(struct sbus_server *server);
 

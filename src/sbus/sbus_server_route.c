@@ -481,3 +481,22 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg)
         break;
     }
 }
+
+errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t *_pid)
+{
+    struct sbus_peer *peer;
+    unsigned long pid = 0;
+
+    if (server == NULL || name == NULL) {
+        return EINVAL;
+    }
+    peer = sbus_server_name_owner(server, name);
+    if (peer == NULL || peer->disconnected) {
+        return ENOENT;
+    }
+    if (!dbus_connection_get_unix_process_id(peer->conn, &pid) || pid == 0) {
+        return EIO;
+    }
+    *_pid = (pid_t)pid;
+    return EOK;
+}
