@@ -45,6 +45,22 @@ wait_name() { # wait_name NAME TIMEOUT_MS -> 0 when NAME is on the bus in time
     return 1
 }
 
+name_owner() { # the unique name owning NAME, or nothing
+    dbus-send --address="$BUS_ADDR" --print-reply --dest=org.freedesktop.DBus \
+        /org/freedesktop/DBus org.freedesktop.DBus.GetNameOwner "string:$1" 2>/dev/null |
+        sed -n 's/^ *string "\(:[^"]*\)"/\1/p'
+}
+
+wait_new_owner() { # wait_new_owner NAME OLD_OWNER TIMEOUT_MS -> 0 once another connection owns NAME
+    local deadline=$(( $(now_ms) + $3 )) cur
+    while [ "$(now_ms)" -lt "$deadline" ]; do
+        cur=$(name_owner "$1")
+        [ -n "$cur" ] && [ "$cur" != "$2" ] && return 0
+        sleep 0.02
+    done
+    return 1
+}
+
 service_pid() { # the pid of a service process, by its command line
     pgrep -f "^$PREFIX/libexec/sssd/$1( |\$)" | head -n1
 }

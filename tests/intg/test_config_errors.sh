@@ -156,9 +156,11 @@ services = nss
 id_provider = ldap
 ldap_ur = ldap://127.0.0.1
 EOF
+: > "$LOGS/sssd.log" 2>/dev/null || true
 out=$("$SBIN/sssd" -D -c "$CONF" 2>&1); rc=$?
 check "an unknown option is only a warning (status $rc)" test "$rc" -eq 0
-check "the warning names the closest option" grep -q "ldap_uri" "$LOGS/sssd.log"
+check "the warning names the option and the closest one" \
+    grep -q "ldap_ur'.*ldap_uri" "$LOGS/sssd.log"
 stop_sssd
 
 summary
