@@ -19,6 +19,7 @@ util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.
 declare -A deps=(
     [fuzz_confdb]="$top/src/confdb/*.c"
     [fuzz_sbus_match]="$top/src/sbus/sbus_match.c"
+    [fuzz_nss_reply]="$top/src/sss_client/nss/nss_parse.c"
 )
 
 rc=0

@@ -1,0 +1,272 @@
+/*
+ * Reply parsers of libnss_sss (PROTOCOL.md "NSS bodies"): turn the bytes sssd_nss sends, or
+ * the strings of a memory-cache record, into struct passwd / struct group laid out in the
+ * caller's buffer, and append initgroups gids. Pure functions: no I/O, no allocation except
+ * the realloc of the caller's gid array, and every read bounds-checked first, so malformed
+ * input gives EBADMSG and never a read past the end. A buffer too small gives ERANGE before
+ * anything is written to the result.
+ */
+#include <errno.h>
+#include <stdalign.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sss_client/nss/nss_private.h"
+
+static uint32_t get_u32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* Finds n NUL-terminated strings at the start of p; *used gets their total size. */
+static int scan_strings(const char *p, size_t len, uint32_t n, size_t *used)
+{
+    size_t off = 0;
+    uint32_t i;
+
+    for (i = 0; i < n; i++) {
+        const char *nul;
+
+        if (off >= len) {
+            return EBADMSG;
+        }
+        nul = memchr(p + off, '\0', len - off);
+        if (nul == NULL) {
+            return EBADMSG;
+        }
+        off = (size_t)(nul - p) + 1;
+    }
+    *used = off;
+    return 0;
+}
+
+int nss_reply_count(const uint8_t *body, size_t len, uint32_t *count)
+{
+    if (body == NULL || len < 2 * sizeof(uint32_t)) {
+        return EBADMSG;
+    }
+    *count = get_u32(body);
+    return 0;
+}
+
+int nss_fill_passwd(uint32_t uid, uint32_t gid, const char *strs, size_t strs_len,
+                    size_t *used, struct passwd *pw, char *buf, size_t buflen)
+{
+    char *fields[5];
+    size_t size;
+    size_t off = 0;
+    int ret;
+    int i;
+
+    ret = scan_strings(strs, strs_len, 5, &size);
+    if (ret != 0) {
+        return ret;
+    }
+    *used = size;
+    if (buf == NULL || size > buflen) {
+        return ERANGE;
+    }
+    memcpy(buf, strs, size);
+    for (i = 0; i < 5; i++) {
+        fields[i] = buf + off;
+        off += strlen(buf + off) + 1;
+    }
+    pw->pw_name = fields[0];
+    pw->pw_passwd = fields[1];
+    pw->pw_uid = uid;
+    pw->pw_gid = gid;
+    pw->pw_gecos = fields[2];
+    pw->pw_dir = fields[3];
+    pw->pw_shell = fields[4];
+    return 0;
+}
+
+int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_len,
+                   size_t *used, struct group *gr, char *buf, size_t buflen)
+{
+    size_t size;
+    size_t align;
+    size_t ptrs;
+    size_t off;
+    char **mem;
+    char *s;
+    uint32_t i;
+    int ret;
+
+    /* Each member takes at least its NUL, so nmem <= strs_len once this succeeds. */
+    if (nmem > strs_len) {
+        return EBADMSG;
+    }
+    ret = scan_strings(strs, strs_len, 2 + nmem, &size);
+    if (ret != 0) {
+        return ret;
+    }
+    *used = size;
+    if (buf == NULL) {
+        return ERANGE;
+    }
+    align = (alignof(char *) - ((uintptr_t)buf % alignof(char *))) % alignof(char *);
+    ptrs = ((size_t)nmem + 1) * sizeof(char *);
+    if (align > buflen || ptrs > buflen - align || size > buflen - align - ptrs) {
+        return ERANGE;
+    }
+    mem = (char **)(void *)(buf + align);
+    s = buf + align + ptrs;
+    memcpy(s, strs, size);
+
+    gr->gr_gid = gid;
+    gr->gr_name = s;
+    off = strlen(s) + 1;
+    gr->gr_passwd = s + off;
+    off += strlen(s + off) + 1;
+    for (i = 0; i < nmem; i++) {
+        mem[i] = s + off;
+        off += strlen(s + off) + 1;
+    }
+    mem[nmem] = NULL;
+    gr->gr_mem = mem;
+    return 0;
+}
+
+int nss_parse_passwd(const uint8_t *p, size_t len, size_t *consumed,
+                     struct passwd *pw, char *buf, size_t buflen)
+{
+    size_t used = 0;
+    int ret;
+
+    if (p == NULL || len < 2 * sizeof(uint32_t)) {
+        return EBADMSG;
+    }
+    ret = nss_fill_passwd(get_u32(p), get_u32(p + 4), (const char *)p + 8, len - 8,
+                          &used, pw, buf, buflen);
+    if (ret == 0 || ret == ERANGE) {
+        *consumed = 8 + used;
+    }
+    return ret;
+}
+
+int nss_parse_group(const uint8_t *p, size_t len, size_t *consumed,
+                    struct group *gr, char *buf, size_t buflen)
+{
+    size_t used = 0;
+    int ret;
+
+    if (p == NULL || len < 2 * sizeof(uint32_t)) {
+        return EBADMSG;
+    }
+    ret = nss_fill_group(get_u32(p), get_u32(p + 4), (const char *)p + 8, len - 8,
+                         &used, gr, buf, buflen);
+    if (ret == 0 || ret == ERANGE) {
+        *consumed = 8 + used;
+    }
+    return ret;
+}
+
+/* Checks the reply head of a single-entry lookup: ENOENT for none, EBADMSG unless one. */
+static int one_result(const uint8_t *body, size_t len)
+{
+    uint32_t count;
+    int ret;
+
+    ret = nss_reply_count(body, len, &count);
+    if (ret != 0) {
+        return ret;
+    }
+    if (count == 0) {
+        return ENOENT;
+    }
+    return count == 1 ? 0 : EBADMSG;
+}
+
+int nss_parse_one_passwd(const uint8_t *body, size_t len,
+                         struct passwd *pw, char *buf, size_t buflen)
+{
+    size_t consumed;
+    int ret;
+
+    ret = one_result(body, len);
+    if (ret != 0) {
+        return ret;
+    }
+    return nss_parse_passwd(body + 8, len - 8, &consumed, pw, buf, buflen);
+}
+
+int nss_parse_one_group(const uint8_t *body, size_t len,
+                        struct group *gr, char *buf, size_t buflen)
+{
+    size_t consumed;
+    int ret;
+
+    ret = one_result(body, len);
+    if (ret != 0) {
+        return ret;
+    }
+    return nss_parse_group(body + 8, len - 8, &consumed, gr, buf, buflen);
+}
+
+int nss_parse_initgr(const uint8_t *body, size_t len, const uint8_t **gids, uint32_t *count)
+{
+    uint32_t n;
+    int ret;
+
+    ret = nss_reply_count(body, len, &n);
+    if (ret != 0) {
+        return ret;
+    }
+    if (n > (len - 8) / sizeof(uint32_t)) {
+        return EBADMSG;
+    }
+    if (n == 0) {
+        return ENOENT;
+    }
+    *gids = body + 8;
+    *count = n;
+    return 0;
+}
+
+int nss_add_gids(const uint8_t *gids, uint32_t count, gid_t group,
+                 long int *start, long int *size, gid_t **groups, long int limit)
+{
+    uint32_t i;
+
+    if (*start < 0 || *size < 0 || *start > *size) {
+        return 0;       /* nothing sane to append to */
+    }
+    for (i = 0; i < count; i++) {
+        gid_t gid = (gid_t)get_u32(gids + (size_t)i * sizeof(uint32_t));
+
+        if (gid == group) {
+            continue;
+        }
+        if (limit > 0 && *start >= limit) {
+            break;
+        }
+        if (*start == *size) {
+            long int want = *size > 0 ? *size * 2 : 8;
+            long int need = *start + (long int)(count - i);
+            gid_t *grown;
+
+            if (want < need) {
+                want = need;
+            }
+            if (limit > 0 && want > limit) {
+                want = limit;
+            }
+            if ((unsigned long)want > SIZE_MAX / sizeof(gid_t)) {
+                return ENOMEM;
+            }
+            grown = realloc(*groups, (size_t)want * sizeof(gid_t));
+            if (grown == NULL) {
+                return ENOMEM;
+            }
+            *groups = grown;
+            *size = want;
+        }
+        (*groups)[*start] = gid;
+        *start += 1;
+    }
+    return 0;
+}

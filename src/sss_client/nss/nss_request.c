@@ -1,0 +1,92 @@
+/*
+ * libnss_sss's link to sssd_nss: the one connection of the process (see common.c), the
+ * _SSS_LOOPS guard, name checks, and the mapping of errors to NSS status and errno that
+ * every entry point shares.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sss_client/sss_cli.h"
+#include "sss_client/sss_cli_client.h"
+#include "sss_client/nss/nss_private.h"
+
+static struct sss_cli_conn nss_conn =
+    SSS_CLI_CONN_INITIALIZER(SSS_NSS_SOCKET_NAME, SSS_NSS_PROTOCOL_VERSION, false);
+
+int nss_sss_loops_disabled(void)
+{
+    const char *v = getenv("_SSS_LOOPS");
+
+    return v != NULL && strcmp(v, "NO") == 0;
+}
+
+int nss_sss_check_name(const char *name, size_t *len)
+{
+    size_t n;
+
+    if (name == NULL || name[0] == '\0') {
+        return ENOENT;
+    }
+    n = strnlen(name, NSS_SSS_NAME_MAX + 1);
+    if (n > NSS_SSS_NAME_MAX) {
+        return EINVAL;
+    }
+    *len = n;
+    return 0;
+}
+
+enum nss_status nss_sss_request(uint32_t cmd, const void *body, size_t body_len,
+                                uint8_t **reply, size_t *reply_len, int *errnop)
+{
+    int ret;
+
+    ret = sss_cli_request(&nss_conn, cmd, body, body_len, reply, reply_len);
+    switch (ret) {
+    case 0:
+        return NSS_STATUS_SUCCESS;
+    case EAGAIN:
+        *errnop = EAGAIN;
+        return NSS_STATUS_TRYAGAIN;
+    case ENOENT:
+    case ECONNREFUSED:
+        *errnop = ENOENT;
+        return NSS_STATUS_UNAVAIL;
+    default:
+        *errnop = ret;
+        return NSS_STATUS_UNAVAIL;
+    }
+}
+
+enum nss_status nss_sss_status(int ret, int *errnop)
+{
+    switch (ret) {
+    case 0:
+        return NSS_STATUS_SUCCESS;
+    case ENOENT:
+        *errnop = ENOENT;
+        return NSS_STATUS_NOTFOUND;
+    case ERANGE:
+        *errnop = ERANGE;
+        return NSS_STATUS_TRYAGAIN;
+    case ENOMEM:
+        *errnop = ENOMEM;
+        return NSS_STATUS_TRYAGAIN;
+    default:
+        *errnop = EBADMSG;
+        return NSS_STATUS_UNAVAIL;
+    }
+}
+
+#ifdef SSS_CLIENT_TEST
+void sss_nss_test_close(void)
+{
+    sss_cli_close(&nss_conn);
+}
+#endif
+
+/* Close the socket when the library is unloaded (dlclose), so nothing leaks. */
+__attribute__((destructor)) static void nss_sss_fini(void)
+{
+    sss_cli_close(&nss_conn);
+}
