@@ -9,11 +9,11 @@ jobs=$(nproc)
 passed=0
 failed=0
 
-# Adds the cmocka case counts of the test logs in the current build directory.
+# Adds the cmocka case counts of the test logs under the current build directory.
 count_unit() {
     local p f
-    p=$(cat ./*.log 2>/dev/null | { grep -o '\[  PASSED  \] [0-9]*' || true; } | awk '{s += $4} END {print s + 0}')
-    f=$(cat ./*.log 2>/dev/null | { grep -o '\[  FAILED  \] [0-9]*' || true; } | awk '{s += $4} END {print s + 0}')
+    p=$(find . -name '*.log' ! -name config.log ! -name test-suite.log -exec cat {} + 2>/dev/null | { grep -o '\[  PASSED  \] [0-9]*' || true; } | awk '{s += $4} END {print s + 0}')
+    f=$(find . -name '*.log' ! -name config.log ! -name test-suite.log -exec cat {} + 2>/dev/null | { grep -o '\[  FAILED  \] [0-9]*' || true; } | awk '{s += $4} END {print s + 0}')
     passed=$((passed + p)); failed=$((failed + f))
     echo "    $p cmocka cases passed, $f failed"
 }

@@ -1,0 +1,138 @@
+/*
+ * The LDAP id provider core, seen from the back-end: it fetches users and groups from the
+ * domain's LDAP servers and hands them back as plain talloc structs. It knows nothing about
+ * the cache or the bus; the back-end stores what it gets.
+ *
+ * One struct sdap_id_ctx per domain holds the options read from confdb, the server list with
+ * per-server status (failover), and at most one connection, shared by every operation in
+ * flight (asynchronous libldap on the tevent loop; see sdap_private.h).
+ *
+ * Every operation is a tevent request. Errors a caller must expect from every _recv:
+ *   ENOENT       nothing found (lookups of one object);
+ *   EINVAL       bad arguments, or the directory holds several entries for one name or id
+ *                (logged as "duplicate"); the caller must not guess;
+ *   ENETUNREACH  no server could be reached: the domain is offline;
+ *   EIO, ENOTCONN the connection broke during the operation (the server is marked bad,
+ *                retrying fails over to the next one);
+ *   ETIMEDOUT    the server did not answer within ldap_search_timeout (or
+ *                ldap_enumeration_search_timeout for enumerations);
+ *   EACCES       the bind was refused (wrong ldap_default_bind_dn / ldap_default_authtok);
+ *   ENOMEM.
+ * Entries the directory serves but that are unusable (no or non-numeric id, id 0 or outside
+ * [min_id, max_id], invalid UTF-8 names, ...) are skipped with a log line, never returned.
+ *
+ * Ownership: results of _recv are allocated on (stolen to) the mem_ctx given to _recv.
+ */
+#ifndef SSS_SDAP_H
+#define SSS_SDAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <talloc.h>
+#include <tevent.h>
+
+#include "util/util.h"
+
+struct confdb;
+struct sdap_id_ctx;
+
+enum sdap_by {
+    SDAP_BY_NAME,
+    SDAP_BY_ID,
+};
+
+/* A POSIX user as the directory describes it. */
+struct sdap_user {
+    const char *name;       /* the ldap_user_name value (the RDN value when multi-valued) */
+    uint32_t uid;
+    uint32_t gid;
+    const char *gecos;      /* ldap_user_gecos, else ldap_user_fullname (cn), else "" */
+    const char *home;       /* "" when absent */
+    const char *shell;      /* "" when absent */
+    const char *orig_dn;
+};
+
+/* A POSIX group. member_users and member_groups are NULL-terminated, never NULL. */
+struct sdap_group {
+    const char *name;
+    uint32_t gid;
+    const char *orig_dn;
+    /* User names: rfc2307 the memberUid values; rfc2307bis the users reached through
+     * member DNs, flattened through nested groups down to ldap_group_nesting_level,
+     * without duplicates. Empty for groups returned by initgroups. */
+    const char **member_users;
+    size_t num_member_users;
+    /* rfc2307bis: names of the groups that are direct members of this group. */
+    const char **member_groups;
+    size_t num_member_groups;
+};
+
+/* Counters, for tests and diagnostics. */
+struct sdap_id_stats {
+    uint64_t connects;      /* connections established (bound and ready) */
+    uint64_t connect_failures;
+    uint64_t searches;      /* search operations sent (each page counts) */
+    uint64_t pages;         /* pages received by paged searches */
+};
+
+/*
+ * Reads the options of section "domain/<domain>" and prepares the server list. Does not
+ * connect; the first operation does. Errors: EINVAL (bad arguments), ERR_INVALID_CONFIG
+ * (no ldap_uri, an unusable URI, no search base, a required attribute map unset), ENOMEM.
+ */
+errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                           struct confdb *cdb, const char *domain,
+                           struct sdap_id_ctx **_id_ctx);
+
+/* The URI of the server of the current (or last) connection; NULL before any. */
+const char *sdap_id_ctx_server(struct sdap_id_ctx *id_ctx);
+
+/* True when the last connection attempt failed on every server. */
+bool sdap_id_ctx_offline(struct sdap_id_ctx *id_ctx);
+
+void sdap_id_ctx_get_stats(struct sdap_id_ctx *id_ctx, struct sdap_id_stats *_stats);
+
+/* Drops the connection (pending operations fail with ENOTCONN); the next operation
+ * reconnects. Server status is kept. */
+void sdap_id_ctx_disconnect(struct sdap_id_ctx *id_ctx);
+
+/* Forgets every server's bad mark (e.g. when the back-end goes back online by hand). */
+void sdap_id_ctx_reset_servers(struct sdap_id_ctx *id_ctx);
+
+/* One user by name (by == SDAP_BY_NAME, id ignored) or by uid (name ignored). */
+struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                      struct sdap_id_ctx *id_ctx, enum sdap_by by,
+                                      const char *name, uint32_t id);
+errno_t sdap_get_user_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                           struct sdap_user **_user);
+
+/* One group by name or gid, with its members. */
+struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct sdap_id_ctx *id_ctx, enum sdap_by by,
+                                       const char *name, uint32_t id);
+errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                            struct sdap_group **_group);
+
+/* The user and every group it belongs to (rfc2307bis: also the groups above those, up to
+ * ldap_group_nesting_level), groups without member lists. ENOENT when the user is unknown. */
+struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct sdap_id_ctx *id_ctx, const char *name);
+errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                             struct sdap_user **_user,
+                             struct sdap_group ***_groups, size_t *_num_groups);
+
+/* Every user / group under the search base, with paged results (ldap_page_size).
+ * Groups come with their members as for sdap_get_group, except that nested groups are
+ * not flattened (member_users holds direct user members only). */
+struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx);
+errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                  struct sdap_user ***_users, size_t *_num_users);
+
+struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                              struct sdap_id_ctx *id_ctx);
+errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                   struct sdap_group ***_groups, size_t *_num_groups);
+
+#endif /* SSS_SDAP_H */

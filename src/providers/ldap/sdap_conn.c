@@ -1,0 +1,439 @@
+/*
+ * One LDAP connection on the tevent loop, carrying many operations at once.
+ *
+ * Operations are sent with libldap's asynchronous calls (ldap_search_ext, ldap_sasl_bind,
+ * ...), which return a message id; the caller registers that id here (sdap_op_add) with a
+ * callback and a timeout. One tevent fd watches the socket: when it is readable the
+ * dispatcher loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero timeout) and hands
+ * each message to the operation waiting for its id. An operation that outlives its timeout
+ * is abandoned (ldap_abandon_ext) and fails with ETIMEDOUT; when the connection breaks
+ * every pending operation fails with EIO and the owner is told (lost_fn) so it can fail
+ * over. Callbacks run inside the dispatcher, so requests finished there defer their own
+ * callbacks (tevent_req_defer_callback) and nothing frees the connection synchronously:
+ * the connection is reference counted and freed from a tevent immediate.
+ *
+ * Also here: the two single-answer operations of connection set-up, simple bind and
+ * StartTLS.
+ */
+#include <assert.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+struct sdap_op {
+    struct sdap_op *prev;
+    struct sdap_op *next;
+    struct sdap_conn *conn;     /* NULL once unregistered */
+    int msgid;
+    sdap_op_fn fn;
+    void *pvt;
+    struct tevent_timer *timer;
+};
+
+struct sdap_conn {
+    struct tevent_context *ev;
+    LDAP *ld;
+    int fd;
+    char *uri;
+    struct tevent_fd *fde;
+    struct tevent_immediate *im;
+    struct sdap_op *ops;
+    size_t num_ops;
+    unsigned int refs;
+    bool broken;
+    sdap_conn_lost_fn lost_fn;
+    void *lost_pvt;
+};
+
+static void op_unlink(struct sdap_op *op)
+{
+    struct sdap_conn *conn = op->conn;
+
+    if (conn == NULL) {
+        return;
+    }
+    if (op->prev != NULL) {
+        op->prev->next = op->next;
+    } else {
+        conn->ops = op->next;
+    }
+    if (op->next != NULL) {
+        op->next->prev = op->prev;
+    }
+    op->prev = op->next = NULL;
+    op->conn = NULL;
+    conn->num_ops--;
+    talloc_zfree(op->timer);
+}
+
+/* Unregisters op and reports error to its owner. */
+static void op_fail(struct sdap_op *op, errno_t error)
+{
+    op_unlink(op);
+    op->fn(op->pvt, NULL, error);
+}
+
+static void conn_fail_all(struct sdap_conn *conn, errno_t error)
+{
+    while (conn->ops != NULL) {
+        op_fail(conn->ops, error);
+    }
+}
+
+static int conn_destructor(struct sdap_conn *conn)
+{
+    conn->broken = true;
+    conn_fail_all(conn, ENOTCONN);
+    talloc_zfree(conn->fde);
+    if (conn->ld != NULL) {
+        /* Closes the socket too: it belongs to the LDAP handle since ldap_init_fd(). */
+        ldap_unbind_ext(conn->ld, NULL, NULL);
+        conn->ld = NULL;
+    }
+    return 0;
+}
+
+static void conn_break(struct sdap_conn *conn, errno_t error, bool notify)
+{
+    if (conn->broken) {
+        return;
+    }
+    conn->broken = true;
+    talloc_zfree(conn->fde);
+    conn_fail_all(conn, error);
+    if (notify && conn->lost_fn != NULL) {
+        conn->lost_fn(conn, conn->lost_pvt, error);
+    }
+}
+
+static struct sdap_op *conn_find(struct sdap_conn *conn, int msgid)
+{
+    struct sdap_op *op;
+
+    for (op = conn->ops; op != NULL; op = op->next) {
+        if (op->msgid == msgid) {
+            return op;
+        }
+    }
+    return NULL;
+}
+
+static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
+                            uint16_t flags, void *pvt)
+{
+    struct sdap_conn *conn = talloc_get_type_abort(pvt, struct sdap_conn);
+    struct timeval zero = { 0, 0 };
+    LDAPMessage *msg;
+    struct sdap_op *op;
+    int lerr;
+    int rc;
+
+    for (;;) {
+        msg = NULL;
+        rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
+        if (rc == 0) {
+            return;
+        }
+        if (rc < 0) {
+            lerr = LDAP_SERVER_DOWN;
+            ldap_get_option(conn->ld, LDAP_OPT_RESULT_CODE, &lerr);
+            DEBUG(SSSDBG_OP_FAILURE, "connection to %s lost: %s; %zu operation(s) fail\n",
+                  conn->uri, ldap_err2string(lerr), conn->num_ops);
+            conn_break(conn, EIO, true);
+            return;
+        }
+        if (ldap_msgid(msg) == 0 && rc == LDAP_RES_EXTENDED) {
+            /* Unsolicited notification: the server is closing the connection. */
+            DEBUG(SSSDBG_OP_FAILURE, "server %s sent a notice of disconnection\n",
+                  conn->uri);
+            ldap_msgfree(msg);
+            conn_break(conn, EIO, true);
+            return;
+        }
+        op = conn_find(conn, ldap_msgid(msg));
+        if (op == NULL) {
+            DEBUG(SSSDBG_TRACE_ALL, "message for unknown id %d dropped\n", ldap_msgid(msg));
+            ldap_msgfree(msg);
+            continue;
+        }
+        op->fn(op->pvt, msg, EOK);
+    }
+}
+
+static void conn_free_handler(struct tevent_context *ev, struct tevent_immediate *im,
+                              void *pvt)
+{
+    struct sdap_conn *conn = talloc_get_type_abort(pvt, struct sdap_conn);
+
+    if (conn->refs == 0) {
+        talloc_free(conn);
+    }
+}
+
+errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *ld,
+                         int fd, const char *uri, struct sdap_conn **_conn)
+{
+    struct sdap_conn *conn;
+
+    if (ev == NULL || ld == NULL || fd < 0 || uri == NULL || _conn == NULL) {
+        return EINVAL;
+    }
+    conn = talloc_zero(mem_ctx, struct sdap_conn);
+    if (conn == NULL) {
+        return ENOMEM;
+    }
+    conn->ev = ev;
+    conn->fd = fd;
+    conn->refs = 1;
+    conn->uri = talloc_strdup(conn, uri);
+    conn->im = tevent_create_immediate(conn);
+    conn->fde = tevent_add_fd(ev, conn, fd, TEVENT_FD_READ, conn_fd_handler, conn);
+    if (conn->uri == NULL || conn->im == NULL || conn->fde == NULL) {
+        talloc_free(conn);
+        return ENOMEM;
+    }
+    /* From here on the LDAP handle (and the socket) belong to conn. */
+    conn->ld = ld;
+    talloc_set_destructor(conn, conn_destructor);
+    *_conn = conn;
+    return EOK;
+}
+
+void sdap_conn_set_lost_fn(struct sdap_conn *conn, sdap_conn_lost_fn fn, void *pvt)
+{
+    conn->lost_fn = fn;
+    conn->lost_pvt = pvt;
+}
+
+void sdap_conn_ref(struct sdap_conn *conn)
+{
+    conn->refs++;
+}
+
+void sdap_conn_unref(struct sdap_conn *conn)
+{
+    assert(conn->refs > 0);
+    if (--conn->refs == 0) {
+        tevent_schedule_immediate(conn->im, conn->ev, conn_free_handler, conn);
+    }
+}
+
+LDAP *sdap_conn_ld(struct sdap_conn *conn)
+{
+    return conn->ld;
+}
+
+const char *sdap_conn_uri(struct sdap_conn *conn)
+{
+    return conn->uri;
+}
+
+bool sdap_conn_usable(struct sdap_conn *conn)
+{
+    return conn != NULL && !conn->broken && conn->ld != NULL;
+}
+
+size_t sdap_conn_num_ops(struct sdap_conn *conn)
+{
+    return conn->num_ops;
+}
+
+void sdap_conn_fail(struct sdap_conn *conn, errno_t error)
+{
+    conn_break(conn, error, false);
+}
+
+/* ---- operations ------------------------------------------------------------------- */
+
+static void op_timeout(struct tevent_context *ev, struct tevent_timer *te,
+                       struct timeval now, void *pvt)
+{
+    struct sdap_op *op = talloc_get_type_abort(pvt, struct sdap_op);
+
+    op->timer = NULL;   /* freed by tevent after this handler */
+    DEBUG(SSSDBG_OP_FAILURE, "operation %d on %s timed out: abandoned\n", op->msgid,
+          op->conn != NULL ? op->conn->uri : "(none)");
+    if (op->conn != NULL && sdap_conn_usable(op->conn)) {
+        ldap_abandon_ext(op->conn->ld, op->msgid, NULL, NULL);
+    }
+    op_fail(op, ETIMEDOUT);
+}
+
+static int op_destructor(struct sdap_op *op)
+{
+    if (op->conn != NULL) {
+        /* The owner gave up on a pending operation: tell the server. */
+        if (sdap_conn_usable(op->conn)) {
+            ldap_abandon_ext(op->conn->ld, op->msgid, NULL, NULL);
+        }
+        op_unlink(op);
+    }
+    return 0;
+}
+
+errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int timeout,
+                    sdap_op_fn fn, void *pvt, struct sdap_op **_op)
+{
+    struct sdap_op *op;
+
+    if (!sdap_conn_usable(conn) || fn == NULL || _op == NULL) {
+        return conn == NULL || fn == NULL || _op == NULL ? EINVAL : ENOTCONN;
+    }
+    op = talloc_zero(mem_ctx, struct sdap_op);
+    if (op == NULL) {
+        return ENOMEM;
+    }
+    op->msgid = msgid;
+    op->fn = fn;
+    op->pvt = pvt;
+    if (timeout > 0) {
+        op->timer = tevent_add_timer(conn->ev, op,
+                                     tevent_timeval_current_ofs(timeout, 0), op_timeout, op);
+        if (op->timer == NULL) {
+            talloc_free(op);
+            return ENOMEM;
+        }
+    }
+    op->conn = conn;
+    op->next = conn->ops;
+    if (conn->ops != NULL) {
+        conn->ops->prev = op;
+    }
+    conn->ops = op;
+    conn->num_ops++;
+    talloc_set_destructor(op, op_destructor);
+    *_op = op;
+    return EOK;
+}
+
+void sdap_op_done(struct sdap_op *op)
+{
+    if (op != NULL) {
+        op_unlink(op);
+    }
+}
+
+/* ---- bind and StartTLS: one request, one result -------------------------------------- */
+
+struct sdap_single_state {
+    struct sdap_conn *conn;
+    struct sdap_op *op;
+    bool starttls;
+};
+
+static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error);
+
+static struct tevent_req *sdap_single_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_conn *conn, bool starttls,
+                                           const char *dn, const char *password,
+                                           int timeout)
+{
+    struct sdap_single_state *state;
+    struct tevent_req *req;
+    struct berval cred;
+    int msgid = -1;
+    int lrc;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_single_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    tevent_req_defer_callback(req, ev);
+    state->conn = conn;
+    state->starttls = starttls;
+    if (!sdap_conn_usable(conn)) {
+        ret = ENOTCONN;
+        goto done;
+    }
+    if (starttls) {
+        lrc = ldap_start_tls(conn->ld, NULL, NULL, &msgid);
+    } else {
+        cred.bv_val = discard_const_p(char, password != NULL ? password : "");
+        cred.bv_len = strlen(cred.bv_val);
+        lrc = ldap_sasl_bind(conn->ld, dn != NULL ? dn : "", LDAP_SASL_SIMPLE, &cred,
+                             NULL, NULL, &msgid);
+    }
+    if (lrc != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s to %s not sent: %s\n", starttls ? "StartTLS" : "bind",
+              conn->uri, ldap_err2string(lrc));
+        ret = sdap_ldap_err(lrc) == ENOTCONN ? ENOTCONN : EIO;
+        goto done;
+    }
+    ret = sdap_op_add(state, conn, msgid, timeout, sdap_single_msg, req, &state->op);
+    if (ret != EOK) {
+        goto done;
+    }
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error)
+{
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct sdap_single_state *state = tevent_req_data(req, struct sdap_single_state);
+    const char *what = state->starttls ? "StartTLS" : "bind";
+    char *errmsg = NULL;
+    int result = LDAP_OTHER;
+    int lrc;
+
+    if (msg == NULL) {
+        tevent_req_error(req, error);
+        return;
+    }
+    sdap_op_done(state->op);
+    lrc = ldap_parse_result(state->conn->ld, msg, &result, NULL, &errmsg, NULL, NULL, 1);
+    if (lrc != LDAP_SUCCESS) {
+        result = lrc;
+    }
+    if (result != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s to %s refused: %s (%s)\n", what, state->conn->uri,
+              ldap_err2string(result), errmsg != NULL ? errmsg : "");
+        ldap_memfree(errmsg);
+        tevent_req_error(req, result == LDAP_INVALID_CREDENTIALS ? EACCES
+                                                                  : sdap_ldap_err(result));
+        return;
+    }
+    ldap_memfree(errmsg);
+    if (state->starttls) {
+        /* The handshake itself is synchronous in libldap; the socket's SO_RCVTIMEO and
+         * SO_SNDTIMEO (ldap_network_timeout, set by sdap_connect) bound it. */
+        lrc = ldap_install_tls(state->conn->ld);
+        if (lrc != LDAP_SUCCESS) {
+            DEBUG(SSSDBG_OP_FAILURE, "TLS handshake with %s failed: %s\n", state->conn->uri,
+                  ldap_err2string(lrc));
+            tevent_req_error(req, EIO);
+            return;
+        }
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%s to %s done\n", what, state->conn->uri);
+    tevent_req_done(req);
+}
+
+struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                  struct sdap_conn *conn, const char *dn,
+                                  const char *password, int timeout)
+{
+    return sdap_single_send(mem_ctx, ev, conn, false, dn, password, timeout);
+}
+
+errno_t sdap_bind_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}
+
+struct tevent_req *sdap_starttls_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                      struct sdap_conn *conn, int timeout)
+{
+    return sdap_single_send(mem_ctx, ev, conn, true, NULL, NULL, timeout);
+}
+
+errno_t sdap_starttls_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}

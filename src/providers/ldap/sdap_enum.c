@@ -1,0 +1,434 @@
+/*
+ * Enumeration: every user, every group under the search bases, with paged results
+ * (ldap_page_size per page, ldap_enumeration_search_timeout per page). Unusable entries are
+ * skipped (sdap_schema.c); a name served by several entries is dropped altogether, as a
+ * lookup of that name would refuse it.
+ *
+ * Groups of the DN-member schemas get their direct members: member DNs that are
+ * enumerated groups map to member_groups without any further search; the other member
+ * DNs are read once each with base-scope lookups (sdap_lookup_dns) and the users among
+ * them give member_users. Nested groups are not flattened here: the caller has every
+ * group and its member_groups.
+ */
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+/* Drops the objects whose name occurs more than once; names[i] is objs[i]'s name. */
+static size_t drop_duplicates(void **objs, const char **names, size_t n, const char *what)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    struct sdap_strset *seen = sdap_strset_new(tmp_ctx);
+    struct sdap_strset *dup = sdap_strset_new(tmp_ctx);
+    size_t out = 0;
+    size_t i;
+
+    if (tmp_ctx == NULL || seen == NULL || dup == NULL) {
+        talloc_free(tmp_ctx);
+        return n;
+    }
+    for (i = 0; i < n; i++) {
+        if (!sdap_strset_add(seen, names[i])) {
+            sdap_strset_add(dup, names[i]);
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (sdap_strset_has(dup, names[i])) {
+            DEBUG(SSSDBG_OP_FAILURE, "%s '%s' is served by several entries: skipped\n", what,
+                  names[i]);
+            talloc_free(objs[i]);
+            continue;
+        }
+        objs[out] = objs[i];
+        names[out] = names[i];
+        out++;
+    }
+    objs[out] = NULL;
+    talloc_free(tmp_ctx);
+    return out;
+}
+
+/* ---- users ------------------------------------------------------------------------- */
+
+struct sdap_enum_users_state {
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    struct sdap_user **users;
+    size_t num;
+};
+
+static void sdap_enumerate_users_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx)
+{
+    struct sdap_enum_users_state *state;
+    const struct sdap_options *opts;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_users_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (id_ctx == NULL || ev == NULL) {
+        return sss_req_post(req, ev, EINVAL);
+    }
+    state->id_ctx = id_ctx;
+    opts = id_ctx->opts;
+    state->args.base = opts->user_base;
+    state->args.scope = LDAP_SCOPE_SUBTREE;
+    state->args.timeout = opts->enum_search_timeout;
+    state->args.page_size = opts->page_size;
+    state->args.attrs = sdap_user_attrs(state, opts);
+    state->args.filter = sdap_filter_present(state, opts->user_map[SDAP_UA_OC],
+                                             opts->user_map[SDAP_UA_NAME], opts->user_filter);
+    if (state->args.attrs == NULL || state->args.filter == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, sdap_enumerate_users_done, req);
+    return req;
+}
+
+static void sdap_enumerate_users_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
+    struct sdap_entry **entries = NULL;
+    const char **names;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    state->users = talloc_array(state, struct sdap_user *, num + 1);
+    names = talloc_array(state, const char *, num + 1);
+    if (state->users == NULL || names == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    for (i = 0; i < num; i++) {
+        struct sdap_user *user;
+
+        ret = sdap_parse_user(state->users, state->id_ctx->opts, entries[i], &user);
+        if (ret == EINVAL) {
+            continue;
+        }
+        if (ret != EOK) {
+            tevent_req_error(req, ret);
+            return;
+        }
+        names[state->num] = user->name;
+        state->users[state->num++] = user;
+    }
+    talloc_free(entries);
+    state->num = drop_duplicates((void **)state->users, names, state->num, "user");
+    talloc_free(names);
+    DEBUG(SSSDBG_TRACE_FUNC, "%zu user(s) enumerated\n", state->num);
+    tevent_req_done(req);
+}
+
+errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                  struct sdap_user ***_users, size_t *_num_users)
+{
+    struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_users = talloc_steal(mem_ctx, state->users);
+    *_num_users = state->num;
+    return EOK;
+}
+
+/* ---- groups ------------------------------------------------------------------------ */
+
+struct sdap_enum_groups_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
+    struct sdap_group **groups;
+    size_t num;
+    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
+    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
+    const char **dns;
+    size_t num_dns;
+};
+
+static void sdap_enumerate_groups_found(struct tevent_req *subreq);
+static void sdap_enumerate_groups_members(struct tevent_req *subreq);
+
+struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                              struct sdap_id_ctx *id_ctx)
+{
+    struct sdap_enum_groups_state *state;
+    const struct sdap_options *opts;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_groups_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (id_ctx == NULL || ev == NULL) {
+        return sss_req_post(req, ev, EINVAL);
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    opts = id_ctx->opts;
+    state->args.base = opts->group_base;
+    state->args.scope = LDAP_SCOPE_SUBTREE;
+    state->args.timeout = opts->enum_search_timeout;
+    state->args.page_size = opts->page_size;
+    state->args.attrs = sdap_group_attrs(state, opts, true);
+    state->args.filter = sdap_filter_present(state, opts->group_map[SDAP_GA_OC],
+                                             opts->group_map[SDAP_GA_NAME],
+                                             opts->group_filter);
+    if (state->args.attrs == NULL || state->args.filter == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, sdap_enumerate_groups_found, req);
+    return req;
+}
+
+/* Member DNs of every group: groups known from the enumeration, the rest to look up. */
+static errno_t collect_member_dns(struct sdap_enum_groups_state *state)
+{
+    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
+    size_t i;
+    size_t k;
+
+    state->group_dns = sdap_strset_new(state);
+    state->user_dns = sdap_strset_new(state);
+    if (state->group_dns == NULL || state->user_dns == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < state->num; i++) {
+        char *canon = sdap_dn_canon(state, state->groups[i]->orig_dn);
+        if (canon != NULL) {
+            sdap_strmap_add(state->group_dns, canon, state->groups[i]);
+            talloc_free(canon);
+        }
+    }
+    for (i = 0; i < state->num; i++) {
+        const struct sdap_attr *attr = sdap_entry_attr(state->entries[i], member_attr);
+
+        for (k = 0; attr != NULL && k < attr->num_values; k++) {
+            char *canon = sdap_dn_canon(state, attr->values[k]);
+            const char **dns;
+
+            if (canon == NULL || sdap_strset_has(state->group_dns, canon)
+                    || sdap_strset_has(state->user_dns, canon)) {
+                talloc_free(canon);
+                continue;
+            }
+            dns = talloc_realloc(state, state->dns, const char *, state->num_dns + 2);
+            if (dns == NULL) {
+                return ENOMEM;
+            }
+            state->dns = dns;
+            state->dns[state->num_dns++] = attr->values[k];
+            state->dns[state->num_dns] = NULL;
+            sdap_strmap_add(state->user_dns, canon, (void *)(uintptr_t)state->num_dns);
+            talloc_free(canon);
+        }
+    }
+    return EOK;
+}
+
+static void sdap_enumerate_groups_found(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct sdap_entry **entries = NULL;
+    const char **names;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    state->groups = talloc_array(state, struct sdap_group *, num + 1);
+    state->entries = talloc_array(state, struct sdap_entry *, num + 1);
+    names = talloc_array(state, const char *, num + 1);
+    if (state->groups == NULL || state->entries == NULL || names == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    for (i = 0; i < num; i++) {
+        struct sdap_group *group;
+
+        ret = sdap_parse_group(state->groups, opts, entries[i], &group);
+        if (ret == EINVAL) {
+            continue;
+        }
+        if (ret == EOK && !opts->member_is_dn) {
+            ret = sdap_group_set_members_rfc2307(group, opts, entries[i]);
+        }
+        if (ret != EOK) {
+            tevent_req_error(req, ret);
+            return;
+        }
+        names[state->num] = group->name;
+        state->entries[state->num] = talloc_steal(state->entries, entries[i]);
+        state->groups[state->num++] = group;
+    }
+    talloc_free(entries);
+    /* Duplicates: drop the groups and keep entries aligned. */
+    {
+        struct sdap_entry **ents = state->entries;
+        size_t n = state->num;
+        size_t out = 0;
+        struct sdap_strset *seen = sdap_strset_new(state);
+        struct sdap_strset *dup = sdap_strset_new(state);
+
+        if (seen == NULL || dup == NULL) {
+            tevent_req_error(req, ENOMEM);
+            return;
+        }
+        for (i = 0; i < n; i++) {
+            if (!sdap_strset_add(seen, names[i])) {
+                sdap_strset_add(dup, names[i]);
+            }
+        }
+        for (i = 0; i < n; i++) {
+            if (sdap_strset_has(dup, names[i])) {
+                DEBUG(SSSDBG_OP_FAILURE, "group '%s' is served by several entries: skipped\n",
+                      names[i]);
+                talloc_free(state->groups[i]);
+                continue;
+            }
+            state->groups[out] = state->groups[i];
+            ents[out] = ents[i];
+            out++;
+        }
+        state->groups[out] = NULL;
+        state->num = out;
+        talloc_free(seen);
+        talloc_free(dup);
+    }
+    talloc_free(names);
+    if (!opts->member_is_dn) {
+        tevent_req_done(req);
+        return;
+    }
+    ret = collect_member_dns(state);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
+                                     state->num_dns, sdap_user_attrs(state, opts));
+    if (subreq == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    tevent_req_set_callback(subreq, sdap_enumerate_groups_members, req);
+}
+
+static void sdap_enumerate_groups_members(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    const char *member_attr = opts->group_map[SDAP_GA_MEMBER];
+    struct sdap_entry **found = NULL;
+    const char **user_names;
+    size_t i;
+    size_t k;
+    errno_t ret;
+
+    ret = sdap_id_lookup_dns_recv(state, subreq, &found);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    /* The user name of each looked-up DN (NULL: not a usable user). */
+    user_names = talloc_zero_array(state, const char *, state->num_dns + 1);
+    if (user_names == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    for (i = 0; i < state->num_dns; i++) {
+        struct sdap_user *user;
+
+        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->user_map[SDAP_UA_OC])
+                && sdap_parse_user(user_names, opts, found[i], &user) == EOK) {
+            user_names[i] = user->name;
+        }
+    }
+    for (i = 0; i < state->num; i++) {
+        const struct sdap_attr *attr = sdap_entry_attr(state->entries[i], member_attr);
+        struct sdap_strset *users = sdap_strset_new(state);
+        struct sdap_strset *groups = sdap_strset_new(state);
+        struct sdap_group *g = state->groups[i];
+
+        if (users == NULL || groups == NULL) {
+            tevent_req_error(req, ENOMEM);
+            return;
+        }
+        for (k = 0; attr != NULL && k < attr->num_values; k++) {
+            char *canon = sdap_dn_canon(users, attr->values[k]);
+            struct sdap_group *sub;
+            uintptr_t idx;
+
+            if (canon == NULL) {
+                continue;
+            }
+            sub = sdap_strmap_get(state->group_dns, canon);
+            if (sub != NULL) {
+                if (sub != g) {
+                    sdap_strset_add(groups, sub->name);
+                }
+                continue;
+            }
+            idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
+            if (idx > 0 && user_names[idx - 1] != NULL) {
+                sdap_strset_add(users, user_names[idx - 1]);
+            }
+        }
+        talloc_free(g->member_users);
+        talloc_free(g->member_groups);
+        g->member_users = sdap_strset_array(g, users);
+        g->num_member_users = sdap_strset_count(users);
+        g->member_groups = sdap_strset_array(g, groups);
+        g->num_member_groups = sdap_strset_count(groups);
+        talloc_free(users);
+        talloc_free(groups);
+        if (g->member_users == NULL || g->member_groups == NULL) {
+            tevent_req_error(req, ENOMEM);
+            return;
+        }
+    }
+    talloc_free(found);
+    talloc_free(user_names);
+    tevent_req_done(req);
+}
+
+errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                   struct sdap_group ***_groups, size_t *_num_groups)
+{
+    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_groups = talloc_steal(mem_ctx, state->groups);
+    *_num_groups = state->num;
+    return EOK;
+}

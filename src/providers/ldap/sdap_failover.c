@@ -1,0 +1,338 @@
+/*
+ * Failover across the domain's servers: ldap_uri in order, then ldap_backup_uri. A server
+ * that fails (connect refused or timed out, TLS failure, connection lost) is marked bad
+ * for offline_timeout seconds and skipped meanwhile. When every server is bad or fails,
+ * the attempt ends with ENETUNREACH: the domain is offline.
+ *
+ * sdap_get_conn_send() hands out the one shared connection. Requests that arrive while a
+ * connection is being set up wait for that same attempt, so a burst of lookups at start-up
+ * opens one connection, not one each.
+ */
+#include <time.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+struct sdap_server {
+    const char *uri;
+    bool backup;
+    time_t bad_until;           /* 0: good */
+};
+
+struct sdap_fo {
+    struct sdap_server *servers;
+    size_t num;
+    int bad_timeout;
+};
+
+struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
+{
+    struct sdap_fo *fo = talloc_zero(mem_ctx, struct sdap_fo);
+    size_t i;
+
+    if (fo == NULL) {
+        return NULL;
+    }
+    fo->servers = talloc_zero_array(fo, struct sdap_server, opts->num_uris);
+    if (fo->servers == NULL) {
+        talloc_free(fo);
+        return NULL;
+    }
+    for (i = 0; i < opts->num_uris; i++) {
+        fo->servers[i].uri = opts->uris[i];
+        fo->servers[i].backup = i >= opts->num_primary;
+    }
+    fo->num = opts->num_uris;
+    fo->bad_timeout = opts->bad_server_timeout;
+    return fo;
+}
+
+int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now)
+{
+    size_t i;
+
+    for (i = start; i < fo->num; i++) {
+        if (fo->servers[i].bad_until == 0 || fo->servers[i].bad_until <= now) {
+            fo->servers[i].bad_until = 0;
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+const char *sdap_fo_uri(struct sdap_fo *fo, size_t idx)
+{
+    return idx < fo->num ? fo->servers[idx].uri : NULL;
+}
+
+void sdap_fo_mark_bad(struct sdap_fo *fo, size_t idx, time_t now)
+{
+    if (idx < fo->num) {
+        fo->servers[idx].bad_until = now + (fo->bad_timeout > 0 ? fo->bad_timeout : 1);
+        DEBUG(SSSDBG_BE_FO, "%s server %s marked bad for %d s\n",
+              fo->servers[idx].backup ? "backup" : "primary", fo->servers[idx].uri,
+              fo->bad_timeout);
+    }
+}
+
+void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx)
+{
+    if (idx < fo->num) {
+        fo->servers[idx].bad_until = 0;
+    }
+}
+
+void sdap_fo_reset(struct sdap_fo *fo)
+{
+    size_t i;
+
+    for (i = 0; i < fo->num; i++) {
+        fo->servers[i].bad_until = 0;
+    }
+}
+
+/* ---- the failover walk: try servers in order until one gives a ready connection ---- */
+
+struct sdap_fo_walk_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    int idx;
+    struct sdap_conn *conn;
+};
+
+static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start);
+static void sdap_fo_walk_done(struct tevent_req *subreq);
+
+static struct tevent_req *sdap_fo_walk_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                            struct sdap_id_ctx *id_ctx)
+{
+    struct sdap_fo_walk_state *state;
+    struct tevent_req *req;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_fo_walk_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    ret = sdap_fo_walk_step(req, 0);
+    if (ret != EOK) {
+        return sss_req_post(req, ev, ret);
+    }
+    return req;
+}
+
+static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start)
+{
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    struct tevent_req *subreq;
+
+    state->idx = sdap_fo_next(state->id_ctx->fo, start, time(NULL));
+    if (state->idx < 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: no LDAP server reachable, offline\n",
+              state->id_ctx->opts->domain);
+        return ENETUNREACH;
+    }
+    subreq = sdap_connect_send(state, state->ev, state->id_ctx->opts,
+                               sdap_fo_uri(state->id_ctx->fo, (size_t)state->idx));
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_fo_walk_done, req);
+    return EOK;
+}
+
+static void sdap_fo_walk_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    errno_t ret;
+
+    ret = sdap_connect_recv(state, subreq, &state->conn);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
+        tevent_req_done(req);
+        return;
+    }
+    state->id_ctx->stats.connect_failures++;
+    if (ret == EACCES || ret == ENOMEM) {
+        /* The credentials are wrong everywhere: failing over would not help. */
+        tevent_req_error(req, ret);
+        return;
+    }
+    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
+static errno_t sdap_fo_walk_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                 struct sdap_conn **_conn, int *_idx)
+{
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_conn = talloc_steal(mem_ctx, state->conn);
+    *_idx = state->idx;
+    return EOK;
+}
+
+/* ---- the shared connection ------------------------------------------------------------ */
+
+struct sdap_conn_waiter {
+    struct sdap_conn_waiter *prev;
+    struct sdap_conn_waiter *next;
+    struct sdap_id_ctx *id_ctx;
+    struct tevent_req *req;
+};
+
+struct sdap_get_conn_state {
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_conn_waiter *waiter;
+};
+
+static void waiter_unlink(struct sdap_conn_waiter *w)
+{
+    if (w->id_ctx == NULL) {
+        return;
+    }
+    if (w->prev != NULL) {
+        w->prev->next = w->next;
+    } else {
+        w->id_ctx->waiters = w->next;
+    }
+    if (w->next != NULL) {
+        w->next->prev = w->prev;
+    }
+    w->prev = w->next = NULL;
+    w->id_ctx = NULL;
+}
+
+static int waiter_destructor(struct sdap_conn_waiter *w)
+{
+    waiter_unlink(w);
+    return 0;
+}
+
+static void sdap_conn_lost(struct sdap_conn *conn, void *pvt, errno_t error)
+{
+    struct sdap_id_ctx *id_ctx = talloc_get_type_abort(pvt, struct sdap_id_ctx);
+
+    if (id_ctx->conn != conn) {
+        return;
+    }
+    sdap_fo_mark_bad(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL));
+    id_ctx->conn = NULL;
+    sdap_conn_unref(conn);
+}
+
+static void sdap_get_conn_connected(struct tevent_req *subreq);
+
+struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                      struct sdap_id_ctx *id_ctx)
+{
+    struct sdap_get_conn_state *state;
+    struct sdap_conn_waiter *w;
+    struct tevent_req *req;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_get_conn_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    tevent_req_defer_callback(req, ev);
+    state->id_ctx = id_ctx;
+    if (sdap_conn_usable(id_ctx->conn)) {
+        ret = EOK;
+        goto done;
+    }
+    w = talloc_zero(state, struct sdap_conn_waiter);
+    if (w == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    w->id_ctx = id_ctx;
+    w->req = req;
+    w->next = id_ctx->waiters;
+    if (id_ctx->waiters != NULL) {
+        id_ctx->waiters->prev = w;
+    }
+    id_ctx->waiters = w;
+    talloc_set_destructor(w, waiter_destructor);
+    state->waiter = w;
+
+    if (id_ctx->connecting == NULL) {
+        id_ctx->connecting = sdap_fo_walk_send(id_ctx, ev, id_ctx);
+        if (id_ctx->connecting == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        tevent_req_set_callback(id_ctx->connecting, sdap_get_conn_connected, id_ctx);
+    }
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+/* The failover walk ended: every waiter gets its answer. */
+static void sdap_get_conn_connected(struct tevent_req *subreq)
+{
+    struct sdap_id_ctx *id_ctx = tevent_req_callback_data(subreq, struct sdap_id_ctx);
+    struct sdap_conn_waiter *w;
+    struct sdap_conn *conn = NULL;
+    int idx = -1;
+    errno_t ret;
+
+    ret = sdap_fo_walk_recv(id_ctx, subreq, &conn, &idx);
+    talloc_free(subreq);
+    id_ctx->connecting = NULL;
+    if (ret == EOK) {
+        if (id_ctx->conn != NULL) {
+            sdap_conn_fail(id_ctx->conn, ENOTCONN);
+            sdap_conn_unref(id_ctx->conn);
+        }
+        id_ctx->conn = conn;
+        id_ctx->conn_server = idx;
+        id_ctx->last_uri = sdap_fo_uri(id_ctx->fo, (size_t)idx);
+        id_ctx->offline = false;
+        id_ctx->stats.connects++;
+        sdap_conn_set_lost_fn(conn, sdap_conn_lost, id_ctx);
+        DEBUG(SSSDBG_BE_FO, "domain %s: served by %s\n", id_ctx->opts->domain,
+              id_ctx->last_uri);
+    } else {
+        id_ctx->offline = ret == ENETUNREACH;
+    }
+    while ((w = id_ctx->waiters) != NULL) {
+        struct tevent_req *req = w->req;
+
+        waiter_unlink(w);
+        if (ret == EOK) {
+            tevent_req_done(req);
+        } else {
+            tevent_req_error(req, ret);
+        }
+    }
+}
+
+void sdap_get_conn_detach(struct sdap_id_ctx *id_ctx)
+{
+    while (id_ctx->waiters != NULL) {
+        waiter_unlink(id_ctx->waiters);
+    }
+}
+
+errno_t sdap_get_conn_recv(struct tevent_req *req, struct sdap_conn **_conn)
+{
+    struct sdap_get_conn_state *state = tevent_req_data(req, struct sdap_get_conn_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    /* The connection may have broken between the answer and now. */
+    if (!sdap_conn_usable(state->id_ctx->conn)) {
+        return ENOTCONN;
+    }
+    *_conn = state->id_ctx->conn;
+    return EOK;
+}

@@ -1,0 +1,344 @@
+/*
+ * Small pure helpers of the LDAP provider: RFC 4515 escaping of values put into filters
+ * (user-provided names never reach a filter unescaped), building the filters the
+ * operations use, a canonical form of DNs for comparing them, a string set (and map) used
+ * for deduplication, loop protection and DN -> name lookups, and the LDAP result code -> errno mapping.
+ */
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p;
+    char *out;
+    size_t len = 0;
+    size_t o = 0;
+
+    if (value == NULL) {
+        return NULL;
+    }
+    for (p = (const unsigned char *)value; *p != '\0'; p++) {
+        len += (*p == '*' || *p == '(' || *p == ')' || *p == '\\' || *p < 0x20
+                || *p == 0x7f) ? 3 : 1;
+    }
+    out = talloc_size(mem_ctx, len + 1);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (p = (const unsigned char *)value; *p != '\0'; p++) {
+        if (*p == '*' || *p == '(' || *p == ')' || *p == '\\' || *p < 0x20 || *p == 0x7f) {
+            out[o++] = '\\';
+            out[o++] = hex[*p >> 4];
+            out[o++] = hex[*p & 0x0f];
+        } else {
+            out[o++] = (char)*p;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* extra as a filter component: "" when unset, "(...)" when not parenthesised. */
+static const char *extra_part(TALLOC_CTX *mem_ctx, const char *extra)
+{
+    if (extra == NULL || extra[0] == '\0') {
+        return "";
+    }
+    if (extra[0] == '(') {
+        return extra;
+    }
+    return talloc_asprintf(mem_ctx, "(%s)", extra);
+}
+
+char *sdap_filter_eq(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
+                     const char *value, const char *extra)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const char *ex;
+    char *esc;
+    char *filter = NULL;
+
+    if (tmp_ctx == NULL) {
+        return NULL;
+    }
+    esc = sdap_filter_escape(tmp_ctx, value);
+    ex = extra_part(tmp_ctx, extra);
+    if (esc != NULL && ex != NULL) {
+        filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)(%s=%s)%s)", oc, attr, esc, ex);
+    }
+    talloc_free(tmp_ctx);
+    return filter;
+}
+
+char *sdap_filter_or(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
+                     const char *const *values, size_t n, const char *extra)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const char *ex;
+    char *terms;
+    char *esc;
+    char *filter = NULL;
+    size_t i;
+
+    if (tmp_ctx == NULL) {
+        return NULL;
+    }
+    terms = talloc_strdup(tmp_ctx, "");
+    for (i = 0; terms != NULL && i < n; i++) {
+        esc = sdap_filter_escape(tmp_ctx, values[i]);
+        if (esc == NULL) {
+            goto done;
+        }
+        terms = talloc_asprintf_append_buffer(terms, "(%s=%s)", attr, esc);
+    }
+    ex = extra_part(tmp_ctx, extra);
+    if (terms != NULL && ex != NULL) {
+        filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)(|%s)%s)", oc, terms, ex);
+    }
+done:
+    talloc_free(tmp_ctx);
+    return filter;
+}
+
+char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
+                          const char *extra)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const char *ex;
+    char *filter = NULL;
+
+    if (tmp_ctx == NULL) {
+        return NULL;
+    }
+    ex = extra_part(tmp_ctx, extra);
+    if (ex != NULL) {
+        filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)(%s=*)%s)", oc, attr, ex);
+    }
+    talloc_free(tmp_ctx);
+    return filter;
+}
+
+char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn)
+{
+    char *norm = NULL;
+    char *out;
+    size_t i;
+
+    if (dn == NULL) {
+        return NULL;
+    }
+    if (ldap_dn_normalize(dn, LDAP_DN_FORMAT_LDAP, &norm, LDAP_DN_FORMAT_LDAPV3)
+            != LDAP_SUCCESS || norm == NULL) {
+        return NULL;
+    }
+    out = talloc_strdup(mem_ctx, norm);
+    ldap_memfree(norm);
+    if (out == NULL) {
+        return NULL;
+    }
+    for (i = 0; out[i] != '\0'; i++) {
+        if (out[i] >= 'A' && out[i] <= 'Z') {
+            out[i] = (char)(out[i] - 'A' + 'a');
+        }
+    }
+    return out;
+}
+
+/* ---- string set / map: open addressing on indexes, FNV-1a, grows at 1/2 load ------- */
+
+struct sdap_strset {
+    size_t *slots;          /* 0 empty, else 1 + index into keys */
+    size_t size;            /* power of two */
+    char **keys;            /* insertion order */
+    void **values;
+    size_t count;
+    size_t cap;
+};
+
+static uint32_t strset_hash(const char *s)
+{
+    uint32_t h = 2166136261u;
+
+    for (; *s != '\0'; s++) {
+        h ^= (unsigned char)*s;
+        h *= 16777619u;
+    }
+    return h;
+}
+
+struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx)
+{
+    struct sdap_strset *set = talloc_zero(mem_ctx, struct sdap_strset);
+
+    if (set == NULL) {
+        return NULL;
+    }
+    set->size = 64;
+    set->cap = 32;
+    set->slots = talloc_zero_array(set, size_t, set->size);
+    set->keys = talloc_array(set, char *, set->cap);
+    set->values = talloc_array(set, void *, set->cap);
+    if (set->slots == NULL || set->keys == NULL || set->values == NULL) {
+        talloc_free(set);
+        return NULL;
+    }
+    return set;
+}
+
+/* The slot holding str, or the empty slot where it would go. */
+static size_t *strset_find(const struct sdap_strset *set, size_t *slots, size_t size,
+                           const char *str)
+{
+    size_t i = strset_hash(str) & (size - 1);
+
+    while (slots[i] != 0 && strcmp(set->keys[slots[i] - 1], str) != 0) {
+        i = (i + 1) & (size - 1);
+    }
+    return &slots[i];
+}
+
+static bool strset_grow(struct sdap_strset *set)
+{
+    size_t nsize = set->size * 2;
+    size_t *nslots = talloc_zero_array(set, size_t, nsize);
+    size_t i;
+
+    if (nslots == NULL) {
+        return false;
+    }
+    for (i = 0; i < set->count; i++) {
+        *strset_find(set, nslots, nsize, set->keys[i]) = i + 1;
+    }
+    talloc_free(set->slots);
+    set->slots = nslots;
+    set->size = nsize;
+    return true;
+}
+
+bool sdap_strmap_add(struct sdap_strset *set, const char *str, void *value)
+{
+    size_t *slot;
+    char *copy;
+
+    if (set == NULL || str == NULL) {
+        return false;
+    }
+    slot = strset_find(set, set->slots, set->size, str);
+    if (*slot != 0) {
+        return false;
+    }
+    if ((set->count + 1) * 2 > set->size) {
+        if (!strset_grow(set)) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
+            return false;
+        }
+        slot = strset_find(set, set->slots, set->size, str);
+    }
+    if (set->count == set->cap) {
+        char **nkeys = talloc_realloc(set, set->keys, char *, set->cap * 2);
+        void **nvalues;
+
+        if (nkeys == NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
+            return false;
+        }
+        set->keys = nkeys;
+        nvalues = talloc_realloc(set, set->values, void *, set->cap * 2);
+        if (nvalues == NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
+            return false;
+        }
+        set->values = nvalues;
+        set->cap *= 2;
+    }
+    copy = talloc_strdup(set, str);
+    if (copy == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
+        return false;
+    }
+    set->keys[set->count] = copy;
+    set->values[set->count] = value;
+    set->count++;
+    *slot = set->count;
+    return true;
+}
+
+bool sdap_strset_add(struct sdap_strset *set, const char *str)
+{
+    return sdap_strmap_add(set, str, NULL);
+}
+
+void *sdap_strmap_get(struct sdap_strset *set, const char *str)
+{
+    size_t idx;
+
+    if (set == NULL || str == NULL) {
+        return NULL;
+    }
+    idx = *strset_find(set, set->slots, set->size, str);
+    return idx == 0 ? NULL : set->values[idx - 1];
+}
+
+bool sdap_strset_has(struct sdap_strset *set, const char *str)
+{
+    if (set == NULL || str == NULL) {
+        return false;
+    }
+    return *strset_find(set, set->slots, set->size, str) != 0;
+}
+
+size_t sdap_strset_count(struct sdap_strset *set)
+{
+    return set == NULL ? 0 : set->count;
+}
+
+const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set)
+{
+    size_t n = sdap_strset_count(set);
+    const char **arr = talloc_array(mem_ctx, const char *, n + 1);
+    size_t i;
+
+    if (arr == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        arr[i] = talloc_strdup(arr, set->keys[i]);
+        if (arr[i] == NULL) {
+            talloc_free(arr);
+            return NULL;
+        }
+    }
+    arr[n] = NULL;
+    return arr;
+}
+
+errno_t sdap_ldap_err(int lrc)
+{
+    switch (lrc) {
+    case LDAP_SUCCESS:
+        return EOK;
+    case LDAP_NO_SUCH_OBJECT:
+        return ENOENT;
+    case LDAP_INVALID_CREDENTIALS:
+    case LDAP_INAPPROPRIATE_AUTH:
+    case LDAP_INSUFFICIENT_ACCESS:
+    case LDAP_STRONG_AUTH_REQUIRED:
+    case LDAP_CONFIDENTIALITY_REQUIRED:
+        return EACCES;
+    case LDAP_TIMEOUT:
+    case LDAP_TIMELIMIT_EXCEEDED:
+        return ETIMEDOUT;
+    case LDAP_SERVER_DOWN:
+    case LDAP_CONNECT_ERROR:
+        return ENOTCONN;
+    case LDAP_NO_MEMORY:
+        return ENOMEM;
+    case LDAP_FILTER_ERROR:
+    case LDAP_PARAM_ERROR:
+    case LDAP_INVALID_DN_SYNTAX:
+        return EINVAL;
+    default:
+        return EIO;
+    }
+}

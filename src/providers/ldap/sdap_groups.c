@@ -1,0 +1,448 @@
+/*
+ * Looking up one group, by name or gid, with its members.
+ *
+ * rfc2307: the members are the memberUid values (names), taken as they are (invalid names
+ * dropped, duplicates removed).
+ *
+ * rfc2307bis (and the other DN-member schemas): the member values are DNs. They are
+ * resolved level by level (breadth first): all member DNs of the groups of one level that
+ * were not seen before are read with base-scope lookups, many in flight at once on the
+ * shared connection (sdap_lookup_dns). A DN whose entry has the user object class gives a
+ * user name; one with the group object class is a nested group: listed in member_groups
+ * when it is a direct member, and expanded in turn while its depth is within
+ * ldap_group_nesting_level (the looked-up group is its own depth 0). Every DN is looked up
+ * at most once and every group expanded at most once, so membership loops (A in B in A)
+ * end. Unusable entries (sdap_schema.c) are skipped as members.
+ */
+#include <stdio.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+/* memberUid values -> sdap_group.member_users. */
+static errno_t set_member_names(struct sdap_group *group, const struct sdap_attr *attr)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    struct sdap_strset *set;
+    const char **arr;
+    size_t i;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    set = sdap_strset_new(tmp_ctx);
+    if (set == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; attr != NULL && i < attr->num_values; i++) {
+        if (!sdap_valid_name(attr->values[i])) {
+            DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': invalid member name skipped\n",
+                  group->name);
+            continue;
+        }
+        sdap_strset_add(set, attr->values[i]);
+    }
+    arr = sdap_strset_array(group, set);
+    if (arr == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    talloc_free(group->member_users);
+    group->member_users = arr;
+    group->num_member_users = sdap_strset_count(set);
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
+                                       const struct sdap_options *opts,
+                                       const struct sdap_entry *entry)
+{
+    return set_member_names(group, sdap_entry_attr(entry, opts->group_map[SDAP_GA_MEMBER]));
+}
+
+/* ---- rfc2307bis member resolution --------------------------------------------------- */
+
+struct sdap_resolve_members_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    int nesting_level;
+    int depth;                      /* depth of the groups in frontier */
+    struct sdap_strset *seen;       /* canonical DNs looked up (or being the top group) */
+    struct sdap_strset *users;
+    struct sdap_strset *groups;     /* direct member groups */
+    const struct sdap_entry **frontier;
+    size_t num_frontier;
+    const char **dns;               /* being looked up */
+    size_t num_dns;
+    const char **attrs;
+};
+
+static errno_t sdap_resolve_members_step(struct tevent_req *req);
+static void sdap_resolve_members_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx,
+                                             const struct sdap_entry *group_entry,
+                                             int nesting_level)
+{
+    struct sdap_resolve_members_state *state;
+    struct tevent_req *req;
+    char *canon;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_resolve_members_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    state->nesting_level = nesting_level;
+    state->seen = sdap_strset_new(state);
+    state->users = sdap_strset_new(state);
+    state->groups = sdap_strset_new(state);
+    state->frontier = talloc_array(state, const struct sdap_entry *, 1);
+    state->attrs = sdap_any_attrs(state, id_ctx->opts);
+    if (state->seen == NULL || state->users == NULL || state->groups == NULL
+            || state->frontier == NULL || state->attrs == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    canon = sdap_dn_canon(state, group_entry->dn);
+    if (canon != NULL) {
+        sdap_strset_add(state->seen, canon);
+    }
+    state->frontier[0] = group_entry;
+    state->num_frontier = 1;
+    ret = sdap_resolve_members_step(req);
+    if (ret == EAGAIN) {
+        return req;
+    }
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+/* Looks up the new member DNs of the frontier. EAGAIN: lookups sent; EOK: nothing left. */
+static errno_t sdap_resolve_members_step(struct tevent_req *req)
+{
+    struct sdap_resolve_members_state *state =
+        tevent_req_data(req, struct sdap_resolve_members_state);
+    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
+    struct tevent_req *subreq;
+    size_t total = 0;
+    size_t i;
+    size_t k;
+
+    for (i = 0; i < state->num_frontier; i++) {
+        const struct sdap_attr *attr = sdap_entry_attr(state->frontier[i], member_attr);
+        total += attr != NULL ? attr->num_values : 0;
+    }
+    talloc_free(state->dns);
+    state->dns = talloc_array(state, const char *, total + 1);
+    state->num_dns = 0;
+    if (state->dns == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < state->num_frontier; i++) {
+        const struct sdap_attr *attr = sdap_entry_attr(state->frontier[i], member_attr);
+
+        for (k = 0; attr != NULL && k < attr->num_values; k++) {
+            char *canon = sdap_dn_canon(state->dns, attr->values[k]);
+
+            if (canon == NULL) {
+                DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': member '%.64s' is not a DN: "
+                      "skipped\n", state->frontier[i]->dn, attr->values[k]);
+                continue;
+            }
+            if (!sdap_strset_add(state->seen, canon)) {
+                talloc_free(canon);
+                continue;       /* seen at this or an earlier level */
+            }
+            talloc_free(canon);
+            state->dns[state->num_dns++] = attr->values[k];
+        }
+    }
+    state->dns[state->num_dns] = NULL;
+    if (state->num_dns == 0) {
+        return EOK;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "depth %d: looking up %zu member DN(s)\n", state->depth,
+          state->num_dns);
+    subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
+                                     state->num_dns, state->attrs);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_resolve_members_done, req);
+    return EAGAIN;
+}
+
+static void sdap_resolve_members_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_resolve_members_state *state =
+        tevent_req_data(req, struct sdap_resolve_members_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct sdap_entry **entries = NULL;
+    const struct sdap_entry **next;
+    size_t num_next = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_lookup_dns_recv(state, subreq, &entries);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    next = talloc_array(state, const struct sdap_entry *, state->num_dns + 1);
+    if (next == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    for (i = 0; i < state->num_dns; i++) {
+        struct sdap_entry *e = entries[i];
+        struct sdap_user *user = NULL;
+        struct sdap_group *group = NULL;
+
+        if (e == NULL) {
+            DEBUG(SSSDBG_TRACE_FUNC, "member '%s' does not exist: skipped\n", state->dns[i]);
+            continue;
+        }
+        if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
+            if (sdap_parse_user(state, opts, e, &user) == EOK) {
+                sdap_strset_add(state->users, user->name);
+                talloc_free(user);
+            }
+        } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
+            if (sdap_parse_group(state, opts, e, &group) != EOK) {
+                continue;
+            }
+            if (state->depth == 0) {
+                sdap_strset_add(state->groups, group->name);
+            }
+            talloc_free(group);
+            if (state->depth + 1 <= state->nesting_level) {
+                next[num_next++] = e;
+            }
+        } else {
+            DEBUG(SSSDBG_TRACE_FUNC, "member '%s' is neither a user nor a group: skipped\n",
+                  e->dn);
+        }
+    }
+    /* The next level's entries stay alive: entries hangs off state until the end. */
+    talloc_free(state->frontier);
+    state->frontier = next;
+    state->num_frontier = num_next;
+    state->depth++;
+    ret = sdap_resolve_members_step(req);
+    if (ret == EAGAIN) {
+        return;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                  const char ***_users, size_t *_num_users,
+                                  const char ***_groups, size_t *_num_groups)
+{
+    struct sdap_resolve_members_state *state =
+        tevent_req_data(req, struct sdap_resolve_members_state);
+    const char **users;
+    const char **groups;
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    users = sdap_strset_array(mem_ctx, state->users);
+    groups = sdap_strset_array(mem_ctx, state->groups);
+    if (users == NULL || groups == NULL) {
+        talloc_free(users);
+        talloc_free(groups);
+        return ENOMEM;
+    }
+    *_users = users;
+    *_num_users = sdap_strset_count(state->users);
+    *_groups = groups;
+    *_num_groups = sdap_strset_count(state->groups);
+    return EOK;
+}
+
+/* ---- get group ---------------------------------------------------------------------- */
+
+struct sdap_get_group_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    char *what;
+    struct sdap_entry **entries;
+    struct sdap_group *group;
+};
+
+static void sdap_get_group_found(struct tevent_req *subreq);
+static void sdap_get_group_resolved(struct tevent_req *subreq);
+
+struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct sdap_id_ctx *id_ctx, enum sdap_by by,
+                                       const char *name, uint32_t id)
+{
+    struct sdap_get_group_state *state;
+    const struct sdap_options *opts;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    char idstr[16];
+    uint32_t checked;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_get_group_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (id_ctx == NULL || ev == NULL) {
+        ret = EINVAL;
+        goto done;
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    opts = id_ctx->opts;
+    state->args.base = opts->group_base;
+    state->args.scope = LDAP_SCOPE_SUBTREE;
+    state->args.timeout = opts->search_timeout;
+    state->args.attrs = sdap_group_attrs(state, opts, true);
+    if (state->args.attrs == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (by == SDAP_BY_NAME) {
+        if (!sdap_valid_name(name)) {
+            DEBUG(SSSDBG_OP_FAILURE, "refusing to look up an empty or invalid group name\n");
+            ret = EINVAL;
+            goto done;
+        }
+        state->args.filter = sdap_filter_eq(state, opts->group_map[SDAP_GA_OC],
+                                            opts->group_map[SDAP_GA_NAME], name,
+                                            opts->group_filter);
+        state->what = talloc_asprintf(state, "group '%s'", name);
+    } else if (by == SDAP_BY_ID) {
+        snprintf(idstr, sizeof(idstr), "%u", id);
+        if (sdap_parse_id(idstr, opts->min_id, opts->max_id, &checked) != EOK) {
+            DEBUG(SSSDBG_TRACE_FUNC, "gid %u is outside the domain's range\n", id);
+            ret = ENOENT;
+            goto done;
+        }
+        state->args.filter = sdap_filter_eq(state, opts->group_map[SDAP_GA_OC],
+                                            opts->group_map[SDAP_GA_GID], idstr,
+                                            opts->group_filter);
+        state->what = talloc_asprintf(state, "gid %u", id);
+    } else {
+        ret = EINVAL;
+        goto done;
+    }
+    if (state->args.filter == NULL || state->what == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_get_group_found, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+static void sdap_get_group_found(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (num == 0) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
+        ret = ENOENT;
+        goto done;
+    }
+    if (num > 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
+              state->what, num, state->entries[0]->dn, state->entries[1]->dn,
+              num > 2 ? ", ..." : "");
+        ret = EINVAL;
+        goto done;
+    }
+    ret = sdap_parse_group(state, opts, state->entries[0], &state->group);
+    if (ret == EINVAL) {
+        ret = ENOENT;
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    if (!opts->member_is_dn) {
+        ret = sdap_group_set_members_rfc2307(state->group, opts, state->entries[0]);
+        goto done;
+    }
+    subreq = sdap_resolve_members_send(state, state->ev, state->id_ctx, state->entries[0],
+                                       opts->nesting_level);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_get_group_resolved, req);
+    return;
+done:
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+static void sdap_get_group_resolved(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
+    struct sdap_group *group = state->group;
+    const char **users = NULL;
+    const char **groups = NULL;
+    size_t nu = 0;
+    size_t ng = 0;
+    errno_t ret;
+
+    ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    talloc_free(group->member_users);
+    talloc_free(group->member_groups);
+    group->member_users = users;
+    group->num_member_users = nu;
+    group->member_groups = groups;
+    group->num_member_groups = ng;
+    tevent_req_done(req);
+}
+
+errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                            struct sdap_group **_group)
+{
+    struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_group = talloc_steal(mem_ctx, state->group);
+    return EOK;
+}

@@ -1,0 +1,217 @@
+/*
+ * struct sdap_id_ctx: one per domain, the entry point the back-end holds. It owns the
+ * options, the failover state and the shared connection. The two helpers at the end,
+ * sdap_id_search and sdap_id_lookup_dns, are what every operation builds on: "get the
+ * shared connection (connecting or failing over when needed), then search on it".
+ */
+#include "util/util.h"
+#include "confdb/confdb.h"
+#include "providers/ldap/sdap_private.h"
+
+static int sdap_id_ctx_destructor(struct sdap_id_ctx *id_ctx)
+{
+    /* Waiters belong to their requests; detach them so none touches the freed list. */
+    sdap_get_conn_detach(id_ctx);
+    return 0;
+}
+
+errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                           struct confdb *cdb, const char *domain,
+                           struct sdap_id_ctx **_id_ctx)
+{
+    struct sdap_id_ctx *id_ctx;
+    errno_t ret;
+
+    if (ev == NULL || cdb == NULL || domain == NULL || _id_ctx == NULL) {
+        return EINVAL;
+    }
+    id_ctx = talloc_zero(mem_ctx, struct sdap_id_ctx);
+    if (id_ctx == NULL) {
+        return ENOMEM;
+    }
+    id_ctx->ev = ev;
+    id_ctx->conn_server = -1;
+    ret = sdap_options_read(id_ctx, cdb, domain, &id_ctx->opts);
+    if (ret != EOK) {
+        talloc_free(id_ctx);
+        return ret;
+    }
+    id_ctx->fo = sdap_fo_create(id_ctx, id_ctx->opts);
+    if (id_ctx->fo == NULL) {
+        talloc_free(id_ctx);
+        return ENOMEM;
+    }
+    talloc_set_destructor(id_ctx, sdap_id_ctx_destructor);
+    *_id_ctx = id_ctx;
+    return EOK;
+}
+
+const char *sdap_id_ctx_server(struct sdap_id_ctx *id_ctx)
+{
+    return id_ctx != NULL ? id_ctx->last_uri : NULL;
+}
+
+bool sdap_id_ctx_offline(struct sdap_id_ctx *id_ctx)
+{
+    return id_ctx != NULL && id_ctx->offline;
+}
+
+void sdap_id_ctx_get_stats(struct sdap_id_ctx *id_ctx, struct sdap_id_stats *_stats)
+{
+    if (id_ctx != NULL && _stats != NULL) {
+        *_stats = id_ctx->stats;
+    }
+}
+
+void sdap_id_ctx_disconnect(struct sdap_id_ctx *id_ctx)
+{
+    struct sdap_conn *conn;
+
+    if (id_ctx == NULL || id_ctx->conn == NULL) {
+        return;
+    }
+    conn = id_ctx->conn;
+    id_ctx->conn = NULL;
+    sdap_conn_fail(conn, ENOTCONN);
+    sdap_conn_unref(conn);
+}
+
+void sdap_id_ctx_reset_servers(struct sdap_id_ctx *id_ctx)
+{
+    if (id_ctx != NULL) {
+        sdap_fo_reset(id_ctx->fo);
+        id_ctx->offline = false;
+    }
+}
+
+/* ---- search on the shared connection ------------------------------------------------ */
+
+struct sdap_id_search_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    /* set for DN lookups */
+    const char *const *dns;
+    size_t n;
+    struct sdap_entry **entries;
+    size_t num;
+};
+
+static void sdap_id_search_conn_done(struct tevent_req *subreq);
+static void sdap_id_search_done(struct tevent_req *subreq);
+
+static struct tevent_req *sdap_id_op_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                          struct sdap_id_ctx *id_ctx,
+                                          const struct sdap_search_args *args,
+                                          const char *const *dns, size_t n)
+{
+    struct sdap_id_search_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_id_search_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    state->args = *args;
+    state->dns = dns;
+    state->n = n;
+    subreq = sdap_get_conn_send(state, ev, id_ctx);
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, sdap_id_search_conn_done, req);
+    return req;
+}
+
+static void sdap_id_search_conn_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_id_search_state *state = tevent_req_data(req, struct sdap_id_search_state);
+    struct sdap_conn *conn = NULL;
+    errno_t ret;
+
+    ret = sdap_get_conn_recv(subreq, &conn);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    if (state->dns != NULL) {
+        subreq = sdap_lookup_dns_send(state, state->ev, conn, state->dns, state->n,
+                                      state->args.attrs, state->args.timeout,
+                                      &state->id_ctx->stats);
+    } else {
+        subreq = sdap_search_send(state, state->ev, conn, &state->args,
+                                  &state->id_ctx->stats);
+    }
+    if (subreq == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    tevent_req_set_callback(subreq, sdap_id_search_done, req);
+}
+
+static void sdap_id_search_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_id_search_state *state = tevent_req_data(req, struct sdap_id_search_state);
+    errno_t ret;
+
+    if (state->dns != NULL) {
+        ret = sdap_lookup_dns_recv(state, subreq, &state->entries);
+        state->num = state->n;
+    } else {
+        ret = sdap_search_recv(state, subreq, &state->entries, &state->num);
+    }
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct sdap_id_ctx *id_ctx,
+                                       const struct sdap_search_args *args)
+{
+    return sdap_id_op_send(mem_ctx, ev, id_ctx, args, NULL, 0);
+}
+
+errno_t sdap_id_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                            struct sdap_entry ***_entries, size_t *_num)
+{
+    struct sdap_id_search_state *state = tevent_req_data(req, struct sdap_id_search_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_entries = talloc_steal(mem_ctx, state->entries);
+    *_num = state->num;
+    return EOK;
+}
+
+struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           const char *const *dns, size_t n,
+                                           const char *const *attrs)
+{
+    struct sdap_search_args args = {
+        .attrs = attrs,
+        .timeout = id_ctx->opts->search_timeout,
+    };
+    static const char *const none[] = { NULL };
+
+    return sdap_id_op_send(mem_ctx, ev, id_ctx, &args, dns != NULL ? dns : none, n);
+}
+
+errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                struct sdap_entry ***_entries)
+{
+    struct sdap_id_search_state *state = tevent_req_data(req, struct sdap_id_search_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_entries = talloc_steal(mem_ctx, state->entries);
+    return EOK;
+}

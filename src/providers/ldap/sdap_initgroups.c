@@ -1,0 +1,240 @@
+/*
+ * initgroups: a user and every group it belongs to, groups without member lists.
+ *
+ * rfc2307: one (paged) search (&(objectClass=<group oc>)(memberUid=<name>)<filter>).
+ * rfc2307bis: the groups whose member holds the user's DN, then, hop by hop up to
+ * ldap_group_nesting_level, the groups whose member holds one of the DNs found at the
+ * previous hop, SDAP_FILTER_BATCH DNs OR-ed per search. Each group is taken once (by its
+ * canonical DN), which also ends membership loops. Unusable group entries are skipped and
+ * not followed.
+ */
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+struct sdap_initgroups_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_user *user;
+    struct sdap_search_args args;
+    struct sdap_strset *seen;       /* canonical DNs of the groups taken */
+    struct sdap_group **groups;
+    size_t num_groups;
+    const char **frontier;          /* DNs whose parents are searched next */
+    size_t num_frontier;
+    size_t pos;                     /* next frontier DN to put in a filter */
+    const char **next;              /* DNs found at this hop */
+    size_t num_next;
+    int hop;
+};
+
+static void sdap_initgroups_user_done(struct tevent_req *subreq);
+static errno_t sdap_initgroups_search(struct tevent_req *req);
+static void sdap_initgroups_search_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct sdap_id_ctx *id_ctx, const char *name)
+{
+    struct sdap_initgroups_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_initgroups_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (id_ctx == NULL || ev == NULL || !sdap_valid_name(name)) {
+        return sss_req_post(req, ev, EINVAL);
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    state->seen = sdap_strset_new(state);
+    if (state->seen == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    subreq = sdap_get_user_send(state, ev, id_ctx, SDAP_BY_NAME, name, 0);
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, sdap_initgroups_user_done, req);
+    return req;
+}
+
+static void sdap_initgroups_user_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    errno_t ret;
+
+    ret = sdap_get_user_recv(state, subreq, &state->user);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    state->args.base = opts->group_base;
+    state->args.scope = LDAP_SCOPE_SUBTREE;
+    state->args.timeout = opts->search_timeout;
+    state->args.page_size = opts->page_size;
+    state->args.attrs = sdap_group_attrs(state, opts, false);
+    if (state->args.attrs == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    state->frontier = talloc_array(state, const char *, 2);
+    if (state->frontier == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    /* rfc2307 matches the name, the DN schemas the DN; both are one "frontier" value. */
+    state->frontier[0] = opts->member_is_dn ? state->user->orig_dn : state->user->name;
+    state->frontier[1] = NULL;
+    state->num_frontier = 1;
+    ret = sdap_initgroups_search(req);
+    if (ret != EAGAIN) {
+        if (ret == EOK) {
+            tevent_req_done(req);
+        } else {
+            tevent_req_error(req, ret);
+        }
+    }
+}
+
+/* Searches the parents of the next batch of the frontier, or moves to the next hop.
+ * EAGAIN: a search is in flight; EOK: done. */
+static errno_t sdap_initgroups_search(struct tevent_req *req)
+{
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct tevent_req *subreq;
+    size_t batch;
+
+    if (state->pos >= state->num_frontier) {
+        /* This hop is complete: go up one more level when the schema nests. */
+        if (!opts->member_is_dn || state->num_next == 0
+                || state->hop + 1 > opts->nesting_level) {
+            return EOK;
+        }
+        talloc_free(state->frontier);
+        state->frontier = state->next;
+        state->num_frontier = state->num_next;
+        state->next = NULL;
+        state->num_next = 0;
+        state->pos = 0;
+        state->hop++;
+    }
+    batch = state->num_frontier - state->pos;
+    if (batch > SDAP_FILTER_BATCH) {
+        batch = SDAP_FILTER_BATCH;
+    }
+    talloc_free(discard_const(state->args.filter));
+    state->args.filter = sdap_filter_or(state, opts->group_map[SDAP_GA_OC],
+                                        opts->group_map[SDAP_GA_MEMBER],
+                                        &state->frontier[state->pos], batch,
+                                        opts->group_filter);
+    if (state->args.filter == NULL) {
+        return ENOMEM;
+    }
+    state->pos += batch;
+    subreq = sdap_id_search_send(state, state->ev, state->id_ctx, &state->args);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_initgroups_search_done, req);
+    return EAGAIN;
+}
+
+static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_entry *e)
+{
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct sdap_group *group = NULL;
+    struct sdap_group **groups;
+    const char **next;
+    char *canon;
+    errno_t ret;
+
+    canon = sdap_dn_canon(state, e->dn);
+    if (canon == NULL) {
+        return EOK;
+    }
+    if (!sdap_strset_add(state->seen, canon)) {
+        talloc_free(canon);
+        return EOK;     /* already taken: a second path to it, or a loop */
+    }
+    talloc_free(canon);
+    ret = sdap_parse_group(state, opts, e, &group);
+    if (ret == EINVAL) {
+        return EOK;     /* unusable, logged; not followed either */
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    groups = talloc_realloc(state, state->groups, struct sdap_group *,
+                            state->num_groups + 2);
+    next = talloc_realloc(state, state->next, const char *, state->num_next + 2);
+    if (groups == NULL || next == NULL) {
+        return ENOMEM;
+    }
+    state->groups = groups;
+    state->next = next;
+    state->groups[state->num_groups++] = group;
+    state->groups[state->num_groups] = NULL;
+    state->next[state->num_next++] = group->orig_dn;
+    state->next[state->num_next] = NULL;
+    return EOK;
+}
+
+static void sdap_initgroups_search_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    for (i = 0; ret == EOK && i < num; i++) {
+        ret = add_group(state, entries[i]);
+    }
+    talloc_free(entries);
+    if (ret == EOK) {
+        ret = sdap_initgroups_search(req);
+    }
+    if (ret == EAGAIN) {
+        return;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s)\n", state->user->name,
+          state->num_groups);
+    tevent_req_done(req);
+}
+
+errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                             struct sdap_user **_user,
+                             struct sdap_group ***_groups, size_t *_num_groups)
+{
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    struct sdap_group **groups;
+    size_t i;
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    groups = talloc_array(mem_ctx, struct sdap_group *, state->num_groups + 1);
+    if (groups == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < state->num_groups; i++) {
+        groups[i] = talloc_steal(groups, state->groups[i]);
+    }
+    groups[state->num_groups] = NULL;
+    if (_user != NULL) {
+        *_user = talloc_steal(mem_ctx, state->user);
+    }
+    *_groups = groups;
+    *_num_groups = state->num_groups;
+    return EOK;
+}

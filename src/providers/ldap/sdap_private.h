@@ -1,0 +1,315 @@
+/*
+ * Internals of the LDAP id provider, shared by its files and its unit tests only.
+ *
+ *   sdap_options.c    options of one domain read from confdb (struct sdap_options)
+ *   sdap_schema.c     attribute maps as data, entry -> sdap_user / sdap_group parsing
+ *   sdap_filter.c     RFC 4515 escaping, filter building, DN normalisation, a string set
+ *   sdap_conn.c       one LDAP connection on the tevent loop: message dispatch by msgid,
+ *                     per-operation timeouts, connection loss
+ *   sdap_connect.c    non-blocking TCP connect, TLS, StartTLS and bind of a new connection
+ *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
+ *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
+ *                     many DNs with a bounded number in flight
+ *   sdap_users.c, sdap_groups.c, sdap_initgroups.c, sdap_enum.c   the operations of sdap.h
+ *   sdap_id.c         struct sdap_id_ctx
+ */
+#ifndef SSS_SDAP_PRIVATE_H
+#define SSS_SDAP_PRIVATE_H
+
+#include <ldap.h>
+
+#include "providers/ldap/sdap.h"
+
+/* Values longer than this are dropped (with a log line) when entries are parsed. */
+#define SDAP_MAX_VALUE_LEN (64 * 1024)
+/* Base lookups of member DNs kept in flight at once on the connection. */
+#define SDAP_DN_LOOKUP_WINDOW 64
+/* Values OR-ed into one filter (member=..., uid=...). */
+#define SDAP_FILTER_BATCH 50
+
+/* ---- options ---------------------------------------------------------------------- */
+
+enum sdap_schema {
+    SDAP_SCHEMA_RFC2307,
+    SDAP_SCHEMA_RFC2307BIS,
+    SDAP_SCHEMA_AD,
+    SDAP_SCHEMA_IPA,
+};
+
+enum sdap_user_attr {
+    SDAP_UA_OC,
+    SDAP_UA_NAME,
+    SDAP_UA_UID,
+    SDAP_UA_GID,
+    SDAP_UA_GECOS,
+    SDAP_UA_FULLNAME,
+    SDAP_UA_HOME,
+    SDAP_UA_SHELL,
+    SDAP_UA_MAX
+};
+
+enum sdap_group_attr {
+    SDAP_GA_OC,
+    SDAP_GA_NAME,
+    SDAP_GA_GID,
+    SDAP_GA_MEMBER,
+    SDAP_GA_MAX
+};
+
+struct sdap_options {
+    char *domain;
+    char **uris;                /* ldap_uri, then ldap_backup_uri (first num_primary) */
+    size_t num_uris;
+    size_t num_primary;
+    char *search_base;
+    char *user_base;
+    char *group_base;
+    char *bind_dn;
+    char *authtok;
+    enum sdap_schema schema;
+    bool member_is_dn;          /* from the schema table */
+    int search_timeout;
+    int enum_search_timeout;
+    int network_timeout;
+    int opt_timeout;
+    int bad_server_timeout;     /* seconds a failed server is skipped (offline_timeout) */
+    bool start_tls;
+    int tls_reqcert;            /* LDAP_OPT_X_TLS_NEVER ... HARD */
+    char *tls_cacert;
+    char *tls_cacertdir;
+    int nesting_level;
+    int page_size;              /* 0: paging disabled */
+    uint32_t min_id;
+    uint32_t max_id;            /* 0: no upper bound */
+    char *user_filter;          /* ldap_user_search_filter, or NULL */
+    char *group_filter;
+    const char *user_map[SDAP_UA_MAX];
+    const char *group_map[SDAP_GA_MAX];
+};
+
+/* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
+errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
+                          struct sdap_options **_opts);
+
+/* ---- entries ---------------------------------------------------------------------- */
+
+struct sdap_attr {
+    char *name;
+    size_t num_values;
+    char **values;              /* NUL-terminated copies; values holding NUL are dropped */
+};
+
+struct sdap_entry {
+    char *dn;
+    size_t num_attrs;
+    struct sdap_attr *attrs;
+};
+
+/* The attribute named name (case-insensitive), or NULL. */
+const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name);
+/* Its first value, or NULL. */
+const char *sdap_entry_value(const struct sdap_entry *entry, const char *name);
+/* True when objectClass holds oc (case-insensitive). */
+bool sdap_entry_has_oc(const struct sdap_entry *entry, const char *oc);
+
+/* ---- schema: entry -> struct ----------------------------------------------------- */
+
+/* NULL-terminated attribute lists for searches (on mem_ctx). */
+const char **sdap_user_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
+const char **sdap_group_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                              bool with_members);
+/* Union of both, plus objectClass: for base lookups of DNs of unknown kind. */
+const char **sdap_any_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
+
+/* EOK, or EINVAL for an unusable entry (the reason is logged), ENOMEM. */
+errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_entry *entry, struct sdap_user **_user);
+/* Name and gid only; member lists empty. */
+errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                         const struct sdap_entry *entry, struct sdap_group **_group);
+/* Strict decimal uint32 within [min_id, max_id] and not 0. */
+errno_t sdap_parse_id(const char *str, uint32_t min_id, uint32_t max_id, uint32_t *_id);
+bool sdap_valid_name(const char *name);
+bool sdap_utf8_valid(const char *str, size_t len);
+
+/* ---- filters, DNs, string sets ------------------------------------------------------- */
+
+/* RFC 4515 value escaping: * ( ) \ and bytes < 0x20 or 0x7f as \XX. */
+char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value);
+/* "(&(objectClass=oc)(attr=<escaped value>)<extra>)"; extra may be NULL and is wrapped
+ * in parentheses when it does not start with one. */
+char *sdap_filter_eq(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
+                     const char *value, const char *extra);
+/* "(&(objectClass=oc)(|(attr=v1)(attr=v2)...)<extra>)" over values[0..n). */
+char *sdap_filter_or(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
+                     const char *const *values, size_t n, const char *extra);
+/* "(&(objectClass=oc)(attr=*)<extra>)". */
+char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
+                          const char *extra);
+/* A canonical form for comparing DNs (LDAPv3 normalised, lower-cased); NULL when the
+ * DN does not parse. */
+char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn);
+
+/* A set of strings (exact match), insertion-ordered: for dedup and loop protection. */
+struct sdap_strset;
+struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx);
+/* true when added, false when already present (or ENOMEM, logged: treated as present). */
+bool sdap_strset_add(struct sdap_strset *set, const char *str);
+bool sdap_strset_has(struct sdap_strset *set, const char *str);
+size_t sdap_strset_count(struct sdap_strset *set);
+/* The same set used as a map: the value is kept as given (not copied). */
+bool sdap_strmap_add(struct sdap_strset *set, const char *str, void *value);
+void *sdap_strmap_get(struct sdap_strset *set, const char *str);
+/* NULL-terminated array of the members in insertion order, on mem_ctx. */
+const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set);
+
+/* Maps an LDAP result code to errno_t (LDAP_SUCCESS -> EOK). */
+errno_t sdap_ldap_err(int lrc);
+
+/* ---- connection ------------------------------------------------------------------- */
+
+struct sdap_conn;
+struct sdap_op;
+
+/* Called for each message of an operation (msg owned by the callee, free with
+ * ldap_msgfree), or once with msg NULL and error ETIMEDOUT / EIO / ENOTCONN, after which
+ * the operation is already unregistered. Runs inside the dispatcher: it must not free the
+ * connection, and requests finishing here must use tevent_req_defer_callback(). */
+typedef void (*sdap_op_fn)(void *pvt, LDAPMessage *msg, errno_t error);
+
+/* Wraps an established LDAP handle (its socket is fd). The connection is reference
+ * counted: the creator holds one reference; every request using it takes one (searches do
+ * it themselves). When the count drops to 0 the connection is freed from a tevent
+ * immediate, never synchronously, so a pointer used right after sdap_conn_unref() in the
+ * same function stays valid. lost_fn is called (once, last thing in the dispatcher) when
+ * the connection breaks, after every pending operation was failed with EIO. */
+typedef void (*sdap_conn_lost_fn)(struct sdap_conn *conn, void *pvt, errno_t error);
+errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *ld,
+                         int fd, const char *uri, struct sdap_conn **_conn);
+void sdap_conn_ref(struct sdap_conn *conn);
+void sdap_conn_unref(struct sdap_conn *conn);
+void sdap_conn_set_lost_fn(struct sdap_conn *conn, sdap_conn_lost_fn fn, void *pvt);
+LDAP *sdap_conn_ld(struct sdap_conn *conn);
+const char *sdap_conn_uri(struct sdap_conn *conn);
+bool sdap_conn_usable(struct sdap_conn *conn);
+size_t sdap_conn_num_ops(struct sdap_conn *conn);
+/* Fails every pending operation with error and marks the connection unusable. */
+void sdap_conn_fail(struct sdap_conn *conn, errno_t error);
+
+/* Registers msgid; the operation lives on mem_ctx (freeing it abandons the LDAP operation
+ * if still pending). timeout 0: none. */
+errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int timeout,
+                    sdap_op_fn fn, void *pvt, struct sdap_op **_op);
+/* The operation is over (final message seen): unregister without abandoning. */
+void sdap_op_done(struct sdap_op *op);
+
+/* One request/response exchange helpers on conn (the result message's code as errno). */
+struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                  struct sdap_conn *conn, const char *dn,
+                                  const char *password, int timeout);
+errno_t sdap_bind_recv(struct tevent_req *req);
+
+struct tevent_req *sdap_starttls_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                      struct sdap_conn *conn, int timeout);
+errno_t sdap_starttls_recv(struct tevent_req *req);
+
+/* A ready connection to uri: TCP, TLS or StartTLS as configured, bound. Errors: EIO,
+ * ECONNREFUSED, ETIMEDOUT, EACCES (bind refused), EINVAL (bad URI), ENOMEM. */
+struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                     const struct sdap_options *opts, const char *uri);
+errno_t sdap_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                          struct sdap_conn **_conn);
+
+/* ---- failover ----------------------------------------------------------------------- */
+
+struct sdap_fo;
+struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
+/* Index of the first server at or after start not marked bad at now, or -1. */
+int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now);
+const char *sdap_fo_uri(struct sdap_fo *fo, size_t idx);
+void sdap_fo_mark_bad(struct sdap_fo *fo, size_t idx, time_t now);
+void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx);
+void sdap_fo_reset(struct sdap_fo *fo);
+
+/* The id context: shared state of every operation of one domain. */
+struct sdap_id_ctx {
+    struct tevent_context *ev;
+    struct sdap_options *opts;
+    struct sdap_fo *fo;
+    struct sdap_conn *conn;         /* ready connection, or NULL */
+    int conn_server;                /* fo index of conn */
+    const char *last_uri;
+    bool offline;
+    struct sdap_conn_waiter *waiters;   /* get_conn requests waiting for the connect */
+    struct tevent_req *connecting;      /* the failover walk in progress, or NULL */
+    struct sdap_id_stats stats;
+};
+
+/* A ready connection (shared). Errors: ENETUNREACH (every server failed), EACCES, ENOMEM.
+ * Requests waiting at the same time share one connection attempt. */
+struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                      struct sdap_id_ctx *id_ctx);
+errno_t sdap_get_conn_recv(struct tevent_req *req, struct sdap_conn **_conn);
+/* Forgets the waiting requests (the id context is being freed). */
+void sdap_get_conn_detach(struct sdap_id_ctx *id_ctx);
+
+/* ---- searches ----------------------------------------------------------------------- */
+
+struct sdap_search_args {
+    const char *base;
+    int scope;                  /* LDAP_SCOPE_BASE, _ONELEVEL, _SUBTREE */
+    const char *filter;
+    const char *const *attrs;
+    int timeout;                /* seconds per request (per page) */
+    int page_size;              /* 0: no paged results control */
+    bool missing_base_ok;       /* noSuchObject gives 0 entries instead of ENOENT */
+};
+
+/* Entries of one search (all pages). stats may be NULL. */
+struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                    struct sdap_conn *conn,
+                                    const struct sdap_search_args *args,
+                                    struct sdap_id_stats *stats);
+errno_t sdap_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                         struct sdap_entry ***_entries, size_t *_num);
+
+/* Base-scope lookups of dns[0..n) with at most SDAP_DN_LOOKUP_WINDOW in flight. The
+ * result array is aligned with dns: an entry, or NULL for a DN that does not exist. */
+struct tevent_req *sdap_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct sdap_conn *conn,
+                                        const char *const *dns, size_t n,
+                                        const char *const *attrs, int timeout,
+                                        struct sdap_id_stats *stats);
+errno_t sdap_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                             struct sdap_entry ***_entries);
+
+/* The same on the id context's shared connection (connecting first when needed). The
+ * strings args points to must live as long as the request. */
+struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct sdap_id_ctx *id_ctx,
+                                       const struct sdap_search_args *args);
+errno_t sdap_id_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                            struct sdap_entry ***_entries, size_t *_num);
+struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           const char *const *dns, size_t n,
+                                           const char *const *attrs);
+errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                struct sdap_entry ***_entries);
+
+/* rfc2307: the memberUid values of entry -> group->member_users (valid, deduplicated). */
+errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
+                                       const struct sdap_options *opts,
+                                       const struct sdap_entry *entry);
+
+/* rfc2307bis: the member DNs of a group entry -> user names (flattened through nested
+ * groups down to nesting_level, loops cut) and direct member group names. */
+struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx,
+                                             const struct sdap_entry *group_entry,
+                                             int nesting_level);
+errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                  const char ***_users, size_t *_num_users,
+                                  const char ***_groups, size_t *_num_groups);
+
+#endif /* SSS_SDAP_PRIVATE_H */

@@ -1,0 +1,401 @@
+/*
+ * From parsed LDAP entries to struct sdap_user / struct sdap_group through the attribute
+ * maps (sdap_options.user_map / group_map, filled from confdb's per-schema defaults and the
+ * ldap_user_* / ldap_group_* overrides). This is where hostile data is refused: missing or
+ * non-numeric ids, id 0 or outside [min_id, max_id], empty or invalid UTF-8 names. Every
+ * refusal is logged with the entry's DN, and the entry is skipped by the caller.
+ */
+#include <ctype.h>
+#include <stdlib.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name)
+{
+    size_t i;
+
+    if (entry == NULL || name == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < entry->num_attrs; i++) {
+        if (strcasecmp(entry->attrs[i].name, name) == 0) {
+            return &entry->attrs[i];
+        }
+    }
+    return NULL;
+}
+
+const char *sdap_entry_value(const struct sdap_entry *entry, const char *name)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(entry, name);
+
+    if (attr == NULL || attr->num_values == 0) {
+        return NULL;
+    }
+    return attr->values[0];
+}
+
+bool sdap_entry_has_oc(const struct sdap_entry *entry, const char *oc)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(entry, "objectClass");
+    size_t i;
+
+    for (i = 0; attr != NULL && oc != NULL && i < attr->num_values; i++) {
+        if (strcasecmp(attr->values[i], oc) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Appends the non-NULL names of map[0..n) to a NULL-terminated list. */
+static const char **attrs_append(TALLOC_CTX *mem_ctx, const char **list,
+                                 const char *const *map, size_t n, int skip)
+{
+    size_t len = 0;
+    size_t i;
+
+    while (list != NULL && list[len] != NULL) len++;
+    list = talloc_realloc(mem_ctx, list, const char *, len + n + 1);
+    if (list == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (map[i] != NULL && (int)i != skip) {
+            list[len++] = map[i];
+        }
+    }
+    list[len] = NULL;
+    return list;
+}
+
+const char **sdap_user_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
+{
+    const char *oc[] = { "objectClass" };
+    const char **list = attrs_append(mem_ctx, NULL, oc, 1, -1);
+
+    if (list == NULL) {
+        return NULL;
+    }
+    return attrs_append(mem_ctx, list, opts->user_map, SDAP_UA_MAX, SDAP_UA_OC);
+}
+
+const char **sdap_group_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                              bool with_members)
+{
+    const char *oc[] = { "objectClass" };
+    const char **list = attrs_append(mem_ctx, NULL, oc, 1, -1);
+
+    if (list == NULL) {
+        return NULL;
+    }
+    list = attrs_append(mem_ctx, list, opts->group_map, SDAP_GA_MEMBER, SDAP_GA_OC);
+    if (list != NULL && with_members) {
+        list = attrs_append(mem_ctx, list, &opts->group_map[SDAP_GA_MEMBER], 1, -1);
+    }
+    return list;
+}
+
+const char **sdap_any_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
+{
+    const char **list = sdap_user_attrs(mem_ctx, opts);
+
+    if (list == NULL) {
+        return NULL;
+    }
+    return attrs_append(mem_ctx, list, opts->group_map, SDAP_GA_MAX, SDAP_GA_OC);
+}
+
+bool sdap_utf8_valid(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned char c = s[i];
+        size_t n;
+        uint32_t cp;
+        size_t k;
+
+        if (c < 0x80) {
+            i++;
+            continue;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            n = 1; cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2; cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3; cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + n >= len) {
+            return false;
+        }
+        for (k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xc0) != 0x80) {
+                return false;
+            }
+            cp = (cp << 6) | (s[i + k] & 0x3f);
+        }
+        /* overlong forms, surrogates, beyond U+10FFFF */
+        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10ffff
+                || (cp >= 0xd800 && cp <= 0xdfff)) {
+            return false;
+        }
+        i += n + 1;
+    }
+    return true;
+}
+
+/* Non-empty, valid UTF-8, no control characters, not only blanks. */
+bool sdap_valid_name(const char *name)
+{
+    size_t len;
+    size_t i;
+    bool blank = true;
+
+    if (name == NULL || name[0] == '\0') {
+        return false;
+    }
+    len = strlen(name);
+    if (!sdap_utf8_valid(name, len)) {
+        return false;
+    }
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (c < 0x20 || c == 0x7f) {
+            return false;
+        }
+        if (c != ' ') {
+            blank = false;
+        }
+    }
+    return !blank;
+}
+
+errno_t sdap_parse_id(const char *str, uint32_t min_id, uint32_t max_id, uint32_t *_id)
+{
+    unsigned long long v = 0;
+    const char *p;
+
+    if (str == NULL || str[0] == '\0') {
+        return EINVAL;
+    }
+    for (p = str; *p != '\0'; p++) {
+        if (*p < '0' || *p > '9') {
+            return EINVAL;
+        }
+        v = v * 10 + (unsigned long long)(*p - '0');
+        if (v > UINT32_MAX) {
+            return ERANGE;
+        }
+    }
+    if (v == 0 || v < min_id || (max_id != 0 && v > max_id)) {
+        return ERANGE;
+    }
+    *_id = (uint32_t)v;
+    return EOK;
+}
+
+/* The value of the first RDN when its attribute is attr, else NULL (on mem_ctx). */
+static char *rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr)
+{
+    LDAPDN ldn = NULL;
+    char *out = NULL;
+
+    if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS || ldn == NULL) {
+        return NULL;
+    }
+    if (ldn[0] != NULL && ldn[0][0] != NULL && ldn[0][1] == NULL
+            && ldn[0][0]->la_attr.bv_len == strlen(attr)
+            && strncasecmp(ldn[0][0]->la_attr.bv_val, attr, strlen(attr)) == 0) {
+        out = talloc_strndup(mem_ctx, ldn[0][0]->la_value.bv_val, ldn[0][0]->la_value.bv_len);
+    }
+    ldap_dnfree(ldn);
+    return out;
+}
+
+/* The name of an entry: the only value, or with several the one equal to the RDN value
+ * (else the first), logged. */
+static errno_t entry_name(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
+                          const char *attr_name, const char *what, const char **_name)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(entry, attr_name);
+    const char *name;
+    char *rdn;
+    size_t i;
+
+    if (attr == NULL || attr->num_values == 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s' has no %s: skipped\n", what, entry->dn, attr_name);
+        return EINVAL;
+    }
+    name = attr->values[0];
+    if (attr->num_values > 1) {
+        rdn = rdn_value(mem_ctx, entry->dn, attr_name);
+        for (i = 0; rdn != NULL && i < attr->num_values; i++) {
+            if (strcasecmp(attr->values[i], rdn) == 0) {
+                name = attr->values[i];
+                break;
+            }
+        }
+        DEBUG(SSSDBG_MINOR_FAILURE, "%s '%s' has %zu values of %s: using '%s'\n", what,
+              entry->dn, attr->num_values, attr_name, name);
+        talloc_free(rdn);
+    }
+    if (!sdap_valid_name(name)) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s': %s is empty or not valid UTF-8: skipped\n", what,
+              entry->dn, attr_name);
+        return EINVAL;
+    }
+    *_name = name;
+    return EOK;
+}
+
+static errno_t entry_id(const struct sdap_entry *entry, const char *attr_name,
+                        uint32_t min_id, uint32_t max_id, const char *what, uint32_t *_id)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(entry, attr_name);
+    errno_t ret;
+
+    if (attr == NULL || attr->num_values == 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s' has no %s: skipped\n", what, entry->dn, attr_name);
+        return EINVAL;
+    }
+    if (attr->num_values > 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s' has %zu values of %s: skipped\n", what, entry->dn,
+              attr->num_values, attr_name);
+        return EINVAL;
+    }
+    ret = sdap_parse_id(attr->values[0], min_id, max_id, _id);
+    if (ret == EINVAL) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s': %s '%.32s' is not a number: skipped\n", what,
+              entry->dn, attr_name, attr->values[0]);
+        return EINVAL;
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s': %s %.32s is 0 or outside [%u, %u]: skipped\n",
+              what, entry->dn, attr_name, attr->values[0], min_id, max_id);
+        return EINVAL;
+    }
+    return EOK;
+}
+
+/* A text attribute that may be absent: "" then, and "" for an invalid value (logged). */
+static const char *entry_text(const struct sdap_entry *entry, const char *attr_name,
+                              const char *what)
+{
+    const char *value;
+
+    if (attr_name == NULL) {
+        return NULL;
+    }
+    value = sdap_entry_value(entry, attr_name);
+    if (value != NULL && !sdap_utf8_valid(value, strlen(value))) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "%s '%s': %s is not valid UTF-8: ignored\n", what,
+              entry->dn, attr_name);
+        return NULL;
+    }
+    return value;
+}
+
+errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_entry *entry, struct sdap_user **_user)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct sdap_user *user;
+    const char *name = NULL;
+    const char *gecos;
+    const char *home;
+    const char *shell;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    user = talloc_zero(tmp_ctx, struct sdap_user);
+    if (user == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = entry_name(tmp_ctx, entry, opts->user_map[SDAP_UA_NAME], "user", &name);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = entry_id(entry, opts->user_map[SDAP_UA_UID], opts->min_id, opts->max_id, "user",
+                   &user->uid);
+    if (ret != EOK) {
+        goto done;
+    }
+    /* The primary gid may be a local group below min_id; it may never be 0 (root). */
+    ret = entry_id(entry, opts->user_map[SDAP_UA_GID], 1, 0, "user", &user->gid);
+    if (ret != EOK) {
+        goto done;
+    }
+    gecos = entry_text(entry, opts->user_map[SDAP_UA_GECOS], "user");
+    if (gecos == NULL) {
+        gecos = entry_text(entry, opts->user_map[SDAP_UA_FULLNAME], "user");
+    }
+    home = entry_text(entry, opts->user_map[SDAP_UA_HOME], "user");
+    shell = entry_text(entry, opts->user_map[SDAP_UA_SHELL], "user");
+
+    user->name = talloc_strdup(user, name);
+    user->gecos = talloc_strdup(user, gecos != NULL ? gecos : "");
+    user->home = talloc_strdup(user, home != NULL ? home : "");
+    user->shell = talloc_strdup(user, shell != NULL ? shell : "");
+    user->orig_dn = talloc_strdup(user, entry->dn);
+    if (user->name == NULL || user->gecos == NULL || user->home == NULL
+            || user->shell == NULL || user->orig_dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    *_user = talloc_steal(mem_ctx, user);
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                         const struct sdap_entry *entry, struct sdap_group **_group)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct sdap_group *group;
+    const char *name = NULL;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    group = talloc_zero(tmp_ctx, struct sdap_group);
+    if (group == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = entry_name(tmp_ctx, entry, opts->group_map[SDAP_GA_NAME], "group", &name);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = entry_id(entry, opts->group_map[SDAP_GA_GID], opts->min_id, opts->max_id, "group",
+                   &group->gid);
+    if (ret != EOK) {
+        goto done;
+    }
+    group->name = talloc_strdup(group, name);
+    group->orig_dn = talloc_strdup(group, entry->dn);
+    group->member_users = talloc_zero_array(group, const char *, 1);
+    group->member_groups = talloc_zero_array(group, const char *, 1);
+    if (group->name == NULL || group->orig_dn == NULL || group->member_users == NULL
+            || group->member_groups == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    *_group = talloc_steal(mem_ctx, group);
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}

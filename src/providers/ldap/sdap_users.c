@@ -1,0 +1,137 @@
+/*
+ * Looking up one user, by name or by uid, under ldap_user_search_base:
+ * (&(objectClass=<user oc>)(<name attr>=<escaped name>)<ldap_user_search_filter>) or the
+ * same with the uid number. No entry gives ENOENT; several entries give EINVAL (logged as
+ * a duplicate: the directory is inconsistent and guessing could hand out the wrong
+ * identity); one unusable entry (see sdap_schema.c) gives ENOENT.
+ */
+#include <stdio.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+struct sdap_get_user_state {
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    char *what;
+    struct sdap_user *user;
+};
+
+static void sdap_get_user_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                      struct sdap_id_ctx *id_ctx, enum sdap_by by,
+                                      const char *name, uint32_t id)
+{
+    struct sdap_get_user_state *state;
+    const struct sdap_options *opts;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    char idstr[16];
+    uint32_t checked;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_get_user_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (id_ctx == NULL || ev == NULL) {
+        ret = EINVAL;
+        goto done;
+    }
+    state->id_ctx = id_ctx;
+    opts = id_ctx->opts;
+    state->args.base = opts->user_base;
+    state->args.scope = LDAP_SCOPE_SUBTREE;
+    state->args.timeout = opts->search_timeout;
+    state->args.attrs = sdap_user_attrs(state, opts);
+    if (state->args.attrs == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (by == SDAP_BY_NAME) {
+        if (!sdap_valid_name(name)) {
+            DEBUG(SSSDBG_OP_FAILURE, "refusing to look up an empty or invalid user name\n");
+            ret = EINVAL;
+            goto done;
+        }
+        state->args.filter = sdap_filter_eq(state, opts->user_map[SDAP_UA_OC],
+                                            opts->user_map[SDAP_UA_NAME], name,
+                                            opts->user_filter);
+        state->what = talloc_asprintf(state, "user '%s'", name);
+    } else if (by == SDAP_BY_ID) {
+        snprintf(idstr, sizeof(idstr), "%u", id);
+        if (sdap_parse_id(idstr, opts->min_id, opts->max_id, &checked) != EOK) {
+            DEBUG(SSSDBG_TRACE_FUNC, "uid %u is outside the domain's range\n", id);
+            ret = ENOENT;
+            goto done;
+        }
+        state->args.filter = sdap_filter_eq(state, opts->user_map[SDAP_UA_OC],
+                                            opts->user_map[SDAP_UA_UID], idstr,
+                                            opts->user_filter);
+        state->what = talloc_asprintf(state, "uid %u", id);
+    } else {
+        ret = EINVAL;
+        goto done;
+    }
+    if (state->args.filter == NULL || state->what == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_get_user_done, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+static void sdap_get_user_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_get_user_state *state = tevent_req_data(req, struct sdap_get_user_state);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (num == 0) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
+        ret = ENOENT;
+        goto done;
+    }
+    if (num > 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
+              state->what, num, entries[0]->dn, entries[1]->dn, num > 2 ? ", ..." : "");
+        ret = EINVAL;
+        goto done;
+    }
+    ret = sdap_parse_user(state, state->id_ctx->opts, entries[0], &state->user);
+    if (ret == EINVAL) {
+        ret = ENOENT;   /* unusable entry, logged */
+    }
+done:
+    talloc_free(entries);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t sdap_get_user_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                           struct sdap_user **_user)
+{
+    struct sdap_get_user_state *state = tevent_req_data(req, struct sdap_get_user_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_user = talloc_steal(mem_ctx, state->user);
+    return EOK;
+}

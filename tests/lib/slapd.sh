@@ -1,0 +1,134 @@
+#!/bin/bash
+# A private slapd for tests: a temporary directory holding slapd.conf, an mdb database and
+# the pid file; the server listens on 127.0.0.1:<free port> only. Usable two ways:
+#
+#   sourced:   . tests/lib/slapd.sh
+#              uri=$(slapd_start DIR LDIF [SUFFIX])   # loads LDIF with slapadd, starts slapd
+#              slapd_pid DIR;  slapd_stop DIR
+#   executed:  tests/lib/slapd.sh start DIR LDIF [SUFFIX]   -> prints the URI
+#              tests/lib/slapd.sh stop DIR
+#
+# SUFFIX defaults to dc=test. The root DN is cn=admin,<SUFFIX> with password "secret"
+# (override with SLAPD_ROOTPW). Schemas: core, cosine, nis, inetorgperson, and the files
+# listed (space-separated, absolute paths) in SLAPD_EXTRA_SCHEMA. The LDIF is
+# loaded with `slapadd -s` (no schema checking), so tests can load deliberately broken
+# entries (a posixAccount without uidNumber, ...); attribute syntaxes are still checked.
+# rfc2307bis groups (posixGroup with `member` DNs): Debian's nis.schema makes posixGroup
+# STRUCTURAL, so such groups add the AUXILIARY class extensibleObject, which allows any
+# attribute: objectClass: posixGroup + objectClass: extensibleObject + member: <DN>.
+# Needs root (or a user that may run slapd); no AppArmor profile applies to /usr/sbin/slapd
+# on these machines, and the Debian profile, when present, allows /tmp anyway.
+# Failures print one line on stderr and return 1.
+
+SLAPD_BIN=${SLAPD_BIN:-/usr/sbin/slapd}
+SLAPADD_BIN=${SLAPADD_BIN:-/usr/sbin/slapadd}
+SLAPD_SCHEMA_DIR=${SLAPD_SCHEMA_DIR:-/etc/ldap/schema}
+SLAPD_MODULE_DIR=${SLAPD_MODULE_DIR:-/usr/lib/ldap}
+
+# Prints a TCP port nobody listens on right now (bind to port 0 and ask the kernel).
+slapd_free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
+}
+
+slapd_available() {
+    [ -x "$SLAPD_BIN" ] && [ -x "$SLAPADD_BIN" ] && [ -f "$SLAPD_SCHEMA_DIR/nis.schema" ]
+}
+
+_slapd_write_conf() { # DIR SUFFIX
+    local dir=$1 suffix=$2 modline="" extra="" f
+    for f in ${SLAPD_EXTRA_SCHEMA:-}; do
+        extra="$extra
+include $f"
+    done
+    if [ -e "$SLAPD_MODULE_DIR/back_mdb.so" ] || [ -e "$SLAPD_MODULE_DIR/back_mdb.la" ]; then
+        modline="modulepath $SLAPD_MODULE_DIR
+moduleload back_mdb"
+    fi
+    cat > "$dir/slapd.conf" <<EOF
+include $SLAPD_SCHEMA_DIR/core.schema
+include $SLAPD_SCHEMA_DIR/cosine.schema
+include $SLAPD_SCHEMA_DIR/nis.schema
+include $SLAPD_SCHEMA_DIR/inetorgperson.schema
+$extra
+pidfile $dir/slapd.pid
+argsfile $dir/slapd.args
+$modline
+sizelimit unlimited
+timelimit unlimited
+loglevel ${SLAPD_LOGLEVEL:-none}
+database mdb
+maxsize 268435456
+suffix "$suffix"
+rootdn "cn=admin,$suffix"
+rootpw ${SLAPD_ROOTPW:-secret}
+directory $dir/db
+index objectClass eq
+index uid,uidNumber,gidNumber,memberUid,member,cn eq
+access to * by * read
+EOF
+}
+
+# slapd_start DIR LDIF [SUFFIX]: prints ldap://127.0.0.1:PORT once the server answers.
+slapd_start() {
+    local dir=$1 ldif=$2 suffix=${3:-dc=test} port uri i try
+    if [ -z "$dir" ] || [ ! -f "$ldif" ]; then
+        echo "slapd_start: usage: slapd_start DIR LDIF [SUFFIX]" >&2; return 1
+    fi
+    slapd_available || { echo "slapd_start: slapd is not installed" >&2; return 1; }
+    mkdir -p "$dir/db" || return 1
+    _slapd_write_conf "$dir" "$suffix"
+    if ! "$SLAPADD_BIN" -q -s -f "$dir/slapd.conf" -l "$ldif" > "$dir/slapadd.log" 2>&1; then
+        echo "slapd_start: slapadd failed: $(tail -n 3 "$dir/slapadd.log" | tr '\n' ' ')" >&2
+        return 1
+    fi
+    for try in 1 2 3 4 5; do
+        port=$(slapd_free_port) || return 1
+        uri="ldap://127.0.0.1:$port"
+        rm -f "$dir/slapd.pid"
+        "$SLAPD_BIN" -f "$dir/slapd.conf" -h "$uri/" -n slapd-test > "$dir/slapd.log" 2>&1
+        # slapd forks; wait up to 5 s until it answers (a lost port race exits quickly).
+        for i in $(seq 100); do
+            if [ -f "$dir/slapd.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+                echo "$uri" > "$dir/uri"
+                echo "$uri"
+                return 0
+            fi
+            if [ $i -gt 10 ] && [ ! -f "$dir/slapd.pid" ]; then
+                break
+            fi
+            sleep 0.05
+        done
+        slapd_stop "$dir" 2>/dev/null
+    done
+    echo "slapd_start: slapd did not start: $(tail -n 3 "$dir/slapd.log" | tr '\n' ' ')" >&2
+    return 1
+}
+
+slapd_pid() { cat "$1/slapd.pid" 2>/dev/null; }
+
+# slapd_stop DIR: TERM, wait up to 5 s, then KILL. Returns 0 when no server is left.
+slapd_stop() {
+    local dir=$1 pid i
+    pid=$(slapd_pid "$dir")
+    [ -n "$pid" ] || return 0
+    kill -CONT "$pid" 2>/dev/null   # in case a test left it stopped
+    kill -TERM "$pid" 2>/dev/null || { rm -f "$dir/slapd.pid"; return 0; }
+    for i in $(seq 100); do
+        kill -0 "$pid" 2>/dev/null || { rm -f "$dir/slapd.pid"; return 0; }
+        sleep 0.05
+    done
+    kill -KILL "$pid" 2>/dev/null
+    rm -f "$dir/slapd.pid"
+    return 0
+}
+
+# Executed rather than sourced: a tiny command line.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    case "${1:-}" in
+        start) shift; slapd_start "$@" ;;
+        stop) shift; slapd_stop "$@" ;;
+        pid) shift; slapd_pid "$@" ;;
+        port) slapd_free_port ;;
+        *) echo "usage: $0 start DIR LDIF [SUFFIX] | stop DIR | pid DIR | port" >&2; exit 2 ;;
+    esac
+fi

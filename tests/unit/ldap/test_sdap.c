@@ -1,0 +1,604 @@
+/*
+ * The LDAP id provider against a real slapd started by test_sdap.sh (see that script and
+ * test_sdap.ldif for the data): lookups by name and id, rfc2307 and rfc2307bis groups,
+ * nesting and loops, initgroups, paged enumeration, failover, offline detection, many
+ * lookups on one connection, simple bind, search timeout, hostile entries and filter
+ * escaping. Every test builds its own confdb from text and its own id context.
+ */
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "util/util.h"
+#include "confdb/confdb.h"
+#include "providers/ldap/sdap_private.h"
+
+struct test_ctx {
+    TALLOC_CTX *mem;
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+};
+
+static const char *env(const char *name)
+{
+    const char *v = getenv(name);
+
+    if (v == NULL) {
+        fail_msg("%s is not set: run test_sdap through test_sdap.sh", name);
+    }
+    return v;
+}
+
+static int setup(void **state)
+{
+    struct test_ctx *t = talloc_zero(NULL, struct test_ctx);
+
+    assert_non_null(t);
+    t->mem = talloc_new(t);
+    t->ev = tevent_context_init(t->mem);
+    assert_non_null(t->ev);
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct test_ctx *t = *state;
+
+    talloc_free(t->mem);
+    assert_int_equal(talloc_total_blocks(t), 1);
+    talloc_free(t);
+    return 0;
+}
+
+/* Builds the id context of domain "test" from the given [domain/test] option lines. */
+static void make_ctx(struct test_ctx *t, const char *fmt, ...)
+{
+    struct confdb *cdb = NULL;
+    char *err = NULL;
+    char *opts;
+    char *text;
+    va_list ap;
+    errno_t ret;
+
+    va_start(ap, fmt);
+    opts = talloc_vasprintf(t->mem, fmt, ap);
+    va_end(ap);
+    text = talloc_asprintf(t->mem, "[sssd]\ndomains = test\n[domain/test]\nid_provider = ldap\n"
+                           "%s", opts);
+    ret = confdb_parse_buffer(t->mem, "test.conf", text, strlen(text), &cdb, &err);
+    if (ret != EOK) {
+        fail_msg("config refused: %s", err != NULL ? err : sss_strerror(ret));
+    }
+    ret = sdap_id_ctx_create(t->mem, t->ev, cdb, "test", &t->id_ctx);
+    assert_int_equal(ret, EOK);
+}
+
+#define R2307 "ldap_uri = %s\nldap_search_base = ou=r2307,dc=test\nmin_id = 1000\n" \
+              "max_id = 1000000\nldap_page_size = 5\n"
+#define BIS "ldap_uri = %s\nldap_search_base = ou=bis,dc=test\nldap_schema = rfc2307bis\n"
+
+static void req_done(struct tevent_req *req)
+{
+    *(bool *)tevent_req_callback_data_void(req) = true;
+}
+
+static void wait_for(struct test_ctx *t, struct tevent_req *req)
+{
+    bool done = false;
+
+    assert_non_null(req);
+    tevent_req_set_callback(req, req_done, &done);
+    while (!done) {
+        assert_int_equal(tevent_loop_once(t->ev), 0);
+    }
+}
+
+static errno_t get_user(struct test_ctx *t, enum sdap_by by, const char *name, uint32_t id,
+                        struct sdap_user **_user)
+{
+    struct tevent_req *req = sdap_get_user_send(t->mem, t->ev, t->id_ctx, by, name, id);
+    struct sdap_user *dummy = NULL;
+    errno_t ret;
+
+    wait_for(t, req);
+    ret = sdap_get_user_recv(t->mem, req, _user != NULL ? _user : &dummy);
+    talloc_free(req);
+    return ret;
+}
+
+static errno_t get_group(struct test_ctx *t, enum sdap_by by, const char *name, uint32_t id,
+                         struct sdap_group **_group)
+{
+    struct tevent_req *req = sdap_get_group_send(t->mem, t->ev, t->id_ctx, by, name, id);
+    struct sdap_group *dummy = NULL;
+    errno_t ret;
+
+    wait_for(t, req);
+    ret = sdap_get_group_recv(t->mem, req, _group != NULL ? _group : &dummy);
+    talloc_free(req);
+    return ret;
+}
+
+static bool has(const char **list, const char *name)
+{
+    for (; list != NULL && *list != NULL; list++) {
+        if (strcmp(*list, name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* ---- tests --------------------------------------------------------------------------- */
+
+static void test_filter_escape(void **state)
+{
+    struct test_ctx *t = *state;
+    char *f;
+
+    f = sdap_filter_escape(t->mem, "a*b(c)d\\e");
+    assert_string_equal(f, "a\\2ab\\28c\\29d\\5ce");
+    f = sdap_filter_eq(t->mem, "posixAccount", "uid", "*)(uid=*", "(x=y)");
+    assert_string_equal(f, "(&(objectClass=posixAccount)(uid=\\2a\\29\\28uid=\\2a)(x=y))");
+    f = sdap_filter_eq(t->mem, "posixAccount", "uid", "a", "x=y");
+    assert_string_equal(f, "(&(objectClass=posixAccount)(uid=a)(x=y))");
+}
+
+static void test_parse_helpers(void **state)
+{
+    uint32_t id = 7;
+
+    assert_int_equal(sdap_parse_id("1000", 1000, 0, &id), EOK);
+    assert_int_equal(id, 1000);
+    assert_int_equal(sdap_parse_id("0", 0, 0, &id), ERANGE);
+    assert_int_equal(sdap_parse_id("999", 1000, 0, &id), ERANGE);
+    assert_int_equal(sdap_parse_id("2001", 1000, 2000, &id), ERANGE);
+    assert_int_equal(sdap_parse_id("4294967296", 1, 0, &id), ERANGE);
+    assert_int_equal(sdap_parse_id("12a", 1, 0, &id), EINVAL);
+    assert_int_equal(sdap_parse_id("-5", 1, 0, &id), EINVAL);
+    assert_int_equal(sdap_parse_id("", 1, 0, &id), EINVAL);
+    assert_true(sdap_valid_name("j\xc3\xbcrgen"));
+    assert_false(sdap_valid_name("bad\xff"));
+    assert_false(sdap_valid_name("\xc0\xaf"));          /* overlong */
+    assert_false(sdap_valid_name("\xe2\x82"));          /* truncated */
+    assert_false(sdap_valid_name("tab\there"));
+    assert_false(sdap_valid_name(""));
+    assert_false(sdap_valid_name("   "));
+}
+
+static void test_user_by_name_and_id(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_id_stats st;
+
+    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(u->name, "user01");
+    assert_int_equal(u->uid, 10001);
+    assert_int_equal(u->gid, 20001);
+    assert_string_equal(u->gecos, "User 1");
+    assert_string_equal(u->home, "/home/user01");
+    assert_string_equal(u->shell, "/bin/bash");
+    assert_string_equal(u->orig_dn, "uid=user01,ou=people,ou=r2307,dc=test");
+
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 10002, &u), EOK);
+    assert_string_equal(u->name, "user02");
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "nosuchuser", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 12345, &u), ENOENT);
+    /* gecos falls back to cn */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "nogecos", 0, &u), EOK);
+    assert_string_equal(u->gecos, "Nogecos Test");
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), env("SDAP_TEST_URI"));
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 1);
+}
+
+static void test_hostile_users(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+
+    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    /* uid 0 is never returned, by name or by id */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "zero", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "nouidnum", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "badgid", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "highid", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 5000000, &u), ENOENT);
+    /* two entries for one name: refused */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "dup", 0, &u), EINVAL);
+    /* the 100 KiB gecos is dropped, cn stands in */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "biggecos", 0, &u), EOK);
+    assert_string_equal(u->gecos, "Biggecos Test");
+    /* multi-valued uid: the RDN value wins, the alias finds the same entry */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "multialias", 0, &u), EOK);
+    assert_string_equal(u->name, "multi");
+    /* filter injection finds nothing and breaks nothing */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "*)(uid=*", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "*", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01)(|(uid=*", 0, &u), ENOENT);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "", 0, &u), EINVAL);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "bad\xff", 0, &u), EINVAL);
+}
+
+static void test_invalid_utf8_name(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_user **users = NULL;
+    struct tevent_req *req;
+    size_t n = 0;
+
+    make_ctx(t, "ldap_uri = %s\nldap_search_base = ou=raw,dc=test\n"
+             "ldap_user_name = sdapTestRawName\n", env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 50001, &u), EOK);
+    assert_string_equal(u->name, "rawok");
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 50002, &u), ENOENT);
+    req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
+    wait_for(t, req);
+    assert_int_equal(sdap_enumerate_users_recv(t->mem, req, &users, &n), EOK);
+    assert_int_equal(n, 1);
+    assert_string_equal(users[0]->name, "rawok");
+}
+
+static void test_rfc2307_groups(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group *g = NULL;
+
+    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "group1", 0, &g), EOK);
+    assert_string_equal(g->name, "group1");
+    assert_int_equal(g->gid, 20001);
+    assert_int_equal(g->num_member_users, 3);
+    assert_true(has(g->member_users, "user01"));
+    assert_true(has(g->member_users, "user02"));
+    assert_true(has(g->member_users, "ghost"));
+    assert_null(g->member_groups[0]);
+    assert_int_equal(get_group(t, SDAP_BY_ID, NULL, 20002, &g), EOK);
+    assert_string_equal(g->name, "group2");
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "empty", 0, &g), EOK);
+    assert_int_equal(g->num_member_users, 0);
+    assert_null(g->member_users[0]);
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "rootgrp", 0, &g), ENOENT);
+    assert_int_equal(get_group(t, SDAP_BY_ID, NULL, 0, &g), ENOENT);
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "badgrp", 0, &g), ENOENT);
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "*", 0, &g), ENOENT);
+}
+
+static void test_rfc2307bis_nesting(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group *g = NULL;
+
+    make_ctx(t, BIS "ldap_group_nesting_level = 2\n", env("SDAP_TEST_URI"));
+    /* g_top > g_mid > g_low > g_deep: level 2 reaches carol (g_low), not dave (g_deep) */
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "g_top", 0, &g), EOK);
+    assert_int_equal(g->gid, 40001);
+    assert_int_equal(g->num_member_users, 3);
+    assert_true(has(g->member_users, "alice"));
+    assert_true(has(g->member_users, "bob"));
+    assert_true(has(g->member_users, "carol"));
+    assert_false(has(g->member_users, "dave"));
+    assert_int_equal(g->num_member_groups, 1);
+    assert_string_equal(g->member_groups[0], "g_mid");
+
+    /* a loop: loop_a contains loop_b contains loop_a */
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "loop_a", 0, &g), EOK);
+    assert_int_equal(g->num_member_users, 2);
+    assert_true(has(g->member_users, "eve"));
+    assert_true(has(g->member_users, "alice"));
+    assert_int_equal(g->num_member_groups, 1);
+    assert_string_equal(g->member_groups[0], "loop_b");
+
+    /* odd members: a missing DN, a uid-0 user, a DN outside any tree, itself */
+    assert_int_equal(get_group(t, SDAP_BY_ID, NULL, 40020, &g), EOK);
+    assert_int_equal(g->num_member_users, 1);
+    assert_string_equal(g->member_users[0], "alice");
+    assert_int_equal(g->num_member_groups, 0);
+}
+
+static void test_rfc2307bis_nesting_levels(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group *g = NULL;
+
+    make_ctx(t, BIS "ldap_group_nesting_level = 0\n", env("SDAP_TEST_URI"));
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "g_top", 0, &g), EOK);
+    assert_int_equal(g->num_member_users, 1);
+    assert_string_equal(g->member_users[0], "alice");
+    assert_int_equal(g->num_member_groups, 1);
+    talloc_free(t->id_ctx);
+
+    make_ctx(t, BIS "ldap_group_nesting_level = 5\n", env("SDAP_TEST_URI"));
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "g_top", 0, &g), EOK);
+    assert_int_equal(g->num_member_users, 4);
+    assert_true(has(g->member_users, "dave"));
+}
+
+static void initgroups(struct test_ctx *t, const char *name, errno_t expected,
+                       struct sdap_group ***_groups, size_t *_n)
+{
+    struct tevent_req *req = sdap_initgroups_send(t->mem, t->ev, t->id_ctx, name);
+    struct sdap_user *user = NULL;
+
+    wait_for(t, req);
+    assert_int_equal(sdap_initgroups_recv(t->mem, req, &user, _groups, _n), expected);
+    if (expected == EOK) {
+        assert_string_equal(user->name, name);
+    }
+    talloc_free(req);
+}
+
+static bool has_group(struct sdap_group **groups, size_t n, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        if (strcmp(groups[i]->name, name) == 0) {
+            assert_int_equal(groups[i]->num_member_users, 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+static void test_initgroups(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group **groups = NULL;
+    size_t n = 0;
+
+    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    initgroups(t, "user01", EOK, &groups, &n);
+    assert_int_equal(n, 2);     /* group1, group2; not rootgrp (gid 0) nor badgrp */
+    assert_true(has_group(groups, n, "group1"));
+    assert_true(has_group(groups, n, "group2"));
+    initgroups(t, "user03", EOK, &groups, &n);
+    assert_int_equal(n, 0);
+    initgroups(t, "nosuchuser", ENOENT, &groups, &n);
+    talloc_free(t->id_ctx);
+
+    make_ctx(t, BIS "ldap_group_nesting_level = 2\n", env("SDAP_TEST_URI"));
+    initgroups(t, "alice", EOK, &groups, &n);
+    assert_int_equal(n, 4);
+    assert_true(has_group(groups, n, "g_top"));
+    assert_true(has_group(groups, n, "loop_b"));
+    assert_true(has_group(groups, n, "loop_a"));
+    assert_true(has_group(groups, n, "g_odd"));
+    initgroups(t, "dave", EOK, &groups, &n);
+    assert_int_equal(n, 3);     /* g_deep, g_low, g_mid; g_top is 3 hops up */
+    assert_true(has_group(groups, n, "g_deep"));
+    assert_true(has_group(groups, n, "g_low"));
+    assert_true(has_group(groups, n, "g_mid"));
+}
+
+static void test_enumerate(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user **users = NULL;
+    struct sdap_group **groups = NULL;
+    struct tevent_req *req;
+    struct sdap_id_stats st;
+    size_t n = 0;
+    size_t i;
+
+    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
+    wait_for(t, req);
+    assert_int_equal(sdap_enumerate_users_recv(t->mem, req, &users, &n), EOK);
+    /* 20 users + biggecos, multi, nogecos; hostile and duplicate entries skipped */
+    assert_int_equal(n, 23);
+    for (i = 0; i < n; i++) {
+        assert_true(users[i]->uid >= 1000);
+        assert_string_not_equal(users[i]->name, "dup");
+    }
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    /* 29 entries in pages of 5 */
+    assert_int_equal(st.pages, 6);
+    assert_int_equal(st.connects, 1);
+
+    req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
+    wait_for(t, req);
+    assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
+    assert_int_equal(n, 3);     /* group1, group2, empty */
+    talloc_free(t->id_ctx);
+
+    make_ctx(t, BIS "ldap_page_size = 3\n", env("SDAP_TEST_URI"));
+    req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
+    wait_for(t, req);
+    assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
+    assert_int_equal(n, 8);
+    for (i = 0; i < n; i++) {
+        if (strcmp(groups[i]->name, "g_top") == 0) {
+            assert_int_equal(groups[i]->num_member_users, 1);
+            assert_string_equal(groups[i]->member_users[0], "alice");
+            assert_int_equal(groups[i]->num_member_groups, 1);
+            assert_string_equal(groups[i]->member_groups[0], "g_mid");
+        }
+        if (strcmp(groups[i]->name, "g_big") == 0) {
+            assert_int_equal(groups[i]->num_member_users, 5000);
+        }
+    }
+}
+
+static void test_failover(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_id_stats st;
+
+    make_ctx(t, "ldap_uri = %s, %s\nldap_search_base = ou=r2307,dc=test\n",
+             env("SDAP_TEST_DEAD_URI"), env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), env("SDAP_TEST_URI"));
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 1);
+    assert_int_equal(st.connect_failures, 1);
+    talloc_free(t->id_ctx);
+
+    /* the backup list is used after the primary list */
+    make_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n",
+             env("SDAP_TEST_DEAD_URI"), env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 10001, &u), EOK);
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), env("SDAP_TEST_URI"));
+
+    /* a lost connection fails over on the next operation */
+    sdap_id_ctx_disconnect(t->id_ctx);
+    assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 10001, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 2);
+}
+
+static void test_all_dead(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    uint64_t start;
+
+    make_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n"
+             "ldap_network_timeout = 2\n",
+             env("SDAP_TEST_DEAD_URI"), env("SDAP_TEST_DEAD_URI2"));
+    start = sss_monotonic_usec();
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), ENETUNREACH);
+    assert_true(sss_monotonic_usec() - start < 2000000);
+    assert_true(sdap_id_ctx_offline(t->id_ctx));
+    /* both servers are marked bad: the next attempt answers at once */
+    start = sss_monotonic_usec();
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "group1", 0, NULL), ENETUNREACH);
+    assert_true(sss_monotonic_usec() - start < 100000);
+}
+
+struct many_ctx {
+    int pending;
+    int ok;
+};
+
+static void many_done(struct tevent_req *req)
+{
+    struct many_ctx *m = tevent_req_callback_data_void(req);
+    struct sdap_user *u = NULL;
+
+    if (sdap_get_user_recv(req, req, &u) == EOK) {
+        m->ok++;
+    }
+    talloc_free(req);
+    m->pending--;
+}
+
+static void test_many_on_one_connection(void **state)
+{
+    struct test_ctx *t = *state;
+    struct many_ctx m = { 0, 0 };
+    struct sdap_id_stats st;
+    char name[16];
+    int i;
+
+    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    for (i = 0; i < 50; i++) {
+        struct tevent_req *req;
+
+        snprintf(name, sizeof(name), "user%02d", i % 20 + 1);
+        req = sdap_get_user_send(t->mem, t->ev, t->id_ctx, SDAP_BY_NAME, name, 0);
+        assert_non_null(req);
+        tevent_req_set_callback(req, many_done, &m);
+        m.pending++;
+    }
+    while (m.pending > 0) {
+        assert_int_equal(tevent_loop_once(t->ev), 0);
+    }
+    assert_int_equal(m.ok, 50);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 1);
+    assert_int_equal(st.searches, 50);
+}
+
+static void test_simple_bind(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+
+    make_ctx(t, R2307 "ldap_default_bind_dn = cn=admin,dc=test\nldap_default_authtok = secret\n",
+             env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    talloc_free(t->id_ctx);
+
+    make_ctx(t, R2307 "ldap_default_bind_dn = cn=admin,dc=test\nldap_default_authtok = wrong\n",
+             env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EACCES);
+    assert_false(sdap_id_ctx_offline(t->id_ctx));
+}
+
+static void test_search_timeout(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    pid_t pid = (pid_t)atoi(env("SDAP_TEST_SLAPD_PID"));
+    uint64_t start;
+    errno_t ret;
+
+    make_ctx(t, R2307 "ldap_search_timeout = 1\n", env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_int_equal(kill(pid, SIGSTOP), 0);
+    start = sss_monotonic_usec();
+    ret = get_user(t, SDAP_BY_NAME, "user02", 0, &u);
+    kill(pid, SIGCONT);
+    assert_int_equal(ret, ETIMEDOUT);
+    assert_true(sss_monotonic_usec() - start < 2500000);
+    /* the server is back: the same connection serves again */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user03", 0, &u), EOK);
+}
+
+static void test_big_group(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group *g = NULL;
+    struct sdap_id_stats st;
+    uint64_t start;
+    uint64_t usec;
+
+    make_ctx(t, BIS, env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "alice", 0, NULL), EOK);    /* connect */
+    start = sss_monotonic_usec();
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "g_big", 0, &g), EOK);
+    usec = sss_monotonic_usec() - start;
+    assert_int_equal(g->num_member_users, 5000);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    printf("# rfc2307bis group of 5000 members resolved in %.1f ms (%llu searches)\n",
+           usec / 1000.0, (unsigned long long)st.searches);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_filter_escape, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_helpers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_by_name_and_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hostile_users, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_utf8_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rfc2307_groups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rfc2307bis_nesting, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rfc2307bis_nesting_levels, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_initgroups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_enumerate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failover, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_all_dead, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_many_on_one_connection, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_simple_bind, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_search_timeout, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_big_group, setup, teardown),
+    };
+    const char *level = getenv("SDAP_TEST_DEBUG");
+
+    if (level != NULL) {
+        debug_level = debug_convert_level(atoi(level));
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,49 @@
+#!/bin/bash
+# Runs test_sdap (cmocka) against a private slapd holding test_sdap.ldif plus a generated
+# rfc2307bis group of 5,000 members. Exports to the program:
+#   SDAP_TEST_URI         ldap://127.0.0.1:<port> of the slapd
+#   SDAP_TEST_DEAD_URI    two URIs on ports nobody listens on (failover tests)
+#   SDAP_TEST_DEAD_URI2
+#   SDAP_TEST_SLAPD_PID   so the program can SIGSTOP/SIGCONT the server (timeout test)
+# Exit 77 (automake SKIP) when slapd is not installed. SDAP_TEST_VALGRIND=1 runs the program
+# under valgrind (definite leaks and memory errors fail the test).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top_srcdir=${srcdir:-$here/../../..}
+. "$top_srcdir/tests/lib/slapd.sh"
+
+slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+bin=${TEST_SDAP_BIN:-./test_sdap}
+[ -x "$bin" ] || { echo "$bin not built"; exit 99; }
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_sdap.XXXXXX") || exit 99
+cleanup() { slapd_stop "$tmp/slapd"; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+# The static data, then 5,000 users and one group holding them all.
+cp "$here/test_sdap.ldif" "$tmp/data.ldif"
+awk 'BEGIN {
+    printf "\ndn: ou=big,ou=bis,dc=test\nobjectClass: organizationalUnit\nou: big\n";
+    for (i = 1; i <= 5000; i++) {
+        printf "\ndn: uid=big%05d,ou=big,ou=bis,dc=test\nobjectClass: account\n", i;
+        printf "objectClass: posixAccount\nuid: big%05d\ncn: big%05d\n", i, i;
+        printf "uidNumber: %d\ngidNumber: 40100\nhomeDirectory: /home/big%05d\n", 60000 + i, i;
+    }
+    printf "\ndn: cn=g_big,ou=groups,ou=bis,dc=test\nobjectClass: posixGroup\n";
+    printf "objectClass: extensibleObject\ncn: g_big\ngidNumber: 40100\n";
+    for (i = 1; i <= 5000; i++) printf "member: uid=big%05d,ou=big,ou=bis,dc=test\n", i;
+}' >> "$tmp/data.ldif"
+
+export SLAPD_EXTRA_SCHEMA="$here/test_sdap.schema"
+uri=$(slapd_start "$tmp/slapd" "$tmp/data.ldif" "dc=test") || exit 99
+export SDAP_TEST_URI=$uri
+export SDAP_TEST_DEAD_URI="ldap://127.0.0.1:$(slapd_free_port)"
+export SDAP_TEST_DEAD_URI2="ldap://127.0.0.1:$(slapd_free_port)"
+export SDAP_TEST_SLAPD_PID=$(slapd_pid "$tmp/slapd")
+
+if [ "${SDAP_TEST_VALGRIND:-0}" = 1 ]; then
+    valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
+        --show-leak-kinds=definite "$bin"
+else
+    "$bin"
+fi
