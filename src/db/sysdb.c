@@ -1,0 +1,508 @@
+/*
+ * sysdb core: opening a domain's cache (connect, first-time setup of @INDEXLIST and the
+ * version entry, checks on reopen) and nested transactions. The ldb plumbing shared by the
+ * user and group code is in sysdb_ldb.c.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db/sysdb_private.h"
+
+/* LMDB reserves this much address space (not disk, not RAM); the file grows as needed. */
+#define SYSDB_MDB_MAP_SIZE "lmdb_env_size:8589934592"
+
+static const char *sysdb_kind_container[] = {
+    [SYSDB_KIND_USER] = "users",
+    [SYSDB_KIND_GROUP] = "groups",
+};
+
+static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb);
+
+static const char *sysdb_case_names[] = {
+    [SYSDB_CASE_SENSITIVE] = "sensitive",
+    [SYSDB_CASE_INSENSITIVE] = "insensitive",
+    [SYSDB_CASE_PRESERVING] = "preserving",
+};
+
+/* ldb's own messages go to our log: warnings and errors as failures, the rest as traces. */
+static void sysdb_ldb_debug(void *context, enum ldb_debug_level level,
+                            const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void sysdb_ldb_debug(void *context, enum ldb_debug_level level,
+                            const char *fmt, va_list ap)
+{
+    int dlevel;
+    char *line;
+
+    (void)context;
+    switch (level) {
+    case LDB_DEBUG_FATAL:
+        dlevel = SSSDBG_CRIT_FAILURE;
+        break;
+    case LDB_DEBUG_ERROR:
+        dlevel = SSSDBG_OP_FAILURE;
+        break;
+    case LDB_DEBUG_WARNING:
+        dlevel = SSSDBG_MINOR_FAILURE;
+        break;
+    default:
+        dlevel = SSSDBG_TRACE_LIBS;
+        break;
+    }
+    if (!debug_enabled(dlevel)) {
+        return;
+    }
+    if (vasprintf(&line, fmt, ap) < 0) {
+        return;
+    }
+    DEBUG(dlevel, "ldb: %s\n", line);
+    free(line);
+}
+
+static bool sysdb_domain_valid(const char *domain)
+{
+    size_t len = strlen(domain);
+    size_t i;
+
+    if (len == 0 || len > SYSDB_NAME_MAX) {
+        return false;
+    }
+    for (i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)domain[i];
+        if (c < 0x20 || c >= 0x7f || c == '/' || c == '@') {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* @INDEXLIST, unless an interrupted first open already wrote it. It is committed on its
+ * own, before any entry exists: changing it later makes ldb repack every record. */
+static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    int lret;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    msg = ldb_msg_new(tmp_ctx);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
+    if (msg->dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_UID);
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_GID);
+    }
+    if (lret == LDB_SUCCESS && sysdb->backend == SYSDB_BACKEND_MDB) {
+        /* ldb_mdb keys records by GUID; the DN -> GUID index is then built in. */
+        lret = ldb_msg_add_string(msg, "@IDXGUID", SYSDB_A_GUID);
+        if (lret == LDB_SUCCESS) {
+            lret = ldb_msg_add_string(msg, "@IDX_DN_GUID", "GUID");
+        }
+    }
+    if (lret != LDB_SUCCESS) {
+        ret = ENOMEM;
+        goto done;
+    }
+    lret = sysdb_ldb_add(sysdb, msg);
+    ret = sysdb_ldb_error(sysdb, lret, "Adding @INDEXLIST");
+    if (ret == EEXIST) {
+        ret = EOK;
+    }
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* The version entry: written last, so its presence means a complete setup. */
+static errno_t sysdb_setup_base(struct sysdb_ctx *sysdb)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    msg = ldb_msg_new(tmp_ctx);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, SYSDB_BASE_DN);
+    if (msg->dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_msg_set_str(msg, SYSDB_A_VERSION, SYSDB_VERSION);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_str(msg, SYSDB_A_DOMAIN, sysdb->domain);
+    }
+    if (ret == EOK) {
+        ret = sysdb_msg_set_str(msg, SYSDB_A_CASE, sysdb_case_names[sysdb->case_mode]);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* One step of the setup in its own transaction. */
+static errno_t sysdb_setup_step(struct sysdb_ctx *sysdb,
+                                errno_t (*step)(struct sysdb_ctx *sysdb))
+{
+    errno_t ret;
+
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = step(sysdb);
+    if (ret != EOK) {
+        sysdb_transaction_cancel(sysdb);
+        return ret;
+    }
+    return sysdb_transaction_commit(sysdb);
+}
+
+/* Sets up a new file or checks that an existing one is ours. */
+static errno_t sysdb_setup(struct sysdb_ctx *sysdb)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    const char *value;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    dn = ldb_dn_new(tmp_ctx, sysdb->ldb, SYSDB_BASE_DN);
+    if (dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+
+    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+    if (ret == ENOENT) {
+        ret = sysdb_setup_step(sysdb, sysdb_setup_indexes);
+        if (ret == EOK) {
+            ret = sysdb_setup_step(sysdb, sysdb_setup_base);
+        }
+        goto done;
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+
+    value = sysdb_msg_str(msg, SYSDB_A_VERSION);
+    if (value == NULL || strcmp(value, SYSDB_VERSION) != 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s has cache format version %s, expected %s\n",
+              sysdb->path, value ? value : "(none)", SYSDB_VERSION);
+        ret = ERR_INTERNAL;
+        goto done;
+    }
+    value = sysdb_msg_str(msg, SYSDB_A_DOMAIN);
+    if (value == NULL || strcmp(value, sysdb->domain) != 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s is the cache of domain %s, not %s\n",
+              sysdb->path, value ? value : "(none)", sysdb->domain);
+        ret = ERR_INTERNAL;
+        goto done;
+    }
+    value = sysdb_msg_str(msg, SYSDB_A_CASE);
+    if (value == NULL || strcmp(value, sysdb_case_names[sysdb->case_mode]) != 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s was written with case_sensitive mode %s, now %s; "
+              "remove the cache file to change it\n", sysdb->path,
+              value ? value : "(none)", sysdb_case_names[sysdb->case_mode]);
+        ret = EINVAL;
+        goto done;
+    }
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* ldb_mdb ignores ldb's create mode: make the files 0600 before it opens them. */
+static errno_t sysdb_precreate(const char *path)
+{
+    int fd;
+
+    fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        errno_t ret = errno;
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot create %s: %s\n", path, sss_strerror(ret));
+        return EIO;
+    }
+    close(fd);
+    return EOK;
+}
+
+static int sysdb_ctx_destructor(struct sysdb_ctx *sysdb)
+{
+    /* ldb goes first: it may still use nothing of ours, but the locale is not talloc'd. */
+    talloc_zfree(sysdb->ldb);
+    if (sysdb->fold_locale != (locale_t)0) {
+        freelocale(sysdb->fold_locale);
+        sysdb->fold_locale = (locale_t)0;
+    }
+    return 0;
+}
+
+errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
+                       enum sysdb_case case_mode, enum sysdb_backend backend,
+                       struct sysdb_ctx **_sysdb)
+{
+    struct sysdb_ctx *sysdb = NULL;
+    const char *options[] = { NULL, NULL };
+    char *url;
+    size_t i;
+    int lret;
+    errno_t ret;
+
+    if (db_dir == NULL || domain == NULL || _sysdb == NULL || !sysdb_domain_valid(domain)
+            || (unsigned int)case_mode > SYSDB_CASE_PRESERVING
+            || (unsigned int)backend > SYSDB_BACKEND_MDB) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid arguments\n");
+        return EINVAL;
+    }
+    if (backend == SYSDB_BACKEND_DEFAULT) {
+        /* Measured (tests/perf/bench_sysdb.c): tdb keeps a user under 1 KB on disk (mdb
+         * ~1.3 KB: GUID keys plus a DN->GUID index record per entry), saves 5,000 groups
+         * and an initgroups list of them faster in one transaction, and looks up as fast;
+         * mdb commits a small transaction ~3x faster. */
+        backend = SYSDB_BACKEND_TDB;
+    }
+
+    sysdb = talloc_zero(mem_ctx, struct sysdb_ctx);
+    if (sysdb == NULL) {
+        return ENOMEM;
+    }
+    talloc_set_destructor(sysdb, sysdb_ctx_destructor);
+    sysdb->case_mode = case_mode;
+    sysdb->backend = backend;
+    sysdb->domain = talloc_strdup(sysdb, domain);
+    sysdb->domain_lc = talloc_strdup(sysdb, domain);
+    sysdb->path = talloc_asprintf(sysdb, "%s/cache_%s.ldb", db_dir, domain);
+    if (sysdb->domain == NULL || sysdb->domain_lc == NULL || sysdb->path == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    sysdb->domain_len = strlen(domain);
+    for (i = 0; i < sysdb->domain_len; i++) {
+        if (sysdb->domain_lc[i] >= 'A' && sysdb->domain_lc[i] <= 'Z') {
+            sysdb->domain_lc[i] += 'a' - 'A';
+        }
+    }
+    sysdb->fold_locale = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+    if (sysdb->fold_locale == (locale_t)0) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "No C.UTF-8 locale: names fold in ASCII only\n");
+    }
+    if (getrandom(sysdb->guid_prefix, sizeof(sysdb->guid_prefix), 0)
+            != (ssize_t)sizeof(sysdb->guid_prefix)) {
+        uint64_t seed = sss_monotonic_usec() ^ ((uint64_t)getpid() << 32);
+        memcpy(sysdb->guid_prefix, &seed, sizeof(sysdb->guid_prefix));
+    }
+
+    /* ldb runs each request as a nested event loop turn. Given no event context, it makes a
+     * new one (an epoll fd) per request; a private poll context, which never polls here
+     * (requests only post zero timers), keeps a lookup at a few microseconds and never
+     * runs the caller's main loop re-entrantly. */
+    sysdb->ev = tevent_context_init_byname(sysdb, "poll");
+    if (sysdb->ev == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    sysdb->ldb = ldb_init(sysdb, sysdb->ev);
+    if (sysdb->ldb == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    lret = ldb_set_debug(sysdb->ldb, sysdb_ldb_debug, NULL);
+    if (lret != LDB_SUCCESS) {
+        ret = EIO;
+        goto done;
+    }
+    ldb_set_create_perms(sysdb->ldb, 0600);
+
+    if (backend == SYSDB_BACKEND_MDB) {
+        url = talloc_asprintf(sysdb, "%s-lock", sysdb->path);
+        if (url == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        ret = sysdb_precreate(sysdb->path);
+        if (ret == EOK) {
+            ret = sysdb_precreate(url);
+        }
+        talloc_free(url);
+        if (ret != EOK) {
+            goto done;
+        }
+        url = talloc_asprintf(sysdb, "mdb://%s", sysdb->path);
+        options[0] = SYSDB_MDB_MAP_SIZE;
+    } else {
+        url = talloc_asprintf(sysdb, "tdb://%s", sysdb->path);
+    }
+    if (url == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    /* A cache: losing the last writes on a power cut is fine (the back-end refetches),
+     * and the commit of a big save must not wait for the disk. */
+    lret = ldb_connect(sysdb->ldb, url, LDB_FLG_NOSYNC, options);
+    talloc_free(url);
+    if (lret != LDB_SUCCESS) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot open %s: %s\n", sysdb->path,
+              ldb_errstring(sysdb->ldb));
+        ret = EIO;
+        goto done;
+    }
+
+    ret = sysdb_make_base_dns(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_setup(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+
+    *_sysdb = sysdb;
+    sysdb = NULL;
+    ret = EOK;
+
+done:
+    talloc_free(sysdb);
+    return ret;
+}
+
+errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
+                   enum sysdb_case case_mode, struct sysdb_ctx **_sysdb)
+{
+    return sysdb_open_ext(mem_ctx, db_dir, domain, case_mode, SYSDB_BACKEND_DEFAULT, _sysdb);
+}
+
+const char *sysdb_path(struct sysdb_ctx *sysdb)
+{
+    return sysdb == NULL ? NULL : sysdb->path;
+}
+
+const char *sysdb_domain(struct sysdb_ctx *sysdb)
+{
+    return sysdb == NULL ? NULL : sysdb->domain;
+}
+
+errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
+{
+    int lret;
+
+    if (sysdb == NULL) {
+        return EINVAL;
+    }
+    if (sysdb->tx_depth == 0) {
+        lret = ldb_transaction_start(sysdb->ldb);
+        if (lret != LDB_SUCCESS) {
+            return sysdb_ldb_error(sysdb, lret, "Transaction start");
+        }
+        sysdb->tx_doomed = false;
+    }
+    sysdb->tx_depth++;
+    return EOK;
+}
+
+errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
+{
+    int lret;
+
+    if (sysdb == NULL || sysdb->tx_depth == 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Commit without a transaction\n");
+        return EINVAL;
+    }
+    sysdb->tx_depth--;
+    if (sysdb->tx_depth > 0) {
+        return EOK;
+    }
+    if (sysdb->tx_doomed) {
+        DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
+        ldb_transaction_cancel(sysdb->ldb);
+        sysdb->tx_doomed = false;
+        return EIO;
+    }
+    lret = ldb_transaction_commit(sysdb->ldb);
+    if (lret != LDB_SUCCESS) {
+        return sysdb_ldb_error(sysdb, lret, "Transaction commit");
+    }
+    return EOK;
+}
+
+errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
+{
+    int lret;
+
+    if (sysdb == NULL || sysdb->tx_depth == 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel without a transaction\n");
+        return EINVAL;
+    }
+    sysdb->tx_depth--;
+    if (sysdb->tx_depth > 0) {
+        sysdb->tx_doomed = true;
+        return EOK;
+    }
+    sysdb->tx_doomed = false;
+    lret = ldb_transaction_cancel(sysdb->ldb);
+    if (lret != LDB_SUCCESS) {
+        return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
+    }
+    return EOK;
+}
+
+/* The containers' DNs, made once. */
+static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
+{
+    struct ldb_val val;
+    char *domain_esc;
+    int kind;
+
+    val.data = (uint8_t *)discard_const(sysdb->domain);
+    val.length = sysdb->domain_len;
+    domain_esc = ldb_dn_escape_value(sysdb, val);
+    if (domain_esc == NULL) {
+        return ENOMEM;
+    }
+    for (kind = SYSDB_KIND_USER; kind <= SYSDB_KIND_GROUP; kind++) {
+        sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s,cn=%s," SYSDB_BASE_DN,
+                                              sysdb_kind_container[kind], domain_esc);
+        if (sysdb->base_dn[kind] == NULL) {
+            talloc_free(domain_esc);
+            return ENOMEM;
+        }
+    }
+    talloc_free(domain_esc);
+    return EOK;
+}

@@ -1,0 +1,363 @@
+/*
+ * sysdb groups: store (with gid takeover, member lists replaced or kept), lookups by name
+ * and gid, enumeration, delete and expire. A group's member user names and nested group
+ * names are two packed values on the group entry; storing them never touches user entries.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "db/sysdb_private.h"
+
+static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
+                                  struct sysdb_group **_group)
+{
+    const struct ldb_message_element *el;
+    struct sysdb_group *grp;
+    uint64_t num;
+    size_t count;
+    errno_t ret;
+
+    grp = talloc_zero(mem_ctx, struct sysdb_group);
+    if (grp == NULL) {
+        return ENOMEM;
+    }
+    talloc_steal(grp, msg);
+
+    grp->name = sysdb_msg_str(msg, SYSDB_A_NAME);
+    if (grp->name == NULL) {
+        ret = EIO;
+        goto done;
+    }
+    ret = sysdb_msg_num(msg, SYSDB_A_GID, UINT32_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    grp->gid = (uint32_t)num;
+    ret = sysdb_msg_num(msg, SYSDB_A_LAST_UPDATE, INT64_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    grp->last_update = (time_t)num;
+    ret = sysdb_msg_num(msg, SYSDB_A_EXPIRE, INT64_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    grp->expire = (time_t)num;
+    grp->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
+
+    el = ldb_msg_find_element(msg, SYSDB_A_MEMBERS);
+    ret = sysdb_packed_split(grp, el && el->num_values == 1 ? &el->values[0] : NULL,
+                             &grp->members, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    el = ldb_msg_find_element(msg, SYSDB_A_MEMBER_GROUPS);
+    ret = sysdb_packed_split(grp, el && el->num_values == 1 ? &el->values[0] : NULL,
+                             &grp->member_groups, &count);
+
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Malformed group entry %s\n",
+              ldb_dn_get_linearized(msg->dn));
+        talloc_free(grp);
+        return ret;
+    }
+    *_group = grp;
+    return EOK;
+}
+
+/* Sets a packed list attribute from a built list (NULL or empty: attribute removed). */
+static errno_t sysdb_msg_set_list(struct ldb_message *msg, const char *attr,
+                                  struct sysdb_name_list *list)
+{
+    const char *data = NULL;
+    size_t len = 0;
+
+    if (list != NULL) {
+        data = sysdb_name_list_data(list, &len);
+    }
+    return sysdb_msg_set_val(msg, attr, len ? data : NULL, len);
+}
+
+/* The store behind both public variants; lists are written when with_members is true. */
+static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
+                                     bool with_members, struct sysdb_name_list *members,
+                                     struct sysdb_name_list *member_groups,
+                                     time_t now, uint32_t cache_timeout)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    bool in_tx = false;
+    bool kept;
+    char *stored;
+    char *key;
+    errno_t ret;
+
+    if (sysdb == NULL || grp == NULL || grp->name == NULL || now < 0) {
+        return EINVAL;
+    }
+    if (grp->gid == 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache group %s with gid 0\n", grp->name);
+        return EINVAL;
+    }
+    if (sysdb_check_attr(grp->orig_dn, "original DN") != EOK) {
+        return EINVAL;
+    }
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_stored(tmp_ctx, sysdb, grp->name, &stored);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_name_key(tmp_ctx, sysdb, grp->name, &key);
+    if (ret != EOK) {
+        goto done;
+    }
+
+    msg = ldb_msg_new(tmp_ctx);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    msg->dn = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_GROUP, key);
+    if (msg->dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_msg_set_str(msg, SYSDB_A_OBJECTCLASS, SYSDB_CLASS_GROUP);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, stored);
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_GID, grp->gid);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_ORIG_DN, grp->orig_dn);
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, (uint64_t)now + cache_timeout);
+    }
+    if (ret == EOK && with_members) {
+        ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBERS, members);
+        if (ret == EOK) {
+            ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBER_GROUPS, member_groups);
+        }
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_tx = true;
+
+    /* The same query finds the entry itself when its id is unchanged (then a modify),
+     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
+     * finds the name (its id changed). */
+    ret = sysdb_delete_conflicts(sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, grp->gid, msg->dn, &kept);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
+    if (ret != EOK) {
+        goto done;
+    }
+
+    in_tx = false;
+    ret = sysdb_transaction_commit(sysdb);
+
+done:
+    if (in_tx) {
+        sysdb_transaction_cancel(sysdb);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_store_group(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
+                          bool with_members, time_t now, uint32_t cache_timeout)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct sysdb_name_list *members = NULL;
+    struct sysdb_name_list *member_groups = NULL;
+    errno_t ret;
+
+    if (sysdb == NULL || grp == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    if (with_members) {
+        ret = sysdb_name_list_new(tmp_ctx, sysdb, &members);
+        if (ret == EOK) {
+            ret = sysdb_name_list_add(members, grp->members, (size_t)-1);
+        }
+        if (ret == EOK) {
+            ret = sysdb_name_list_new(tmp_ctx, sysdb, &member_groups);
+        }
+        if (ret == EOK) {
+            ret = sysdb_name_list_add(member_groups, grp->member_groups, (size_t)-1);
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    ret = sysdb_store_group_int(sysdb, grp, with_members, members, member_groups,
+                                now, cache_timeout);
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_store_group_lists(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
+                                struct sysdb_name_list *members,
+                                struct sysdb_name_list *member_groups,
+                                time_t now, uint32_t cache_timeout)
+{
+    return sysdb_store_group_int(sysdb, grp, true, members, member_groups,
+                                 now, cache_timeout);
+}
+
+errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                const char *name, struct sysdb_group **_group)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    struct sysdb_group *grp;
+    char *key;
+    errno_t ret;
+
+    if (sysdb == NULL || name == NULL || _group == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_key(tmp_ctx, sysdb, name, &key);
+    if (ret != EOK) {
+        goto done;
+    }
+    dn = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key);
+    if (dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_msg_to_group(mem_ctx, msg, &grp);
+    if (ret != EOK) {
+        goto done;
+    }
+    *_group = grp;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               uint32_t gid, struct sysdb_group **_group)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    struct sysdb_group *grp;
+    char value[16];
+    size_t count;
+    errno_t ret;
+
+    if (sysdb == NULL || _group == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    snprintf(value, sizeof(value), "%" PRIu32, gid);
+    ret = sysdb_search_kind(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, value, NULL,
+                            &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (count == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    if (count > 1) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "%zu groups hold gid %" PRIu32 "; using the first\n",
+              count, gid);
+    }
+    ret = sysdb_msg_to_group(mem_ctx, msgs[0], &grp);
+    if (ret != EOK) {
+        goto done;
+    }
+    *_group = grp;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               struct sysdb_group ***_groups, size_t *_count)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    struct sysdb_group **groups;
+    size_t count;
+    size_t i;
+    errno_t ret;
+
+    if (sysdb == NULL || _groups == NULL || _count == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_search_all(tmp_ctx, sysdb, SYSDB_KIND_GROUP, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    groups = talloc_zero_array(tmp_ctx, struct sysdb_group *, count + 1);
+    if (groups == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < count; i++) {
+        ret = sysdb_msg_to_group(groups, msgs[i], &groups[i]);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    *_groups = talloc_steal(mem_ctx, groups);
+    *_count = count;
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_delete_group(struct sysdb_ctx *sysdb, const char *name)
+{
+    return sysdb_delete_by_name(sysdb, SYSDB_KIND_GROUP, name);
+}
+
+errno_t sysdb_expire_group(struct sysdb_ctx *sysdb, const char *name)
+{
+    return sysdb_expire_by_name(sysdb, SYSDB_KIND_GROUP, name);
+}
+
+errno_t sysdb_expire_all_groups(struct sysdb_ctx *sysdb)
+{
+    return sysdb_expire_all(sysdb, SYSDB_KIND_GROUP);
+}

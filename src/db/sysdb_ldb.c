@@ -1,0 +1,540 @@
+/*
+ * sysdb ldb plumbing shared by the user and group code: every ldb request goes through
+ * here (with the event-context workaround below), plus DNs, reads, index searches,
+ * add-or-modify, uid/gid takeover, deletes, expiry and message helpers.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "db/sysdb_private.h"
+
+static const char *sysdb_kind_class[] = {
+    [SYSDB_KIND_USER] = SYSDB_CLASS_USER,
+    [SYSDB_KIND_GROUP] = SYSDB_CLASS_GROUP,
+};
+
+/*
+ * ldb's tdb and mdb back-ends give every request a private event context made with
+ * tevent_context_init(), i.e. the process's default tevent back-end: epoll, one epoll fd
+ * created and closed per lookup (a third of a lookup's time). Requests only run a zero
+ * timer on that context, so during our own ldb calls the default is switched to "poll",
+ * which needs no file descriptor, and restored afterwards. Nothing else runs in between
+ * (ldb calls are synchronous and the daemons single-threaded); no code of ours sets a
+ * process default, so restoring means unsetting it.
+ */
+static void sysdb_ldb_enter(void)
+{
+    tevent_set_default_backend("poll");
+}
+
+static void sysdb_ldb_leave(void)
+{
+    tevent_set_default_backend(NULL);
+}
+
+int sysdb_ldb_add(struct sysdb_ctx *sysdb, const struct ldb_message *msg)
+{
+    int lret;
+
+    sysdb_ldb_enter();
+    lret = ldb_add(sysdb->ldb, msg);
+    sysdb_ldb_leave();
+    return lret;
+}
+
+static int sysdb_ldb_modify(struct sysdb_ctx *sysdb, const struct ldb_message *msg)
+{
+    int lret;
+
+    sysdb_ldb_enter();
+    lret = ldb_modify(sysdb->ldb, msg);
+    sysdb_ldb_leave();
+    return lret;
+}
+
+static int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
+{
+    int lret;
+
+    sysdb_ldb_enter();
+    lret = ldb_delete(sysdb->ldb, dn);
+    sysdb_ldb_leave();
+    return lret;
+}
+
+errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what)
+{
+    switch (lret) {
+    case LDB_SUCCESS:
+        return EOK;
+    case LDB_ERR_NO_SUCH_OBJECT:
+        return ENOENT;
+    case LDB_ERR_ENTRY_ALREADY_EXISTS:
+        return EEXIST;
+    default:
+        break;
+    }
+    DEBUG(SSSDBG_OP_FAILURE, "%s failed on %s: %s (%d): %s\n", what,
+          sysdb->path, ldb_strerror(lret), lret, ldb_errstring(sysdb->ldb));
+    return EIO;
+}
+
+struct ldb_dn *sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              enum sysdb_kind kind, const char *key)
+{
+    struct ldb_dn *dn;
+    struct ldb_val val;
+
+    dn = ldb_dn_copy(mem_ctx, sysdb->base_dn[kind]);
+    if (dn == NULL) {
+        return NULL;
+    }
+    val.data = (uint8_t *)discard_const(key);
+    val.length = strlen(key);
+    if (!ldb_dn_add_child_val(dn, SYSDB_A_NAME, val)) {
+        talloc_free(dn);
+        return NULL;
+    }
+    return dn;
+}
+
+errno_t sysdb_read_entry(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                         const char *const *attrs, struct ldb_message **_msg)
+{
+    struct ldb_result *res = NULL;
+    int lret;
+    errno_t ret;
+
+    sysdb_ldb_enter();
+    lret = ldb_search(sysdb->ldb, mem_ctx, &res, dn, LDB_SCOPE_BASE,
+                      discard_const_p(const char *, attrs), NULL);
+    sysdb_ldb_leave();
+    if (lret != LDB_SUCCESS) {
+        ret = sysdb_ldb_error(sysdb, lret, "Base search");
+        goto done;
+    }
+    if (res->count == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    if (res->count != 1) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Base search returned %u entries\n", res->count);
+        ret = EIO;
+        goto done;
+    }
+    *_msg = talloc_steal(mem_ctx, res->msgs[0]);
+    ret = EOK;
+
+done:
+    talloc_free(res);
+    return ret;
+}
+
+static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   const char *filter, const char *const *attrs,
+                                   struct ldb_message ***_msgs, size_t *_count)
+{
+    struct ldb_result *res = NULL;
+    int lret;
+
+    /* No base: one cache holds one domain, and the root search skips ldb's check that the
+     * base entry exists. The filter's indexed term picks the candidates. */
+    sysdb_ldb_enter();
+    lret = ldb_search(sysdb->ldb, mem_ctx, &res, NULL, LDB_SCOPE_SUBTREE,
+                      discard_const_p(const char *, attrs), "%s", filter);
+    sysdb_ldb_leave();
+    if (lret != LDB_SUCCESS) {
+        return sysdb_ldb_error(sysdb, lret, "Search");
+    }
+    *_count = res->count;
+    *_msgs = talloc_steal(mem_ctx, res->msgs);
+    talloc_free(res);
+    return EOK;
+}
+
+errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                          const char *attr, const char *value, const char *const *attrs,
+                          struct ldb_message ***_msgs, size_t *_count)
+{
+    char filter[128];
+    int n;
+
+    n = snprintf(filter, sizeof(filter), "(&(%s=%s)(" SYSDB_A_OBJECTCLASS "=%s))",
+                 attr, value, sysdb_kind_class[kind]);
+    if (n < 0 || (size_t)n >= sizeof(filter)) {
+        return EINVAL;
+    }
+    return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
+}
+
+errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                         struct ldb_message ***_msgs, size_t *_count)
+{
+    char filter[64];
+
+    snprintf(filter, sizeof(filter), "(" SYSDB_A_OBJECTCLASS "=%s)", sysdb_kind_class[kind]);
+    return sysdb_search_filter(mem_ctx, sysdb, filter, NULL, _msgs, _count);
+}
+
+/* Adds a copy of msg: plain elements, the empty ones (attributes to clear) dropped, and an
+ * objectGUID for mdb. msg itself stays usable for a modify. */
+static int sysdb_add_entry(struct sysdb_ctx *sysdb, const struct ldb_message *msg)
+{
+    struct ldb_message *add;
+    uint8_t guid[16];
+    unsigned int i;
+    int lret;
+
+    add = ldb_msg_new(NULL);
+    if (add == NULL) {
+        return LDB_ERR_OPERATIONS_ERROR;
+    }
+    add->dn = msg->dn;
+    add->elements = talloc_array(add, struct ldb_message_element, msg->num_elements + 1);
+    if (add->elements == NULL) {
+        talloc_free(add);
+        return LDB_ERR_OPERATIONS_ERROR;
+    }
+    for (i = 0; i < msg->num_elements; i++) {
+        if (msg->elements[i].num_values == 0) {
+            continue;
+        }
+        add->elements[add->num_elements] = msg->elements[i];
+        add->elements[add->num_elements].flags = 0;
+        add->num_elements++;
+    }
+    if (sysdb->backend == SYSDB_BACKEND_MDB) {
+        memcpy(guid, sysdb->guid_prefix, 8);
+        sysdb->guid_counter++;
+        memcpy(guid + 8, &sysdb->guid_counter, 8);
+        lret = ldb_msg_add_value(add, SYSDB_A_GUID,
+                                 &(struct ldb_val){ .data = guid, .length = 16 }, NULL);
+        if (lret != LDB_SUCCESS) {
+            talloc_free(add);
+            return lret;
+        }
+    }
+    lret = sysdb_ldb_add(sysdb, add);
+    talloc_free(add);
+    return lret;
+}
+
+errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
+                          enum sysdb_exists exists)
+{
+    int lret;
+
+    if (exists != SYSDB_EXISTS_YES) {
+        lret = sysdb_add_entry(sysdb, msg);
+        if (lret != LDB_ERR_ENTRY_ALREADY_EXISTS || exists == SYSDB_EXISTS_NO) {
+            return sysdb_ldb_error(sysdb, lret, "Add");
+        }
+        /* ldb undoes the failed add (each operation is a sub-transaction). */
+    }
+    lret = sysdb_ldb_modify(sysdb, msg);
+    return sysdb_ldb_error(sysdb, lret, "Modify");
+}
+
+errno_t sysdb_delete_conflicts(struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                               const char *attr, uint32_t id, struct ldb_dn *keep_dn,
+                               bool *_kept)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char *attrs[] = { SYSDB_A_NAME, NULL };
+    struct ldb_message **msgs;
+    char value[16];
+    bool kept = false;
+    size_t count;
+    size_t i;
+    int lret;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    snprintf(value, sizeof(value), "%" PRIu32, id);
+    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, attr, value, attrs, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    for (i = 0; i < count; i++) {
+        if (ldb_dn_compare(msgs[i]->dn, keep_dn) == 0) {
+            kept = true;
+            continue;
+        }
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%s now belongs to another name: deleting %s\n",
+              sysdb_kind_class[kind], attr, value, ldb_dn_get_linearized(msgs[i]->dn));
+        lret = sysdb_ldb_delete(sysdb, msgs[i]->dn);
+        if (lret != LDB_SUCCESS) {
+            ret = sysdb_ldb_error(sysdb, lret, "Delete");
+            goto done;
+        }
+    }
+    *_kept = kept;
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_dn *dn;
+    char *key;
+    int lret;
+    errno_t ret;
+
+    if (sysdb == NULL || name == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_key(tmp_ctx, sysdb, name, &key);
+    if (ret != EOK) {
+        goto done;
+    }
+    dn = sysdb_entry_dn(tmp_ctx, sysdb, kind, key);
+    if (dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    lret = sysdb_ldb_delete(sysdb, dn);
+    ret = sysdb_ldb_error(sysdb, lret, "Delete");
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* Sets the expiry attributes of one entry to SYSDB_EXPIRED_TS (initgroups list only when
+ * the entry has one). */
+static errno_t sysdb_expire_msg(struct sysdb_ctx *sysdb, struct ldb_message *entry)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    int lret;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    msg = ldb_msg_new(tmp_ctx);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    msg->dn = entry->dn;
+    ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, SYSDB_EXPIRED_TS);
+    if (ret == EOK && ldb_msg_find_element(entry, SYSDB_A_INITGR_EXPIRE) != NULL) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, SYSDB_EXPIRED_TS);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    lret = sysdb_ldb_modify(sysdb, msg);
+    ret = sysdb_ldb_error(sysdb, lret, "Modify");
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char *attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };
+    struct ldb_message *entry;
+    struct ldb_dn *dn;
+    bool in_tx = false;
+    char *key;
+    errno_t ret;
+
+    if (sysdb == NULL || name == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_key(tmp_ctx, sysdb, name, &key);
+    if (ret != EOK) {
+        goto done;
+    }
+    dn = sysdb_entry_dn(tmp_ctx, sysdb, kind, key);
+    if (dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_tx = true;
+    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &entry);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_expire_msg(sysdb, entry);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_tx = false;
+    ret = sysdb_transaction_commit(sysdb);
+
+done:
+    if (in_tx) {
+        sysdb_transaction_cancel(sysdb);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    bool in_tx = false;
+    size_t count;
+    size_t i;
+    errno_t ret;
+
+    if (sysdb == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_tx = true;
+    ret = sysdb_search_all(tmp_ctx, sysdb, kind, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    for (i = 0; i < count; i++) {
+        ret = sysdb_expire_msg(sysdb, msgs[i]);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    in_tx = false;
+    ret = sysdb_transaction_commit(sysdb);
+
+done:
+    if (in_tx) {
+        sysdb_transaction_cancel(sysdb);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+static errno_t sysdb_msg_replace(struct ldb_message *msg, const char *attr,
+                                 struct ldb_message_element **_el)
+{
+    int lret;
+
+    lret = ldb_msg_add_empty(msg, attr, LDB_FLAG_MOD_REPLACE, _el);
+    return lret == LDB_SUCCESS ? EOK : ENOMEM;
+}
+
+errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
+                          size_t len)
+{
+    struct ldb_message_element *el;
+    errno_t ret;
+
+    ret = sysdb_msg_replace(msg, attr, &el);
+    if (ret != EOK || data == NULL) {
+        return ret;
+    }
+    el->values = talloc_array(msg->elements, struct ldb_val, 1);
+    if (el->values == NULL) {
+        return ENOMEM;
+    }
+    /* The value is not copied: data must live as long as msg. */
+    el->values[0].data = (uint8_t *)discard_const(data);
+    el->values[0].length = len;
+    el->num_values = 1;
+    return EOK;
+}
+
+errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char *str)
+{
+    return sysdb_msg_set_val(msg, attr, str, str == NULL ? 0 : strlen(str));
+}
+
+errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t num)
+{
+    char *str;
+
+    str = talloc_asprintf(msg, "%" PRIu64, num);
+    if (str == NULL) {
+        return ENOMEM;
+    }
+    return sysdb_msg_set_str(msg, attr, str);
+}
+
+const char *sysdb_msg_str(const struct ldb_message *msg, const char *attr)
+{
+    const struct ldb_message_element *el;
+
+    el = ldb_msg_find_element(msg, attr);
+    if (el == NULL || el->num_values != 1 || el->values[0].data == NULL
+            || el->values[0].data[el->values[0].length] != '\0'
+            || strlen((const char *)el->values[0].data) != el->values[0].length) {
+        return NULL;
+    }
+    return (const char *)el->values[0].data;
+}
+
+errno_t sysdb_msg_num(const struct ldb_message *msg, const char *attr, uint64_t max,
+                      uint64_t *_num)
+{
+    const char *str;
+    char *end;
+    unsigned long long num;
+
+    str = sysdb_msg_str(msg, attr);
+    if (str == NULL || str[0] < '0' || str[0] > '9') {
+        return EIO;
+    }
+    errno = 0;
+    num = strtoull(str, &end, 10);
+    if (errno != 0 || *end != '\0' || num > max) {
+        return EIO;
+    }
+    *_num = num;
+    return EOK;
+}
+
+errno_t sysdb_check_attr(const char *value, const char *what)
+{
+    size_t len;
+
+    if (value == NULL) {
+        return EOK;
+    }
+    len = strlen(value);
+    if (len > SYSDB_ATTR_MAX) {
+        DEBUG(SSSDBG_OP_FAILURE, "Refusing %s of %zu bytes (limit %d)\n",
+              what, len, SYSDB_ATTR_MAX);
+        return EINVAL;
+    }
+    if (!sysdb_utf8_valid(value, len)) {
+        DEBUG(SSSDBG_OP_FAILURE, "Refusing %s: not UTF-8\n", what);
+        return EINVAL;
+    }
+    return EOK;
+}

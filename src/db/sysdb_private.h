@@ -1,0 +1,178 @@
+/*
+ * sysdb internals shared by the src/db files: the context, the on-disk layout (DNs,
+ * attribute names, indexes), and helpers for names, packed name lists and ldb calls.
+ * Nothing outside src/db includes this file.
+ *
+ * Layout (format version SYSDB_VERSION):
+ *   cn=sysdb                                      version, domain, caseMode
+ *   name=<key>,cn=users,cn=<domain>,cn=sysdb      objectClass=user
+ *   name=<key>,cn=groups,cn=<domain>,cn=sysdb     objectClass=group
+ * <key> is the internal name, case-folded unless the domain is case-sensitive, so a lookup by
+ * name is one read by key and needs no index. @INDEXLIST indexes uidNumber (users) and
+ * gidNumber (groups) only: those values are nearly unique, so each index record stays tiny.
+ * A user's primary gid is in primaryGid, deliberately not indexed (10,000 users sharing gid
+ * 100 would make one index record that every user save rewrites). Member and group lists
+ * are single values holding NUL-terminated names back to back ("packed"): one value for
+ * 50,000 names is written and read in O(N) with no per-value work inside ldb.
+ */
+#ifndef SSS_SYSDB_PRIVATE_H
+#define SSS_SYSDB_PRIVATE_H
+
+#include <locale.h>
+#include <ldb.h>
+
+#include "util/util.h"
+#include "db/sysdb.h"
+
+#define SYSDB_VERSION "1"
+
+#define SYSDB_BASE_DN "cn=sysdb"
+#define SYSDB_CLASS_USER "user"
+#define SYSDB_CLASS_GROUP "group"
+
+#define SYSDB_A_OBJECTCLASS "objectClass"
+#define SYSDB_A_GUID "objectGUID"
+#define SYSDB_A_NAME "name"
+#define SYSDB_A_UID "uidNumber"
+#define SYSDB_A_GID "gidNumber"
+#define SYSDB_A_PRIMARY_GID "primaryGid"
+#define SYSDB_A_GECOS "gecos"
+#define SYSDB_A_HOME "homeDirectory"
+#define SYSDB_A_SHELL "loginShell"
+#define SYSDB_A_ORIG_DN "originalDN"
+#define SYSDB_A_LAST_UPDATE "lastUpdate"
+#define SYSDB_A_EXPIRE "dataExpireTimestamp"
+#define SYSDB_A_MEMBERS "memberNames"          /* packed user names */
+#define SYSDB_A_MEMBER_GROUPS "memberGroupNames" /* packed nested group names */
+#define SYSDB_A_INITGR_NAMES "initgrNames"     /* packed group names */
+#define SYSDB_A_INITGR_GIDS "initgrGids"       /* packed decimal gids, parallel to names */
+#define SYSDB_A_INITGR_UPDATE "initgrLastUpdate"
+#define SYSDB_A_INITGR_EXPIRE "initgrExpireTimestamp"
+#define SYSDB_A_VERSION "version"
+#define SYSDB_A_DOMAIN "domain"
+#define SYSDB_A_CASE "caseMode"
+
+/* Marked-expired timestamp (sss_cache). */
+#define SYSDB_EXPIRED_TS 1
+
+enum sysdb_kind {
+    SYSDB_KIND_USER,
+    SYSDB_KIND_GROUP,
+};
+
+struct sysdb_ctx {
+    struct ldb_context *ldb;
+    struct tevent_context *ev; /* private to ldb's requests, never the caller's loop */
+    char *path;
+    char *domain;            /* as configured */
+    char *domain_lc;         /* folded */
+    size_t domain_len;       /* both have this length (ASCII-only domains) */
+    enum sysdb_case case_mode;
+    enum sysdb_backend backend;
+    locale_t fold_locale;    /* C.UTF-8 for towlower_l; 0 when missing (ASCII folding) */
+
+    struct ldb_dn *base_dn[2]; /* cn=users / cn=groups,cn=<domain>,cn=sysdb, by kind */
+
+    unsigned int tx_depth;
+    bool tx_doomed;
+
+    uint8_t guid_prefix[8];  /* objectGUID = prefix + counter (mdb needs GUID keys) */
+    uint64_t guid_counter;
+};
+
+/* --- names (sysdb_names.c) --- */
+
+/* Bytes needed to write any transformation of a name of len bytes (with NUL). */
+size_t sysdb_name_room(struct sysdb_ctx *sysdb, size_t len);
+
+/*
+ * Validates name and writes its stored form (fold false) or its key form (fold true) to out,
+ * which has sysdb_name_room(len) bytes. Returns the length written (NUL not counted), or 0
+ * when the name is invalid.
+ */
+size_t sysdb_name_write(struct sysdb_ctx *sysdb, const char *name, size_t len,
+                        bool fold, char *out);
+
+/* talloc'd stored / key forms. EINVAL for an invalid name, ENOMEM. */
+errno_t sysdb_name_stored(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
+                          char **_stored);
+errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
+                       char **_key);
+
+/* true for valid UTF-8 of len bytes without NUL. */
+bool sysdb_utf8_valid(const char *s, size_t len);
+
+/* The packed bytes of a list (each name NUL-terminated) and its name count. */
+const char *sysdb_name_list_data(struct sysdb_name_list *list, size_t *_len);
+
+/* Splits a packed value into a NULL-terminated array of pointers into it (no copies).
+ * EIO when the value is not a sequence of NUL-terminated strings. */
+errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
+                           const char ***_names, size_t *_count);
+
+/* --- ldb plumbing (sysdb_ldb.c) --- */
+
+/* ldb_add with the per-request event context workaround (see sysdb_ldb.c). */
+int sysdb_ldb_add(struct sysdb_ctx *sysdb, const struct ldb_message *msg);
+
+/* ldb error -> errno_t, logging ldb's message at OP_FAILURE for unexpected errors. */
+errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what);
+
+/* DN of an entry from its key form. */
+struct ldb_dn *sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              enum sysdb_kind kind, const char *key);
+
+/* Reads one entry by DN; attrs NULL for all. ENOENT when missing. */
+errno_t sysdb_read_entry(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                         const char *const *attrs, struct ldb_message **_msg);
+
+/* Entries of a kind whose attr equals value (index lookups); count may be 0. */
+errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                          const char *attr, const char *value, const char *const *attrs,
+                          struct ldb_message ***_msgs, size_t *_count);
+
+enum sysdb_exists {
+    SYSDB_EXISTS_NO,       /* add */
+    SYSDB_EXISTS_YES,      /* modify */
+    SYSDB_EXISTS_UNKNOWN,  /* add, or modify when the add finds the entry */
+};
+
+/*
+ * Writes msg (every element flagged LDB_FLAG_MOD_REPLACE; an element without values removes
+ * the attribute) as an add (elements without values dropped, objectGUID added for mdb) or a
+ * modify. Must run inside a transaction. ENOENT: modify of a missing entry.
+ */
+errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
+                          enum sysdb_exists exists);
+
+/* Deletes every entry of kind holding attr=id except keep_dn (uid/gid takeover); *_kept
+ * tells whether keep_dn itself holds it (so it exists). */
+errno_t sysdb_delete_conflicts(struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                               const char *attr, uint32_t id, struct ldb_dn *keep_dn,
+                               bool *_kept);
+
+/* Deletes / expires one entry by name. ENOENT when missing. */
+errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);
+errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);
+errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind);
+
+/* All entries of a kind (full scan). */
+errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                         struct ldb_message ***_msgs, size_t *_count);
+
+/* Message building: replace attr by one value (string / number); NULL str clears it. */
+errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char *str);
+errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t num);
+errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
+                          size_t len);
+
+/* Message reading: a NUL-terminated string value or NULL; numbers (EIO when malformed). */
+const char *sysdb_msg_str(const struct ldb_message *msg, const char *attr);
+errno_t sysdb_msg_num(const struct ldb_message *msg, const char *attr, uint64_t max,
+                      uint64_t *_num);
+
+/* Checks an optional string attribute for storing: NULL ok; EINVAL over SYSDB_ATTR_MAX
+ * or not UTF-8. */
+errno_t sysdb_check_attr(const char *value, const char *what);
+
+#endif /* SSS_SYSDB_PRIVATE_H */

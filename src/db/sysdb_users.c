@@ -1,0 +1,600 @@
+/*
+ * sysdb users: store (with uid takeover), lookups by name and uid, enumeration, delete and
+ * expire, and the user's group list from initgroups (stored on the user entry as packed
+ * group names plus the gids those groups had when the list was saved).
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "db/sysdb_private.h"
+
+static errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
+                                 struct sysdb_user **_user)
+{
+    struct sysdb_user *user;
+    uint64_t num;
+    errno_t ret;
+
+    user = talloc_zero(mem_ctx, struct sysdb_user);
+    if (user == NULL) {
+        return ENOMEM;
+    }
+    talloc_steal(user, msg);
+
+    user->name = sysdb_msg_str(msg, SYSDB_A_NAME);
+    if (user->name == NULL) {
+        ret = EIO;
+        goto done;
+    }
+    ret = sysdb_msg_num(msg, SYSDB_A_UID, UINT32_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    user->uid = (uint32_t)num;
+    ret = sysdb_msg_num(msg, SYSDB_A_PRIMARY_GID, UINT32_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    user->gid = (uint32_t)num;
+    ret = sysdb_msg_num(msg, SYSDB_A_LAST_UPDATE, INT64_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    user->last_update = (time_t)num;
+    ret = sysdb_msg_num(msg, SYSDB_A_EXPIRE, INT64_MAX, &num);
+    if (ret != EOK) {
+        goto done;
+    }
+    user->expire = (time_t)num;
+    user->gecos = sysdb_msg_str(msg, SYSDB_A_GECOS);
+    user->home = sysdb_msg_str(msg, SYSDB_A_HOME);
+    user->shell = sysdb_msg_str(msg, SYSDB_A_SHELL);
+    user->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Malformed user entry %s\n", ldb_dn_get_linearized(msg->dn));
+        talloc_free(user);
+        return ret;
+    }
+    *_user = user;
+    return EOK;
+}
+
+errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
+                         time_t now, uint32_t cache_timeout)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    bool in_tx = false;
+    bool kept;
+    char *stored;
+    char *key;
+    errno_t ret;
+
+    if (sysdb == NULL || user == NULL || user->name == NULL || now < 0) {
+        return EINVAL;
+    }
+    if (user->uid == 0 || user->gid == 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache %s with uid/gid 0\n", user->name);
+        return EINVAL;
+    }
+    if (sysdb_check_attr(user->gecos, "gecos") != EOK
+            || sysdb_check_attr(user->home, "home directory") != EOK
+            || sysdb_check_attr(user->shell, "shell") != EOK
+            || sysdb_check_attr(user->orig_dn, "original DN") != EOK) {
+        return EINVAL;
+    }
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_stored(tmp_ctx, sysdb, user->name, &stored);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_name_key(tmp_ctx, sysdb, user->name, &key);
+    if (ret != EOK) {
+        goto done;
+    }
+
+    msg = ldb_msg_new(tmp_ctx);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    msg->dn = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_USER, key);
+    if (msg->dn == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_msg_set_str(msg, SYSDB_A_OBJECTCLASS, SYSDB_CLASS_USER);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, stored);
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_UID, user->uid);
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_PRIMARY_GID, user->gid);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_GECOS, user->gecos);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_HOME, user->home);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_SHELL, user->shell);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_ORIG_DN, user->orig_dn);
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, (uint64_t)now + cache_timeout);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_tx = true;
+
+    /* The same query finds the entry itself when its id is unchanged (then a modify),
+     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
+     * finds the name (its id changed). */
+    ret = sysdb_delete_conflicts(sysdb, SYSDB_KIND_USER, SYSDB_A_UID, user->uid, msg->dn, &kept);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
+    if (ret != EOK) {
+        goto done;
+    }
+
+    in_tx = false;
+    ret = sysdb_transaction_commit(sysdb);
+
+done:
+    if (in_tx) {
+        sysdb_transaction_cancel(sysdb);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* The user's DN from any accepted form of its name. */
+static errno_t sysdb_user_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
+                             struct ldb_dn **_dn)
+{
+    struct ldb_dn *dn;
+    char *key;
+    errno_t ret;
+
+    ret = sysdb_name_key(mem_ctx, sysdb, name, &key);
+    if (ret != EOK) {
+        return ret;
+    }
+    dn = sysdb_entry_dn(mem_ctx, sysdb, SYSDB_KIND_USER, key);
+    talloc_free(key);
+    if (dn == NULL) {
+        return ENOMEM;
+    }
+    *_dn = dn;
+    return EOK;
+}
+
+/* Every attribute a struct sysdb_user needs, not the (possibly large) group list. */
+static const char *sysdb_user_attrs[] = {
+    SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, SYSDB_A_HOME,
+    SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, NULL
+};
+
+errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               const char *name, struct sysdb_user **_user)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    struct sysdb_user *user;
+    errno_t ret;
+
+    if (sysdb == NULL || name == NULL || _user == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_user_dn(tmp_ctx, sysdb, name, &dn);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, sysdb_user_attrs, &msg);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_msg_to_user(mem_ctx, msg, &user);
+    if (ret != EOK) {
+        goto done;
+    }
+    *_user = user;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              uint32_t uid, struct sysdb_user **_user)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    struct sysdb_user *user;
+    char value[16];
+    size_t count;
+    errno_t ret;
+
+    if (sysdb == NULL || _user == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    snprintf(value, sizeof(value), "%" PRIu32, uid);
+    ret = sysdb_search_kind(tmp_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, value,
+                            sysdb_user_attrs, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (count == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    if (count > 1) {
+        /* Stores keep uids unique; say so if something else wrote the file. */
+        DEBUG(SSSDBG_MINOR_FAILURE, "%zu users hold uid %" PRIu32 "; using the first\n",
+              count, uid);
+    }
+    ret = sysdb_msg_to_user(mem_ctx, msgs[0], &user);
+    if (ret != EOK) {
+        goto done;
+    }
+    *_user = user;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_enumerate_users(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              struct sysdb_user ***_users, size_t *_count)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    struct sysdb_user **users;
+    size_t count;
+    size_t i;
+    errno_t ret;
+
+    if (sysdb == NULL || _users == NULL || _count == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_search_all(tmp_ctx, sysdb, SYSDB_KIND_USER, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    users = talloc_zero_array(tmp_ctx, struct sysdb_user *, count + 1);
+    if (users == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < count; i++) {
+        /* Drop the group lists: enumeration only needs the passwd fields. */
+        ldb_msg_remove_attr(msgs[i], SYSDB_A_INITGR_NAMES);
+        ldb_msg_remove_attr(msgs[i], SYSDB_A_INITGR_GIDS);
+        ret = sysdb_msg_to_user(users, msgs[i], &users[i]);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    *_users = talloc_steal(mem_ctx, users);
+    *_count = count;
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_delete_user(struct sysdb_ctx *sysdb, const char *name)
+{
+    return sysdb_delete_by_name(sysdb, SYSDB_KIND_USER, name);
+}
+
+errno_t sysdb_expire_user(struct sysdb_ctx *sysdb, const char *name)
+{
+    return sysdb_expire_by_name(sysdb, SYSDB_KIND_USER, name);
+}
+
+errno_t sysdb_expire_all_users(struct sysdb_ctx *sysdb)
+{
+    return sysdb_expire_all(sysdb, SYSDB_KIND_USER);
+}
+
+/* Looks up the gids of the listed groups (packed stored names), writing packed decimals. */
+static errno_t sysdb_initgr_gids(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const char *names, size_t names_len, size_t count,
+                                 char **_gids, size_t *_gids_len)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char *attrs[] = { SYSDB_A_GID, NULL };
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    const char *p;
+    char *key;
+    char *gids;
+    size_t glen = 0;
+    size_t i;
+    uint64_t gid;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    gids = talloc_size(tmp_ctx, count * 11 + 1);
+    key = talloc_size(tmp_ctx, sysdb_name_room(sysdb, SYSDB_NAME_MAX + sysdb->domain_len + 1));
+    if (gids == NULL || key == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0, p = names; i < count && p < names + names_len; i++, p += strlen(p) + 1) {
+        if (sysdb_name_write(sysdb, p, strlen(p), true, key) == 0) {
+            ret = EINVAL;
+            goto done;
+        }
+        dn = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key);
+        if (dn == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &msg);
+        if (ret == ENOENT) {
+            DEBUG(SSSDBG_OP_FAILURE, "initgroups lists group %s, which is not cached\n", p);
+            goto done;
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        ret = sysdb_msg_num(msg, SYSDB_A_GID, UINT32_MAX, &gid);
+        if (ret != EOK) {
+            goto done;
+        }
+        glen += (size_t)snprintf(gids + glen, 12, "%" PRIu64, gid) + 1;
+        talloc_free(dn);
+        talloc_free(msg);
+    }
+    *_gids = talloc_steal(mem_ctx, gids);
+    *_gids_len = glen;
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_store_initgroups(struct sysdb_ctx *sysdb, const char *user,
+                               const char *const *group_names,
+                               time_t now, uint32_t cache_timeout)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct sysdb_name_list *list;
+    struct ldb_message *msg;
+    const char *names;
+    size_t names_len;
+    char *gids = NULL;
+    size_t gids_len = 0;
+    bool in_tx = false;
+    errno_t ret;
+
+    if (sysdb == NULL || user == NULL || now < 0) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_list_new(tmp_ctx, sysdb, &list);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_name_list_add(list, group_names, (size_t)-1);
+    if (ret != EOK) {
+        goto done;
+    }
+    names = sysdb_name_list_data(list, &names_len);
+
+    msg = ldb_msg_new(tmp_ctx);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_user_dn(msg, sysdb, user, &msg->dn);
+    if (ret != EOK) {
+        goto done;
+    }
+
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_tx = true;
+
+    ret = sysdb_initgr_gids(tmp_ctx, sysdb, names, names_len, sysdb_name_list_count(list),
+                            &gids, &gids_len);
+    if (ret != EOK) {
+        goto done;
+    }
+    /* An empty list is no value at all (ldb values are never empty here). */
+    ret = sysdb_msg_set_val(msg, SYSDB_A_INITGR_NAMES, names_len ? names : NULL, names_len);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_val(msg, SYSDB_A_INITGR_GIDS, gids_len ? gids : NULL, gids_len);
+    }
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_UPDATE, (uint64_t)now);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, (uint64_t)now + cache_timeout);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_YES);
+    if (ret == ENOENT) {
+        DEBUG(SSSDBG_OP_FAILURE, "initgroups of %s, which is not cached\n", user);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+
+    in_tx = false;
+    ret = sysdb_transaction_commit(sysdb);
+
+done:
+    if (in_tx) {
+        sysdb_transaction_cancel(sysdb);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* Reads the user's group list attributes. ENOENT: no user or no list. */
+static errno_t sysdb_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const char *user, const char *attr,
+                                 struct ldb_message **_msg, time_t *_expire)
+{
+    const char *attrs[] = { attr, SYSDB_A_INITGR_EXPIRE, NULL };
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    uint64_t num;
+    errno_t ret;
+
+    ret = sysdb_user_dn(mem_ctx, sysdb, user, &dn);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_read_entry(mem_ctx, sysdb, dn, attrs, &msg);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (ldb_msg_find_element(msg, SYSDB_A_INITGR_EXPIRE) == NULL) {
+        return ENOENT;
+    }
+    ret = sysdb_msg_num(msg, SYSDB_A_INITGR_EXPIRE, INT64_MAX, &num);
+    if (ret != EOK) {
+        return ret;
+    }
+    *_msg = msg;
+    *_expire = (time_t)num;
+    return EOK;
+}
+
+errno_t sysdb_get_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *user,
+                             uint32_t **_gids, size_t *_count, time_t *_expire)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    const struct ldb_message_element *el;
+    const char **strs;
+    uint32_t *gids = NULL;
+    size_t count;
+    size_t i;
+    time_t expire;
+    char *end;
+    unsigned long v;
+    errno_t ret;
+
+    if (sysdb == NULL || user == NULL || _gids == NULL || _count == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_read_initgr(tmp_ctx, sysdb, user, SYSDB_A_INITGR_GIDS, &msg, &expire);
+    if (ret != EOK) {
+        goto done;
+    }
+    el = ldb_msg_find_element(msg, SYSDB_A_INITGR_GIDS);
+    ret = sysdb_packed_split(tmp_ctx, el && el->num_values == 1 ? &el->values[0] : NULL,
+                             &strs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (count > 0) {
+        gids = talloc_array(tmp_ctx, uint32_t, count);
+        if (gids == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        errno = 0;
+        v = strtoul(strs[i], &end, 10);
+        if (errno != 0 || *end != '\0' || end == strs[i] || v > UINT32_MAX) {
+            ret = EIO;
+            goto done;
+        }
+        gids[i] = (uint32_t)v;
+    }
+    *_gids = talloc_steal(mem_ctx, gids);
+    *_count = count;
+    if (_expire != NULL) {
+        *_expire = expire;
+    }
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_get_initgroups_names(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   const char *user, const char ***_names, size_t *_count,
+                                   time_t *_expire)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    const struct ldb_message_element *el;
+    const char **names;
+    size_t count;
+    time_t expire;
+    errno_t ret;
+
+    if (sysdb == NULL || user == NULL || _names == NULL || _count == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_read_initgr(tmp_ctx, sysdb, user, SYSDB_A_INITGR_NAMES, &msg, &expire);
+    if (ret != EOK) {
+        goto done;
+    }
+    el = ldb_msg_find_element(msg, SYSDB_A_INITGR_NAMES);
+    ret = sysdb_packed_split(tmp_ctx, el && el->num_values == 1 ? &el->values[0] : NULL,
+                             &names, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    talloc_steal(names, msg);
+    *_names = talloc_steal(mem_ctx, names);
+    *_count = count;
+    if (_expire != NULL) {
+        *_expire = expire;
+    }
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}

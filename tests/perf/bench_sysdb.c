@@ -1,0 +1,353 @@
+/*
+ * sysdb benchmark, run by hand: ./bench_sysdb [scratch dir] [tdb|mdb|both]
+ * For each ldb back-end: 10,000 user saves, 1,000 groups of 10 members, groups of 5,000 and
+ * 50,000 members (cold and re-save, in one call and in 1,000-name slices), an initgroups
+ * save of 5,000 groups, lookups by name / uid / gid (p50 and p99), initgroups and getgrnam
+ * reads, the file size per user, and the peak RSS. Prints a table; never fails on timing.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "db/sysdb.h"
+
+#define NOW 1700000000
+#define TMO 5400
+#define USERS 10000
+
+static void die(const char *what, errno_t ret)
+{
+    fprintf(stderr, "bench_sysdb: %s: %s\n", what, sss_strerror(ret));
+    exit(1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a;
+    uint64_t y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void report_pct(const char *what, uint64_t *t, size_t n)
+{
+    qsort(t, n, sizeof(*t), cmp_u64);
+    printf("  %-44s p50 %8.2f us   p99 %8.2f us\n", what, t[n / 2] / 1000.0,
+           t[n * 99 / 100] / 1000.0);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static const char **make_names(TALLOC_CTX *mem_ctx, const char *prefix, size_t n)
+{
+    const char **names = talloc_array(mem_ctx, const char *, n + 1);
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        names[i] = talloc_asprintf(names, "%s%06zu", prefix, i);
+    }
+    names[n] = NULL;
+    return names;
+}
+
+static double store_big_group(struct sysdb_ctx *sysdb, const char *name, uint32_t gid,
+                              const char **members)
+{
+    struct sysdb_group grp = { .name = name, .gid = gid, .members = members };
+    uint64_t t0 = now_ns();
+    errno_t ret;
+
+    ret = sysdb_store_group(sysdb, &grp, true, NOW, TMO);
+    if (ret != EOK) {
+        die("store group", ret);
+    }
+    return (now_ns() - t0) / 1e6;
+}
+
+/* The same save as the back-end would do it: slices of 1,000 names (one per LDAP page),
+ * then the write. Returns the longest single step and the total, in ms. */
+static void store_big_group_sliced(struct sysdb_ctx *sysdb, const char *name, uint32_t gid,
+                                   const char **members, size_t n,
+                                   double *_max_step, double *_total)
+{
+    struct sysdb_group grp = { .name = name, .gid = gid };
+    struct sysdb_name_list *list;
+    uint64_t t0 = now_ns();
+    uint64_t s;
+    uint64_t max = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sysdb_name_list_new(NULL, sysdb, &list);
+    if (ret != EOK) {
+        die("list", ret);
+    }
+    for (i = 0; i < n; i += 1000) {
+        s = now_ns();
+        ret = sysdb_name_list_add(list, members + i, n - i < 1000 ? n - i : 1000);
+        if (ret != EOK) {
+            die("list add", ret);
+        }
+        s = now_ns() - s;
+        max = s > max ? s : max;
+    }
+    s = now_ns();
+    ret = sysdb_store_group_lists(sysdb, &grp, list, NULL, NOW, TMO);
+    if (ret != EOK) {
+        die("store lists", ret);
+    }
+    s = now_ns() - s;
+    max = s > max ? s : max;
+    talloc_free(list);
+    *_max_step = max / 1e6;
+    *_total = (now_ns() - t0) / 1e6;
+}
+
+static void bench(const char *dir, enum sysdb_backend backend, const char *label)
+{
+    TALLOC_CTX *mem = talloc_new(NULL);
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user u = { .gecos = "Benchmark User", .home = "/home/x",
+                            .shell = "/bin/bash" };
+    struct sysdb_group grp = { 0 };
+    struct sysdb_user *ru;
+    struct sysdb_group *rg;
+    const char **users;
+    const char **big;
+    const char **groups;
+    const char *members[11];
+    uint64_t *t;
+    uint64_t t0;
+    uint32_t *gids;
+    size_t count;
+    size_t i;
+    double a;
+    double b;
+    struct stat st;
+    char path[512];
+    errno_t ret;
+
+    snprintf(path, sizeof(path), "%s/cache_bench.ldb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/cache_bench.ldb-lock", dir);
+    unlink(path);
+    ret = sysdb_open_ext(mem, dir, "bench", SYSDB_CASE_SENSITIVE, backend, &sysdb);
+    if (ret != EOK) {
+        die("open", ret);
+    }
+    printf("%s (%s)\n", label, sysdb_path(sysdb));
+
+    users = make_names(mem, "user", USERS);
+    t = talloc_array(mem, uint64_t, USERS);
+
+    t0 = now_ns();
+    for (i = 0; i < USERS; i++) {
+        u.name = users[i];
+        u.uid = u.gid = 10000 + i;
+        ret = sysdb_store_user(sysdb, &u, NOW, TMO);
+        if (ret != EOK) {
+            die("store user", ret);
+        }
+    }
+    printf("  %-44s %8.2f us/user\n", "store 10,000 users (one transaction each)",
+           (now_ns() - t0) / 1e3 / USERS);
+
+    t0 = now_ns();
+    for (i = 0; i < 1000; i++) {
+        size_t j;
+        for (j = 0; j < 10; j++) {
+            members[j] = users[(i * 10 + j) % USERS];
+        }
+        members[10] = NULL;
+        grp.name = talloc_asprintf(mem, "grp%04zu", i);
+        grp.gid = 20000 + i;
+        grp.members = members;
+        ret = sysdb_store_group(sysdb, &grp, true, NOW, TMO);
+        if (ret != EOK) {
+            die("store group", ret);
+        }
+    }
+    printf("  %-44s %8.2f us/group\n", "store 1,000 groups of 10 members",
+           (now_ns() - t0) / 1e3 / 1000);
+
+    big = make_names(mem, "member", 50000);
+    big[5000] = NULL;
+    a = store_big_group(sysdb, "big5k", 30000, big);
+    b = store_big_group(sysdb, "big5k", 30000, big);
+    printf("  %-44s %8.2f ms cold %8.2f ms re-save\n", "store group of 5,000 members", a, b);
+    big[5000] = talloc_asprintf(big, "member%06d", 5000);
+    a = store_big_group(sysdb, "big50k", 30001, big);
+    b = store_big_group(sysdb, "big50k", 30001, big);
+    printf("  %-44s %8.2f ms cold %8.2f ms re-save\n", "store group of 50,000 members", a, b);
+    store_big_group_sliced(sysdb, "big50k_sliced", 30002, big, 50000, &a, &b);
+    printf("  %-44s %8.2f ms max step, %6.2f ms total\n",
+           "  same, 1,000-name slices (cold)", a, b);
+
+    t0 = now_ns();
+    ret = sysdb_get_group_by_name(mem, sysdb, "big50k", &rg);
+    if (ret != EOK) {
+        die("get big group", ret);
+    }
+    printf("  %-44s %8.2f ms\n", "read group of 50,000 members", (now_ns() - t0) / 1e6);
+    talloc_free(rg);
+
+    groups = make_names(mem, "ig", 5000);
+    t0 = now_ns();
+    ret = sysdb_transaction_start(sysdb);
+    for (i = 0; ret == EOK && i < 5000; i++) {
+        grp.name = groups[i];
+        grp.gid = 40000 + i;
+        grp.members = NULL;
+        ret = sysdb_store_group(sysdb, &grp, false, NOW, TMO);
+    }
+    if (ret == EOK) {
+        ret = sysdb_store_initgroups(sysdb, users[0], groups, NOW, TMO);
+    }
+    if (ret == EOK) {
+        ret = sysdb_transaction_commit(sysdb);
+    }
+    if (ret != EOK) {
+        die("initgroups", ret);
+    }
+    a = (now_ns() - t0) / 1e6;
+    t0 = now_ns();
+    ret = sysdb_store_initgroups(sysdb, users[0], groups, NOW, TMO);
+    if (ret != EOK) {
+        die("initgroups", ret);
+    }
+    printf("  %-44s %8.2f ms (with the 5,000 group saves: %.2f ms)\n",
+           "initgroups save, user in 5,000 groups", (now_ns() - t0) / 1e6, a);
+    t0 = now_ns();
+    ret = sysdb_get_initgroups(mem, sysdb, users[0], &gids, &count, NULL);
+    if (ret != EOK || count != 5000) {
+        die("get initgroups", ret);
+    }
+    printf("  %-44s %8.2f ms\n", "initgroups read, 5,000 groups", (now_ns() - t0) / 1e6);
+    talloc_free(gids);
+
+    for (i = 0; i < USERS; i++) {
+        t0 = now_ns();
+        ret = sysdb_get_user_by_name(mem, sysdb, users[(i * 7919) % USERS], &ru);
+        t[i] = now_ns() - t0;
+        if (ret != EOK) {
+            die("get user", ret);
+        }
+        talloc_free(ru);
+    }
+    report_pct("user lookup by name", t, USERS);
+    for (i = 0; i < USERS; i++) {
+        t0 = now_ns();
+        ret = sysdb_get_user_by_uid(mem, sysdb, 10000 + (i * 7919) % USERS, &ru);
+        t[i] = now_ns() - t0;
+        if (ret != EOK) {
+            die("get user by uid", ret);
+        }
+        talloc_free(ru);
+    }
+    report_pct("user lookup by uid", t, USERS);
+    for (i = 0; i < 1000; i++) {
+        t0 = now_ns();
+        ret = sysdb_get_group_by_gid(mem, sysdb, 20000 + (i * 7919) % 1000, &rg);
+        t[i] = now_ns() - t0;
+        if (ret != EOK) {
+            die("get group by gid", ret);
+        }
+        talloc_free(rg);
+    }
+    report_pct("group (10 members) lookup by gid", t, 1000);
+    for (i = 0; i < 1000; i++) {
+        t0 = now_ns();
+        ret = sysdb_get_user_by_name(mem, sysdb, "nobody", &ru);
+        t[i] = now_ns() - t0;
+        if (ret != ENOENT) {
+            die("get missing user", ret);
+        }
+    }
+    report_pct("user lookup by name, miss", t, 1000);
+
+    if (stat(sysdb_path(sysdb), &st) == 0) {
+        printf("  %-44s %8.1f MB, %6.0f bytes/user (all data / 10,000)\n",
+               "file size", st.st_blocks * 512 / 1e6, st.st_blocks * 512.0 / USERS);
+    }
+    talloc_free(mem);
+}
+
+/* The file size of users alone (what "bytes per user" means). */
+static void bench_size(const char *dir, enum sysdb_backend backend)
+{
+    TALLOC_CTX *mem = talloc_new(NULL);
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user u = { .gecos = "Benchmark User", .home = "/home/x",
+                            .shell = "/bin/bash" };
+    const char **users = make_names(mem, "user", USERS);
+    struct stat st;
+    char path[512];
+    size_t i;
+    errno_t ret;
+
+    snprintf(path, sizeof(path), "%s/cache_size.ldb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/cache_size.ldb-lock", dir);
+    unlink(path);
+    ret = sysdb_open_ext(mem, dir, "size", SYSDB_CASE_SENSITIVE, backend, &sysdb);
+    if (ret != EOK) {
+        die("open", ret);
+    }
+    ret = sysdb_transaction_start(sysdb);
+    for (i = 0; ret == EOK && i < USERS; i++) {
+        u.name = users[i];
+        u.uid = u.gid = 10000 + i;
+        u.orig_dn = talloc_asprintf(users, "uid=%s,ou=people,dc=example,dc=com", users[i]);
+        ret = sysdb_store_user(sysdb, &u, NOW, TMO);
+    }
+    if (ret == EOK) {
+        ret = sysdb_transaction_commit(sysdb);
+    }
+    if (ret != EOK) {
+        die("store", ret);
+    }
+    if (stat(sysdb_path(sysdb), &st) == 0) {
+        printf("  %-44s %8.0f bytes/user (on disk, 10,000 users only)\n", "cache size",
+               st.st_blocks * 512.0 / USERS);
+    }
+    talloc_free(mem);
+}
+
+int main(int argc, char **argv)
+{
+    char tmpl[] = "/tmp/bench_sysdb-XXXXXX";
+    const char *dir = argc > 1 && argv[1][0] != '\0' ? argv[1] : NULL;
+    const char *which = argc > 2 ? argv[2] : "both";
+    struct rusage ru;
+
+    if (dir == NULL) {
+        dir = mkdtemp(tmpl);
+        if (dir == NULL) {
+            perror("mkdtemp");
+            return 1;
+        }
+    }
+    if (strcmp(which, "tdb") == 0 || strcmp(which, "both") == 0) {
+        bench(dir, SYSDB_BACKEND_TDB, "tdb");
+        bench_size(dir, SYSDB_BACKEND_TDB);
+    }
+    if (strcmp(which, "mdb") == 0 || strcmp(which, "both") == 0) {
+        bench(dir, SYSDB_BACKEND_MDB, "mdb");
+        bench_size(dir, SYSDB_BACKEND_MDB);
+    }
+    getrusage(RUSAGE_SELF, &ru);
+    printf("peak RSS %ld KB (whole run)\nfiles left in %s\n", ru.ru_maxrss, dir);
+    return 0;
+}

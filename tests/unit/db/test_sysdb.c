@@ -1,0 +1,809 @@
+/*
+ * Unit tests of src/db (sysdb) on temporary cache files: stores and lookups, takeover of a
+ * uid or gid, case modes, expiry, initgroups, member lists, transactions, invalid and huge
+ * input, persistence, and large groups. The whole suite runs once per ldb back-end (tdb,
+ * mdb). Every test checks that it leaves no talloc blocks behind.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "db/sysdb.h"
+
+#define DOM "test.dom"
+#define NOW 1700000000
+#define TMO 5400
+
+static enum sysdb_backend backend = SYSDB_BACKEND_TDB;
+
+struct test_ctx {
+    char dir[64];
+    TALLOC_CTX *mem;
+    struct sysdb_ctx *sysdb;
+    size_t blocks;
+};
+
+static void rm_dir(const char *dir)
+{
+    DIR *d;
+    struct dirent *e;
+    char path[512];
+
+    d = opendir(dir);
+    if (d == NULL) {
+        return;
+    }
+    while ((e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+static int setup_mode(void **state, enum sysdb_case mode)
+{
+    struct test_ctx *tc;
+
+    tc = calloc(1, sizeof(*tc));
+    assert_non_null(tc);
+    tc->blocks = talloc_total_blocks(NULL);
+    strcpy(tc->dir, "/tmp/test_sysdb-XXXXXX");
+    assert_non_null(mkdtemp(tc->dir));
+    tc->mem = talloc_new(NULL);
+    assert_non_null(tc->mem);
+    assert_int_equal(sysdb_open_ext(tc->mem, tc->dir, DOM, mode, backend, &tc->sysdb), EOK);
+    *state = tc;
+    return 0;
+}
+
+static int setup(void **state)
+{
+    return setup_mode(state, SYSDB_CASE_SENSITIVE);
+}
+
+static int setup_insensitive(void **state)
+{
+    return setup_mode(state, SYSDB_CASE_INSENSITIVE);
+}
+
+static int setup_preserving(void **state)
+{
+    return setup_mode(state, SYSDB_CASE_PRESERVING);
+}
+
+static int teardown(void **state)
+{
+    struct test_ctx *tc = *state;
+
+    talloc_free(tc->mem);
+    assert_int_equal(talloc_total_blocks(NULL), tc->blocks);
+    rm_dir(tc->dir);
+    free(tc);
+    return 0;
+}
+
+static void store_user(struct sysdb_ctx *sysdb, const char *name, uint32_t uid)
+{
+    struct sysdb_user u = { .name = name, .uid = uid, .gid = uid, .gecos = "G",
+                            .home = "/home/x", .shell = "/bin/sh" };
+
+    assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
+}
+
+static void store_group(struct sysdb_ctx *sysdb, const char *name, uint32_t gid,
+                        const char **members)
+{
+    struct sysdb_group g = { .name = name, .gid = gid, .members = members };
+
+    assert_int_equal(sysdb_store_group(sysdb, &g, true, NOW, TMO), EOK);
+}
+
+static void test_store_get_user(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1002, .gecos = "Joe Doe",
+                            .home = "/home/joe", .shell = "/bin/bash",
+                            .orig_dn = "uid=joe,dc=example" };
+    struct sysdb_user *r;
+
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), ENOENT);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), ENOENT);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_string_equal(r->name, "joe@" DOM);
+    assert_int_equal(r->uid, 1001);
+    assert_int_equal(r->gid, 1002);
+    assert_string_equal(r->gecos, "Joe Doe");
+    assert_string_equal(r->home, "/home/joe");
+    assert_string_equal(r->shell, "/bin/bash");
+    assert_string_equal(r->orig_dn, "uid=joe,dc=example");
+    assert_int_equal(r->last_update, NOW);
+    assert_int_equal(r->expire, NOW + TMO);
+    talloc_free(r);
+
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe@TEST.DOM", &r), EOK);
+    assert_string_equal(r->name, "joe@" DOM);
+    talloc_free(r);
+
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), EOK);
+    assert_string_equal(r->name, "joe@" DOM);
+    talloc_free(r);
+
+    /* Optional attributes may be missing. */
+    u.name = "min";
+    u.uid = 1003;
+    u.gecos = u.home = u.shell = u.orig_dn = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1003, &r), EOK);
+    assert_null(r->gecos);
+    assert_null(r->home);
+    assert_null(r->shell);
+    assert_null(r->orig_dn);
+    talloc_free(r);
+
+    /* The primary gid is not a group's gid. */
+    struct sysdb_group *g;
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 1002, &g), ENOENT);
+}
+
+static void test_update_user(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001, .gecos = "old",
+                            .shell = "/bin/sh" };
+    const char *groups[] = { "g1", NULL };
+    struct sysdb_user *r;
+    uint32_t *gids;
+    size_t count;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    store_group(tc->sysdb, "g1", 2001, NULL);
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe", groups, NOW, TMO), EOK);
+
+    u.gecos = "new";
+    u.shell = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW + 10, 20), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_string_equal(r->gecos, "new");
+    assert_null(r->shell);
+    assert_int_equal(r->last_update, NOW + 10);
+    assert_int_equal(r->expire, NOW + 30);
+    talloc_free(r);
+
+    /* The group list survives a user update. */
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, NULL), EOK);
+    assert_int_equal(count, 1);
+    assert_int_equal(gids[0], 2001);
+    talloc_free(gids);
+}
+
+static void test_rename_by_uid(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user *r;
+    struct sysdb_group *g;
+    size_t count;
+    struct sysdb_user **users;
+
+    store_user(tc->sysdb, "joe", 1001);
+    store_user(tc->sysdb, "jim", 1001);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), ENOENT);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), EOK);
+    assert_string_equal(r->name, "jim@" DOM);
+    talloc_free(r);
+    assert_int_equal(sysdb_enumerate_users(tc->mem, tc->sysdb, &users, &count), EOK);
+    assert_int_equal(count, 1);
+    talloc_free(users);
+
+    store_group(tc->sysdb, "old", 3000, NULL);
+    store_group(tc->sysdb, "new", 3000, NULL);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "old", &g), ENOENT);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 3000, &g), EOK);
+    assert_string_equal(g->name, "new@" DOM);
+    talloc_free(g);
+
+    /* Changing one's own uid keeps one entry. */
+    store_user(tc->sysdb, "jim", 1005);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), ENOENT);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1005, &r), EOK);
+    talloc_free(r);
+}
+
+static void test_case_sensitive(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user *r;
+
+    store_user(tc->sysdb, "Joe", 1001);
+    store_user(tc->sysdb, "joe", 1002);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "Joe", &r), EOK);
+    assert_int_equal(r->uid, 1001);
+    assert_string_equal(r->name, "Joe@" DOM);
+    talloc_free(r);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "JOE", &r), ENOENT);
+}
+
+static void test_case_insensitive(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *members[] = { "Ann", "ANN", "\xc3\x89lise", NULL };
+    struct sysdb_user *r;
+    struct sysdb_group *g;
+    struct sysdb_user **users;
+    size_t count;
+
+    store_user(tc->sysdb, "Joe", 1001);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "jOE@Test.Dom", &r), EOK);
+    assert_string_equal(r->name, "joe@" DOM);
+    talloc_free(r);
+    store_user(tc->sysdb, "JOE", 1001);
+    assert_int_equal(sysdb_enumerate_users(tc->mem, tc->sysdb, &users, &count), EOK);
+    assert_int_equal(count, 1);
+    talloc_free(users);
+
+    store_group(tc->sysdb, "Admins", 2000, members);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "ADMINS", &g), EOK);
+    assert_string_equal(g->name, "admins@" DOM);
+    assert_string_equal(g->members[0], "ann@" DOM);
+    assert_string_equal(g->members[1], "\xc3\xa9lise@" DOM);
+    assert_null(g->members[2]);
+    talloc_free(g);
+
+    /* Non-ASCII folding. */
+    store_user(tc->sysdb, "\xc3\x89MILE", 1003);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "\xc3\xa9mile", &r), EOK);
+    assert_string_equal(r->name, "\xc3\xa9mile@" DOM);
+    talloc_free(r);
+}
+
+static void test_case_preserving(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *members[] = { "Ann", "ANN", "bob", NULL };
+    struct sysdb_user *r;
+    struct sysdb_group *g;
+    struct sysdb_user **users;
+    size_t count;
+
+    store_user(tc->sysdb, "Joe", 1001);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "jOE", &r), EOK);
+    assert_string_equal(r->name, "Joe@" DOM);
+    talloc_free(r);
+    store_user(tc->sysdb, "JOE", 1001);
+    assert_int_equal(sysdb_enumerate_users(tc->mem, tc->sysdb, &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "JOE@" DOM);
+    talloc_free(users);
+
+    store_group(tc->sysdb, "Admins", 2000, members);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "admins", &g), EOK);
+    assert_string_equal(g->name, "Admins@" DOM);
+    assert_string_equal(g->members[0], "Ann@" DOM);
+    assert_string_equal(g->members[1], "bob@" DOM);
+    assert_null(g->members[2]);
+    talloc_free(g);
+}
+
+static void test_expiry(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001 };
+    struct sysdb_user *r;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, 0), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_int_equal(r->expire, NOW);
+    talloc_free(r);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, UINT32_MAX), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_int_equal(r->expire, (time_t)NOW + UINT32_MAX);
+    talloc_free(r);
+}
+
+static void test_initgroups(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *groups[] = { "g3", "g1", "g2", "g1", NULL };
+    const char *bad[] = { "g1", "nope", NULL };
+    const char **names;
+    uint32_t *gids;
+    size_t count;
+    time_t expire;
+
+    store_user(tc->sysdb, "joe", 1001);
+    store_group(tc->sysdb, "g1", 2001, NULL);
+    store_group(tc->sysdb, "g2", 2002, NULL);
+    store_group(tc->sysdb, "g3", 2003, NULL);
+
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, &expire),
+                     ENOENT);
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "nobody", groups, NOW, TMO), ENOENT);
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe", groups, NOW, 60), EOK);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, &expire),
+                     EOK);
+    assert_int_equal(count, 3);
+    assert_int_equal(gids[0], 2003);
+    assert_int_equal(gids[1], 2001);
+    assert_int_equal(gids[2], 2002);
+    assert_int_equal(expire, NOW + 60);
+    talloc_free(gids);
+    assert_int_equal(sysdb_get_initgroups_names(tc->mem, tc->sysdb, "joe", &names, &count,
+                                                NULL), EOK);
+    assert_int_equal(count, 3);
+    assert_string_equal(names[0], "g3@" DOM);
+    assert_null(names[3]);
+    talloc_free(names);
+
+    /* A group that is not cached: refused, the old list stays. */
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe", bad, NOW, 60), ENOENT);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, NULL),
+                     EOK);
+    assert_int_equal(count, 3);
+    talloc_free(gids);
+
+    /* In no groups at all. */
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe", NULL, NOW, 60), EOK);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, &expire),
+                     EOK);
+    assert_int_equal(count, 0);
+    assert_null(gids);
+}
+
+static void test_group_members(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *members[] = { "ann", "bob", "ann", "carl@" DOM, NULL };
+    const char *nested[] = { "sub", NULL };
+    struct sysdb_group grp = { .name = "staff", .gid = 2000, .members = members,
+                               .member_groups = nested, .orig_dn = "cn=staff" };
+    struct sysdb_group *g;
+
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, true, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 2000, &g), EOK);
+    assert_string_equal(g->name, "staff@" DOM);
+    assert_string_equal(g->orig_dn, "cn=staff");
+    assert_string_equal(g->members[0], "ann@" DOM);
+    assert_string_equal(g->members[1], "bob@" DOM);
+    assert_string_equal(g->members[2], "carl@" DOM);
+    assert_null(g->members[3]);
+    assert_string_equal(g->member_groups[0], "sub@" DOM);
+    assert_null(g->member_groups[1]);
+    talloc_free(g);
+
+    /* Without members: the lists stay. */
+    grp.members = NULL;
+    grp.member_groups = NULL;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW + 5, TMO), EOK);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "staff", &g), EOK);
+    assert_string_equal(g->members[2], "carl@" DOM);
+    assert_int_equal(g->last_update, NOW + 5);
+    talloc_free(g);
+
+    /* With an empty list: cleared. */
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, true, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "staff", &g), EOK);
+    assert_non_null(g->members);
+    assert_null(g->members[0]);
+    assert_null(g->member_groups[0]);
+    talloc_free(g);
+
+    /* A new group stored without members has empty lists. */
+    grp.name = "other";
+    grp.gid = 2001;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "other", &g), EOK);
+    assert_null(g->members[0]);
+    talloc_free(g);
+}
+
+static void test_name_list_chunks(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_name_list *list;
+    const char *a[] = { "u1", "u2", "u3" };
+    const char *b[] = { "u3", "u4", NULL };
+    const char *bad[] = { "u5", "", NULL };
+    struct sysdb_group grp = { .name = "big", .gid = 4000 };
+    struct sysdb_group *g;
+
+    assert_int_equal(sysdb_name_list_new(tc->mem, tc->sysdb, &list), EOK);
+    assert_int_equal(sysdb_name_list_add(list, a, 3), EOK);
+    assert_int_equal(sysdb_name_list_add(list, b, (size_t)-1), EOK);
+    assert_int_equal(sysdb_name_list_add(list, bad, (size_t)-1), EINVAL);
+    assert_int_equal(sysdb_name_list_count(list), 5);
+    assert_int_equal(sysdb_store_group_lists(tc->sysdb, &grp, list, NULL, NOW, TMO), EOK);
+    talloc_free(list);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "big", &g), EOK);
+    assert_string_equal(g->members[3], "u4@" DOM);
+    assert_string_equal(g->members[4], "u5@" DOM);
+    assert_null(g->members[5]);
+    talloc_free(g);
+}
+
+static void test_delete(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user *r;
+    struct sysdb_group *g;
+
+    store_user(tc->sysdb, "joe", 1001);
+    store_group(tc->sysdb, "grp", 2001, NULL);
+    assert_int_equal(sysdb_delete_user(tc->sysdb, "joe"), EOK);
+    assert_int_equal(sysdb_delete_user(tc->sysdb, "joe"), ENOENT);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), ENOENT);
+    assert_int_equal(sysdb_delete_group(tc->sysdb, "grp"), EOK);
+    assert_int_equal(sysdb_delete_group(tc->sysdb, "grp"), ENOENT);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 2001, &g), ENOENT);
+}
+
+static void test_expire(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *groups[] = { "g1", NULL };
+    struct sysdb_user *r;
+    struct sysdb_group *g;
+    uint32_t *gids;
+    size_t count;
+    time_t expire;
+
+    store_user(tc->sysdb, "joe", 1001);
+    store_user(tc->sysdb, "ann", 1002);
+    store_group(tc->sysdb, "g1", 2001, NULL);
+    store_group(tc->sysdb, "g2", 2002, NULL);
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe", groups, NOW, TMO), EOK);
+
+    assert_int_equal(sysdb_expire_user(tc->sysdb, "joe"), EOK);
+    assert_int_equal(sysdb_expire_user(tc->sysdb, "nobody"), ENOENT);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_int_equal(r->expire, 1);
+    talloc_free(r);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, &expire),
+                     EOK);
+    assert_int_equal(expire, 1);
+    talloc_free(gids);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "ann", &r), EOK);
+    assert_int_equal(r->expire, NOW + TMO);
+    talloc_free(r);
+    /* Expiring a user without a group list does not invent one. */
+    assert_int_equal(sysdb_expire_user(tc->sysdb, "ann"), EOK);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "ann", &gids, &count, &expire),
+                     ENOENT);
+
+    assert_int_equal(sysdb_expire_group(tc->sysdb, "g1"), EOK);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "g1", &g), EOK);
+    assert_int_equal(g->expire, 1);
+    talloc_free(g);
+    assert_int_equal(sysdb_expire_all_groups(tc->sysdb), EOK);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "g2", &g), EOK);
+    assert_int_equal(g->expire, 1);
+    talloc_free(g);
+    assert_int_equal(sysdb_expire_all_users(tc->sysdb), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "ann", &r), EOK);
+    assert_int_equal(r->expire, 1);
+    talloc_free(r);
+}
+
+static void test_enumerate(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *members[] = { "u1", NULL };
+    struct sysdb_user **users;
+    struct sysdb_group **groups;
+    size_t count;
+    size_t i;
+    int seen = 0;
+
+    assert_int_equal(sysdb_enumerate_users(tc->mem, tc->sysdb, &users, &count), EOK);
+    assert_int_equal(count, 0);
+    assert_null(users[0]);
+    talloc_free(users);
+
+    store_user(tc->sysdb, "u1", 1001);
+    store_user(tc->sysdb, "u2", 1002);
+    store_group(tc->sysdb, "g1", 2001, members);
+    assert_int_equal(sysdb_enumerate_users(tc->mem, tc->sysdb, &users, &count), EOK);
+    assert_int_equal(count, 2);
+    for (i = 0; i < count; i++) {
+        seen |= users[i]->uid == 1001 ? 1 : users[i]->uid == 1002 ? 2 : 4;
+    }
+    assert_int_equal(seen, 3);
+    assert_null(users[2]);
+    talloc_free(users);
+    assert_int_equal(sysdb_enumerate_groups(tc->mem, tc->sysdb, &groups, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(groups[0]->members[0], "u1@" DOM);
+    talloc_free(groups);
+}
+
+static void test_transactions(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001 };
+    struct sysdb_user *r;
+
+    assert_int_equal(sysdb_transaction_commit(tc->sysdb), EINVAL);
+    assert_int_equal(sysdb_transaction_cancel(tc->sysdb), EINVAL);
+
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    talloc_free(r);
+    assert_int_equal(sysdb_transaction_cancel(tc->sysdb), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), ENOENT);
+
+    /* A failed store inside the caller's transaction dooms it. */
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe",
+                                            (const char *[]){ "missing", NULL }, NOW, TMO),
+                     ENOENT);
+    assert_int_equal(sysdb_transaction_commit(tc->sysdb), EIO);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), ENOENT);
+
+    /* Nested commits reach the file at the outermost one. */
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_transaction_commit(tc->sysdb), EOK);
+    assert_int_equal(sysdb_transaction_commit(tc->sysdb), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    talloc_free(r);
+}
+
+static void test_invalid_input(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001 };
+    struct sysdb_group g = { .name = "grp", .gid = 2001 };
+    const char *bad_members[] = { "ok", "bad\xff", NULL };
+    char longname[SYSDB_NAME_MAX + 2];
+    struct sysdb_user *r;
+    struct sysdb_user **users;
+    size_t count;
+
+    assert_int_equal(sysdb_store_user(NULL, &u, NOW, TMO), EINVAL);
+    assert_int_equal(sysdb_store_user(tc->sysdb, NULL, NOW, TMO), EINVAL);
+    u.name = "";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "", &r), EINVAL);
+    u.name = "bad\xc3";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.name = "over\xc0\xaflong";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.name = "surrogate\xed\xa0\x80";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    memset(longname, 'a', sizeof(longname) - 1);
+    longname[sizeof(longname) - 1] = '\0';
+    u.name = longname;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    longname[SYSDB_NAME_MAX] = '\0';
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+
+    u.name = "root";
+    u.uid = 0;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.uid = 1002;
+    u.gid = 0;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.gid = 1002;
+    u.gecos = "bad\xfe";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+
+    g.gid = 0;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &g, true, NOW, TMO), EINVAL);
+    g.gid = 2001;
+    g.members = bad_members;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &g, true, NOW, TMO), EINVAL);
+    assert_int_equal(sysdb_store_group(tc->sysdb, &g, false, NOW, TMO), EOK);
+
+    /* Only the one valid user got in. */
+    assert_int_equal(sysdb_enumerate_users(tc->mem, tc->sysdb, &users, &count), EOK);
+    assert_int_equal(count, 1);
+    talloc_free(users);
+
+    /* Awkward but valid names: DN specials, an '@' of another realm. */
+    u.name = "a,b=c+d\\e\"f<g>;h #";
+    u.gecos = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, u.name, &r), EOK);
+    assert_string_equal(r->name, "a,b=c+d\\e\"f<g>;h #@" DOM);
+    talloc_free(r);
+    u.name = "joe@OTHER.ORG";
+    u.uid = 1003;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1003, &r), EOK);
+    assert_string_equal(r->name, "joe@OTHER.ORG@" DOM);
+    talloc_free(r);
+}
+
+static void test_huge_attrs(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001 };
+    struct sysdb_user *r;
+    char *big;
+
+    big = talloc_size(tc->mem, 1024 * 1024 + 1);
+    assert_non_null(big);
+    memset(big, 'x', 1024 * 1024);
+    big[1024 * 1024] = '\0';
+    u.gecos = big;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    big[SYSDB_ATTR_MAX + 1] = '\0';
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.gecos = NULL;
+    u.home = big;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    big[SYSDB_ATTR_MAX] = '\0';
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_int_equal(strlen(r->home), SYSDB_ATTR_MAX);
+    talloc_free(r);
+    talloc_free(big);
+}
+
+static void test_reopen(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_ctx *again;
+    struct sysdb_user *r;
+    struct stat st;
+
+    store_user(tc->sysdb, "joe", 1001);
+    assert_int_equal(stat(sysdb_path(tc->sysdb), &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    talloc_zfree(tc->sysdb);
+
+    assert_int_equal(sysdb_open_ext(tc->mem, tc->dir, DOM, SYSDB_CASE_INSENSITIVE, backend,
+                                    &again), EINVAL);
+    assert_int_equal(sysdb_open_ext(tc->mem, tc->dir, DOM, SYSDB_CASE_SENSITIVE, backend,
+                                    &again), EOK);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, again, 1001, &r), EOK);
+    assert_string_equal(r->name, "joe@" DOM);
+    talloc_free(r);
+    talloc_free(again);
+
+    assert_int_equal(sysdb_open_ext(tc->mem, tc->dir, "bad/dom", SYSDB_CASE_SENSITIVE,
+                                    backend, &again), EINVAL);
+}
+
+static void test_names(void **state)
+{
+    struct test_ctx *tc = *state;
+    char *s;
+
+    assert_int_equal(sysdb_fqname(tc->mem, tc->sysdb, "joe", &s), EOK);
+    assert_string_equal(s, "joe@" DOM);
+    talloc_free(s);
+    assert_int_equal(sysdb_short_name(tc->mem, tc->sysdb, "joe@" DOM, &s), EOK);
+    assert_string_equal(s, "joe");
+    talloc_free(s);
+    assert_int_equal(sysdb_short_name(tc->mem, tc->sysdb, "joe@other", &s), EOK);
+    assert_string_equal(s, "joe@other");
+    talloc_free(s);
+    assert_string_equal(sysdb_domain(tc->sysdb), DOM);
+}
+
+static void test_large_group(void **state)
+{
+    struct test_ctx *tc = *state;
+    const size_t n = 50000;
+    const char **members;
+    struct sysdb_group *g;
+    char want[64];
+    size_t i;
+
+    members = talloc_array(tc->mem, const char *, n + 1);
+    assert_non_null(members);
+    for (i = 0; i < n; i++) {
+        members[i] = talloc_asprintf(members, "member%06zu", i);
+    }
+    members[n] = NULL;
+    store_group(tc->sysdb, "huge", 5000, members);
+    talloc_free(members);
+
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 5000, &g), EOK);
+    for (i = 0; i < n; i++) {
+        snprintf(want, sizeof(want), "member%06zu@" DOM, i);
+        assert_string_equal(g->members[i], want);
+    }
+    assert_null(g->members[n]);
+    talloc_free(g);
+}
+
+static void test_large_initgroups(void **state)
+{
+    struct test_ctx *tc = *state;
+    const size_t n = 5000;
+    const char **names;
+    uint32_t *gids;
+    size_t count;
+    size_t i;
+
+    store_user(tc->sysdb, "joe", 1001);
+    names = talloc_array(tc->mem, const char *, n + 1);
+    assert_non_null(names);
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    for (i = 0; i < n; i++) {
+        names[i] = talloc_asprintf(names, "group%05zu", i);
+        store_group(tc->sysdb, names[i], 100000 + i, NULL);
+    }
+    names[n] = NULL;
+    assert_int_equal(sysdb_store_initgroups(tc->sysdb, "joe", names, NOW, TMO), EOK);
+    assert_int_equal(sysdb_transaction_commit(tc->sysdb), EOK);
+    talloc_free(names);
+
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, NULL),
+                     EOK);
+    assert_int_equal(count, n);
+    for (i = 0; i < n; i++) {
+        assert_int_equal(gids[i], 100000 + i);
+    }
+    talloc_free(gids);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+
+static const struct CMUnitTest tests[] = {
+    T(test_store_get_user),
+    T(test_update_user),
+    T(test_rename_by_uid),
+    T(test_case_sensitive),
+    cmocka_unit_test_setup_teardown(test_case_insensitive, setup_insensitive, teardown),
+    cmocka_unit_test_setup_teardown(test_case_preserving, setup_preserving, teardown),
+    T(test_expiry),
+    T(test_initgroups),
+    T(test_group_members),
+    T(test_name_list_chunks),
+    T(test_delete),
+    T(test_expire),
+    T(test_enumerate),
+    T(test_transactions),
+    T(test_invalid_input),
+    T(test_huge_attrs),
+    T(test_reopen),
+    T(test_names),
+    T(test_large_group),
+    T(test_large_initgroups),
+};
+
+int main(void)
+{
+    struct test_ctx *tc;
+    void *state;
+    int failed;
+
+    /* ldb loads its back-end modules once per process; do it before taking baselines. */
+    talloc_enable_null_tracking();
+    talloc_free(tevent_context_init(NULL));
+    setup(&state);
+    tc = state;
+    rm_dir(tc->dir);
+    talloc_free(tc->mem);
+    free(tc);
+    backend = SYSDB_BACKEND_MDB;
+    setup(&state);
+    tc = state;
+    rm_dir(tc->dir);
+    talloc_free(tc->mem);
+    free(tc);
+
+    backend = SYSDB_BACKEND_TDB;
+    failed = cmocka_run_group_tests_name("sysdb_tdb", tests, NULL, NULL);
+    backend = SYSDB_BACKEND_MDB;
+    failed += cmocka_run_group_tests_name("sysdb_mdb", tests, NULL, NULL);
+    return failed;
+}
