@@ -8,6 +8,7 @@
 #   executed:  tests/lib/slapd.sh start DIR LDIF [SUFFIX]   -> prints the URI
 #              tests/lib/slapd.sh stop DIR
 #
+# SLAPD_PORT, when set, is the port to listen on instead of a free one.
 # SUFFIX defaults to dc=test. The root DN is cn=admin,<SUFFIX> with password "secret"
 # (override with SLAPD_ROOTPW). Schemas: core, cosine, nis, inetorgperson, and the files
 # listed (space-separated, absolute paths) in SLAPD_EXTRA_SCHEMA. The LDIF is
@@ -82,7 +83,8 @@ slapd_start() {
         return 1
     fi
     for try in 1 2 3 4 5; do
-        port=$(slapd_free_port) || return 1
+        # SLAPD_PORT restarts a server where it was (to test coming back online).
+        port=${SLAPD_PORT:-$(slapd_free_port)} || return 1
         uri="ldap://127.0.0.1:$port"
         rm -f "$dir/slapd.pid"
         "$SLAPD_BIN" -f "$dir/slapd.conf" -h "$uri/" -n slapd-test > "$dir/slapd.log" 2>&1
