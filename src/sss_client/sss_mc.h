@@ -28,7 +28,8 @@
 #define SSS_MC_INITGROUPS_SIZE_MB   10
 
 #define MC_ALIGN64(size)        (((size) + 7) & ~((uint64_t)7))
-#define MC_SLOT_COUNT(size_mb)  ((uint32_t)MC_ALIGN64((uint64_t)(size_mb) * 1048576 / MC_SLOT_SIZE))
+/* SSSD computes size_mb * (1048576 / 40) = size_mb * 26214, then rounds up to 8. */
+#define MC_SLOT_COUNT(size_mb)  ((uint32_t)MC_ALIGN64((uint64_t)(size_mb) * (1048576 / MC_SLOT_SIZE)))
 
 /* File header: 13 uint32, packed; data starts at MC_HEADER_SIZE. Offsets are from the
  * start of the file. */

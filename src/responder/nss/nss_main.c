@@ -1,25 +1,183 @@
 /*
- * sssd_nss: the NSS responder. This file starts the process; it joins the bus as sssd.nss
- * and listens for the memory-cache and responder signals.
+ * sssd_nss: the NSS responder. This file starts the process: it joins the bus as sssd.nss,
+ * creates the memory-cache files, listens for clients on pipes/nss, and maps the
+ * memory-cache signals onto the cache writer.
+ *
+ * The client table answers GET_VERSION only. The lookup commands join it (routed to
+ * nss_cmd_lookup) once lookups exist; until then they get the treatment SSSD gives any
+ * command it does not serve: the connection is closed, and libnss_sss reports the service
+ * unavailable, which is the truth.
  */
 #include "responder/common/responder_domains.h"
+#include "responder/common/resp_socket.h"
+#include "responder/nss/nss_memcache.h"
 #include "sss_iface/sss_iface.h"
 
-static void nss_invalidate(struct sbus_request *sbus_req, void *data)
+/* SSSD raises a smaller client_idle_timeout to this. */
+#define NSS_MIN_CLIENT_IDLE_TIMEOUT 10
+
+struct nss_ctx {
+    struct resp_ctx *rctx;
+    struct resp_server *srv;
+    struct nss_mc *mc[3];       /* by enum nss_mc_type; NULL when disabled */
+    char *pwfield;
+};
+
+static const uint32_t nss_versions[] = { SSS_NSS_PROTOCOL_VERSION, 0 };
+
+/* Lookups join here, each as { SSS_NSS_GETPWNAM, nss_cmd_lookup } and likewise for
+ * GETPWUID, GETGRNAM, GETGRGID, INITGR, the _EX variants and SET/GET/END*ENT; the handler
+ * parses with nss_request_parse() and answers with nss_reply_*() and resp_request_done(). */
+static const struct resp_cmd nss_cmds[] = {
+    { SSS_GET_VERSION, resp_cmd_get_version },
+    RESP_CMD_END
+};
+
+/* ---- memory-cache signals ---- */
+
+static void nss_mc_log(errno_t ret, const char *what)
 {
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "Memory cache: %s failed [%d]: %s\n", what, ret,
+              sss_strerror(ret));
+    }
+}
+
+static void nss_invalidate_users(struct sbus_request *sbus_req, void *data)
+{
+    struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
+
     DEBUG(SSSDBG_TRACE_FUNC, "Memory cache: %s from %s\n", sbus_req->member, sbus_req->sender);
+    nss_mc_log(nss_mc_invalidate_all(nctx->mc[NSS_MC_PASSWD]), sbus_req->member);
+}
+
+static void nss_invalidate_groups(struct sbus_request *sbus_req, void *data)
+{
+    struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
+
+    DEBUG(SSSDBG_TRACE_FUNC, "Memory cache: %s from %s\n", sbus_req->member, sbus_req->sender);
+    nss_mc_log(nss_mc_invalidate_all(nctx->mc[NSS_MC_GROUP]), sbus_req->member);
+}
+
+static void nss_invalidate_initgroups(struct sbus_request *sbus_req, void *data)
+{
+    struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
+
+    DEBUG(SSSDBG_TRACE_FUNC, "Memory cache: %s from %s\n", sbus_req->member, sbus_req->sender);
+    nss_mc_log(nss_mc_invalidate_all(nctx->mc[NSS_MC_INITGROUPS]), sbus_req->member);
 }
 
 static void nss_invalidate_gid(struct sbus_request *sbus_req, void *data, uint32_t gid)
 {
+    struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
+    errno_t ret;
+
     DEBUG(SSSDBG_TRACE_FUNC, "Memory cache: %s(%u) from %s\n", sbus_req->member, gid,
           sbus_req->sender);
+    ret = nss_mc_invalidate_id(nctx->mc[NSS_MC_GROUP], gid);
+    nss_mc_log(ret == ENOENT ? EOK : ret, sbus_req->member);
+}
+
+static void nss_clear_memcache(struct sbus_request *sbus_req, void *data)
+{
+    struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
+    size_t i;
+
+    DEBUG(SSSDBG_TRACE_FUNC, "Memory cache: %s from %s\n", sbus_req->member, sbus_req->sender);
+    for (i = 0; i < SSS_ARRAY_SIZE(nctx->mc); i++) {
+        nss_mc_log(nss_mc_reset(nctx->mc[i]), sbus_req->member);
+    }
+}
+
+/* ---- set-up ---- */
+
+static errno_t nss_get_nonneg(struct confdb *cdb, const char *option, uint32_t *_value)
+{
+    int v;
+    errno_t ret;
+
+    ret = confdb_get_int(cdb, "nss", option, &v);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot read [nss] %s: %s\n", option, sss_strerror(ret));
+        return ret;
+    }
+    if (v < 0) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "[nss] %s = %d is negative, using 0\n", option, v);
+        v = 0;
+    }
+    *_value = (uint32_t)v;
+    return EOK;
+}
+
+static errno_t nss_memcache_init(struct nss_ctx *nctx, struct confdb *cdb)
+{
+    static const char *const size_opts[] = {
+        [NSS_MC_PASSWD] = "memcache_size_passwd",
+        [NSS_MC_GROUP] = "memcache_size_group",
+        [NSS_MC_INITGROUPS] = "memcache_size_initgroups",
+    };
+    struct nss_mc_conf conf;
+    uint32_t ttl;
+    uint32_t mb;
+    size_t i;
+    errno_t ret;
+
+    ret = nss_get_nonneg(cdb, "memcache_timeout", &ttl);
+    if (ret != EOK) {
+        return ret;
+    }
+    for (i = 0; i < SSS_ARRAY_SIZE(size_opts); i++) {
+        memset(&conf, 0, sizeof(conf));
+        conf.dir = SSSD_MC_PATH;
+        conf.type = (enum nss_mc_type)i;
+        conf.ttl = ttl;
+        conf.pwfield = nctx->pwfield;
+        ret = nss_get_nonneg(cdb, size_opts[i], &mb);
+        if (ret != EOK) {
+            return ret;
+        }
+        ret = nss_mc_slots_for_mb(mb, &conf.slots);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "[nss] %s = %u is too large\n", size_opts[i], mb);
+            return ret;
+        }
+        ret = nss_mc_open(nctx, &conf, &nctx->mc[i]);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
+}
+
+static errno_t nss_listen_signals(struct nss_ctx *nctx)
+{
+    struct sbus_listener *l;
+
+    l = talloc_zero_array(nctx, struct sbus_listener, 6);
+    if (l == NULL) {
+        return ENOMEM;
+    }
+    l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllUsers(
+               nss_invalidate_users, nctx);
+    l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllGroups(
+               nss_invalidate_groups, nctx);
+    l[2] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllInitgroups(
+               nss_invalidate_initgroups, nctx);
+    l[3] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateGroupById(
+               nss_invalidate_gid, nctx);
+    l[4] = (struct sbus_listener)SBUS_LISTENER_sssd_service_ClearMemcache(
+               nss_clear_memcache, nctx);
+    l[5] = (struct sbus_listener)SBUS_LISTENERS_END;
+    return sbus_connection_add_listeners(sss_service_conn(nctx->rctx->svc), l);
 }
 
 static errno_t nss_init(struct sss_service *svc, void *data)
 {
+    struct confdb *cdb = sss_service_confdb(svc);
+    struct resp_server_conf sconf;
+    struct nss_ctx *nctx;
     struct resp_ctx *rctx;
-    struct sbus_listener *l;
+    uint32_t idle;
     errno_t ret;
 
     ret = resp_domains_init(svc, svc, &rctx);
@@ -30,21 +188,41 @@ static errno_t nss_init(struct sss_service *svc, void *data)
     if (ret != EOK) {
         return ret;
     }
-    l = talloc_zero_array(rctx, struct sbus_listener, 6);
-    if (l == NULL) {
+    nctx = talloc_zero(rctx, struct nss_ctx);
+    if (nctx == NULL) {
         return ENOMEM;
     }
-    l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllUsers(
-               nss_invalidate, rctx);
-    l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllGroups(
-               nss_invalidate, rctx);
-    l[2] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllInitgroups(
-               nss_invalidate, rctx);
-    l[3] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateGroupById(
-               nss_invalidate_gid, rctx);
-    l[4] = (struct sbus_listener)SBUS_LISTENER_sssd_service_ClearMemcache(nss_invalidate, rctx);
-    l[5] = (struct sbus_listener)SBUS_LISTENERS_END;
-    return sbus_connection_add_listeners(sss_service_conn(svc), l);
+    nctx->rctx = rctx;
+    ret = confdb_get_string(cdb, nctx, "nss", "pwfield", &nctx->pwfield);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = nss_memcache_init(nctx, cdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = nss_listen_signals(nctx);
+    if (ret != EOK) {
+        return ret;
+    }
+
+    ret = nss_get_nonneg(cdb, "client_idle_timeout", &idle);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (idle < NSS_MIN_CLIENT_IDLE_TIMEOUT) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "client_idle_timeout %u is below %d, using %d\n", idle,
+              NSS_MIN_CLIENT_IDLE_TIMEOUT, NSS_MIN_CLIENT_IDLE_TIMEOUT);
+        idle = NSS_MIN_CLIENT_IDLE_TIMEOUT;
+    }
+    memset(&sconf, 0, sizeof(sconf));
+    sconf.path = SSSD_PIPE_PATH "/" SSS_NSS_SOCKET_NAME;
+    sconf.mode = 0666;
+    sconf.cmds = nss_cmds;
+    sconf.versions = nss_versions;
+    sconf.idle_timeout = idle;
+    sconf.pvt = nctx;
+    return resp_server_start(nctx, sss_service_ev(svc), &sconf, &nctx->srv);
 }
 
 int main(int argc, const char *argv[])

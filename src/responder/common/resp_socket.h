@@ -1,0 +1,98 @@
+/*
+ * The responders' client socket server: listens on a unix socket, accepts clients without
+ * blocking, reads one whole request at a time per client (resp_packet.h does the framing),
+ * dispatches it through a { command, handler } table, writes the reply without blocking,
+ * and closes clients that stay idle. SSSD's observable behaviour is kept: a request whose
+ * declared length is out of bounds, or whose command is not in the table, closes the
+ * connection without a reply (SSSD's client then reports "unavailable").
+ *
+ * Handlers: a handler gets a struct resp_request and answers it now or later (a lookup is
+ * a tevent request) with resp_request_done() or resp_request_done_status(). Returning an
+ * error from the handler instead closes the connection. Only one request per client is in
+ * flight: the server reads nothing more from that client until the reply is written.
+ * Each request gets a process-unique id; the server sets sss_debug_req_id to it while it
+ * dispatches and writes, and asynchronous code sets it again from resp_request_id() when it
+ * resumes (so every log line of a request carries it).
+ *
+ * Ownership: the server is a talloc object on the caller's mem_ctx; freeing it closes every
+ * client and the listening socket and removes the socket file. Clients and requests belong
+ * to the server; a handler may hang its state on the request, which is freed once its reply
+ * is written or its client goes away (so state hung there is cancelled with the client).
+ */
+#ifndef RESP_SOCKET_H
+#define RESP_SOCKET_H
+
+#include <sys/types.h>
+#include <sys/socket.h>
+
+#include "util/util.h"
+#include "responder/common/resp_packet.h"
+
+#define RESP_DEFAULT_MAX_CLIENTS    1024
+#define RESP_DEFAULT_IDLE_TIMEOUT   60
+
+struct resp_server;
+struct resp_client;
+struct resp_request;
+
+typedef errno_t (*resp_cmd_fn)(struct resp_request *req);
+
+struct resp_cmd {
+    uint32_t cmd;
+    resp_cmd_fn fn;
+};
+#define RESP_CMD_END { 0, NULL }
+
+struct resp_server_conf {
+    const char *path;               /* socket path; its directory is made 0755 if missing */
+    mode_t mode;                    /* of the socket, e.g. 0666 */
+    const struct resp_cmd *cmds;    /* ends with RESP_CMD_END; stays valid */
+    const uint32_t *versions;       /* for GET_VERSION; 0-terminated, [0] is the default */
+    unsigned int idle_timeout;      /* seconds without traffic before a client is closed;
+                                     * 0 means never */
+    size_t max_clients;             /* 0: RESP_DEFAULT_MAX_CLIENTS */
+    size_t max_request;             /* 0: SSS_CLI_MAX_REQUEST_SIZE, header included */
+    void *pvt;                      /* handed to handlers by resp_request_pvt() */
+};
+
+/*
+ * Creates the socket (removing a stale socket at path first; any other kind of file there
+ * is refused with EEXIST) and starts accepting. Returns EOK, EINVAL (bad conf),
+ * ENAMETOOLONG, EEXIST, ENOMEM or the errno of socket(), bind(), listen(), mkdir().
+ */
+errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                          const struct resp_server_conf *conf,
+                          struct resp_server **_srv);
+
+size_t resp_server_num_clients(struct resp_server *srv);
+
+/* ---- inside a handler ---- */
+
+uint32_t resp_request_cmd(struct resp_request *req);
+const uint8_t *resp_request_body(struct resp_request *req, size_t *_len);
+uint64_t resp_request_id(struct resp_request *req);
+void *resp_request_pvt(struct resp_request *req);
+struct tevent_context *resp_request_ev(struct resp_request *req);
+struct resp_client *resp_request_client(struct resp_request *req);
+
+/* SO_PEERCRED of the client, taken when it connected. */
+const struct ucred *resp_client_creds(struct resp_client *cli);
+/* The version agreed by GET_VERSION; 0 before the client asked. */
+uint32_t resp_client_version(struct resp_client *cli);
+
+/* Answers with reply (stolen; its command is the request's). EINVAL when req already has
+ * an answer or reply is NULL. Never frees anything the caller still holds: the request is
+ * freed later, from the event loop, once the reply is written. */
+errno_t resp_request_done(struct resp_request *req, struct resp_reply *reply);
+
+/* Answers with an empty body and this status (0 or an errno). */
+errno_t resp_request_done_status(struct resp_request *req, uint32_t status);
+
+/* Gives up on the request and closes the client's connection (from the event loop). */
+void resp_request_abort(struct resp_request *req);
+
+/* The GET_VERSION handler every table lists: answers the client's version when the server
+ * speaks it, else versions[0]. */
+errno_t resp_cmd_get_version(struct resp_request *req);
+
+#endif /* RESP_SOCKET_H */
