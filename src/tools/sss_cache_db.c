@@ -1,0 +1,243 @@
+/*
+ * sss_cache, one domain's cache: open <db_dir>/cache_<domain>.ldb with the domain's case
+ * mode (never creating it) and mark the selected entries expired in one transaction. A
+ * user's expiry covers its group list too (sysdb_expire_user). The gid of a group expired
+ * by name is kept, so sssd_nss can drop just that group from its memory cache.
+ */
+#include "util/util.h"
+
+#include <sys/stat.h>
+
+#include "tools/sss_cache.h"
+
+errno_t sss_cache_domain_case(struct confdb *cdb, const char *domain, enum sysdb_case *_mode)
+{
+    TALLOC_CTX *tmp_ctx;
+    char *section;
+    char *value = NULL;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    section = confdb_domain_section(tmp_ctx, domain);
+    if (section == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = confdb_get_string(cdb, tmp_ctx, section, "case_sensitive", &value);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (value == NULL || strcasecmp(value, "true") == 0) {
+        *_mode = SYSDB_CASE_SENSITIVE;
+    } else if (strcasecmp(value, "false") == 0) {
+        *_mode = SYSDB_CASE_INSENSITIVE;
+    } else if (strcasecmp(value, "preserving") == 0) {
+        *_mode = SYSDB_CASE_PRESERVING;
+    } else {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] case_sensitive = %s is not understood\n",
+              section, value);
+        ret = ERR_INVALID_CONFIG;
+        goto done;
+    }
+    ret = EOK;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* SSSD's default re_expression: "name@domain" splits at the first '@' and the domain part
+ * is compared without regard to case. */
+const char *sss_cache_name_in_domain(const char *name, const char *domain)
+{
+    const char *at;
+
+    if (name == NULL || domain == NULL) {
+        return NULL;
+    }
+    at = strchr(name, '@');
+    if (at == NULL) {
+        return name;
+    }
+    return strcasecmp(at + 1, domain) == 0 ? name : NULL;
+}
+
+/* Expires one named entry. *_found is false when it is not cached (or cannot be: an invalid
+ * name). It is looked up first: a failed expiry inside the caller's transaction would doom
+ * it. For a group, its gid is appended to found (on mem_ctx). */
+static errno_t sss_cache_expire_one(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                    bool is_user, const char *name,
+                                    struct sss_cache_found *found, bool *_found)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct sysdb_user *user;
+    struct sysdb_group *grp = NULL;
+    uint32_t *gids;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    if (is_user) {
+        ret = sysdb_get_user_by_name(tmp_ctx, sysdb, name, &user);
+    } else {
+        ret = sysdb_get_group_by_name(tmp_ctx, sysdb, name, &grp);
+    }
+    if (ret == ENOENT || ret == EINVAL) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s: not in the cache of %s\n",
+              is_user ? "User" : "Group", name, sysdb_domain(sysdb));
+        *_found = false;
+        ret = EOK;
+        goto done;
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+
+    if (is_user) {
+        ret = sysdb_expire_user(sysdb, name);
+    } else {
+        ret = sysdb_expire_group(sysdb, name);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    if (grp != NULL) {
+        gids = talloc_realloc(mem_ctx, found->gids, uint32_t, found->n_gids + 1);
+        if (gids == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        gids[found->n_gids] = grp->gid;
+        found->gids = gids;
+        found->n_gids++;
+    }
+    *_found = true;
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+static errno_t sss_cache_expire_sel(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                    const struct sss_cache_sel *sel,
+                                    struct sss_cache_found *found)
+{
+    const char *domain = sysdb_domain(sysdb);
+    const char *name;
+    bool hit;
+    errno_t ret;
+
+    if (sel->all_users) {
+        ret = sysdb_expire_all_users(sysdb);
+        if (ret != EOK) {
+            return ret;
+        }
+        found->users = true;
+    } else if ((name = sss_cache_name_in_domain(sel->user, domain)) != NULL) {
+        ret = sss_cache_expire_one(mem_ctx, sysdb, true, name, found, &hit);
+        if (ret != EOK) {
+            return ret;
+        }
+        found->users |= hit;
+    }
+
+    if (sel->all_groups) {
+        ret = sysdb_expire_all_groups(sysdb);
+        if (ret != EOK) {
+            return ret;
+        }
+        found->groups = true;
+        found->all_groups = true;
+    } else if ((name = sss_cache_name_in_domain(sel->group, domain)) != NULL) {
+        ret = sss_cache_expire_one(mem_ctx, sysdb, false, name, found, &hit);
+        if (ret != EOK) {
+            return ret;
+        }
+        found->groups |= hit;
+    }
+    return EOK;
+}
+
+errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
+                                enum sysdb_case mode, const struct sss_cache_sel *sel,
+                                struct sss_cache_found *found)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct sysdb_ctx *sysdb;
+    struct sss_cache_found here = { 0 };
+    struct stat st;
+    uint32_t *gids;
+    char *path;
+    bool in_transaction = false;
+    errno_t ret;
+
+    if (db_dir == NULL || domain == NULL || sel == NULL || found == NULL) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    /* sysdb_open() would create a missing cache: a domain never looked up has nothing. */
+    path = talloc_asprintf(tmp_ctx, "%s/cache_%s.ldb", db_dir, domain);
+    if (path == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (stat(path, &st) != 0) {
+        ret = errno;
+        if (ret == ENOENT) {
+            DEBUG(SSSDBG_TRACE_FUNC, "No cache for domain %s yet (%s)\n", domain, path);
+            ret = EOK;
+        }
+        goto done;
+    }
+
+    ret = sysdb_open(tmp_ctx, db_dir, domain, mode, &sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    in_transaction = true;
+
+    /* Collect apart, so a failed domain (transaction cancelled) adds nothing. */
+    ret = sss_cache_expire_sel(tmp_ctx, sysdb, sel, &here);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_transaction_commit(sysdb);
+    in_transaction = false;
+    if (ret != EOK) {
+        goto done;
+    }
+
+    if (here.n_gids > 0) {
+        gids = talloc_realloc(mem_ctx, found->gids, uint32_t, found->n_gids + here.n_gids);
+        if (gids == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        memcpy(gids + found->n_gids, here.gids, here.n_gids * sizeof(uint32_t));
+        found->gids = gids;
+        found->n_gids += here.n_gids;
+    }
+    found->users |= here.users;
+    found->groups |= here.groups;
+    found->all_groups |= here.all_groups;
+    ret = EOK;
+
+done:
+    if (in_transaction) {
+        sysdb_transaction_cancel(sysdb);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
