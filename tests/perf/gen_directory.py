@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Writes the benchmark directory as LDIF (RFC 2307) on stdout.
+
+Shape (the identity issue's): USERS users, GROUPS groups, each user in about 10 groups,
+one group of BIG members ("biggroup"), one user ("manygroups") in MANY groups.
+Usage: gen_directory.py [USERS] [GROUPS] [BIG] [MANY] [SUFFIX]
+"""
+import random
+import sys
+
+users = int(sys.argv[1]) if len(sys.argv) > 1 else 100000
+groups = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
+big = int(sys.argv[3]) if len(sys.argv) > 3 else 50000
+many = int(sys.argv[4]) if len(sys.argv) > 4 else 5000
+suffix = sys.argv[5] if len(sys.argv) > 5 else "dc=perf,dc=test"
+rng = random.Random(2307)   # the same directory every time
+out = sys.stdout.write
+
+out(f"dn: {suffix}\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\n"
+    f"o: Perf\ndc: {suffix.split(',')[0].split('=')[1]}\n\n")
+for ou in ("People", "Groups"):
+    out(f"dn: ou={ou},{suffix}\nobjectClass: organizationalUnit\nou: {ou}\n\n")
+
+for i in range(users):
+    name = f"user{i:06d}"
+    out(f"dn: uid={name},ou=People,{suffix}\nobjectClass: top\nobjectClass: account\n"
+        f"objectClass: posixAccount\nuid: {name}\ncn: User {i}\nuidNumber: {100000 + i}\n"
+        f"gidNumber: 500000\nhomeDirectory: /home/{name}\nloginShell: /bin/bash\n\n")
+out(f"dn: uid=manygroups,ou=People,{suffix}\nobjectClass: top\nobjectClass: account\n"
+    f"objectClass: posixAccount\nuid: manygroups\ncn: Many Groups\nuidNumber: 99999\n"
+    f"gidNumber: 500000\nhomeDirectory: /home/manygroups\nloginShell: /bin/bash\n\n")
+
+# Each user joins ~10 random groups; the first MANY groups also hold "manygroups".
+members = [[] for _ in range(groups)]
+for i in range(users):
+    for g in rng.sample(range(groups), min(10, groups)):
+        members[g].append(f"user{i:06d}")
+for g in range(min(many, groups)):
+    members[g].append("manygroups")
+for g in range(groups):
+    out(f"dn: cn=group{g:05d},ou=Groups,{suffix}\nobjectClass: top\nobjectClass: posixGroup\n"
+        f"cn: group{g:05d}\ngidNumber: {500001 + g}\n")
+    out("".join(f"memberUid: {m}\n" for m in members[g]))
+    out("\n")
+out(f"dn: cn=biggroup,ou=Groups,{suffix}\nobjectClass: top\nobjectClass: posixGroup\n"
+    f"cn: biggroup\ngidNumber: 500000\n")
+out("".join(f"memberUid: user{i:06d}\n" for i in range(min(big, users))))
+out("\n")
