@@ -41,6 +41,7 @@ struct resp_client {
     struct tevent_immediate *closer;
     struct resp_frame *frame;
     struct resp_request *req;       /* the one in flight, or NULL */
+    void *data;                     /* resp_client_set_data(); a talloc child */
 };
 
 struct resp_request {
@@ -574,6 +575,19 @@ struct resp_client *resp_request_client(struct resp_request *req)
 const struct ucred *resp_client_creds(struct resp_client *cli)
 {
     return &cli->creds;
+}
+
+void resp_client_set_data(struct resp_client *cli, void *data)
+{
+    if (cli->data != data) {
+        talloc_free(cli->data);
+    }
+    cli->data = talloc_steal(cli, data);
+}
+
+void *resp_client_get_data(struct resp_client *cli)
+{
+    return cli->data;
 }
 
 uint32_t resp_client_version(struct resp_client *cli)

@@ -80,6 +80,12 @@ const struct ucred *resp_client_creds(struct resp_client *cli);
 /* The version agreed by GET_VERSION; 0 before the client asked. */
 uint32_t resp_client_version(struct resp_client *cli);
 
+/* Per-client state kept across requests (an enumeration cursor): data (a talloc object or
+ * NULL) is stolen onto the client and freed with it; setting another value frees the old
+ * one. */
+void resp_client_set_data(struct resp_client *cli, void *data);
+void *resp_client_get_data(struct resp_client *cli);
+
 /* Answers with reply (stolen; its command is the request's). EINVAL when req already has
  * an answer or reply is NULL. Never frees anything the caller still holds: the request is
  * freed later, from the event loop, once the reply is written. */

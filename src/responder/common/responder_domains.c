@@ -1,38 +1,202 @@
-/* Domain state of a responder and the signals every responder listens for. */
+/*
+ * Domain state of a responder and the signals every responder listens for
+ * (responder_domains.h): reads each domain's lookup options once at start, opens each
+ * domain's cache lazily, and applies the back-ends' announcements.
+ */
+#include <strings.h>
+
 #include "responder/common/responder_domains.h"
 #include "sss_iface/sss_iface.h"
 
-errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
-                          struct resp_ctx **_rctx)
+static errno_t resp_case_mode(struct confdb *cdb, const char *section,
+                              enum sysdb_case *_mode)
 {
-    struct resp_ctx *rctx;
+    char *value = NULL;
+    errno_t ret;
+
+    ret = confdb_get_string(cdb, NULL, section, "case_sensitive", &value);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (value == NULL || strcasecmp(value, "true") == 0) {
+        *_mode = SYSDB_CASE_SENSITIVE;
+    } else if (strcasecmp(value, "false") == 0) {
+        *_mode = SYSDB_CASE_INSENSITIVE;
+    } else if (strcasecmp(value, "preserving") == 0) {
+        *_mode = SYSDB_CASE_PRESERVING;
+    } else {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] case_sensitive = %s is not understood\n", section,
+              value);
+        ret = EINVAL;
+    }
+    talloc_free(value);
+    return ret;
+}
+
+static errno_t resp_domain_read(struct resp_ctx *rctx, struct resp_domain *dom,
+                                const char *global_format)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    char *section;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    section = confdb_domain_section(tmp_ctx, dom->name);
+    if (section == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    dom->active = true;
+    dom->online = true;
+    dom->bus_name = sss_domain_bus_name(rctx->domains, dom->name);
+    if (dom->bus_name == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = confdb_get_bool(rctx->cdb, section, "use_fully_qualified_names", &dom->fqnames);
+    if (ret != EOK) goto done;
+    ret = confdb_get_bool(rctx->cdb, section, "enumerate", &dom->enumerate);
+    if (ret != EOK) goto done;
+    ret = resp_case_mode(rctx->cdb, section, &dom->case_mode);
+    if (ret != EOK) goto done;
+    ret = confdb_get_uint32(rctx->cdb, section, "min_id", &dom->min_id);
+    if (ret != EOK) goto done;
+    ret = confdb_get_uint32(rctx->cdb, section, "max_id", &dom->max_id);
+    if (ret != EOK) goto done;
+    ret = confdb_get_string(rctx->cdb, rctx->domains, section, "full_name_format",
+                            &dom->name_format);
+    if (ret != EOK) goto done;
+    if (dom->name_format == NULL) {
+        dom->name_format = talloc_strdup(rctx->domains,
+                                         global_format != NULL ? global_format : "%1$s@%2$s");
+        if (dom->name_format == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
+    ret = confdb_get_list(rctx->cdb, rctx->domains, section, "filter_users",
+                          &dom->filter_users);
+    if (ret != EOK) goto done;
+    ret = confdb_get_list(rctx->cdb, rctx->domains, section, "filter_groups",
+                          &dom->filter_groups);
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot read the options of domain %s: %s\n", dom->name,
+              sss_strerror(ret));
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    char *suffix = NULL;
+    char *format = NULL;
     char **names = NULL;
+    int neg_timeout;
+    int nowait;
     size_t i, n;
     errno_t ret;
 
-    rctx = talloc_zero(mem_ctx, struct resp_ctx);
-    if (rctx == NULL) {
+    if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    rctx->svc = svc;
-    ret = confdb_get_domains(sss_service_confdb(svc), rctx, &names);
-    if (ret != EOK) {
-        talloc_free(rctx);
-        return ret;
-    }
+    ret = confdb_get_domains(rctx->cdb, tmp_ctx, &names);
+    if (ret != EOK) goto done;
+    ret = confdb_get_string(rctx->cdb, tmp_ctx, "sssd", "full_name_format", &format);
+    if (ret != EOK) goto done;
+    ret = confdb_get_string(rctx->cdb, tmp_ctx, "sssd", "default_domain_suffix", &suffix);
+    if (ret != EOK) goto done;
+    ret = confdb_get_int(rctx->cdb, "nss", "entry_negative_timeout", &neg_timeout);
+    if (ret != EOK) goto done;
+    ret = confdb_get_int(rctx->cdb, "nss", "entry_cache_nowait_percentage", &nowait);
+    if (ret != EOK) goto done;
+    ret = confdb_get_list(rctx->cdb, rctx, "nss", "filter_users", &rctx->filter_users);
+    if (ret != EOK) goto done;
+    ret = confdb_get_list(rctx->cdb, rctx, "nss", "filter_groups", &rctx->filter_groups);
+    if (ret != EOK) goto done;
+
     for (n = 0; names[n] != NULL; n++) {
         /* count */
     }
     rctx->domains = talloc_zero_array(rctx, struct resp_domain, n ? n : 1);
     if (rctx->domains == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    rctx->num_domains = n;
+    for (i = 0; i < n; i++) {
+        rctx->domains[i].name = talloc_steal(rctx->domains, names[i]);
+        ret = resp_domain_read(rctx, &rctx->domains[i], format);
+        if (ret != EOK) goto done;
+    }
+    if (suffix != NULL && suffix[0] != '\0') {
+        rctx->default_domain = resp_domain_find(rctx, suffix);
+        if (rctx->default_domain == NULL) {
+            DEBUG(SSSDBG_CONF_SETTINGS, "default_domain_suffix %s is not a configured domain, "
+                  "ignored\n", suffix);
+        } else {
+            rctx->output_fqnames = true;
+        }
+    }
+    rctx->nowait_percentage = nowait > 0 ? (uint32_t)nowait : 0;
+    ret = resp_ncache_create(rctx, neg_timeout > 0 ? (uint32_t)neg_timeout : 0,
+                             &rctx->ncache);
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot read the responder options: %s\n",
+              sss_strerror(ret));
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t resp_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct confdb *cdb,
+                        struct sbus_connection *conn, const char *db_dir,
+                        struct resp_ctx **_rctx)
+{
+    struct resp_ctx *rctx;
+    errno_t ret;
+
+    if (ev == NULL || cdb == NULL || db_dir == NULL || _rctx == NULL) {
+        return EINVAL;
+    }
+    rctx = talloc_zero(mem_ctx, struct resp_ctx);
+    if (rctx == NULL) {
+        return ENOMEM;
+    }
+    rctx->ev = ev;
+    rctx->cdb = cdb;
+    rctx->conn = conn;
+    rctx->db_dir = talloc_strdup(rctx, db_dir);
+    if (rctx->db_dir == NULL) {
         talloc_free(rctx);
         return ENOMEM;
     }
-    for (i = 0; i < n; i++) {
-        rctx->domains[i].name = talloc_steal(rctx->domains, names[i]);
-        rctx->domains[i].active = true;
+    ret = resp_ctx_read_options(rctx);
+    if (ret != EOK) {
+        talloc_free(rctx);
+        return ret;
     }
-    rctx->num_domains = n;
+    *_rctx = rctx;
+    return EOK;
+}
+
+errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
+                          struct resp_ctx **_rctx)
+{
+    struct resp_ctx *rctx;
+    errno_t ret;
+
+    ret = resp_ctx_create(mem_ctx, sss_service_ev(svc), sss_service_confdb(svc),
+                          sss_service_conn(svc), SSSD_DB_PATH, &rctx);
+    if (ret != EOK) {
+        return ret;
+    }
+    rctx->svc = svc;
     *_rctx = rctx;
     return EOK;
 }
@@ -41,12 +205,32 @@ struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name)
 {
     size_t i;
 
+    if (name == NULL) {
+        return NULL;
+    }
     for (i = 0; i < rctx->num_domains; i++) {
-        if (strcmp(rctx->domains[i].name, name) == 0) {
+        if (strcasecmp(rctx->domains[i].name, name) == 0) {
             return &rctx->domains[i];
         }
     }
     return NULL;
+}
+
+errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
+                          struct sysdb_ctx **_sysdb)
+{
+    errno_t ret;
+
+    if (dom->sysdb == NULL) {
+        ret = sysdb_open(rctx, rctx->db_dir, dom->name, dom->case_mode, &dom->sysdb);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "Cannot open the cache of domain %s in %s: %s\n",
+                  dom->name, rctx->db_dir, sss_strerror(ret));
+            return ret;
+        }
+    }
+    *_sysdb = dom->sysdb;
+    return EOK;
 }
 
 static void resp_domain_set(struct resp_ctx *rctx, const char *sender, const char *name,
@@ -63,6 +247,26 @@ static void resp_domain_set(struct resp_ctx *rctx, const char *sender, const cha
           active ? "active" : "inconsistent", sender);
 }
 
+void resp_domain_set_online(struct resp_ctx *rctx, const char *name, bool online)
+{
+    struct resp_domain *dom = resp_domain_find(rctx, name);
+
+    if (dom == NULL) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "State announced for unknown domain %s\n", name);
+        return;
+    }
+    if (dom->online != online) {
+        DEBUG(SSSDBG_TRACE_FUNC, "Domain %s is now %s\n", name, online ? "online" : "offline");
+    }
+    dom->online = online;
+}
+
+void resp_reset_negative_cache(struct resp_ctx *rctx, enum resp_ncache_type type)
+{
+    resp_ncache_reset(rctx->ncache, type);
+    rctx->negcache_resets++;
+}
+
 static void resp_set_active(struct sbus_request *sbus_req, void *data, const char *name)
 {
     resp_domain_set(talloc_get_type(data, struct resp_ctx), sbus_req->sender, name, true);
@@ -73,31 +277,51 @@ static void resp_set_inconsistent(struct sbus_request *sbus_req, void *data, con
     resp_domain_set(talloc_get_type(data, struct resp_ctx), sbus_req->sender, name, false);
 }
 
-static void resp_reset_negcache(struct sbus_request *sbus_req, void *data)
+static void resp_set_online(struct sbus_request *sbus_req, void *data, const char *name)
 {
-    struct resp_ctx *rctx = talloc_get_type(data, struct resp_ctx);
+    resp_domain_set_online(talloc_get_type(data, struct resp_ctx), name, true);
+}
 
-    rctx->negcache_resets++;
-    DEBUG(SSSDBG_TRACE_FUNC, "Negative cache reset (%s.%s from %s)\n", sbus_req->interface,
-          sbus_req->member, sbus_req->sender);
+static void resp_set_offline(struct sbus_request *sbus_req, void *data, const char *name)
+{
+    resp_domain_set_online(talloc_get_type(data, struct resp_ctx), name, false);
+}
+
+static void resp_reset_users(struct sbus_request *sbus_req, void *data)
+{
+    DEBUG(SSSDBG_TRACE_FUNC, "Negative cache of users reset by %s\n", sbus_req->sender);
+    resp_reset_negative_cache(talloc_get_type(data, struct resp_ctx), RESP_NCACHE_USER);
+}
+
+static void resp_reset_groups(struct sbus_request *sbus_req, void *data)
+{
+    DEBUG(SSSDBG_TRACE_FUNC, "Negative cache of groups reset by %s\n", sbus_req->sender);
+    resp_reset_negative_cache(talloc_get_type(data, struct resp_ctx), RESP_NCACHE_GROUP);
 }
 
 errno_t resp_listen_common(struct resp_ctx *rctx)
 {
-    struct sbus_listener *listeners;
+    struct sbus_listener *l;
 
-    listeners = talloc_zero_array(rctx, struct sbus_listener, 5);
-    if (listeners == NULL) {
+    if (rctx->conn == NULL) {
+        return EINVAL;
+    }
+    l = talloc_zero_array(rctx, struct sbus_listener, 7);
+    if (l == NULL) {
         return ENOMEM;
     }
-    listeners[0] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetActive(
-                       resp_set_active, rctx);
-    listeners[1] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetInconsistent(
-                       resp_set_inconsistent, rctx);
-    listeners[2] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_NegativeCache_ResetUsers(
-                       resp_reset_negcache, rctx);
-    listeners[3] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_NegativeCache_ResetGroups(
-                       resp_reset_negcache, rctx);
-    listeners[4] = (struct sbus_listener)SBUS_LISTENERS_END;
-    return sbus_connection_add_listeners(sss_service_conn(rctx->svc), listeners);
+    l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetActive(
+               resp_set_active, rctx);
+    l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetInconsistent(
+               resp_set_inconsistent, rctx);
+    l[2] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetOnline(
+               resp_set_online, rctx);
+    l[3] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetOffline(
+               resp_set_offline, rctx);
+    l[4] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_NegativeCache_ResetUsers(
+               resp_reset_users, rctx);
+    l[5] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_NegativeCache_ResetGroups(
+               resp_reset_groups, rctx);
+    l[6] = (struct sbus_listener)SBUS_LISTENERS_END;
+    return sbus_connection_add_listeners(rctx->conn, l);
 }

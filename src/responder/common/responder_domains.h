@@ -1,32 +1,80 @@
 /*
- * The responders' view of their domains: the [sssd] domains list in order, each active or
- * inconsistent as the back-ends announce with sssd.Responder.Domain signals. Lookups (later)
- * skip an inconsistent domain until it is active again.
+ * The responders' view of their domains and the state every lookup shares (struct resp_ctx):
+ * the [sssd] domains list in order with each domain's lookup options (fully qualified names,
+ * case mode, id range, enumeration, output name format), the state the back-ends announce
+ * with sssd.Responder.Domain signals (active/inconsistent, online/offline), the negative
+ * cache (reset by sssd.Responder.NegativeCache signals), and each domain's cache (sysdb),
+ * opened on first use so a responder never creates a cache before its back-end needs it.
+ *
+ * Ownership: struct resp_ctx is a talloc object on the caller's mem_ctx; domains, caches and
+ * the negative cache are its children. resp_ctx_create() takes everything it needs as
+ * arguments (tests build one on a temporary cache directory and an in-process bus);
+ * resp_domains_init() builds the daemon's from a struct sss_service.
  */
 #ifndef RESPONDER_DOMAINS_H
 #define RESPONDER_DOMAINS_H
 
 #include "service/sss_service.h"
+#include "db/sysdb.h"
+#include "responder/common/negcache.h"
 
 struct resp_domain {
     char *name;
-    bool active;
+    char *bus_name;             /* sssd.domain_<escaped name> */
+    bool active;                /* SetActive / SetInconsistent */
+    bool online;                /* SetOnline / SetOffline; starts online */
+    bool fqnames;               /* use_fully_qualified_names */
+    bool enumerate;
+    enum sysdb_case case_mode;  /* case_sensitive */
+    uint32_t min_id;
+    uint32_t max_id;            /* 0: no upper bound */
+    char *name_format;          /* [domain] full_name_format, else [sssd]'s */
+    char **filter_users;        /* [domain] filter_users (may be empty, never NULL) */
+    char **filter_groups;
+    struct sysdb_ctx *sysdb;    /* opened by resp_domain_sysdb() */
 };
 
 struct resp_ctx {
-    struct sss_service *svc;
+    struct sss_service *svc;        /* NULL outside the daemon */
+    struct tevent_context *ev;
+    struct confdb *cdb;
+    struct sbus_connection *conn;   /* to the master bus; NULL: back-ends unreachable */
+    char *db_dir;                   /* SSSD_DB_PATH in the daemon */
     struct resp_domain *domains;    /* in [sssd] domains order */
     size_t num_domains;
+    struct resp_domain *default_domain; /* default_domain_suffix, or NULL */
+    bool output_fqnames;            /* every name fully qualified (default_domain_suffix) */
+    struct resp_ncache *ncache;     /* entry_negative_timeout */
+    uint32_t nowait_percentage;     /* entry_cache_nowait_percentage; 0: off */
+    int dp_timeout_ms;              /* getAccountInfo reply timeout; 0: sbus default */
+    char **filter_users;            /* [nss] filter_users ("root" by default) */
+    char **filter_groups;
     unsigned int negcache_resets;   /* how often the negative cache was reset */
+    uint64_t dp_calls;              /* getAccountInfo calls started (chained ones too) */
 };
 
-/* Reads the domains list; every domain starts active. */
+/* Reads the domains and the lookup options from cdb. ev, conn and db_dir are kept
+ * (db_dir copied). Errors: EINVAL, ENOMEM, confdb errors (logged). */
+errno_t resp_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct confdb *cdb,
+                        struct sbus_connection *conn, const char *db_dir,
+                        struct resp_ctx **_rctx);
+
+/* resp_ctx_create() for a service: its loop, config, bus connection and SSSD_DB_PATH. */
 errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
                           struct resp_ctx **_rctx);
 
+/* The configured domain of that name (matched without regard to case), or NULL. */
 struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name);
+
+/* The domain's cache, opened on first use. Errors: those of sysdb_open() (logged). */
+errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
+                          struct sysdb_ctx **_sysdb);
 
 /* Listens for sssd.Responder.Domain and sssd.Responder.NegativeCache signals. */
 errno_t resp_listen_common(struct resp_ctx *rctx);
+
+/* What the signals do, callable directly (tests, sss_cache-like paths). */
+void resp_domain_set_online(struct resp_ctx *rctx, const char *name, bool online);
+void resp_reset_negative_cache(struct resp_ctx *rctx, enum resp_ncache_type type);
 
 #endif /* RESPONDER_DOMAINS_H */

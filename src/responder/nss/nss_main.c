@@ -1,35 +1,35 @@
 /*
  * sssd_nss: the NSS responder. This file starts the process: it joins the bus as sssd.nss,
- * creates the memory-cache files, listens for clients on pipes/nss, and maps the
- * memory-cache signals onto the cache writer.
- *
- * The client table answers GET_VERSION only. The lookup commands join it (routed to
- * nss_cmd_lookup) once lookups exist; until then they get the treatment SSSD gives any
- * command it does not serve: the connection is closed, and libnss_sss reports the service
- * unavailable, which is the truth.
+ * reads the domains and output options, creates the memory-cache files, listens for
+ * clients on pipes/nss, and maps the memory-cache signals onto the cache writer.
+ * The lookups themselves are nss_cmd*.c (nss_private.h).
  */
-#include "responder/common/responder_domains.h"
-#include "responder/common/resp_socket.h"
-#include "responder/nss/nss_memcache.h"
+#include "responder/nss/nss_private.h"
 #include "sss_iface/sss_iface.h"
 
 /* SSSD raises a smaller client_idle_timeout to this. */
 #define NSS_MIN_CLIENT_IDLE_TIMEOUT 10
 
-struct nss_ctx {
-    struct resp_ctx *rctx;
-    struct resp_server *srv;
-    struct nss_mc *mc[3];       /* by enum nss_mc_type; NULL when disabled */
-    char *pwfield;
-};
-
 static const uint32_t nss_versions[] = { SSS_NSS_PROTOCOL_VERSION, 0 };
 
-/* Lookups join here, each as { SSS_NSS_GETPWNAM, nss_cmd_lookup } and likewise for
- * GETPWUID, GETGRNAM, GETGRGID, INITGR, the _EX variants and SET/GET/END*ENT; the handler
- * parses with nss_request_parse() and answers with nss_reply_*() and resp_request_done(). */
 static const struct resp_cmd nss_cmds[] = {
     { SSS_GET_VERSION, resp_cmd_get_version },
+    { SSS_NSS_GETPWNAM, nss_cmd_lookup },
+    { SSS_NSS_GETPWUID, nss_cmd_lookup },
+    { SSS_NSS_GETPWNAM_EX, nss_cmd_lookup },
+    { SSS_NSS_GETPWUID_EX, nss_cmd_lookup },
+    { SSS_NSS_SETPWENT, nss_cmd_setent },
+    { SSS_NSS_GETPWENT, nss_cmd_getent },
+    { SSS_NSS_ENDPWENT, nss_cmd_endent },
+    { SSS_NSS_GETGRNAM, nss_cmd_lookup },
+    { SSS_NSS_GETGRGID, nss_cmd_lookup },
+    { SSS_NSS_GETGRNAM_EX, nss_cmd_lookup },
+    { SSS_NSS_GETGRGID_EX, nss_cmd_lookup },
+    { SSS_NSS_SETGRENT, nss_cmd_setent },
+    { SSS_NSS_GETGRENT, nss_cmd_getent },
+    { SSS_NSS_ENDGRENT, nss_cmd_endent },
+    { SSS_NSS_INITGR, nss_cmd_lookup },
+    { SSS_NSS_INITGR_EX, nss_cmd_lookup },
     RESP_CMD_END
 };
 
@@ -126,6 +126,7 @@ static errno_t nss_memcache_init(struct nss_ctx *nctx, struct confdb *cdb)
     if (ret != EOK) {
         return ret;
     }
+    nctx->memcache_timeout = ttl;
     for (i = 0; i < SSS_ARRAY_SIZE(size_opts); i++) {
         memset(&conf, 0, sizeof(conf));
         conf.dir = SSSD_MC_PATH;
@@ -194,6 +195,10 @@ static errno_t nss_init(struct sss_service *svc, void *data)
     }
     nctx->rctx = rctx;
     ret = confdb_get_string(cdb, nctx, "nss", "pwfield", &nctx->pwfield);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = nss_format_load(nctx, cdb, rctx, "/etc/shells", &nctx->fmt);
     if (ret != EOK) {
         return ret;
     }

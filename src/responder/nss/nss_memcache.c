@@ -536,8 +536,8 @@ static uint32_t nss_mc_evict(struct nss_mc *mc, uint32_t n)
 }
 
 /* Writes a record of data (data_len bytes) with its two keys and links it. */
-static errno_t nss_mc_put(struct nss_mc *mc, const char *key1, const char *key2,
-                          const void *data, size_t data_len)
+static errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, const char *key1,
+                          const char *key2, const void *data, size_t data_len)
 {
     struct sss_mc_rec *rec;
     size_t rec_len = sizeof(*rec) + data_len;
@@ -566,7 +566,7 @@ static errno_t nss_mc_put(struct nss_mc *mc, const char *key1, const char *key2,
     rec->b2 = MC_NEXT_BARRIER(rec->b1);
     __sync_synchronize();
     rec->len = (uint32_t)rec_len;
-    rec->expire = (uint64_t)time(NULL) + mc->ttl;
+    rec->expire = (uint64_t)time(NULL) + (max_ttl < mc->ttl ? max_ttl : mc->ttl);
     rec->next1 = MC_INVALID_VAL32;
     rec->next2 = MC_INVALID_VAL32;
     rec->hash1 = nss_mc_bucket(mc, key1);
@@ -606,7 +606,8 @@ static bool nss_mc_usable(struct nss_mc *mc, enum nss_mc_type type)
     return mc->base != NULL && mc->type == type;
 }
 
-errno_t nss_mc_store_passwd(struct nss_mc *mc, const struct nss_pw_entry *pw)
+errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw,
+                                uint32_t max_ttl)
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_pwd_data *d;
@@ -649,13 +650,14 @@ errno_t nss_mc_store_passwd(struct nss_mc *mc, const struct nss_pw_entry *pw)
 
     nss_mc_drop(mc, 1, pw->name, 0);
     nss_mc_drop(mc, 2, idkey, pw->uid);
-    ret = nss_mc_put(mc, pw->name, idkey, d, sizeof(*d) + strs_len);
+    ret = nss_mc_put(mc, max_ttl, pw->name, idkey, d, sizeof(*d) + strs_len);
 done:
     talloc_free(tmp_ctx);
     return ret;
 }
 
-errno_t nss_mc_store_group(struct nss_mc *mc, const struct nss_gr_entry *gr)
+errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
+                               uint32_t max_ttl)
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_grp_data *d;
@@ -702,14 +704,14 @@ errno_t nss_mc_store_group(struct nss_mc *mc, const struct nss_gr_entry *gr)
 
     nss_mc_drop(mc, 1, gr->name, 0);
     nss_mc_drop(mc, 2, idkey, gr->gid);
-    ret = nss_mc_put(mc, gr->name, idkey, d, sizeof(*d) + strs_len);
+    ret = nss_mc_put(mc, max_ttl, gr->name, idkey, d, sizeof(*d) + strs_len);
 done:
     talloc_free(tmp_ctx);
     return ret;
 }
 
-errno_t nss_mc_store_initgr(struct nss_mc *mc, const char *name, const char *unique_name,
-                            const uint32_t *gids, size_t num_gids)
+errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char *unique_name,
+                                const uint32_t *gids, size_t num_gids, uint32_t max_ttl)
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_initgr_data *d;
@@ -760,7 +762,7 @@ errno_t nss_mc_store_initgr(struct nss_mc *mc, const char *name, const char *uni
 
     nss_mc_drop(mc, 1, name, 0);
     nss_mc_drop(mc, 2, unique_name, 0);
-    ret = nss_mc_put(mc, name, unique_name, d, sizeof(*d) + data_len);
+    ret = nss_mc_put(mc, max_ttl, name, unique_name, d, sizeof(*d) + data_len);
 done:
     talloc_free(tmp_ctx);
     return ret;
@@ -810,4 +812,20 @@ errno_t nss_mc_invalidate_all(struct nss_mc *mc)
     nss_mc_header_update(mc, SSS_MC_HEADER_ALIVE);
     DEBUG(SSSDBG_TRACE_FUNC, "Memory cache %s emptied\n", mc->path);
     return EOK;
+}
+
+errno_t nss_mc_store_passwd(struct nss_mc *mc, const struct nss_pw_entry *pw)
+{
+    return nss_mc_store_passwd_ttl(mc, pw, UINT32_MAX);
+}
+
+errno_t nss_mc_store_group(struct nss_mc *mc, const struct nss_gr_entry *gr)
+{
+    return nss_mc_store_group_ttl(mc, gr, UINT32_MAX);
+}
+
+errno_t nss_mc_store_initgr(struct nss_mc *mc, const char *name, const char *unique_name,
+                            const uint32_t *gids, size_t num_gids)
+{
+    return nss_mc_store_initgr_ttl(mc, name, unique_name, gids, num_gids, UINT32_MAX);
 }

@@ -62,6 +62,16 @@ errno_t nss_mc_store_group(struct nss_mc *mc, const struct nss_gr_entry *gr);
 errno_t nss_mc_store_initgr(struct nss_mc *mc, const char *name, const char *unique_name,
                             const uint32_t *gids, size_t num_gids);
 
+/* The same with a record lifetime of at most max_ttl seconds (below the file's ttl), so a
+ * record never outlives the cache entry it was made from. max_ttl 0 stores a record that
+ * is already expired; callers skip the store instead. */
+errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw,
+                                uint32_t max_ttl);
+errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
+                               uint32_t max_ttl);
+errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char *unique_name,
+                                const uint32_t *gids, size_t num_gids, uint32_t max_ttl);
+
 /* Invalidates the record whose first key (the name; for initgroups the name as asked) is
  * name. ENOENT when there is none. */
 errno_t nss_mc_invalidate_name(struct nss_mc *mc, const char *name);

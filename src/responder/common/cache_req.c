@@ -1,0 +1,371 @@
+/*
+ * The cache_req engine (cache_req.h): walks the domains that apply to a request, decides
+ * per domain between the cache, the back-end and the expired entry, and keeps the negative
+ * cache. Reading the cache is cache_req_cache.c, calling the back-end cache_req_dp.c.
+ */
+#include <time.h>
+
+#include "responder/common/cache_req_private.h"
+#include "responder/common/resp_names.h"
+#include "sss_iface/sss_dp.h"
+
+struct cache_req_state {
+    struct tevent_context *ev;
+    struct resp_ctx *rctx;
+    enum cache_req_type type;
+    uint32_t flags;
+    uint64_t req_id;
+    char *short_name;               /* by name; NULL by id */
+    uint32_t id;
+    struct resp_domain *only;       /* the one domain a qualified name names */
+    size_t next_dom;
+    struct resp_domain *dom;        /* the domain being tried */
+    struct cache_req_entry *entry;  /* its cache entry before the back-end call, or NULL */
+    struct cache_req_result *result;
+};
+
+static errno_t cache_req_next(struct tevent_req *req);
+static void cache_req_dp_done(struct tevent_req *subreq);
+
+const char *cache_req_source_str(enum cache_req_source source)
+{
+    switch (source) {
+    case CACHE_REQ_SRC_CACHE: return "cache";
+    case CACHE_REQ_SRC_DP: return "dp";
+    case CACHE_REQ_SRC_STALE: return "expired cache";
+    }
+    return "?";
+}
+
+static bool cache_req_by_name(enum cache_req_type type)
+{
+    return type == CACHE_REQ_USER_BY_NAME || type == CACHE_REQ_GROUP_BY_NAME
+           || type == CACHE_REQ_INITGROUPS;
+}
+
+static bool cache_req_is_user(enum cache_req_type type)
+{
+    return type != CACHE_REQ_GROUP_BY_NAME && type != CACHE_REQ_GROUP_BY_ID;
+}
+
+static enum resp_ncache_type cache_req_nc_type(enum cache_req_type type)
+{
+    return cache_req_is_user(type) ? RESP_NCACHE_USER : RESP_NCACHE_GROUP;
+}
+
+static bool cache_req_filtered(struct cache_req_state *state, struct resp_domain *dom,
+                               const char *short_name)
+{
+    if (cache_req_is_user(state->type)) {
+        return resp_user_is_filtered(state->rctx, dom, short_name);
+    }
+    return resp_group_is_filtered(state->rctx, dom, short_name);
+}
+
+struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                  struct resp_ctx *rctx, enum cache_req_type type,
+                                  const char *name, uint32_t id, uint32_t flags,
+                                  uint64_t req_id)
+{
+    struct cache_req_state *state;
+    struct tevent_req *req;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct cache_req_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->ev = ev;
+    state->rctx = rctx;
+    state->type = type;
+    state->flags = flags;
+    state->req_id = req_id;
+    state->id = id;
+    if (rctx == NULL || type > CACHE_REQ_INITGROUPS
+            || (cache_req_by_name(type) && name == NULL)) {
+        ret = EINVAL;
+        goto done;
+    }
+    if (cache_req_by_name(type)) {
+        ret = resp_parse_name(state, rctx, name, &state->only, &state->short_name);
+        if (ret == ENOENT || ret == EINVAL) {
+            DEBUG(SSSDBG_TRACE_INTERNAL, "[%s] names no configured domain\n", name);
+            ret = ENOENT;
+            goto done;
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        if (strcmp(state->short_name, "root") == 0) {
+            ret = ENOENT;
+            goto done;
+        }
+    } else if (id == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    ret = cache_req_next(req);
+    if (ret == EAGAIN) {
+        return req;
+    }
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+/* Whether dom is worth looking at for this request. */
+static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_domain *dom)
+{
+    struct resp_ncache *nc = state->rctx->ncache;
+    enum resp_ncache_type nct = cache_req_nc_type(state->type);
+    char *key;
+    bool hit;
+
+    if (!dom->active) {
+        return false;
+    }
+    if (state->short_name == NULL) {
+        if (state->id < dom->min_id || (dom->max_id != 0 && state->id > dom->max_id)) {
+            return false;
+        }
+        return !resp_ncache_check_id(nc, nct, dom->name, state->id);
+    }
+    if (state->only != NULL ? dom != state->only : dom->fqnames) {
+        return false;
+    }
+    if (cache_req_filtered(state, dom, state->short_name)) {
+        return false;
+    }
+    key = resp_ncache_name(state, dom, state->short_name);
+    hit = key != NULL && resp_ncache_check_name(nc, nct, dom->name, key);
+    talloc_free(key);
+    if (hit) {
+        DEBUG(SSSDBG_TRACE_INTERNAL, "%s is in the negative cache of domain %s\n",
+              state->short_name, dom->name);
+    }
+    return !hit;
+}
+
+static void cache_req_negative(struct cache_req_state *state)
+{
+    enum resp_ncache_type nct = cache_req_nc_type(state->type);
+    char *key;
+    errno_t ret;
+
+    if (state->short_name == NULL) {
+        ret = resp_ncache_add_id(state->rctx->ncache, nct, state->dom->name, state->id);
+    } else {
+        key = resp_ncache_name(state, state->dom, state->short_name);
+        ret = key == NULL ? ENOMEM
+                          : resp_ncache_add_name(state->rctx->ncache, nct, state->dom->name,
+                                                 key);
+        talloc_free(key);
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Cannot add to the negative cache: %s\n",
+              sss_strerror(ret));
+    }
+}
+
+/* Makes entry the answer. ENOENT when the entry turns out to be filtered (by id). */
+static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_entry *entry,
+                                enum cache_req_source source)
+{
+    struct cache_req_result *res;
+    errno_t ret;
+
+    res = talloc_zero(state, struct cache_req_result);
+    if (res == NULL) {
+        return ENOMEM;
+    }
+    ret = cache_req_entry_short_name(res, state->rctx, state->dom, entry, &res->short_name);
+    if (ret != EOK) {
+        talloc_free(res);
+        return ret;
+    }
+    if (state->short_name == NULL && cache_req_filtered(state, state->dom, res->short_name)) {
+        talloc_free(res);
+        return ENOENT;
+    }
+    res->domain = state->dom;
+    res->source = source;
+    res->user = talloc_steal(res, entry->user);
+    res->group = talloc_steal(res, entry->group);
+    res->gids = talloc_steal(res, entry->gids);
+    res->num_gids = entry->num_gids;
+    res->expire = entry->expire;
+    state->result = res;
+    return EOK;
+}
+
+static char *cache_req_filter(struct cache_req_state *state)
+{
+    return cache_req_dp_filter(state, state->short_name, state->id);
+}
+
+static void cache_req_maybe_refresh(struct cache_req_state *state, time_t now)
+{
+    struct cache_req_entry *e = state->entry;
+    time_t lifetime;
+    char *filter;
+
+    if (state->rctx->nowait_percentage == 0 || e->last_update == 0
+            || e->expire <= e->last_update) {
+        return;
+    }
+    lifetime = e->expire - e->last_update;
+    if ((now - e->last_update) * 100 < lifetime * (time_t)state->rctx->nowait_percentage) {
+        return;
+    }
+    filter = cache_req_filter(state);
+    if (filter != NULL) {
+        cache_req_dp_refresh(state->rctx, state->dom, cache_req_dp_type(state->type), filter,
+                             state->req_id);
+    }
+    talloc_free(filter);
+}
+
+/* EOK: answered; ENOENT: not in this domain; EAGAIN: waiting for the back-end. */
+static errno_t cache_req_try_domain(struct tevent_req *req)
+{
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+    struct tevent_req *subreq;
+    time_t now = time(NULL);
+    bool valid;
+    char *filter;
+    errno_t ret;
+
+    talloc_zfree(state->entry);
+    ret = cache_req_cache_read(state, state->rctx, state->dom, state->type, state->short_name,
+                               state->id, &state->entry);
+    if (ret != EOK && ret != ENOENT) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot read the cache of domain %s: %s\n",
+              state->dom->name, sss_strerror(ret));
+        return ENOENT;
+    }
+    if (state->entry != NULL) {
+        valid = state->entry->expire > now
+                && (state->type != CACHE_REQ_INITGROUPS || state->entry->have_gids);
+        if (valid && !(state->flags & CACHE_REQ_BYPASS_CACHE)) {
+            ret = cache_req_answer(state, state->entry, CACHE_REQ_SRC_CACHE);
+            if (ret == EOK) {
+                cache_req_maybe_refresh(state, now);
+            }
+            return ret;
+        }
+        if (!state->dom->online) {
+            DEBUG(SSSDBG_TRACE_INTERNAL, "Domain %s is offline: answering from the cache\n",
+                  state->dom->name);
+            return cache_req_answer(state, state->entry,
+                                    valid ? CACHE_REQ_SRC_CACHE : CACHE_REQ_SRC_STALE);
+        }
+    }
+    filter = cache_req_filter(state);
+    if (filter == NULL) {
+        return ENOMEM;
+    }
+    subreq = cache_req_dp_send(state, state->rctx, state->dom, cache_req_dp_type(state->type),
+                               filter, state->req_id);
+    talloc_free(filter);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, cache_req_dp_done, req);
+    return EAGAIN;
+}
+
+static errno_t cache_req_next(struct tevent_req *req)
+{
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+    struct resp_domain *dom;
+    errno_t ret;
+
+    while (state->next_dom < state->rctx->num_domains) {
+        dom = &state->rctx->domains[state->next_dom++];
+        if (!cache_req_domain_applies(state, dom)) {
+            continue;
+        }
+        state->dom = dom;
+        ret = cache_req_try_domain(req);
+        if (ret != ENOENT) {
+            return ret;
+        }
+    }
+    return ENOENT;
+}
+
+/* After the back-end answered (or could not): the re-read cache, the expired entry, or
+ * the next domain. */
+static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint16_t dp_error,
+                                  uint32_t error)
+{
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+    struct cache_req_entry *fresh = NULL;
+    errno_t ret;
+
+    if (call_ret == EOK && dp_error == SSS_DP_ERR_OK) {
+        ret = cache_req_cache_read(state, state->rctx, state->dom, state->type,
+                                   state->short_name, state->id, &fresh);
+        if (ret == ENOENT) {
+            DEBUG(SSSDBG_TRACE_INTERNAL, "Not in domain %s\n", state->dom->name);
+            cache_req_negative(state);
+            return ENOENT;
+        }
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "Cannot read the cache of domain %s: %s\n",
+                  state->dom->name, sss_strerror(ret));
+            return ENOENT;
+        }
+        return cache_req_answer(state, fresh, CACHE_REQ_SRC_DP);
+    }
+    if (call_ret != EOK) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Back-end of domain %s not reached: %s\n",
+              state->dom->name, sss_strerror(call_ret));
+    } else {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Back-end of domain %s answered dp_error %u (%s)\n",
+              state->dom->name, dp_error, sss_strerror((errno_t)error));
+    }
+    if (state->entry == NULL) {
+        return ENOENT;
+    }
+    return cache_req_answer(state, state->entry,
+                            state->entry->expire > time(NULL) ? CACHE_REQ_SRC_CACHE
+                                                              : CACHE_REQ_SRC_STALE);
+}
+
+static void cache_req_dp_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+    uint16_t dp_error = 0;
+    uint32_t error = 0;
+    errno_t ret;
+
+    sss_debug_req_id = state->req_id;
+    ret = cache_req_dp_recv(subreq, &dp_error, &error);
+    talloc_free(subreq);
+    ret = cache_req_after_dp(req, ret, dp_error, error);
+    if (ret == ENOENT) {
+        ret = cache_req_next(req);
+    }
+    if (ret == EAGAIN) {
+        return;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t cache_req_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                       struct cache_req_result **_res)
+{
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    if (state->result == NULL) {
+        return ENOENT;
+    }
+    *_res = talloc_steal(mem_ctx, state->result);
+    return EOK;
+}

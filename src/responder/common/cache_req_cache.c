@@ -1,0 +1,118 @@
+/*
+ * cache_req's cache side: reads what one domain's cache holds for a request (by name, by
+ * id, a user's group list) into a struct cache_req_entry. Expired entries are returned;
+ * the engine decides what they are worth.
+ */
+#include "responder/common/cache_req_private.h"
+
+/* Drops repeated gids, keeping the first occurrence of each (lists are short). */
+static size_t cache_req_dedupe(uint32_t *gids, size_t count)
+{
+    size_t out = 0;
+    size_t i, j;
+
+    for (i = 0; i < count; i++) {
+        for (j = 0; j < out; j++) {
+            if (gids[j] == gids[i]) {
+                break;
+            }
+        }
+        if (j == out) {
+            gids[out++] = gids[i];
+        }
+    }
+    return out;
+}
+
+static errno_t cache_req_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                     const char *name, struct cache_req_entry *entry)
+{
+    errno_t ret;
+
+    ret = sysdb_get_user_by_name(entry, sysdb, name, &entry->user);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_get_initgroups(entry, sysdb, entry->user->name, &entry->gids,
+                               &entry->num_gids, &entry->expire);
+    if (ret == ENOENT) {
+        entry->have_gids = false;
+        entry->gids = NULL;
+        entry->num_gids = 0;
+        entry->expire = 0;
+        return EOK;
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    entry->have_gids = true;
+    entry->num_gids = cache_req_dedupe(entry->gids, entry->num_gids);
+    /* The group list has no lastUpdate of its own: no background refresh for it. */
+    entry->last_update = 0;
+    return EOK;
+}
+
+errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                             struct resp_domain *dom, enum cache_req_type type,
+                             const char *name, uint32_t id, struct cache_req_entry **_entry)
+{
+    struct cache_req_entry *entry;
+    struct sysdb_ctx *sysdb;
+    errno_t ret;
+
+    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    entry = talloc_zero(mem_ctx, struct cache_req_entry);
+    if (entry == NULL) {
+        return ENOMEM;
+    }
+    switch (type) {
+    case CACHE_REQ_USER_BY_NAME:
+        ret = sysdb_get_user_by_name(entry, sysdb, name, &entry->user);
+        break;
+    case CACHE_REQ_USER_BY_ID:
+        ret = sysdb_get_user_by_uid(entry, sysdb, id, &entry->user);
+        break;
+    case CACHE_REQ_GROUP_BY_NAME:
+        ret = sysdb_get_group_by_name(entry, sysdb, name, &entry->group);
+        break;
+    case CACHE_REQ_GROUP_BY_ID:
+        ret = sysdb_get_group_by_gid(entry, sysdb, id, &entry->group);
+        break;
+    case CACHE_REQ_INITGROUPS:
+        ret = cache_req_read_initgr(entry, sysdb, name, entry);
+        break;
+    default:
+        ret = EINVAL;
+        break;
+    }
+    if (ret != EOK) {
+        talloc_free(entry);
+        return ret;
+    }
+    if (type != CACHE_REQ_INITGROUPS) {
+        entry->expire = entry->user != NULL ? entry->user->expire : entry->group->expire;
+        entry->last_update = entry->user != NULL ? entry->user->last_update
+                                                 : entry->group->last_update;
+    }
+    *_entry = entry;
+    return EOK;
+}
+
+errno_t cache_req_entry_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                   struct resp_domain *dom, struct cache_req_entry *entry,
+                                   char **_short)
+{
+    struct sysdb_ctx *sysdb;
+    const char *name;
+    errno_t ret;
+
+    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    name = entry->user != NULL ? entry->user->name : entry->group->name;
+    return sysdb_short_name(mem_ctx, sysdb, name, _short);
+}

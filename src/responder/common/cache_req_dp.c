@@ -1,0 +1,169 @@
+/*
+ * cache_req's back-end side: sssd.dataprovider.getAccountInfo calls (sss_dp.h is the
+ * contract) to "sssd.domain_<escaped>" at /sssd, built with the generated message and key
+ * functions so that identical calls in flight are one call on the bus, and sent with the
+ * responder's reply timeout. Also the fire-and-forget refresh of
+ * entry_cache_nowait_percentage, whose call hangs on the struct resp_ctx.
+ */
+#include <stdio.h>
+
+#include "responder/common/cache_req_private.h"
+#include "sss_iface/sss_iface.h"
+#include "sss_iface/sss_dp.h"
+
+uint32_t cache_req_dp_type(enum cache_req_type type)
+{
+    switch (type) {
+    case CACHE_REQ_USER_BY_NAME:
+    case CACHE_REQ_USER_BY_ID:
+        return SSS_DP_USER;
+    case CACHE_REQ_GROUP_BY_NAME:
+    case CACHE_REQ_GROUP_BY_ID:
+        return SSS_DP_GROUP;
+    case CACHE_REQ_INITGROUPS:
+        return SSS_DP_INITGROUPS;
+    }
+    return SSS_DP_USER;
+}
+
+char *cache_req_dp_filter(TALLOC_CTX *mem_ctx, const char *name, uint32_t id)
+{
+    if (name != NULL) {
+        return talloc_asprintf(mem_ctx, SSS_DP_FILTER_NAME "%s", name);
+    }
+    return talloc_asprintf(mem_ctx, SSS_DP_FILTER_ID "%u", id);
+}
+
+struct cache_req_dp_state {
+    uint16_t dp_error;
+    uint32_t error;
+};
+
+static void cache_req_dp_done(struct tevent_req *subreq);
+
+struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                     struct resp_domain *dom, uint32_t dp_type,
+                                     const char *filter, uint64_t req_id)
+{
+    struct cache_req_dp_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    DBusMessage *msg;
+    char *key = NULL;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct cache_req_dp_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (rctx->conn == NULL) {
+        ret = ERR_SBUS_DISCONNECTED;
+        goto done;
+    }
+    msg = sbus_msg_sssd_dataprovider_getAccountInfo(dom->bus_name, SSS_BUS_PATH,
+                                                    SSS_DP_FLAG_NONE, dp_type, filter,
+                                                    dom->name, "", 0, req_id);
+    if (msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    key = sbus_key_sssd_dataprovider_getAccountInfo(state, dom->bus_name, SSS_BUS_PATH,
+                                                    SSS_DP_FLAG_NONE, dp_type, filter,
+                                                    dom->name, "", 0, req_id);
+    if (key == NULL) {
+        dbus_message_unref(msg);
+        ret = ENOMEM;
+        goto done;
+    }
+    subreq = sbus_call_send(state, rctx->conn, msg, key, rctx->dp_timeout_ms);
+    talloc_free(key);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    rctx->dp_calls++;
+    tevent_req_set_callback(subreq, cache_req_dp_done, req);
+    return req;
+done:
+    return sss_req_post(req, rctx->ev, ret);
+}
+
+static void cache_req_dp_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct cache_req_dp_state *state = tevent_req_data(req, struct cache_req_dp_state);
+    DBusMessage *reply = NULL;
+    const char *message = NULL;
+    dbus_uint16_t dp_error = 0;
+    dbus_uint32_t error = 0;
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        talloc_free(subreq);
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    ret = sbus_call_recv(tmp_ctx, subreq, &reply);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT16, &dp_error,
+                               DBUS_TYPE_UINT32, &error, DBUS_TYPE_STRING, &message,
+                               DBUS_TYPE_INVALID)) {
+        ret = ERR_SBUS_INVALID_ARGS;
+        goto done;
+    }
+    state->dp_error = dp_error;
+    state->error = error;
+    if (dp_error != 0) {
+        DEBUG(SSSDBG_TRACE_FUNC, "Back-end answered dp_error %u, error %u: %s\n", dp_error,
+              error, message);
+    }
+done:
+    talloc_free(tmp_ctx);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t cache_req_dp_recv(struct tevent_req *req, uint16_t *_dp_error, uint32_t *_error)
+{
+    struct cache_req_dp_state *state = tevent_req_data(req, struct cache_req_dp_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_dp_error = state->dp_error;
+    *_error = state->error;
+    return EOK;
+}
+
+static void cache_req_refresh_done(struct tevent_req *subreq)
+{
+    uint16_t dp_error;
+    uint32_t error;
+    errno_t ret;
+
+    ret = cache_req_dp_recv(subreq, &dp_error, &error);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "Background refresh failed: %s\n", sss_strerror(ret));
+    }
+}
+
+void cache_req_dp_refresh(struct resp_ctx *rctx, struct resp_domain *dom, uint32_t dp_type,
+                          const char *filter, uint64_t req_id)
+{
+    struct tevent_req *subreq;
+
+    DEBUG(SSSDBG_TRACE_FUNC, "Refreshing %s in domain %s in the background\n", filter,
+          dom->name);
+    subreq = cache_req_dp_send(rctx, rctx, dom, dp_type, filter, req_id);
+    if (subreq == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot start a background refresh: out of memory\n");
+        return;
+    }
+    tevent_req_set_callback(subreq, cache_req_refresh_done, NULL);
+}

@@ -1,0 +1,50 @@
+/*
+ * The pieces of cache_req (cache_req.h) that live in their own files: reading one domain's
+ * cache (cache_req_cache.c) and calling its back-end (cache_req_dp.c).
+ */
+#ifndef CACHE_REQ_PRIVATE_H
+#define CACHE_REQ_PRIVATE_H
+
+#include "responder/common/cache_req.h"
+
+/* What one domain's cache holds for a request. */
+struct cache_req_entry {
+    struct sysdb_user *user;
+    struct sysdb_group *group;
+    uint32_t *gids;             /* INITGROUPS, deduplicated */
+    size_t num_gids;
+    bool have_gids;             /* INITGROUPS: a group list is cached */
+    time_t expire;              /* of the data that answers (initgroups: the list's) */
+    time_t last_update;         /* 0 when unknown (no background refresh then) */
+};
+
+/* Reads the entry; ENOENT when the cache has nothing (INITGROUPS: no user), sysdb errors.
+ * For INITGROUPS without a cached group list the entry has have_gids false and expire 0. */
+errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                             struct resp_domain *dom, enum cache_req_type type,
+                             const char *name, uint32_t id, struct cache_req_entry **_entry);
+
+/* The name of the user or group an entry holds, without its domain. */
+errno_t cache_req_entry_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                   struct resp_domain *dom, struct cache_req_entry *entry,
+                                   char **_short);
+
+/* SSS_DP_USER / GROUP / INITGROUPS for a request type. */
+uint32_t cache_req_dp_type(enum cache_req_type type);
+
+/* "name=<name>" or "idnumber=<id>". NULL on ENOMEM. */
+char *cache_req_dp_filter(TALLOC_CTX *mem_ctx, const char *name, uint32_t id);
+
+/* One getAccountInfo call to dom's back-end (chained with identical calls in flight).
+ * _recv: EOK with the dp_error and error the back-end answered, or the call's failure
+ * (ERR_SBUS_UNKNOWN_SERVICE, ERR_SBUS_NO_REPLY, ERR_SBUS_DISCONNECTED, ...). */
+struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                     struct resp_domain *dom, uint32_t dp_type,
+                                     const char *filter, uint64_t req_id);
+errno_t cache_req_dp_recv(struct tevent_req *req, uint16_t *_dp_error, uint32_t *_error);
+
+/* Fires a getAccountInfo call nobody waits for (entry_cache_nowait_percentage). */
+void cache_req_dp_refresh(struct resp_ctx *rctx, struct resp_domain *dom, uint32_t dp_type,
+                          const char *filter, uint64_t req_id);
+
+#endif /* CACHE_REQ_PRIVATE_H */

@@ -1,0 +1,135 @@
+/*
+ * Name parsing, output formatting and filter lists (resp_names.h).
+ */
+#include <ctype.h>
+#include <strings.h>
+
+#include "responder/common/resp_names.h"
+
+errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
+                        struct resp_domain **_dom, char **_short)
+{
+    struct resp_domain *dom = NULL;
+    const char *at;
+    char *short_name;
+
+    if (rctx == NULL || input == NULL || input[0] == '\0' || _dom == NULL || _short == NULL) {
+        return EINVAL;
+    }
+    at = strrchr(input, '@');
+    if (at != NULL) {
+        if (at == input || at[1] == '\0') {
+            return EINVAL;
+        }
+        dom = resp_domain_find(rctx, at + 1);
+        if (dom == NULL) {
+            return ENOENT;
+        }
+        short_name = talloc_strndup(mem_ctx, input, (size_t)(at - input));
+    } else {
+        dom = rctx->default_domain;
+        short_name = talloc_strdup(mem_ctx, input);
+    }
+    if (short_name == NULL) {
+        return ENOMEM;
+    }
+    *_dom = dom;
+    *_short = short_name;
+    return EOK;
+}
+
+char *resp_format_fqname(TALLOC_CTX *mem_ctx, const char *format, const char *name,
+                         const char *domain)
+{
+    char *out = talloc_strdup(mem_ctx, "");
+    const char *p = format;
+    const char *arg;
+
+    while (out != NULL && *p != '\0') {
+        if (p[0] == '%' && p[1] == '%') {
+            out = talloc_strdup_append_buffer(out, "%");
+            p += 2;
+            continue;
+        }
+        if (p[0] == '%' && p[1] >= '1' && p[1] <= '3' && strncmp(p + 2, "$s", 2) == 0) {
+            arg = p[1] == '1' ? name : domain;
+            out = talloc_strdup_append_buffer(out, arg);
+            p += 4;
+            continue;
+        }
+        out = talloc_strndup_append_buffer(out, p, 1);
+        p++;
+    }
+    return out;
+}
+
+char *resp_output_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
+                       const char *short_name)
+{
+    if (dom->fqnames || rctx->output_fqnames) {
+        return resp_format_fqname(mem_ctx, dom->name_format, short_name, dom->name);
+    }
+    return talloc_strdup(mem_ctx, short_name);
+}
+
+static bool resp_name_equal(struct resp_domain *dom, const char *a, const char *b, size_t blen)
+{
+    if (strlen(a) != blen) {
+        return false;
+    }
+    if (dom->case_mode == SYSDB_CASE_SENSITIVE) {
+        return strncmp(a, b, blen) == 0;
+    }
+    return strncasecmp(a, b, blen) == 0;
+}
+
+bool resp_name_in_list(struct resp_domain *dom, char *const *list, const char *short_name)
+{
+    const char *at;
+    size_t i;
+
+    if (list == NULL || short_name == NULL) {
+        return false;
+    }
+    for (i = 0; list[i] != NULL; i++) {
+        at = strrchr(list[i], '@');
+        if (at == NULL) {
+            if (resp_name_equal(dom, short_name, list[i], strlen(list[i]))) {
+                return true;
+            }
+            continue;
+        }
+        if (strcasecmp(at + 1, dom->name) == 0
+                && resp_name_equal(dom, short_name, list[i], (size_t)(at - list[i]))) {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool resp_user_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
+                           const char *short_name)
+{
+    return resp_name_in_list(dom, rctx->filter_users, short_name)
+           || resp_name_in_list(dom, dom->filter_users, short_name);
+}
+
+bool resp_group_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
+                            const char *short_name)
+{
+    return resp_name_in_list(dom, rctx->filter_groups, short_name)
+           || resp_name_in_list(dom, dom->filter_groups, short_name);
+}
+
+char *resp_ncache_name(TALLOC_CTX *mem_ctx, struct resp_domain *dom, const char *short_name)
+{
+    char *name = talloc_strdup(mem_ctx, short_name);
+    size_t i;
+
+    if (name != NULL && dom->case_mode != SYSDB_CASE_SENSITIVE) {
+        for (i = 0; name[i] != '\0'; i++) {
+            name[i] = (char)tolower((unsigned char)name[i]);
+        }
+    }
+    return name;
+}

@@ -1,0 +1,52 @@
+/*
+ * Names as clients write them and as responders answer them.
+ *
+ * Input: "name@domain" is fully qualified when the part after the last '@' names a
+ * configured domain (without regard to case); the lookup is then limited to that domain.
+ * A name without '@' is short: it is looked up in default_domain_suffix's domain when that
+ * is set, else in every domain that does not require fully qualified names
+ * (use_fully_qualified_names = true). A name whose '@' suffix is not a configured domain is
+ * unknown (not found), as with SSSD's default re_expression. Custom re_expression values are
+ * not interpreted (documented limitation): the split at the last '@' is what the default
+ * expression "(?P<name>[^@]+)@?(?P<domain>[^@]*$)" does.
+ *
+ * Output: the short name, or full_name_format applied (%1$s name, %2$s domain, %3$s flat
+ * name = domain name here, %% a percent sign) when the domain uses fully qualified names
+ * or default_domain_suffix is set.
+ */
+#ifndef RESP_NAMES_H
+#define RESP_NAMES_H
+
+#include "responder/common/responder_domains.h"
+
+/*
+ * Splits input. *_dom is the one domain to search, or NULL for "every domain that accepts
+ * short names"; *_short is the name without the domain (on mem_ctx).
+ * Errors: EINVAL (empty name or empty part), ENOENT (unknown domain suffix), ENOMEM.
+ */
+errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
+                        struct resp_domain **_dom, char **_short);
+
+/* The name clients see for short_name of dom. NULL on ENOMEM. */
+char *resp_output_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
+                       const char *short_name);
+
+/* full_name_format expansion alone. NULL on ENOMEM. */
+char *resp_format_fqname(TALLOC_CTX *mem_ctx, const char *format, const char *name,
+                         const char *domain);
+
+/* True when short_name of dom is listed in list: as "name" (any domain) or "name@domain".
+ * Names compare without regard to case in case-insensitive domains. NULL list: false. */
+bool resp_name_in_list(struct resp_domain *dom, char *const *list, const char *short_name);
+
+/* A user (or group) filtered by [nss] filter_users (filter_groups) or the domain's list. */
+bool resp_user_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
+                           const char *short_name);
+bool resp_group_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
+                            const char *short_name);
+
+/* The name as the negative cache keys it: lowercased (ASCII) unless dom is case sensitive.
+ * NULL on ENOMEM. */
+char *resp_ncache_name(TALLOC_CTX *mem_ctx, struct resp_domain *dom, const char *short_name);
+
+#endif /* RESP_NAMES_H */

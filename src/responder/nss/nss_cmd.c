@@ -1,0 +1,218 @@
+/*
+ * The NSS lookup commands: GETPWNAM, GETPWUID, GETGRNAM, GETGRGID, INITGR and their _EX
+ * variants. One handler parses the body, maps the command to a cache_req lookup (the _EX
+ * flags: NO_CACHE asks the back-end first; INVALIDATE_CACHE also drops the memory-cache
+ * record), and when the lookup ends builds the reply (nss_cmd_pw.c, nss_cmd_gr.c,
+ * nss_cmd_initgr.c) and logs one line: command, key, domain, result, source, duration.
+ * The lookup hangs on the client request, so a client that goes away cancels it.
+ */
+#include <stdio.h>
+
+#include "responder/nss/nss_private.h"
+#include "sss_client/sss_cli.h"
+
+struct nss_cmd_state {
+    struct resp_request *rreq;
+    struct nss_ctx *nctx;
+    struct nss_request nreq;
+    enum cache_req_type type;
+    uint64_t start_usec;
+};
+
+static const char *nss_cmd_name(uint32_t cmd)
+{
+    switch (cmd) {
+    case SSS_NSS_GETPWNAM: return "GETPWNAM";
+    case SSS_NSS_GETPWUID: return "GETPWUID";
+    case SSS_NSS_GETPWNAM_EX: return "GETPWNAM_EX";
+    case SSS_NSS_GETPWUID_EX: return "GETPWUID_EX";
+    case SSS_NSS_GETGRNAM: return "GETGRNAM";
+    case SSS_NSS_GETGRGID: return "GETGRGID";
+    case SSS_NSS_GETGRNAM_EX: return "GETGRNAM_EX";
+    case SSS_NSS_GETGRGID_EX: return "GETGRGID_EX";
+    case SSS_NSS_INITGR: return "INITGR";
+    case SSS_NSS_INITGR_EX: return "INITGR_EX";
+    }
+    return "?";
+}
+
+/* The lookup a command asks for; EINVAL for a command this handler does not serve. */
+static errno_t nss_cmd_type(uint32_t cmd, enum cache_req_type *_type,
+                            enum nss_mc_type *_mc)
+{
+    switch (cmd) {
+    case SSS_NSS_GETPWNAM:
+    case SSS_NSS_GETPWNAM_EX:
+        *_type = CACHE_REQ_USER_BY_NAME;
+        *_mc = NSS_MC_PASSWD;
+        return EOK;
+    case SSS_NSS_GETPWUID:
+    case SSS_NSS_GETPWUID_EX:
+        *_type = CACHE_REQ_USER_BY_ID;
+        *_mc = NSS_MC_PASSWD;
+        return EOK;
+    case SSS_NSS_GETGRNAM:
+    case SSS_NSS_GETGRNAM_EX:
+        *_type = CACHE_REQ_GROUP_BY_NAME;
+        *_mc = NSS_MC_GROUP;
+        return EOK;
+    case SSS_NSS_GETGRGID:
+    case SSS_NSS_GETGRGID_EX:
+        *_type = CACHE_REQ_GROUP_BY_ID;
+        *_mc = NSS_MC_GROUP;
+        return EOK;
+    case SSS_NSS_INITGR:
+    case SSS_NSS_INITGR_EX:
+        *_type = CACHE_REQ_INITGROUPS;
+        *_mc = NSS_MC_INITGROUPS;
+        return EOK;
+    }
+    return EINVAL;
+}
+
+uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res)
+{
+    time_t now = time(NULL);
+
+    if (res->source == CACHE_REQ_SRC_STALE || res->expire <= now) {
+        return 0;
+    }
+    if ((uint64_t)(res->expire - now) < nctx->memcache_timeout) {
+        return (uint32_t)(res->expire - now);
+    }
+    return nctx->memcache_timeout;
+}
+
+static void nss_cmd_invalidate(struct nss_cmd_state *state, enum nss_mc_type mc_type)
+{
+    struct nss_mc *mc = state->nctx->mc[mc_type];
+    errno_t ret;
+
+    if (state->nreq.kind == NSS_REQ_NAME) {
+        ret = nss_mc_invalidate_name(mc, state->nreq.name);
+    } else {
+        ret = nss_mc_invalidate_id(mc, state->nreq.id);
+    }
+    if (ret != EOK && ret != ENOENT) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Cannot invalidate the memory-cache record: %s\n",
+              sss_strerror(ret));
+    }
+}
+
+static void nss_cmd_log(struct nss_cmd_state *state, struct cache_req_result *res,
+                        errno_t ret)
+{
+    uint64_t d = sss_monotonic_usec() - state->start_usec;
+    char key[32];
+
+    if (!debug_enabled(SSSDBG_TRACE_FUNC)) {
+        return;
+    }
+    if (state->nreq.kind != NSS_REQ_NAME) {
+        snprintf(key, sizeof(key), "%u", state->nreq.id);
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%s %s: %s%s%s%s%s, %llu.%03llu ms\n",
+          nss_cmd_name(state->nreq.cmd),
+          state->nreq.kind == NSS_REQ_NAME ? state->nreq.name : key,
+          ret == EOK ? "found in " : (ret == ENOENT ? "not found" : "failed: "),
+          ret == EOK ? res->domain->name : (ret == ENOENT ? "" : sss_strerror(ret)),
+          ret == EOK ? " (" : "",
+          ret == EOK ? cache_req_source_str(res->source) : "",
+          ret == EOK ? ")" : "",
+          (unsigned long long)(d / 1000), (unsigned long long)(d % 1000));
+}
+
+static void nss_cmd_lookup_done(struct tevent_req *subreq);
+
+errno_t nss_cmd_lookup(struct resp_request *rreq)
+{
+    struct nss_ctx *nctx = talloc_get_type(resp_request_pvt(rreq), struct nss_ctx);
+    struct nss_cmd_state *state;
+    struct tevent_req *subreq;
+    enum nss_mc_type mc_type;
+    const uint8_t *body;
+    uint32_t flags = 0;
+    size_t len;
+    errno_t ret;
+
+    state = talloc_zero(rreq, struct nss_cmd_state);
+    if (state == NULL) {
+        return ENOMEM;
+    }
+    state->rreq = rreq;
+    state->nctx = nctx;
+    state->start_usec = sss_monotonic_usec();
+    body = resp_request_body(rreq, &len);
+    ret = nss_request_parse(resp_request_cmd(rreq), body, len, &state->nreq);
+    if (ret == EOK) {
+        ret = nss_cmd_type(state->nreq.cmd, &state->type, &mc_type);
+    }
+    if (ret != EOK) {
+        talloc_free(state);
+        return resp_request_done_status(rreq, EINVAL);
+    }
+    if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
+        nss_cmd_invalidate(state, mc_type);
+    }
+    if (state->nreq.flags & (SSS_NSS_EX_FLAG_NO_CACHE | SSS_NSS_EX_FLAG_INVALIDATE_CACHE)) {
+        flags |= CACHE_REQ_BYPASS_CACHE;
+    }
+    subreq = cache_req_send(state, resp_request_ev(rreq), nctx->rctx, state->type,
+                            state->nreq.kind == NSS_REQ_NAME ? state->nreq.name : NULL,
+                            state->nreq.id, flags, resp_request_id(rreq));
+    if (subreq == NULL) {
+        talloc_free(state);
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, nss_cmd_lookup_done, state);
+    return EOK;
+}
+
+static void nss_cmd_lookup_done(struct tevent_req *subreq)
+{
+    struct nss_cmd_state *state = tevent_req_callback_data(subreq, struct nss_cmd_state);
+    struct resp_request *rreq = state->rreq;
+    struct cache_req_result *res = NULL;
+    struct nss_reply *reply;
+    errno_t ret;
+
+    sss_debug_req_id = resp_request_id(rreq);
+    ret = cache_req_recv(state, subreq, &res);
+    talloc_free(subreq);
+    nss_cmd_log(state, res, ret);
+    if (ret != EOK && ret != ENOENT) {
+        goto done;
+    }
+    reply = nss_reply_new(state, state->nreq.cmd, state->nctx->pwfield);
+    if (reply == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (ret == EOK) {
+        switch (state->type) {
+        case CACHE_REQ_USER_BY_NAME:
+        case CACHE_REQ_USER_BY_ID:
+            ret = nss_pw_answer(state->nctx, reply, res);
+            break;
+        case CACHE_REQ_GROUP_BY_NAME:
+        case CACHE_REQ_GROUP_BY_ID:
+            ret = nss_gr_answer(state->nctx, reply, res);
+            break;
+        case CACHE_REQ_INITGROUPS:
+            ret = nss_initgr_answer(state->nctx, reply, res, state->nreq.name);
+            break;
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    ret = resp_request_done(rreq, nss_reply_finish(rreq, reply));
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot answer %s: %s\n", nss_cmd_name(state->nreq.cmd),
+              sss_strerror(ret));
+        resp_request_done_status(rreq, ret == ENOMEM ? ENOMEM : EIO);
+    }
+    talloc_free(state);
+    sss_debug_req_id = 0;
+}

@@ -1,0 +1,339 @@
+/*
+ * Building passwd and group records from cache entries (nss_format.h): names, home
+ * directories, shells and member lists, under the [nss] and [domain/X] options.
+ */
+#include <stdio.h>
+#include <ctype.h>
+
+#include "responder/nss/nss_format.h"
+#include "responder/common/resp_names.h"
+
+static errno_t nss_dom_opt(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
+                           const char *option, char **_value)
+{
+    if (section != NULL && confdb_is_set(cdb, section, option)) {
+        return confdb_get_string(cdb, mem_ctx, section, option, _value);
+    }
+    return confdb_get_string(cdb, mem_ctx, "nss", option, _value);
+}
+
+static errno_t nss_dom_format_load(TALLOC_CTX *mem_ctx, struct confdb *cdb,
+                                   const char *section, struct nss_dom_format *df)
+{
+    errno_t ret;
+
+    ret = nss_dom_opt(mem_ctx, cdb, section, "override_homedir", &df->override_homedir);
+    if (ret != EOK) return ret;
+    ret = nss_dom_opt(mem_ctx, cdb, section, "fallback_homedir", &df->fallback_homedir);
+    if (ret != EOK) return ret;
+    ret = nss_dom_opt(mem_ctx, cdb, section, "homedir_substring", &df->homedir_substring);
+    if (ret != EOK) return ret;
+    ret = nss_dom_opt(mem_ctx, cdb, section, "override_shell", &df->override_shell);
+    if (ret != EOK) return ret;
+    return nss_dom_opt(mem_ctx, cdb, section, "default_shell", &df->default_shell);
+}
+
+/* The non-comment lines of the shells file; a missing file is an empty list. */
+static errno_t nss_read_shells(TALLOC_CTX *mem_ctx, const char *path, char ***_shells)
+{
+    char **shells;
+    char line[4096];
+    size_t n = 0;
+    size_t len;
+    FILE *f;
+
+    shells = talloc_zero_array(mem_ctx, char *, 1);
+    if (shells == NULL) {
+        return ENOMEM;
+    }
+    f = path != NULL ? fopen(path, "r") : NULL;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+        len = strcspn(line, "\r\n");
+        line[len] = '\0';
+        if (len == 0 || line[0] == '#') {
+            continue;
+        }
+        shells = talloc_realloc(mem_ctx, shells, char *, n + 2);
+        if (shells == NULL || (shells[n] = talloc_strdup(shells, line)) == NULL) {
+            fclose(f);
+            return ENOMEM;
+        }
+        shells[++n] = NULL;
+    }
+    if (f != NULL) {
+        fclose(f);
+    }
+    *_shells = shells;
+    return EOK;
+}
+
+errno_t nss_format_load(TALLOC_CTX *mem_ctx, struct confdb *cdb, struct resp_ctx *rctx,
+                        const char *etc_shells, struct nss_format_opts **_opts)
+{
+    struct nss_format_opts *opts;
+    char *section;
+    size_t i;
+    errno_t ret;
+
+    opts = talloc_zero(mem_ctx, struct nss_format_opts);
+    if (opts == NULL) {
+        return ENOMEM;
+    }
+    ret = confdb_get_list(cdb, opts, "nss", "allowed_shells", &opts->allowed_shells);
+    if (ret != EOK) goto done;
+    ret = confdb_get_list(cdb, opts, "nss", "vetoed_shells", &opts->vetoed_shells);
+    if (ret != EOK) goto done;
+    ret = confdb_get_string(cdb, opts, "nss", "shell_fallback", &opts->shell_fallback);
+    if (ret != EOK) goto done;
+    ret = confdb_get_bool(cdb, "nss", "filter_users_in_groups",
+                          &opts->filter_users_in_groups);
+    if (ret != EOK) goto done;
+    ret = nss_read_shells(opts, etc_shells, &opts->etc_shells);
+    if (ret != EOK) goto done;
+    opts->num_dom = rctx->num_domains;
+    opts->dom = talloc_zero_array(opts, struct nss_dom_format, rctx->num_domains + 1);
+    if (opts->dom == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < rctx->num_domains; i++) {
+        section = confdb_domain_section(opts, rctx->domains[i].name);
+        if (section == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        ret = nss_dom_format_load(opts, cdb, section, &opts->dom[i]);
+        talloc_free(section);
+        if (ret != EOK) goto done;
+    }
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot read the [nss] output options: %s\n",
+              sss_strerror(ret));
+        talloc_free(opts);
+        return ret;
+    }
+    *_opts = opts;
+    return EOK;
+}
+
+struct nss_dom_format *nss_format_dom(struct nss_format_opts *opts, struct resp_ctx *rctx,
+                                      struct resp_domain *dom)
+{
+    size_t i = (size_t)(dom - rctx->domains);
+
+    return i < opts->num_dom ? &opts->dom[i] : &opts->dom[opts->num_dom];
+}
+
+char *nss_expand_homedir(TALLOC_CTX *mem_ctx, const char *tmpl, const char *short_name,
+                         uint32_t uid, const char *domain, const char *stored_home,
+                         const char *substring)
+{
+    char *out = talloc_strdup(mem_ctx, "");
+    const char *p;
+
+    for (p = tmpl; out != NULL && *p != '\0'; p++) {
+        if (*p != '%' || p[1] == '\0') {
+            out = talloc_strndup_append_buffer(out, p, 1);
+            continue;
+        }
+        p++;
+        switch (*p) {
+        case 'u':
+            out = talloc_strdup_append_buffer(out, short_name);
+            break;
+        case 'U':
+            out = talloc_asprintf_append_buffer(out, "%u", uid);
+            break;
+        case 'd':
+            out = talloc_strdup_append_buffer(out, domain);
+            break;
+        case 'f':
+            out = talloc_asprintf_append_buffer(out, "%s@%s", short_name, domain);
+            break;
+        case 'l':
+            out = talloc_strndup_append_buffer(out, short_name, 1);
+            break;
+        case 'o':
+            out = talloc_strdup_append_buffer(out, stored_home != NULL ? stored_home : "");
+            break;
+        case 'H':
+            out = talloc_strdup_append_buffer(out, substring != NULL ? substring : "");
+            break;
+        case '%':
+            out = talloc_strdup_append_buffer(out, "%");
+            break;
+        default:
+            DEBUG(SSSDBG_MINOR_FAILURE, "Unknown template %%%c in home directory %s\n", *p,
+                  tmpl);
+            out = talloc_strndup_append_buffer(out, p - 1, 2);
+            break;
+        }
+    }
+    return out;
+}
+
+/* A stored home directory with its %H expanded. */
+static char *nss_stored_homedir(TALLOC_CTX *mem_ctx, const char *home, const char *substring)
+{
+    char *out = talloc_strdup(mem_ctx, "");
+    const char *p = home;
+    const char *h;
+
+    while (out != NULL && (h = strstr(p, "%H")) != NULL) {
+        out = talloc_strndup_append_buffer(out, p, (size_t)(h - p));
+        if (out != NULL) {
+            out = talloc_strdup_append_buffer(out, substring != NULL ? substring : "");
+        }
+        p = h + 2;
+    }
+    return out != NULL ? talloc_strdup_append_buffer(out, p) : NULL;
+}
+
+char *nss_user_homedir(TALLOC_CTX *mem_ctx, struct nss_dom_format *df,
+                       const char *short_name, uint32_t uid, const char *domain,
+                       const char *stored_home)
+{
+    if (df->override_homedir != NULL && df->override_homedir[0] != '\0') {
+        return nss_expand_homedir(mem_ctx, df->override_homedir, short_name, uid, domain,
+                                  stored_home, df->homedir_substring);
+    }
+    if (stored_home != NULL && stored_home[0] != '\0') {
+        return nss_stored_homedir(mem_ctx, stored_home, df->homedir_substring);
+    }
+    if (df->fallback_homedir != NULL && df->fallback_homedir[0] != '\0') {
+        return nss_expand_homedir(mem_ctx, df->fallback_homedir, short_name, uid, domain,
+                                  stored_home, df->homedir_substring);
+    }
+    return talloc_strdup(mem_ctx, "");
+}
+
+static bool nss_list_has(char *const *list, const char *s)
+{
+    size_t i;
+
+    for (i = 0; list != NULL && list[i] != NULL; i++) {
+        if (strcmp(list[i], s) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *nss_user_shell(struct nss_format_opts *opts, struct nss_dom_format *df,
+                           const char *stored_shell)
+{
+    bool have_allowed = opts->allowed_shells != NULL && opts->allowed_shells[0] != NULL;
+    bool have_vetoed = opts->vetoed_shells != NULL && opts->vetoed_shells[0] != NULL;
+    const char *fallback = opts->shell_fallback != NULL ? opts->shell_fallback : "";
+
+    if (df->override_shell != NULL && df->override_shell[0] != '\0') {
+        return df->override_shell;
+    }
+    if (stored_shell == NULL || stored_shell[0] == '\0') {
+        return df->default_shell != NULL ? df->default_shell : "";
+    }
+    if (!have_allowed && !have_vetoed) {
+        return stored_shell;
+    }
+    if (nss_list_has(opts->vetoed_shells, stored_shell)) {
+        return fallback;
+    }
+    if (nss_list_has(opts->etc_shells, stored_shell)
+            || nss_list_has(opts->allowed_shells, "*")) {
+        return stored_shell;
+    }
+    if (nss_list_has(opts->allowed_shells, stored_shell)) {
+        return fallback;
+    }
+    return NSS_NOLOGIN_SHELL;
+}
+
+errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
+                      struct resp_ctx *rctx, struct resp_domain *dom,
+                      const struct sysdb_user *user, struct nss_pw_entry *_pw)
+{
+    struct nss_dom_format *df = nss_format_dom(opts, rctx, dom);
+    struct nss_pw_entry pw = { 0 };
+    struct sysdb_ctx *sysdb;
+    char *short_name;
+    errno_t ret;
+
+    if (user == NULL || user->name == NULL) {
+        return EINVAL;
+    }
+    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_short_name(mem_ctx, sysdb, user->name, &short_name);
+    if (ret != EOK) {
+        return ret;
+    }
+    pw.name = resp_output_name(mem_ctx, rctx, dom, short_name);
+    pw.uid = user->uid;
+    pw.gid = user->gid;
+    pw.gecos = user->gecos != NULL ? user->gecos : "";
+    pw.dir = nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name, user->home);
+    pw.shell = nss_user_shell(opts, df, user->shell);
+    if (pw.name == NULL || pw.dir == NULL) {
+        return ENOMEM;
+    }
+    *_pw = pw;
+    return EOK;
+}
+
+errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
+                      struct resp_ctx *rctx, struct resp_domain *dom,
+                      const struct sysdb_group *group, struct nss_gr_entry *_gr)
+{
+    struct nss_gr_entry gr = { 0 };
+    struct sysdb_ctx *sysdb;
+    const char **members;
+    char *short_name;
+    size_t n = 0;
+    size_t i;
+    errno_t ret;
+
+    if (group == NULL || group->name == NULL) {
+        return EINVAL;
+    }
+    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_short_name(mem_ctx, sysdb, group->name, &short_name);
+    if (ret != EOK) {
+        return ret;
+    }
+    gr.name = resp_output_name(mem_ctx, rctx, dom, short_name);
+    if (gr.name == NULL) {
+        return ENOMEM;
+    }
+    gr.gid = group->gid;
+    for (i = 0; group->members != NULL && group->members[i] != NULL; i++) {
+        /* count */
+    }
+    members = talloc_zero_array(mem_ctx, const char *, i + 1);
+    if (members == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; group->members != NULL && group->members[i] != NULL; i++) {
+        ret = sysdb_short_name(members, sysdb, group->members[i], &short_name);
+        if (ret != EOK) {
+            return ret;
+        }
+        if (opts->filter_users_in_groups && resp_user_is_filtered(rctx, dom, short_name)) {
+            continue;
+        }
+        members[n] = resp_output_name(members, rctx, dom, short_name);
+        if (members[n] == NULL) {
+            return ENOMEM;
+        }
+        n++;
+    }
+    gr.members = members;
+    gr.num_members = n;
+    *_gr = gr;
+    return EOK;
+}

@@ -1,0 +1,75 @@
+/*
+ * What the files of sssd_nss share: the responder context and the command handlers.
+ * nss_main.c starts the process and owns struct nss_ctx; nss_cmd.c runs the lookups
+ * (GETPW*, GETGR*, INITGR and their _EX variants) through cache_req; nss_cmd_pw.c,
+ * nss_cmd_gr.c and nss_cmd_initgr.c turn results into replies and memory-cache records;
+ * nss_cmd_enum.c serves SET/GET/END*ENT.
+ */
+#ifndef NSS_PRIVATE_H
+#define NSS_PRIVATE_H
+
+#include "responder/common/responder_domains.h"
+#include "responder/common/resp_socket.h"
+#include "responder/common/cache_req.h"
+#include "responder/nss/nss_protocol.h"
+#include "responder/nss/nss_memcache.h"
+#include "responder/nss/nss_format.h"
+
+struct nss_ctx {
+    struct resp_ctx *rctx;
+    struct resp_server *srv;
+    struct nss_mc *mc[3];           /* by enum nss_mc_type; NULL when disabled */
+    char *pwfield;
+    struct nss_format_opts *fmt;
+    uint32_t memcache_timeout;
+};
+
+/* The handler of every by-name, by-id and initgroups command (+ _EX). */
+errno_t nss_cmd_lookup(struct resp_request *rreq);
+
+/* ---- enumeration (nss_cmd_enum.c) ---- */
+
+struct nss_enum_item {
+    struct resp_domain *dom;
+    struct sysdb_user *user;
+    struct sysdb_group *group;
+};
+
+struct nss_enum_list {
+    struct nss_enum_item *items;
+    size_t count;
+    size_t pos;                     /* the cursor */
+};
+
+/* A client's enumeration state: one snapshot per map (NULL before SET*ENT). */
+struct nss_enum_client {
+    struct nss_enum_list *pw;
+    struct nss_enum_list *gr;
+};
+
+/* Takes a new snapshot of users (pw) or groups into ec, replacing the old one. ENOMEM. */
+errno_t nss_enum_snapshot(struct nss_ctx *nctx, struct nss_enum_client *ec, bool pw);
+
+/* Adds up to count records from the list's cursor to reply and moves the cursor. */
+errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
+                      uint32_t count, struct nss_reply *reply);
+
+/* SET/GET/END*ENT. */
+errno_t nss_cmd_setent(struct resp_request *rreq);
+errno_t nss_cmd_getent(struct resp_request *rreq);
+errno_t nss_cmd_endent(struct resp_request *rreq);
+
+/* How long a memory-cache record of res may live: 0 (do not store) for an answer from an
+ * expired entry, else memcache_timeout capped by the entry's remaining validity. */
+uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res);
+
+/* Adds res to reply and stores it in the memory cache. asked is the name as the client
+ * wrote it (initgroups keys its record by it). Errors: ENOMEM, EINVAL, E2BIG. */
+errno_t nss_pw_answer(struct nss_ctx *nctx, struct nss_reply *reply,
+                      struct cache_req_result *res);
+errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
+                      struct cache_req_result *res);
+errno_t nss_initgr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
+                          struct cache_req_result *res, const char *asked);
+
+#endif /* NSS_PRIVATE_H */

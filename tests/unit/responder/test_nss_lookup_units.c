@@ -1,0 +1,407 @@
+/*
+ * The lookup path's pieces that need no bus: name parsing (fully qualified names,
+ * default_domain_suffix, use_fully_qualified_names), output names (full_name_format),
+ * home directory templates, shell rules, group members (formatted, filtered), the negative
+ * cache (timeout, reset) and the enumeration cursor (count boundaries). A temporary cache
+ * directory backs the tests that need entries. Leak checks in teardown.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "responder/common/resp_names.h"
+#include "responder/nss/nss_private.h"
+
+#define CONF_HEAD \
+    "[sssd]\n" \
+    "domains = plain, fq, Other.Test\n"
+#define CONF_DOMS \
+    "[domain/plain]\n" \
+    "id_provider = ldap\n" \
+    "ldap_uri = ldap://localhost\n" \
+    "enumerate = true\n" \
+    "[domain/fq]\n" \
+    "id_provider = ldap\n" \
+    "ldap_uri = ldap://localhost\n" \
+    "use_fully_qualified_names = true\n" \
+    "full_name_format = %2$s+%1$s\n" \
+    "[domain/Other.Test]\n" \
+    "id_provider = ldap\n" \
+    "ldap_uri = ldap://localhost\n" \
+    "case_sensitive = false\n" \
+    "enumerate = true\n"
+
+struct test_ctx {
+    char dir[64];
+    struct tevent_context *ev;
+    struct confdb *cdb;
+    struct resp_ctx *rctx;
+    struct nss_ctx *nctx;
+    size_t blocks;
+};
+
+static time_t fake_now = 1000;
+static time_t fake_clock(void) { return fake_now; }
+
+static void make_ctx(struct test_ctx *t, const char *conf)
+{
+    char *err = NULL;
+
+    assert_int_equal(confdb_parse_buffer(t, "t.conf", conf, strlen(conf), &t->cdb, &err),
+                     EOK);
+    assert_int_equal(resp_ctx_create(t, t->ev, t->cdb, NULL, t->dir, &t->rctx), EOK);
+    t->nctx = talloc_zero(t, struct nss_ctx);
+    assert_non_null(t->nctx);
+    t->nctx->rctx = t->rctx;
+    t->nctx->pwfield = talloc_strdup(t->nctx, "*");
+    assert_int_equal(nss_format_load(t->nctx, t->cdb, t->rctx, "/nonexistent/shells",
+                                     &t->nctx->fmt), EOK);
+}
+
+static int setup(void **state)
+{
+    struct test_ctx *t;
+    size_t blocks = talloc_total_blocks(NULL);
+
+    t = talloc_zero(NULL, struct test_ctx);
+    assert_non_null(t);
+    t->blocks = blocks;
+    strcpy(t->dir, "/tmp/test_nss_units.XXXXXX");
+    assert_non_null(mkdtemp(t->dir));
+    t->ev = tevent_context_init(t);
+    make_ctx(t, CONF_HEAD CONF_DOMS);
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct test_ctx *t = *state;
+    size_t blocks = t->blocks;
+    char cmd[128];
+
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+    talloc_free(t);
+    assert_int_equal(system(cmd), 0);
+    if (talloc_total_blocks(NULL) != blocks) {
+        talloc_report_full(NULL, stderr);
+    }
+    assert_int_equal(talloc_total_blocks(NULL), blocks);
+    return 0;
+}
+
+/* ---- names ---- */
+
+static void test_parse_names(void **state)
+{
+    struct test_ctx *t = *state;
+    struct resp_domain *dom;
+    char *name;
+
+    assert_int_equal(resp_parse_name(t, t->rctx, "alice", &dom, &name), EOK);
+    assert_null(dom);
+    assert_string_equal(name, "alice");
+    assert_int_equal(resp_parse_name(t, t->rctx, "alice@fq", &dom, &name), EOK);
+    assert_string_equal(dom->name, "fq");
+    assert_string_equal(name, "alice");
+    /* domain part without regard to case, split at the last '@' */
+    assert_int_equal(resp_parse_name(t, t->rctx, "a@b@other.test", &dom, &name), EOK);
+    assert_string_equal(dom->name, "Other.Test");
+    assert_string_equal(name, "a@b");
+    assert_int_equal(resp_parse_name(t, t->rctx, "alice@nowhere", &dom, &name), ENOENT);
+    assert_int_equal(resp_parse_name(t, t->rctx, "alice@", &dom, &name), EINVAL);
+    assert_int_equal(resp_parse_name(t, t->rctx, "@fq", &dom, &name), EINVAL);
+    assert_int_equal(resp_parse_name(t, t->rctx, "", &dom, &name), EINVAL);
+}
+
+static void test_default_domain_suffix(void **state)
+{
+    struct test_ctx *t = *state;
+    struct resp_domain *dom;
+    char *name;
+
+    talloc_free(t->nctx);
+    talloc_free(t->rctx);
+    talloc_free(t->cdb);
+    make_ctx(t, CONF_HEAD "default_domain_suffix = plain\n" CONF_DOMS);
+    assert_int_equal(resp_parse_name(t, t->rctx, "alice", &dom, &name), EOK);
+    assert_string_equal(dom->name, "plain");
+    assert_true(t->rctx->output_fqnames);
+    name = resp_output_name(t, t->rctx, dom, "alice");
+    assert_string_equal(name, "alice@plain");
+}
+
+static void test_output_names(void **state)
+{
+    struct test_ctx *t = *state;
+    char *s;
+
+    s = resp_output_name(t, t->rctx, &t->rctx->domains[0], "alice");
+    assert_string_equal(s, "alice");
+    assert_true(t->rctx->domains[1].fqnames);
+    s = resp_output_name(t, t->rctx, &t->rctx->domains[1], "alice");
+    assert_string_equal(s, "fq+alice");
+    s = resp_format_fqname(t, "%1$s@%2$s", "bob", "dom");
+    assert_string_equal(s, "bob@dom");
+    s = resp_format_fqname(t, "%%%3$s:%1$s%", "bob", "dom");
+    assert_string_equal(s, "%dom:bob%");
+}
+
+static void test_filter_lists(void **state)
+{
+    struct test_ctx *t = *state;
+    char *list[] = { "root", "joe@plain", "Mixed", NULL };
+
+    assert_true(resp_name_in_list(&t->rctx->domains[0], list, "root"));
+    assert_true(resp_name_in_list(&t->rctx->domains[0], list, "joe"));
+    assert_false(resp_name_in_list(&t->rctx->domains[1], list, "joe"));
+    assert_false(resp_name_in_list(&t->rctx->domains[0], list, "mixed"));
+    assert_true(resp_name_in_list(&t->rctx->domains[2], list, "mixed"));
+    /* [nss] filter_users default is root */
+    assert_true(resp_user_is_filtered(t->rctx, &t->rctx->domains[0], "root"));
+    assert_false(resp_user_is_filtered(t->rctx, &t->rctx->domains[0], "alice"));
+    assert_true(resp_group_is_filtered(t->rctx, &t->rctx->domains[0], "root"));
+}
+
+/* ---- formatting ---- */
+
+static void test_homedir_templates(void **state)
+{
+    struct test_ctx *t = *state;
+    struct nss_dom_format df = { 0 };
+    char *s;
+
+    s = nss_expand_homedir(t, "/home/%d/%l/%u-%U/%f/%H/%o/100%%/%x", "alice", 1001, "dom",
+                           "/old", "/srv");
+    assert_string_equal(s, "/home/dom/a/alice-1001/alice@dom//srv//old/100%/%x");
+    /* stored, else fallback */
+    df.fallback_homedir = "/home/%u";
+    df.homedir_substring = "/export";
+    s = nss_user_homedir(t, &df, "alice", 1, "dom", "%H/alice");
+    assert_string_equal(s, "/export/alice");
+    s = nss_user_homedir(t, &df, "alice", 1, "dom", NULL);
+    assert_string_equal(s, "/home/alice");
+    df.override_homedir = "/o/%u";
+    s = nss_user_homedir(t, &df, "alice", 1, "dom", "/stored");
+    assert_string_equal(s, "/o/alice");
+    df.override_homedir = NULL;
+    df.fallback_homedir = NULL;
+    s = nss_user_homedir(t, &df, "alice", 1, "dom", "");
+    assert_string_equal(s, "");
+}
+
+static void test_shells(void **state)
+{
+    struct test_ctx *t = *state;
+    struct nss_format_opts *o = t->nctx->fmt;
+    struct nss_dom_format df = { 0 };
+    char *etc[] = { "/bin/bash", "/bin/sh", NULL };
+    char *allowed[] = { "/bin/zsh", NULL };
+    char *star[] = { "*", NULL };
+    char *vetoed[] = { "/bin/csh", NULL };
+    char *none[] = { NULL };
+
+    o->etc_shells = etc;
+    o->allowed_shells = none;
+    o->vetoed_shells = none;
+    /* no lists: as stored */
+    assert_string_equal(nss_user_shell(o, &df, "/opt/weird"), "/opt/weird");
+    assert_string_equal(nss_user_shell(o, &df, NULL), "");
+    df.default_shell = "/bin/def";
+    assert_string_equal(nss_user_shell(o, &df, ""), "/bin/def");
+    o->allowed_shells = allowed;
+    o->vetoed_shells = vetoed;
+    assert_string_equal(nss_user_shell(o, &df, "/bin/bash"), "/bin/bash");
+    assert_string_equal(nss_user_shell(o, &df, "/bin/csh"), "/bin/sh");
+    assert_string_equal(nss_user_shell(o, &df, "/bin/zsh"), "/bin/sh");
+    assert_string_equal(nss_user_shell(o, &df, "/opt/weird"), NSS_NOLOGIN_SHELL);
+    o->allowed_shells = star;
+    assert_string_equal(nss_user_shell(o, &df, "/opt/weird"), "/opt/weird");
+    df.override_shell = "/bin/over";
+    assert_string_equal(nss_user_shell(o, &df, "/bin/bash"), "/bin/over");
+    o->etc_shells = none;
+    o->allowed_shells = none;
+    o->vetoed_shells = none;
+}
+
+static void store(struct test_ctx *t, int d, const char *name, uint32_t id)
+{
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user u = { .name = name, .uid = id, .gid = id, .home = "/h",
+                            .shell = "/bin/sh" };
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[d], &sysdb), EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &u, time(NULL), 100), EOK);
+}
+
+static void test_format_records(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user *u;
+    struct sysdb_group *g;
+    struct nss_pw_entry pw;
+    struct nss_gr_entry gr;
+    const char *members[] = { "alice", "root", "bob", NULL };
+    struct sysdb_group sg = { .name = "devs", .gid = 500, .members = members };
+
+    store(t, 1, "alice", 10);
+    store(t, 1, "bob", 11);
+    store(t, 1, "root", 12);
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[1], &sysdb), EOK);
+    assert_int_equal(sysdb_store_group(sysdb, &sg, true, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "alice", &u), EOK);
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[1], u, &pw),
+                     EOK);
+    assert_string_equal(pw.name, "fq+alice");
+    assert_string_equal(pw.gecos, "");
+    assert_string_equal(pw.dir, "/h");
+    assert_string_equal(pw.shell, "/bin/sh");
+    assert_int_equal(sysdb_get_group_by_name(t, sysdb, "devs", &g), EOK);
+    assert_int_equal(nss_format_gr(t, t->nctx->fmt, t->rctx, &t->rctx->domains[1], g, &gr),
+                     EOK);
+    assert_string_equal(gr.name, "fq+devs");
+    /* root is filtered out of member lists (filter_users_in_groups = true) */
+    assert_int_equal(gr.num_members, 2);
+    assert_string_equal(gr.members[0], "fq+alice");
+    assert_string_equal(gr.members[1], "fq+bob");
+    t->nctx->fmt->filter_users_in_groups = false;
+    assert_int_equal(nss_format_gr(t, t->nctx->fmt, t->rctx, &t->rctx->domains[1], g, &gr),
+                     EOK);
+    assert_int_equal(gr.num_members, 3);
+}
+
+/* ---- negative cache ---- */
+
+static void test_negcache(void **state)
+{
+    struct test_ctx *t = *state;
+    struct resp_ncache *nc;
+
+    assert_int_equal(resp_ncache_create(t, 15, &nc), EOK);
+    resp_ncache_set_clock(nc, fake_clock);
+    fake_now = 1000;
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "x"));
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", "x"), EOK);
+    assert_int_equal(resp_ncache_add_id(nc, RESP_NCACHE_GROUP, "d", 77), EOK);
+    assert_true(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "x"));
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_GROUP, "d", "x"));
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "e", "x"));
+    assert_true(resp_ncache_check_id(nc, RESP_NCACHE_GROUP, "d", 77));
+    assert_false(resp_ncache_check_id(nc, RESP_NCACHE_USER, "d", 77));
+    fake_now = 1014;
+    assert_true(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "x"));
+    fake_now = 1015;
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "x"));
+    assert_int_equal(resp_ncache_count(nc, RESP_NCACHE_USER), 0);
+    /* reset by type */
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", "y"), EOK);
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_GROUP, "d", "g"), EOK);
+    resp_ncache_reset(nc, RESP_NCACHE_USER);
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "y"));
+    assert_true(resp_ncache_check_name(nc, RESP_NCACHE_GROUP, "d", "g"));
+    resp_ncache_reset(nc, RESP_NCACHE_GROUP);
+    assert_int_equal(resp_ncache_count(nc, RESP_NCACHE_GROUP), 0);
+    talloc_free(nc);
+    /* timeout 0 disables it */
+    assert_int_equal(resp_ncache_create(t, 0, &nc), EOK);
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", "x"), EOK);
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "x"));
+    talloc_free(nc);
+}
+
+/* ---- enumeration cursor ---- */
+
+static uint32_t reply_count(struct test_ctx *t, struct nss_reply *r)
+{
+    uint32_t n = nss_reply_num_results(r);
+
+    talloc_free(nss_reply_finish(t, r));
+    return n;
+}
+
+static void test_enum_cursor(void **state)
+{
+    struct test_ctx *t = *state;
+    struct nss_enum_client *ec;
+    struct nss_reply *r;
+    char name[16];
+    int i;
+
+    /* plain (enumerate) 5 users + root (filtered); fq (no enumerate) 3; Other.Test 2 */
+    for (i = 0; i < 5; i++) {
+        snprintf(name, sizeof(name), "u%d", i);
+        store(t, 0, name, 100 + (uint32_t)i);
+    }
+    store(t, 0, "root", 99);
+    for (i = 0; i < 3; i++) {
+        snprintf(name, sizeof(name), "f%d", i);
+        store(t, 1, name, 200 + (uint32_t)i);
+    }
+    store(t, 2, "o1", 301);
+    store(t, 2, "o2", 302);
+
+    ec = talloc_zero(t, struct nss_enum_client);
+    assert_int_equal(nss_enum_snapshot(t->nctx, ec, true), EOK);
+    assert_int_equal(ec->pw->count, 7);
+    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
+    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 3, r), EOK);
+    assert_int_equal(reply_count(t, r), 3);
+    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
+    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 4, r), EOK);
+    assert_int_equal(reply_count(t, r), 4);
+    /* the end: empty replies */
+    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
+    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 256, r), EOK);
+    assert_int_equal(reply_count(t, r), 0);
+    /* a new snapshot starts over; count 0 returns nothing */
+    assert_int_equal(nss_enum_snapshot(t->nctx, ec, true), EOK);
+    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
+    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 0, r), EOK);
+    assert_int_equal(reply_count(t, r), 0);
+    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
+    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 7, r), EOK);
+    assert_int_equal(reply_count(t, r), 7);
+    /* groups: none cached */
+    assert_int_equal(nss_enum_snapshot(t->nctx, ec, false), EOK);
+    assert_int_equal(ec->gr->count, 0);
+    talloc_free(ec);
+}
+
+/* ldb loads its modules once per process, on the NULL context: do it before baselines. */
+static void warm_up_ldb(void)
+{
+    char dir[] = "/tmp/test_warmup.XXXXXX";
+    struct sysdb_ctx *sysdb;
+    char cmd[64];
+
+    assert_non_null(mkdtemp(dir));
+    assert_int_equal(sysdb_open(NULL, dir, "warmup", SYSDB_CASE_SENSITIVE, &sysdb), EOK);
+    talloc_free(sysdb);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_parse_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_default_domain_suffix, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_filter_lists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_homedir_templates, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shells, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
+    };
+
+    talloc_enable_null_tracking();
+    talloc_free(tevent_context_init(NULL));
+    warm_up_ldb();
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
