@@ -1,58 +1,42 @@
 /*
  * sssd_be --domain NAME: the back-end of one domain. This file starts the process: it joins
- * the bus as sssd.domain_<escaped name>, follows the online/offline signals, and once
- * registered announces its domain to the responders with sssd.Responder.Domain.SetActive.
+ * the bus as sssd.domain_<escaped name>; before registering it opens the domain's cache
+ * under SSSD_DB_PATH, sets up the id provider and serves sssd.dataprovider (be_dp.c); once
+ * registered it announces its domain to the responders with sssd.Responder.Domain.SetActive
+ * and starts the enumeration task when enumerate = true. The domain starts online.
  */
 #include "service/sss_service.h"
 #include "sss_iface/sss_iface.h"
+#include "providers/backend/be_ctx.h"
 
-struct be_ctx {
+struct be_main {
     const char *domain;
-    bool offline;
+    struct be_ctx *be;
 };
-
-static void be_go_offline(struct sbus_request *sbus_req, void *data)
-{
-    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
-
-    be->offline = true;
-    DEBUG(SSSDBG_TRACE_FUNC, "Domain %s marked offline (asked by %s)\n", be->domain,
-          sbus_req->sender);
-}
-
-static void be_reset_offline(struct sbus_request *sbus_req, void *data)
-{
-    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
-
-    be->offline = false;
-    DEBUG(SSSDBG_TRACE_FUNC, "Domain %s: offline state reset (asked by %s)\n", be->domain,
-          sbus_req->sender);
-}
 
 static errno_t be_init(struct sss_service *svc, void *data)
 {
-    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
-    struct sbus_listener *l;
+    struct be_main *m = talloc_get_type(data, struct be_main);
+    struct tevent_context *ev = sss_service_ev(svc);
+    errno_t ret;
 
-    l = talloc_zero_array(be, struct sbus_listener, 3);
-    if (l == NULL) {
-        return ENOMEM;
+    /* On the event context: freed with it, timers and all. */
+    ret = be_ctx_create(ev, ev, sss_service_confdb(svc), m->domain, SSSD_DB_PATH, &m->be);
+    if (ret != EOK) {
+        return ret;
     }
-    l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_service_GoOffline(be_go_offline, be);
-    l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_service_ResetOffline(be_reset_offline, be);
-    l[2] = (struct sbus_listener)SBUS_LISTENERS_END;
-    return sbus_connection_add_listeners(sss_service_conn(svc), l);
+    return be_dp_register(m->be, sss_service_conn(svc));
 }
 
 static void be_registered(struct sss_service *svc, void *data)
 {
-    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+    struct be_main *m = talloc_get_type(data, struct be_main);
     errno_t ret;
 
-    ret = sbus_emit_sssd_Responder_Domain_SetActive(sss_service_conn(svc), SSS_BUS_PATH,
-                                                    be->domain);
+    be_announce_active(m->be);
+    ret = be_enum_task_start(m->be);
     if (ret != EOK) {
-        DEBUG(SSSDBG_OP_FAILURE, "Cannot announce domain %s: %s\n", be->domain,
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot start the enumeration of %s: %s\n", m->domain,
               sss_strerror(ret));
     }
 }
@@ -65,27 +49,27 @@ int main(int argc, const char *argv[])
         .init = be_init,
         .registered = be_registered,
     };
-    struct be_ctx *be;
+    struct be_main *m;
     char *section;
     int ret;
 
     if (sss_service_parse_args(argc, argv, true, &opts) != EOK) {
         return 1;
     }
-    be = talloc_zero(NULL, struct be_ctx);
-    section = confdb_domain_section(be, opts.domain);
-    if (be == NULL || section == NULL) {
+    m = talloc_zero(NULL, struct be_main);
+    section = confdb_domain_section(m, opts.domain);
+    if (m == NULL || section == NULL) {
         return 1;
     }
-    be->domain = opts.domain;
-    def.process = talloc_asprintf(be, "sssd_be_%s", opts.domain);
+    m->domain = opts.domain;
+    def.process = talloc_asprintf(m, "sssd_be_%s", opts.domain);
     def.section = section;
     def.register_name = opts.domain;
-    def.data = be;
+    def.data = m;
     if (def.process == NULL) {
         return 1;
     }
     ret = sss_service_main(&opts, &def);
-    talloc_free(be);
+    talloc_free(m);
     return ret;
 }

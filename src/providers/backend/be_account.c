@@ -1,0 +1,430 @@
+/*
+ * One getAccountInfo request, independent of the bus (the unit tests call it directly):
+ *   1. parse entry_type and filter ("name=<name>", "idnumber=<id>", "*"); malformed ->
+ *      SSS_DP_ERR_FATAL / EINVAL with a message;
+ *   2. unsupported id_provider -> SSS_DP_ERR_FATAL / ENOTSUP (an LDAP configuration sdap
+ *      refused: ERR_INVALID_CONFIG); offline -> SSS_DP_ERR_OFFLINE /
+ *      ENETUNREACH at once, without waiting on LDAP;
+ *   3. join an identical operation in flight (key: entry type + filter), or start one:
+ *      be_id_ldap_send, or be_enum_send for "*"; an operation that fails because the
+ *      connection broke under it (EIO, ENOTCONN) is restarted once;
+ *   4. when it ends, map its result: EOK -> OK; ENETUNREACH -> go offline, OFFLINE;
+ *      ETIMEDOUT -> TIMEOUT; anything else -> FATAL with the errno and a message; and answer
+ *      every request that joined it, each with its own log line (type, filter, result,
+ *      duration) under its own request id.
+ * The operation lives on the be_ctx, not on any caller, so a caller going away never
+ * cancels a cache write another caller waits for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "providers/backend/be_ctx.h"
+#include "sss_iface/sss_dp.h"
+
+struct be_account_info_state;
+
+struct be_op {
+    struct be_op *prev;
+    struct be_op *next;
+    struct be_ctx *be;
+    char *key;
+    uint64_t req_id;                        /* of the request that started it */
+    uint32_t type;
+    struct be_filter filter;
+    bool is_enum;                           /* be_enum_send, else be_id_ldap_send */
+    bool retried;                           /* restarted once after a broken connection */
+    struct be_account_info_state *waiters;  /* requests to answer */
+};
+
+struct be_account_info_state {
+    struct be_account_info_state *prev;
+    struct be_account_info_state *next;
+    struct tevent_req *req;
+    struct be_op *op;
+    uint32_t type;
+    char *filter;
+    uint64_t req_id;
+    uint64_t start_usec;
+    bool coalesced;
+    uint16_t dp_error;
+    uint32_t error;
+    const char *message;
+};
+
+static const char *be_type_name(uint32_t type)
+{
+    switch (type) {
+    case SSS_DP_USER: return "user";
+    case SSS_DP_GROUP: return "group";
+    case SSS_DP_INITGROUPS: return "initgroups";
+    default: return "unknown";
+    }
+}
+
+/* "name=<name>", "idnumber=<decimal uint32>" or "*". EINVAL with *_why set otherwise. */
+static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
+                               const char **_why)
+{
+    const char *arg;
+    char *end;
+    unsigned long long id;
+
+    memset(_f, 0, sizeof(*_f));
+    if (type != SSS_DP_USER && type != SSS_DP_GROUP && type != SSS_DP_INITGROUPS) {
+        *_why = "unknown entry type";
+        return EINVAL;
+    }
+    if (filter == NULL) {
+        *_why = "no filter";
+        return EINVAL;
+    }
+    if (strcmp(filter, SSS_DP_FILTER_ENUM) == 0) {
+        if (type == SSS_DP_INITGROUPS) {
+            *_why = "initgroups cannot be enumerated";
+            return EINVAL;
+        }
+        _f->kind = BE_FILTER_ENUM;
+        return EOK;
+    }
+    if (strncmp(filter, SSS_DP_FILTER_NAME, strlen(SSS_DP_FILTER_NAME)) == 0) {
+        arg = filter + strlen(SSS_DP_FILTER_NAME);
+        if (*arg == '\0') {
+            *_why = "empty name";
+            return EINVAL;
+        }
+        _f->kind = BE_FILTER_NAME;
+        _f->name = arg;
+        return EOK;
+    }
+    if (strncmp(filter, SSS_DP_FILTER_ID, strlen(SSS_DP_FILTER_ID)) == 0) {
+        arg = filter + strlen(SSS_DP_FILTER_ID);
+        if (type == SSS_DP_INITGROUPS) {
+            *_why = "initgroups takes a name";
+            return EINVAL;
+        }
+        if (*arg < '0' || *arg > '9') {
+            *_why = "the id is not a decimal number";
+            return EINVAL;
+        }
+        errno = 0;
+        id = strtoull(arg, &end, 10);
+        if (errno != 0 || *end != '\0' || id > UINT32_MAX) {
+            *_why = "the id is not a decimal number in 0..4294967295";
+            return EINVAL;
+        }
+        _f->kind = BE_FILTER_ID;
+        _f->id = (uint32_t)id;
+        return EOK;
+    }
+    *_why = "expected name=<name>, idnumber=<id> or *";
+    return EINVAL;
+}
+
+static int be_account_info_state_destructor(struct be_account_info_state *state)
+{
+    struct be_op *op = state->op;
+
+    if (op == NULL) {
+        return 0;
+    }
+    if (state->prev != NULL) {
+        state->prev->next = state->next;
+    } else {
+        op->waiters = state->next;
+    }
+    if (state->next != NULL) {
+        state->next->prev = state->prev;
+    }
+    state->op = NULL;
+    return 0;
+}
+
+/* The per-request log line, under the request's id. */
+static void be_account_info_log(struct be_account_info_state *state)
+{
+    uint64_t saved = sss_debug_req_id;
+    uint64_t d = sss_monotonic_usec() - state->start_usec;
+
+    sss_debug_req_id = state->req_id;
+    DEBUG(SSSDBG_TRACE_FUNC, "getAccountInfo %s %s: dp_error %u, error %u, %llu.%03llu ms%s: "
+          "%s\n", be_type_name(state->type), state->filter, state->dp_error, state->error,
+          (unsigned long long)(d / 1000), (unsigned long long)(d % 1000),
+          state->coalesced ? " (joined a request in flight)" : "", state->message);
+    sss_debug_req_id = saved;
+}
+
+static void be_account_info_answer(struct tevent_req *req, uint16_t dp_error, uint32_t error,
+                                   const char *message)
+{
+    struct be_account_info_state *state = tevent_req_data(req, struct be_account_info_state);
+
+    state->dp_error = dp_error;
+    state->error = error;
+    state->message = talloc_strdup(state, message);
+    if (state->message == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    be_account_info_log(state);
+    tevent_req_done(req);
+}
+
+/* sdap / sysdb result -> (dp_error, error, message); goes offline on ENETUNREACH. */
+static uint16_t be_map_result(TALLOC_CTX *mem_ctx, struct be_ctx *be, errno_t ret,
+                              char **_message)
+{
+    switch (ret) {
+    case EOK:
+        *_message = talloc_strdup(mem_ctx, "Success");
+        return SSS_DP_ERR_OK;
+    case ENETUNREACH:
+        be_go_offline(be, "no LDAP server reachable");
+        *_message = talloc_asprintf(mem_ctx, "no server of domain %s is reachable: offline",
+                                    be->domain);
+        return SSS_DP_ERR_OFFLINE;
+    case ETIMEDOUT:
+        *_message = talloc_strdup(mem_ctx, "the directory did not answer in time");
+        return SSS_DP_ERR_TIMEOUT;
+    case EINVAL:
+        *_message = talloc_strdup(mem_ctx, "the directory holds several entries for this "
+                                  "name or id, or the request is invalid (see the log)");
+        return SSS_DP_ERR_FATAL;
+    default:
+        *_message = talloc_asprintf(mem_ctx, "lookup failed: %s", sss_strerror(ret));
+        return SSS_DP_ERR_FATAL;
+    }
+}
+
+static void be_op_done(struct tevent_req *subreq);
+
+static struct be_op *be_op_find(struct be_ctx *be, const char *key)
+{
+    struct be_op *op;
+
+    for (op = be->ops; op != NULL; op = op->next) {
+        if (strcmp(op->key, key) == 0) {
+            return op;
+        }
+    }
+    return NULL;
+}
+
+/* An operation freed with waiters still attached (the be_ctx going away): detach them. */
+static int be_op_destructor(struct be_op *op)
+{
+    struct be_account_info_state *w;
+
+    while ((w = op->waiters) != NULL) {
+        op->waiters = w->next;
+        w->op = NULL;
+        w->prev = w->next = NULL;
+    }
+    return 0;
+}
+
+/* Starts (or restarts) the provider operation behind op. */
+static errno_t be_op_run(struct be_op *op)
+{
+    struct tevent_req *subreq;
+
+    if (op->is_enum) {
+        subreq = be_enum_send(op, op->be->ev, op->be,
+                              op->type == SSS_DP_USER ? BE_ENUM_USERS : BE_ENUM_GROUPS);
+    } else {
+        subreq = be_id_ldap_send(op, op->be->ev, op->be, op->type, &op->filter);
+    }
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, be_op_done, op);
+    op->be->stats.operations++;
+    return EOK;
+}
+
+static errno_t be_op_start(struct be_ctx *be, const char *key, uint32_t type,
+                           const struct be_filter *f, uint64_t req_id, struct be_op **_op)
+{
+    struct be_op *op;
+    errno_t ret;
+
+    op = talloc_zero(be, struct be_op);
+    if (op == NULL) {
+        return ENOMEM;
+    }
+    talloc_set_destructor(op, be_op_destructor);
+    op->be = be;
+    op->req_id = req_id;
+    op->type = type;
+    op->filter = *f;
+    op->is_enum = f->kind == BE_FILTER_ENUM;
+    op->key = talloc_strdup(op, key);
+    if (op->key == NULL || (f->name != NULL
+                            && (op->filter.name = talloc_strdup(op, f->name)) == NULL)) {
+        talloc_free(op);
+        return ENOMEM;
+    }
+    ret = be_op_run(op);
+    if (ret != EOK) {
+        talloc_free(op);
+        return ret;
+    }
+    op->next = be->ops;
+    if (be->ops != NULL) {
+        be->ops->prev = op;
+    }
+    be->ops = op;
+    *_op = op;
+    return EOK;
+}
+
+struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct be_ctx *be, uint32_t entry_type,
+                                        const char *filter, uint64_t req_id)
+{
+    struct be_account_info_state *state;
+    struct tevent_req *req;
+    struct be_filter f;
+    struct be_op *op;
+    uint64_t saved = sss_debug_req_id;
+    const char *why = NULL;
+    char *key;
+    char *msg;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct be_account_info_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    sss_debug_req_id = req_id;
+    state->req = req;
+    state->type = entry_type & SSS_DP_TYPE_MASK;
+    state->req_id = req_id;
+    state->start_usec = sss_monotonic_usec();
+    state->filter = talloc_strdup(state, filter != NULL ? filter : "(null)");
+    if (be == NULL || state->filter == NULL) {
+        ret = be == NULL ? EINVAL : ENOMEM;
+        goto fail;
+    }
+    be->stats.requests++;
+    talloc_set_destructor(state, be_account_info_state_destructor);
+
+    if (be_parse_filter(state->type, filter, &f, &why) != EOK) {
+        msg = talloc_asprintf(state, "malformed request (entry type %#x, filter '%s'): %s",
+                              entry_type, state->filter, why);
+        be_account_info_answer(req, SSS_DP_ERR_FATAL, EINVAL, msg ? msg : "malformed request");
+        goto post;
+    }
+    if (!be->id_supported) {
+        be_account_info_answer(req, SSS_DP_ERR_FATAL, (uint32_t)be->id_error,
+                               be->id_error_msg);
+        goto post;
+    }
+    if (be_is_offline(be)) {
+        be_offline_request_seen(be);
+        msg = talloc_asprintf(state, "domain %s is offline", be->domain);
+        be_account_info_answer(req, SSS_DP_ERR_OFFLINE, ENETUNREACH, msg ? msg : "offline");
+        goto post;
+    }
+
+    key = talloc_asprintf(state, "%u:%s", state->type, filter);
+    if (key == NULL) {
+        ret = ENOMEM;
+        goto fail;
+    }
+    op = be_op_find(be, key);
+    if (op != NULL) {
+        state->coalesced = true;
+        be->stats.coalesced++;
+        DEBUG(SSSDBG_TRACE_INTERNAL, "%s %s joins the request in flight (req_id %llu)\n",
+              be_type_name(state->type), filter, (unsigned long long)op->req_id);
+    } else {
+        ret = be_op_start(be, key, state->type, &f, req_id, &op);
+        if (ret != EOK) {
+            goto fail;
+        }
+    }
+    talloc_free(key);
+    state->op = op;
+    state->next = op->waiters;
+    if (op->waiters != NULL) {
+        op->waiters->prev = state;
+    }
+    op->waiters = state;
+    sss_debug_req_id = saved;
+    return req;
+
+fail:
+    tevent_req_error(req, ret);
+post:
+    sss_debug_req_id = saved;
+    return tevent_req_post(req, ev);
+}
+
+static void be_op_done(struct tevent_req *subreq)
+{
+    struct be_op *op = tevent_req_callback_data(subreq, struct be_op);
+    struct be_ctx *be = op->be;
+    struct be_account_info_state *w;
+    uint64_t saved = sss_debug_req_id;
+    char *message = NULL;
+    uint16_t dp_error;
+    errno_t ret;
+
+    sss_debug_req_id = op->req_id;
+    ret = op->is_enum ? be_enum_recv(subreq) : be_id_ldap_recv(subreq);
+    talloc_free(subreq);
+    if ((ret == EIO || ret == ENOTCONN) && !op->retried) {
+        /* The connection broke under the operation (the server was marked bad): once
+         * more, on a new connection or the next server. */
+        DEBUG(SSSDBG_TRACE_FUNC, "%s: connection lost (%s), retrying once\n", op->key,
+              sss_strerror(ret));
+        op->retried = true;
+        if (be_op_run(op) == EOK) {
+            sss_debug_req_id = saved;
+            return;
+        }
+    }
+    dp_error = be_map_result(op, be, ret, &message);
+
+    /* Out of the list first: a request arriving from here on starts a new operation. */
+    if (op->prev != NULL) {
+        op->prev->next = op->next;
+    } else {
+        be->ops = op->next;
+    }
+    if (op->next != NULL) {
+        op->next->prev = op->prev;
+    }
+    while ((w = op->waiters) != NULL) {
+        op->waiters = w->next;
+        if (op->waiters != NULL) {
+            op->waiters->prev = NULL;
+        }
+        w->op = NULL;
+        w->prev = w->next = NULL;
+        /* Callers run from the loop, after this operation is gone. */
+        tevent_req_defer_callback(w->req, be->ev);
+        be_account_info_answer(w->req, dp_error, (uint32_t)ret,
+                               message != NULL ? message : "out of memory");
+    }
+    talloc_free(op);
+    sss_debug_req_id = saved;
+}
+
+errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                             uint16_t *_dp_error, uint32_t *_error, const char **_message)
+{
+    struct be_account_info_state *state = tevent_req_data(req, struct be_account_info_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    if (_dp_error != NULL) {
+        *_dp_error = state->dp_error;
+    }
+    if (_error != NULL) {
+        *_error = state->error;
+    }
+    if (_message != NULL) {
+        *_message = talloc_steal(mem_ctx, state->message);
+    }
+    return EOK;
+}

@@ -1,0 +1,262 @@
+/*
+ * struct be_ctx: the domain's options, its cache and its id provider, created once at start.
+ * Also the small helper every sliced job uses to give the event loop a turn.
+ *
+ * Why the yield is a short timer and not a tevent immediate: tevent runs pending immediates
+ * (and due timers) before it polls file descriptors, so a chain of immediates starves every
+ * socket until the chain ends. A timer BE_YIELD_USEC ahead makes the loop poll first (with a
+ * timeout of at most 1 ms), so bus messages and LDAP replies are served between slices.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "providers/backend/be_ctx.h"
+#include "providers/ldap/sdap.h"
+#include "confdb/confdb.h"
+#include "db/sysdb.h"
+
+#define BE_YIELD_USEC 100
+
+/* mkdir -p for the cache directory; the last component gets mode 0700. */
+static errno_t be_mkdir_p(const char *path)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    char *copy;
+    char *p;
+    errno_t ret = EOK;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    copy = talloc_strdup(tmp_ctx, path);
+    if (copy == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (p = copy + 1; *p != '\0'; p++) {
+        if (*p != '/') {
+            continue;
+        }
+        *p = '\0';
+        if (mkdir(copy, 0755) != 0 && errno != EEXIST) {
+            ret = errno;
+            goto done;
+        }
+        *p = '/';
+    }
+    if (mkdir(copy, 0700) != 0 && errno != EEXIST) {
+        ret = errno;
+        goto done;
+    }
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot create the cache directory %s: %s\n", path,
+              sss_strerror(ret));
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+static errno_t be_get_uint(struct be_ctx *be, const char *option, uint32_t *_value)
+{
+    int value = 0;
+    errno_t ret;
+
+    ret = confdb_get_int(be->cdb, be->section, option, &value);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: %s\n", be->section, option, sss_strerror(ret));
+        return ret;
+    }
+    *_value = value < 0 ? 0 : (uint32_t)value;
+    return EOK;
+}
+
+static errno_t be_read_options(struct be_ctx *be, enum sysdb_case *_case_mode)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    char *case_str = NULL;
+    uint32_t value;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = confdb_get_string(be->cdb, be, be->section, "id_provider", &be->id_provider);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (be->id_provider == NULL) {
+        DEBUG(SSSDBG_FATAL_FAILURE, "[%s] has no id_provider\n", be->section);
+        ret = ERR_INVALID_CONFIG;
+        goto done;
+    }
+
+    ret = confdb_get_string(be->cdb, tmp_ctx, be->section, "case_sensitive", &case_str);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (case_str == NULL || strcmp(case_str, "true") == 0) {
+        *_case_mode = SYSDB_CASE_SENSITIVE;
+    } else if (strcmp(case_str, "false") == 0) {
+        *_case_mode = SYSDB_CASE_INSENSITIVE;
+    } else if (strcmp(case_str, "preserving") == 0) {
+        *_case_mode = SYSDB_CASE_PRESERVING;
+    } else {
+        DEBUG(SSSDBG_FATAL_FAILURE, "[%s] case_sensitive = %s is not understood\n",
+              be->section, case_str);
+        ret = ERR_INVALID_CONFIG;
+        goto done;
+    }
+
+    if ((ret = be_get_uint(be, "entry_cache_user_timeout", &be->user_timeout)) != EOK
+        || (ret = be_get_uint(be, "entry_cache_group_timeout", &be->group_timeout)) != EOK
+        || (ret = confdb_get_bool(be->cdb, be->section, "enumerate", &be->enumerate)) != EOK) {
+        goto done;
+    }
+    if ((ret = be_get_uint(be, "ldap_enumeration_refresh_timeout", &value)) != EOK) {
+        goto done;
+    }
+    be->enum_refresh = value > 0 ? (int)value : 300;
+    if ((ret = be_get_uint(be, "offline_timeout", &value)) != EOK) {
+        goto done;
+    }
+    be->offline_timeout = value > 0 ? (int)value : 1;
+    if ((ret = be_get_uint(be, "offline_timeout_max", &value)) != EOK) {
+        goto done;
+    }
+    be->offline_timeout_max = (int)value < be->offline_timeout ? be->offline_timeout : (int)value;
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct confdb *cdb,
+                      const char *domain, const char *db_dir, struct be_ctx **_be)
+{
+    struct be_ctx *be;
+    enum sysdb_case case_mode = SYSDB_CASE_SENSITIVE;
+    errno_t ret;
+
+    if (ev == NULL || cdb == NULL || domain == NULL || db_dir == NULL || _be == NULL) {
+        return EINVAL;
+    }
+    be = talloc_zero(mem_ctx, struct be_ctx);
+    if (be == NULL) {
+        return ENOMEM;
+    }
+    be->ev = ev;
+    be->cdb = cdb;
+    be->domain = talloc_strdup(be, domain);
+    be->section = confdb_domain_section(be, domain);
+    if (be->domain == NULL || be->section == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = be_read_options(be, &case_mode);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = be_mkdir_p(db_dir);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_open(be, db_dir, domain, case_mode, &be->sysdb);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_FATAL_FAILURE, "Cannot open the cache of %s in %s: %s\n", domain, db_dir,
+              sss_strerror(ret));
+        goto done;
+    }
+    if (strcmp(be->id_provider, "ldap") == 0) {
+        ret = sdap_id_ctx_create(be, ev, cdb, domain, &be->id_ctx);
+        if (ret == ERR_INVALID_CONFIG) {
+            DEBUG(SSSDBG_FATAL_FAILURE, "The LDAP id provider of %s refused its configuration "
+                  "(reason above): every lookup in this domain fails\n", domain);
+            be->id_error = ERR_INVALID_CONFIG;
+            be->id_error_msg = talloc_asprintf(be, "the ldap id provider of domain %s refused "
+                                               "its configuration (see the sssd_be_%s log)",
+                                               domain, domain);
+        } else if (ret != EOK) {
+            DEBUG(SSSDBG_FATAL_FAILURE, "Cannot set up the LDAP id provider of %s: %s\n",
+                  domain, sss_strerror(ret));
+            goto done;
+        } else {
+            be->id_supported = true;
+        }
+    } else {
+        DEBUG(SSSDBG_CRIT_FAILURE, "id_provider %s is not supported by this build: every "
+              "lookup in domain %s fails (only id_provider = ldap is implemented)\n",
+              be->id_provider, domain);
+        be->id_error = ENOTSUP;
+        be->id_error_msg = talloc_asprintf(be, "id_provider %s is not supported by this build",
+                                           be->id_provider);
+    }
+    if (!be->id_supported && be->id_error_msg == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = be_offline_init(be);
+    if (ret != EOK) {
+        goto done;
+    }
+    DEBUG(SSSDBG_CONF_SETTINGS, "Domain %s: id_provider %s, cache %s, user/group timeout "
+          "%u/%u s, enumerate %s (every %d s), offline_timeout %d..%d s\n", domain,
+          be->id_provider, sysdb_path(be->sysdb), be->user_timeout, be->group_timeout,
+          be->enumerate ? "true" : "false", be->enum_refresh, be->offline_timeout,
+          be->offline_timeout_max);
+    *_be = be;
+    ret = EOK;
+done:
+    if (ret != EOK) {
+        talloc_free(be);
+    }
+    return ret;
+}
+
+/* ---- yield ------------------------------------------------------------------------- */
+
+struct be_yield_state {
+    struct tevent_timer *timer;
+};
+
+static void be_yield_fire(struct tevent_context *ev, struct tevent_timer *te,
+                          struct timeval now, void *pvt)
+{
+    struct tevent_req *req = talloc_get_type(pvt, struct tevent_req);
+
+    tevent_req_done(req);
+}
+
+struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
+{
+    struct be_yield_state *state;
+    struct tevent_req *req;
+
+    req = tevent_req_create(mem_ctx, &state, struct be_yield_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->timer = tevent_add_timer(ev, state, tevent_timeval_current_ofs(0, BE_YIELD_USEC),
+                                    be_yield_fire, req);
+    if (state->timer == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    return req;
+}
+
+errno_t be_yield_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}
+
+void be_step_done(struct be_ctx *be, uint64_t start_usec)
+{
+    uint64_t d = sss_monotonic_usec() - start_usec;
+
+    if (d > be->stats.max_step_usec) {
+        be->stats.max_step_usec = d;
+    }
+}

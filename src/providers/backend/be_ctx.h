@@ -1,0 +1,208 @@
+/*
+ * The back-end of one domain (sssd_be --domain NAME), seen by its own files and its unit
+ * tests. It answers sssd.dataprovider.getAccountInfo by asking the id provider and writing
+ * the domain's cache, keeps the domain's online/offline state, and runs the enumeration task.
+ *
+ *   be_ctx.c      struct be_ctx: options, cache, id provider; the loop-yield helper
+ *   be_account.c  one account request: filter parsing, in-flight coalescing, dispatch,
+ *                 result -> (dp_error, error, message), the per-request log line
+ *   be_id_ldap.c  user / group / initgroups lookups: LDAP result -> cache (or deletion)
+ *   be_store.c    sdap structs -> sysdb stores; groups with huge member lists in slices
+ *   be_offline.c  the online/offline state machine and its retry timer
+ *   be_enum.c     enumeration (periodic task and "*" requests), stale entry removal
+ *   be_dp.c       the bus side: the sssd.dataprovider table and the service signals
+ *   be_main.c     the process: config, start-up, registration
+ *
+ * Ownership: struct be_ctx owns everything the back-end creates (cache, id context, timers,
+ * requests in flight). Requests handed to callers live on the caller's mem_ctx; the LDAP
+ * operation behind coalesced requests lives on the be_ctx, so it finishes (and writes the
+ * cache) even when every caller went away.
+ */
+#ifndef SSS_BE_CTX_H
+#define SSS_BE_CTX_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "util/util.h"
+
+struct confdb;
+struct sysdb_ctx;
+struct sdap_id_ctx;
+struct sdap_user;
+struct sdap_group;
+struct sbus_connection;
+struct be_offline;
+struct be_enum_task;
+struct be_op;
+
+/* Member lists larger than this are built in slices across loop turns. */
+#define BE_BIG_GROUP 1000
+/* Names added to a member list per slice; entries stored per enumeration transaction. */
+#define BE_NAME_SLICE 1000
+#define BE_ENUM_SLICE 100
+
+/* Counters, for tests and diagnostics. */
+struct be_stats {
+    uint64_t requests;          /* be_account_info_send calls */
+    uint64_t coalesced;         /* of those, joined to an identical request in flight */
+    uint64_t operations;        /* provider operations started (after coalescing) */
+    uint64_t refused_entries;   /* entries with id 0 (or otherwise refused by sysdb) skipped */
+    uint64_t went_offline;      /* online -> offline transitions */
+    uint64_t went_online;       /* offline -> online transitions */
+    uint64_t probes;            /* online probes sent while offline */
+    uint64_t enum_rounds;       /* enumeration rounds finished (successfully) */
+    uint64_t enum_deleted;      /* stale entries removed by enumeration */
+    uint64_t max_step_usec;     /* longest single sliced step (cache work between yields) */
+};
+
+struct be_ctx {
+    struct tevent_context *ev;
+    struct confdb *cdb;
+    const char *domain;
+    const char *section;                /* "domain/<domain>" */
+    /* The bus connection, for signals; NULL in unit tests (then nothing is emitted). */
+    struct sbus_connection *conn;
+
+    char *id_provider;
+    bool id_supported;                  /* false: every request fails with id_error */
+    errno_t id_error;                   /* ENOTSUP (provider not built) or ERR_INVALID_CONFIG */
+    const char *id_error_msg;           /* the reply message saying why */
+    struct sysdb_ctx *sysdb;
+    struct sdap_id_ctx *id_ctx;         /* id_provider = ldap */
+
+    uint32_t user_timeout;              /* entry_cache_user_timeout */
+    uint32_t group_timeout;             /* entry_cache_group_timeout */
+    bool enumerate;
+    int enum_refresh;                   /* ldap_enumeration_refresh_timeout, s */
+    int offline_timeout;                /* first retry delay, s */
+    int offline_timeout_max;            /* largest retry delay, s */
+
+    struct be_offline *offline;
+    struct be_enum_task *enum_task;
+    struct be_op *ops;                  /* operations in flight, for coalescing */
+    struct be_stats stats;
+};
+
+/* ---- be_ctx.c ----------------------------------------------------------------------- */
+
+/*
+ * Reads the domain's options from cdb, opens the cache <db_dir>/cache_<domain>.ldb (creating
+ * db_dir with mode 0700 when missing) in the domain's case mode, and creates the id provider
+ * for id_provider = ldap. Other id providers are logged as unsupported and leave
+ * id_supported false; so does an LDAP configuration sdap refuses (the process stays up and
+ * answers every request with that error, rather than dying in a restart loop).
+ * Errors: EINVAL, ERR_INVALID_CONFIG (no id_provider, bad case_sensitive), ENOMEM, EIO, and
+ * sysdb_open's.
+ */
+errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct confdb *cdb,
+                      const char *domain, const char *db_dir, struct be_ctx **_be);
+
+/* Gives the event loop a turn (I/O included) before completing: see be_ctx.c. */
+struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev);
+errno_t be_yield_recv(struct tevent_req *req);
+
+/* Records the duration of a sliced step that started at start_usec (be_stats.max_step_usec). */
+void be_step_done(struct be_ctx *be, uint64_t start_usec);
+
+/* ---- be_account.c ------------------------------------------------------------------- */
+
+/*
+ * One getAccountInfo request: entry_type (SSS_DP_USER/GROUP/INITGROUPS, SSS_DP_FAST
+ * ignored) and filter as in sss_dp.h. req_id is the caller's request id (logs).
+ * The reply is always a dp answer: _recv fails only with ENOMEM (or EINVAL for bad use).
+ * The request does not finish before the cache write committed.
+ */
+struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct be_ctx *be, uint32_t entry_type,
+                                        const char *filter, uint64_t req_id);
+errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                             uint16_t *_dp_error, uint32_t *_error, const char **_message);
+
+/* ---- be_id_ldap.c ------------------------------------------------------------------- */
+
+enum be_filter_kind {
+    BE_FILTER_NAME,
+    BE_FILTER_ID,
+    BE_FILTER_ENUM,
+};
+
+struct be_filter {
+    enum be_filter_kind kind;
+    const char *name;           /* BE_FILTER_NAME */
+    uint32_t id;                /* BE_FILTER_ID */
+};
+
+/*
+ * The cache refresh behind one request (type is SSS_DP_USER, _GROUP or _INITGROUPS without
+ * flags). EOK: the cache holds the answer (the entry was stored, or removed because the
+ * directory has no such object). Errors: sdap's (ENETUNREACH, ETIMEDOUT, EINVAL, EIO,
+ * ENOTCONN, EACCES), sysdb's, ENOMEM.
+ */
+struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                   struct be_ctx *be, uint32_t type,
+                                   const struct be_filter *filter);
+errno_t be_id_ldap_recv(struct tevent_req *req);
+
+/* ---- be_store.c --------------------------------------------------------------------- */
+
+/* Stores one user / group (members replaced when with_members) in the caller's transaction
+ * or its own. EINVAL for an entry sysdb refuses (id 0, bad name ...): counted in
+ * be_stats.refused_entries and logged. */
+errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t now);
+errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
+                       time_t now);
+
+/* Stores a group with its members; lists over BE_BIG_GROUP names are built BE_NAME_SLICE
+ * names per loop turn and written by one final store. Errors as be_store_group. */
+struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct be_ctx *be, const struct sdap_group *group);
+errno_t be_store_group_recv(struct tevent_req *req);
+
+/* Removes a cached user / group by name or by id; absent entries are not an error. */
+errno_t be_delete_user(struct be_ctx *be, const struct be_filter *filter);
+errno_t be_delete_group(struct be_ctx *be, const struct be_filter *filter);
+
+/* ---- be_offline.c ------------------------------------------------------------------- */
+
+errno_t be_offline_init(struct be_ctx *be);
+bool be_is_offline(struct be_ctx *be);
+/* Goes offline (signal SetOffline, retry timer at offline_timeout) unless already offline. */
+void be_go_offline(struct be_ctx *be, const char *why);
+/* A request met the offline state: may start an early probe (see be_offline.c). */
+void be_offline_request_seen(struct be_ctx *be);
+/* sssd.service.ResetOffline: offline -> probe now; online -> forget bad server marks. */
+void be_reset_offline(struct be_ctx *be);
+/* Seconds until the next scheduled probe; -1 when none is scheduled (online, or probing). */
+int be_offline_next_retry(struct be_ctx *be);
+/* The delay the next failed probe would be followed by (for tests and logs). */
+int be_offline_current_delay(struct be_ctx *be);
+/* Emits SetActive(domain) (after registration). */
+void be_announce_active(struct be_ctx *be);
+
+/* ---- be_enum.c ---------------------------------------------------------------------- */
+
+#define BE_ENUM_USERS  0x1
+#define BE_ENUM_GROUPS 0x2
+
+/*
+ * One enumeration round over what (BE_ENUM_USERS | BE_ENUM_GROUPS): fetch everything, store
+ * it in slices of BE_ENUM_SLICE entries per transaction with a loop turn between slices, then
+ * remove cached entries of that kind that this round did not see and nothing refreshed since
+ * the round started. Errors: sdap's and sysdb's.
+ */
+struct tevent_req *be_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                struct be_ctx *be, int what);
+errno_t be_enum_recv(struct tevent_req *req);
+
+/* The periodic task: a first round now, then one every enum_refresh seconds after the end
+ * of the previous round; rounds are skipped while offline. No-op unless enumerate. */
+errno_t be_enum_task_start(struct be_ctx *be);
+
+/* ---- be_dp.c ------------------------------------------------------------------------ */
+
+/* Serves sssd.dataprovider at SSS_BUS_PATH and listens to GoOffline / ResetOffline. */
+errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn);
+
+#endif /* SSS_BE_CTX_H */

@@ -1,0 +1,140 @@
+/*
+ * The bus side of the back-end: sssd.dataprovider.getAccountInfo at SSS_BUS_PATH (an
+ * asynchronous handler: the reply leaves once the cache write committed) and the
+ * sssd.service signals that drive the online state (GoOffline, ResetOffline).
+ * The handler only checks the domain and hands the request to be_account.c.
+ */
+#include <strings.h>
+
+#include "providers/backend/be_ctx.h"
+#include "sss_iface/sss_iface.h"
+#include "sss_iface/sss_dp.h"
+
+struct be_dp_state {
+    uint64_t req_id;
+    uint16_t dp_error;
+    uint32_t error;
+    const char *message;
+};
+
+static void be_dp_get_account_info_done(struct tevent_req *subreq);
+
+static struct tevent_req *
+be_dp_get_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                            struct sbus_request *sbus_req, void *data, uint32_t dp_flags,
+                            uint32_t entry_type, const char *filter, const char *domain,
+                            const char *extra, uint32_t cli_id, uint64_t req_id)
+{
+    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+    struct be_dp_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    uint64_t saved = sss_debug_req_id;
+
+    req = tevent_req_create(mem_ctx, &state, struct be_dp_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    sss_debug_req_id = req_id;
+    state->req_id = req_id;
+    DEBUG(SSSDBG_TRACE_INTERNAL, "getAccountInfo from %s (cli_id %u, flags %#x): type %#x, "
+          "filter '%s', domain '%s'\n", sbus_req->sender, cli_id, dp_flags, entry_type,
+          filter, domain);
+    if (domain == NULL || strcasecmp(domain, be->domain) != 0) {
+        state->dp_error = SSS_DP_ERR_FATAL;
+        state->error = EINVAL;
+        state->message = talloc_asprintf(state, "domain '%s' is not served here (this is "
+                                         "the back-end of %s)", domain, be->domain);
+        DEBUG(SSSDBG_OP_FAILURE, "%s\n", state->message);
+        sss_debug_req_id = saved;
+        return sss_req_post(req, ev, state->message == NULL ? ENOMEM : EOK);
+    }
+    subreq = be_account_info_send(state, ev, be, entry_type, filter, req_id);
+    sss_debug_req_id = saved;
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, be_dp_get_account_info_done, req);
+    return req;
+}
+
+static void be_dp_get_account_info_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_dp_state *state = tevent_req_data(req, struct be_dp_state);
+    errno_t ret;
+
+    ret = be_account_info_recv(state, subreq, &state->dp_error, &state->error,
+                               &state->message);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+static errno_t be_dp_get_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                           uint16_t *_dp_error, uint32_t *_error,
+                                           const char **_message)
+{
+    struct be_dp_state *state = tevent_req_data(req, struct be_dp_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_dp_error = state->dp_error;
+    *_error = state->error;
+    *_message = talloc_steal(mem_ctx, state->message);
+    return EOK;
+}
+
+static void be_dp_go_offline(struct sbus_request *sbus_req, void *data)
+{
+    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+
+    DEBUG(SSSDBG_TRACE_FUNC, "GoOffline from %s\n", sbus_req->sender);
+    be_go_offline(be, "asked by sssd.service.GoOffline");
+}
+
+static void be_dp_reset_offline(struct sbus_request *sbus_req, void *data)
+{
+    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+
+    DEBUG(SSSDBG_TRACE_FUNC, "ResetOffline from %s: %s\n", sbus_req->sender,
+          be_is_offline(be) ? "probing the servers now" : "forgetting bad server marks");
+    be_reset_offline(be);
+}
+
+errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
+{
+    struct sbus_method *methods;
+    struct sbus_interface *iface;
+    struct sbus_listener *listeners;
+    errno_t ret;
+
+    methods = talloc_zero_array(be, struct sbus_method, 2);
+    iface = talloc_zero(be, struct sbus_interface);
+    listeners = talloc_zero_array(be, struct sbus_listener, 3);
+    if (methods == NULL || iface == NULL || listeners == NULL) {
+        return ENOMEM;
+    }
+    methods[0] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_getAccountInfo(
+        be_dp_get_account_info_send, be_dp_get_account_info_recv, be);
+    methods[1] = (struct sbus_method)SBUS_METHODS_END;
+    iface->name = SBUS_IFACE_sssd_dataprovider;
+    iface->methods = methods;
+    listeners[0] = (struct sbus_listener)SBUS_LISTENER_sssd_service_GoOffline(
+        be_dp_go_offline, be);
+    listeners[1] = (struct sbus_listener)SBUS_LISTENER_sssd_service_ResetOffline(
+        be_dp_reset_offline, be);
+    listeners[2] = (struct sbus_listener)SBUS_LISTENERS_END;
+
+    be->conn = conn;
+    ret = sbus_connection_add_interface(conn, SSS_BUS_PATH, iface);
+    if (ret == EOK) {
+        ret = sbus_connection_add_listeners(conn, listeners);
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_FATAL_FAILURE, "Cannot serve sssd.dataprovider: %s\n", sss_strerror(ret));
+    }
+    return ret;
+}

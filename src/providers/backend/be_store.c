@@ -1,0 +1,281 @@
+/*
+ * What the id provider found, written to the cache: sdap structs become sysdb entries with
+ * the domain's expiry (entry_cache_user_timeout / entry_cache_group_timeout). Entries sysdb
+ * refuses (id 0, which sdap already filters, or anything else sysdb calls EINVAL) are
+ * counted in be_stats.refused_entries and logged; callers go on with the rest.
+ *
+ * Groups with more than BE_BIG_GROUP member names are stored by be_store_group_send: the
+ * member lists are built with sysdb_name_list_add, BE_NAME_SLICE names per loop turn, and
+ * written by one sysdb_store_group_lists at the end, so no single step holds the loop for
+ * long (be_stats.max_step_usec records the longest one).
+ */
+#include "providers/backend/be_ctx.h"
+#include "providers/ldap/sdap.h"
+#include "db/sysdb.h"
+
+/* sdap gives "" for an absent attribute; sysdb wants NULL (ldb refuses empty values). */
+static const char *be_opt_str(const char *str)
+{
+    return str != NULL && *str != '\0' ? str : NULL;
+}
+
+static errno_t be_refused(struct be_ctx *be, const char *kind, const char *name, uint32_t id,
+                          errno_t ret)
+{
+    if (ret == EINVAL) {
+        be->stats.refused_entries++;
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s' (id %u) refused by the cache, skipped\n", kind,
+              name != NULL ? name : "(null)", id);
+    } else if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot store %s '%s': %s\n", kind,
+              name != NULL ? name : "(null)", sss_strerror(ret));
+    }
+    return ret;
+}
+
+errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t now)
+{
+    struct sysdb_user su = { 0 };
+    errno_t ret;
+
+    if (user == NULL) {
+        return EINVAL;
+    }
+    if (user->uid == 0 || user->gid == 0) {
+        return be_refused(be, "user", user->name, user->uid, EINVAL);
+    }
+    su.name = user->name;
+    su.uid = user->uid;
+    su.gid = user->gid;
+    su.gecos = be_opt_str(user->gecos);
+    su.home = be_opt_str(user->home);
+    su.shell = be_opt_str(user->shell);
+    su.orig_dn = be_opt_str(user->orig_dn);
+    ret = sysdb_store_user(be->sysdb, &su, now, be->user_timeout);
+    return be_refused(be, "user", user->name, user->uid, ret);
+}
+
+static void be_group_to_sysdb(const struct sdap_group *group, struct sysdb_group *sg)
+{
+    memset(sg, 0, sizeof(*sg));
+    sg->name = group->name;
+    sg->gid = group->gid;
+    sg->members = group->member_users;
+    sg->member_groups = group->member_groups;
+    sg->orig_dn = be_opt_str(group->orig_dn);
+}
+
+errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
+                       time_t now)
+{
+    struct sysdb_group sg;
+    errno_t ret;
+
+    if (group == NULL) {
+        return EINVAL;
+    }
+    if (group->gid == 0) {
+        return be_refused(be, "group", group->name, group->gid, EINVAL);
+    }
+    be_group_to_sysdb(group, &sg);
+    ret = sysdb_store_group(be->sysdb, &sg, with_members, now, be->group_timeout);
+    return be_refused(be, "group", group->name, group->gid, ret);
+}
+
+/* ---- a group with a huge member list, in slices ------------------------------------- */
+
+struct be_store_group_state {
+    struct tevent_context *ev;
+    struct be_ctx *be;
+    const struct sdap_group *group;
+    struct sysdb_name_list *users;
+    struct sysdb_name_list *groups;
+    size_t next_user;
+    size_t next_group;
+};
+
+static void be_store_group_step(struct tevent_req *subreq);
+static errno_t be_store_group_slice(struct be_store_group_state *state, bool *_finished);
+
+struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct be_ctx *be, const struct sdap_group *group)
+{
+    struct be_store_group_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct be_store_group_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (be == NULL || group == NULL) {
+        ret = EINVAL;
+        goto done;
+    }
+    state->ev = ev;
+    state->be = be;
+    state->group = group;
+    if (group->num_member_users + group->num_member_groups <= BE_BIG_GROUP) {
+        ret = be_store_group(be, group, true, time(NULL));
+        goto done;
+    }
+    if (group->gid == 0) {
+        ret = be_refused(be, "group", group->name, group->gid, EINVAL);
+        goto done;
+    }
+    if ((ret = sysdb_name_list_new(state, be->sysdb, &state->users)) != EOK
+        || (ret = sysdb_name_list_new(state, be->sysdb, &state->groups)) != EOK) {
+        goto done;
+    }
+    subreq = be_yield_send(state, ev);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, be_store_group_step, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+/* Adds up to BE_NAME_SLICE names; *_finished once both lists are complete. */
+static errno_t be_store_group_slice(struct be_store_group_state *state, bool *_finished)
+{
+    const struct sdap_group *g = state->group;
+    size_t budget = BE_NAME_SLICE;
+    size_t n;
+    errno_t ret;
+
+    n = g->num_member_users - state->next_user;
+    n = n < budget ? n : budget;
+    if (n > 0) {
+        ret = sysdb_name_list_add(state->users, g->member_users + state->next_user, n);
+        if (ret != EOK) {
+            return ret;
+        }
+        state->next_user += n;
+        budget -= n;
+    }
+    n = g->num_member_groups - state->next_group;
+    n = n < budget ? n : budget;
+    if (n > 0) {
+        ret = sysdb_name_list_add(state->groups, g->member_groups + state->next_group, n);
+        if (ret != EOK) {
+            return ret;
+        }
+        state->next_group += n;
+    }
+    *_finished = state->next_user == g->num_member_users
+                 && state->next_group == g->num_member_groups;
+    return EOK;
+}
+
+static void be_store_group_step(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_store_group_state *state = tevent_req_data(req, struct be_store_group_state);
+    struct sysdb_group sg;
+    uint64_t start;
+    bool finished = false;
+    errno_t ret;
+
+    ret = be_yield_recv(subreq);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    start = sss_monotonic_usec();
+    ret = be_store_group_slice(state, &finished);
+    if (ret == EOK && finished) {
+        be_group_to_sysdb(state->group, &sg);
+        ret = sysdb_store_group_lists(state->be->sysdb, &sg, state->users, state->groups,
+                                      time(NULL), state->be->group_timeout);
+    }
+    be_step_done(state->be, start);
+    if (ret != EOK) {
+        ret = be_refused(state->be, "group", state->group->name, state->group->gid, ret);
+        goto done;
+    }
+    if (!finished) {
+        subreq = be_yield_send(state, state->ev);
+        if (subreq == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        tevent_req_set_callback(subreq, be_store_group_step, req);
+        return;
+    }
+done:
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t be_store_group_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}
+
+/* ---- removal ------------------------------------------------------------------------ */
+
+static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *filter)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    struct sysdb_user *su = NULL;
+    struct sysdb_group *sg = NULL;
+    const char *name = NULL;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    if (filter->kind == BE_FILTER_NAME) {
+        name = filter->name;
+    } else if (filter->kind == BE_FILTER_ID) {
+        if (filter->id == 0) {
+            ret = EOK;      /* never cached */
+            goto done;
+        }
+        ret = user ? sysdb_get_user_by_uid(tmp_ctx, be->sysdb, filter->id, &su)
+                   : sysdb_get_group_by_gid(tmp_ctx, be->sysdb, filter->id, &sg);
+        if (ret == ENOENT) {
+            ret = EOK;
+            goto done;
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        name = user ? su->name : sg->name;
+    } else {
+        ret = EINVAL;
+        goto done;
+    }
+    ret = user ? sysdb_delete_user(be->sysdb, name) : sysdb_delete_group(be->sysdb, name);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s is gone from the directory: removed from the cache\n",
+              user ? "user" : "group", name);
+    } else if (ret == ENOENT) {
+        ret = EOK;
+    }
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot remove a %s from the cache: %s\n",
+              user ? "user" : "group", sss_strerror(ret));
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t be_delete_user(struct be_ctx *be, const struct be_filter *filter)
+{
+    return be_delete(be, true, filter);
+}
+
+errno_t be_delete_group(struct be_ctx *be, const struct be_filter *filter)
+{
+    return be_delete(be, false, filter);
+}
