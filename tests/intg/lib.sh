@@ -21,7 +21,9 @@ check() { # check "description" command...
 
 now_ms() { date +%s%3N; }
 
-write_conf() { # write_conf <<EOF ... EOF  (root-owned, 0600)
+write_conf() { # write_conf <<EOF ... EOF  (root-owned, 0600); a new setup: no old caches
+    stop_sssd
+    rm -rf "$PREFIX/var/lib/sss/db/"* "$PREFIX/var/lib/sss/mc/"*
     mkdir -p "$CONF_DIR"
     rm -rf "$CONF_DIR/conf.d"
     cat > "$CONF"

@@ -1,0 +1,178 @@
+#!/bin/bash
+# Identity lookups end to end through the real glibc NSS path: a private slapd, our sssd,
+# and getent/id in a private mount namespace (nss_ns.sh). Covers rfc2307 and rfc2307bis,
+# nested groups, two domains with the same user name, offline answers from the cache,
+# failover, memory-cache hits while sssd_nss is stopped, and sss_cache.
+# Usage: test_nss_lookup.sh PREFIX   (run as root)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nss_ns.sh"
+. "$TOP/tests/lib/slapd.sh"
+
+WORK=$(mktemp -d /tmp/sssd-nss.XXXXXX)
+cleanup() {
+    stop_sssd
+    slapd_stop "$WORK/ldap1" 2>/dev/null
+    slapd_stop "$WORK/ldap2" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# ---- directories: ldap.test (rfc2307, the demo data) and bis.test (rfc2307bis, nested) ----
+mkdir -p "$WORK/ldap1" "$WORK/ldap2"
+URI1=$(slapd_start "$WORK/ldap1" "$TOP/contrib/demo/demo.ldif" dc=demo,dc=test) || exit 1
+cat > "$WORK/bis.ldif" <<'EOF'
+dn: dc=bis,dc=test
+objectClass: top
+objectClass: dcObject
+objectClass: organization
+o: Bis
+dc: bis
+
+dn: ou=People,dc=bis,dc=test
+objectClass: organizationalUnit
+ou: People
+
+dn: ou=Groups,dc=bis,dc=test
+objectClass: organizationalUnit
+ou: Groups
+
+dn: uid=alice,ou=People,dc=bis,dc=test
+objectClass: top
+objectClass: account
+objectClass: posixAccount
+uid: alice
+cn: Alice of Bis
+uidNumber: 30001
+gidNumber: 40001
+homeDirectory: /home/bis/alice
+loginShell: /bin/sh
+
+dn: uid=zoe,ou=People,dc=bis,dc=test
+objectClass: top
+objectClass: account
+objectClass: posixAccount
+uid: zoe
+cn: Zoe
+uidNumber: 30002
+gidNumber: 40001
+homeDirectory: /home/zoe
+loginShell: /bin/sh
+
+dn: cn=inner,ou=Groups,dc=bis,dc=test
+objectClass: top
+objectClass: posixGroup
+objectClass: extensibleObject
+cn: inner
+gidNumber: 40002
+member: uid=zoe,ou=People,dc=bis,dc=test
+
+dn: cn=outer,ou=Groups,dc=bis,dc=test
+objectClass: top
+objectClass: posixGroup
+objectClass: extensibleObject
+cn: outer
+gidNumber: 40003
+member: uid=alice,ou=People,dc=bis,dc=test
+member: cn=inner,ou=Groups,dc=bis,dc=test
+EOF
+URI2=$(slapd_start "$WORK/ldap2" "$WORK/bis.ldif" dc=bis,dc=test) || exit 1
+PORT1=${URI1##*:}
+
+write_conf <<CONF
+[sssd]
+services = nss
+domains = ldap.test, bis.test
+
+[nss]
+entry_negative_timeout = 2
+
+[domain/ldap.test]
+id_provider = ldap
+# The first server is dead: failover to the second.
+ldap_uri = ldap://127.0.0.1:1, $URI1
+ldap_search_base = dc=demo,dc=test
+ldap_network_timeout = 2
+offline_timeout = 2
+entry_cache_timeout = 3
+
+[domain/bis.test]
+id_provider = ldap
+ldap_uri = $URI2
+ldap_search_base = dc=bis,dc=test
+ldap_schema = rfc2307bis
+use_fully_qualified_names = true
+CONF
+
+start_sssd || { fail "sssd did not start"; summary; exit 1; }
+
+# ---- passwd and group through glibc ----
+out=$(in_nss_ns getent passwd alice)
+check "getent passwd alice (failover to the second ldap_uri): $out" \
+    test "$out" = "alice:*:10001:20003:Alice Archer:/home/alice:/bin/bash"
+out=$(in_nss_ns getent passwd 10002)
+check "getent passwd by uid: $out" test "$out" = "bob:*:10002:20003:Bob Baker:/home/bob:/bin/bash"
+out=$(in_nss_ns getent group developers)
+check "getent group developers: $out" test "$out" = "developers:*:20001:alice,bob,erin"
+out=$(in_nss_ns getent group 20002)
+check "getent group by gid: $out" test "$out" = "admins:*:20002:alice"
+out=$(in_nss_ns id alice)
+check "id alice: $out" grep -q "uid=10001(alice) gid=20003(staff) groups=20003(staff),.*20001(developers)" <<<"$out"
+check "id alice lists admins" grep -q "20002(admins)" <<<"$out"
+in_nss_ns getent passwd nosuchuser >/dev/null; rc=$?
+check "an unknown user is not found (getent status 2)" test "$rc" -eq 2
+
+# ---- the second domain: fully qualified names, rfc2307bis, nesting ----
+out=$(in_nss_ns getent passwd alice@bis.test)
+check "same name in the second domain, fully qualified: $out" \
+    test "$out" = "alice@bis.test:*:30001:40001:Alice of Bis:/home/bis/alice:/bin/sh"
+out=$(in_nss_ns getent group outer@bis.test)
+check "rfc2307bis nested group lists the nested member: $out" \
+    grep -Eq "^outer@bis.test:\*:40003:(alice@bis.test,zoe@bis.test|zoe@bis.test,alice@bis.test)$" <<<"$out"
+out=$(in_nss_ns id zoe@bis.test)
+check "id of a nested member shows both groups: $out" \
+    grep -q "40002(inner@bis.test)" <<<"$out"
+check "... and the outer group" grep -q "40003(outer@bis.test)" <<<"$out"
+
+# ---- memory cache: answers while sssd_nss is stopped ----
+in_nss_ns getent passwd carol >/dev/null
+nss=$(service_pid sssd_nss)
+kill -STOP "$nss"
+out=$(timeout 5 bash -c ". '$TOP/tests/intg/nss_ns.sh'; PREFIX='$PREFIX' LIBDIR='$PREFIX/lib' in_nss_ns getent passwd carol")
+kill -CONT "$nss"
+check "memory-cache hit while sssd_nss is stopped: $out" grep -q "^carol:\*:10003:" <<<"$out"
+
+# ---- sss_cache: invalidation visible at once ----
+if [ -x "$PREFIX/sbin/sss_cache" ]; then
+    "$PREFIX/sbin/sss_cache" -E -c "$CONF"; rc=$?
+    check "sss_cache -E succeeds" test "$rc" -eq 0
+    nss=$(service_pid sssd_nss)
+    kill -STOP "$nss"
+    timeout 3 bash -c ". '$TOP/tests/intg/nss_ns.sh'; PREFIX='$PREFIX' LIBDIR='$PREFIX/lib' in_nss_ns getent passwd carol" >/dev/null; rc=$?
+    kill -CONT "$nss"
+    check "after sss_cache the memory cache no longer answers (status $rc)" test "$rc" -ne 0
+fi
+
+# ---- offline: slapd gone, answers from the cache (expired included) ----
+in_nss_ns getent passwd dave >/dev/null
+slapd_stop "$WORK/ldap1"
+sleep 4     # entry_cache_timeout = 3: the entries are expired now
+out=$(in_nss_ns getent passwd dave)
+check "offline: an expired cached user is still served: $out" grep -q "^dave:\*:10004:" <<<"$out"
+out=$(in_nss_ns id alice)
+check "offline: id alice from the cache" grep -q "20001(developers)" <<<"$out"
+# Back online without restarting anything: same port, fresh data.
+sed 's/Dave Driver/Dave Renamed/' "$TOP/contrib/demo/demo.ldif" > "$WORK/demo2.ldif"
+rm -rf "$WORK/ldap1"; mkdir -p "$WORK/ldap1"
+SLAPD_PORT=$PORT1 slapd_start "$WORK/ldap1" "$WORK/demo2.ldif" dc=demo,dc=test >/dev/null
+ok_online=1
+for _ in $(seq 40); do
+    out=$(in_nss_ns getent passwd dave)
+    grep -q "Dave Renamed" <<<"$out" && { ok_online=0; break; }
+    sleep 0.5
+done
+check "back online on its own: the refreshed entry is served ($out)" test "$ok_online" -eq 0
+
+summary
