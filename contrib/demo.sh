@@ -1,22 +1,35 @@
 #!/bin/bash
-# Starts the suite on a demo configuration in a private prefix (./_demo) and shows the star
-# through stock D-Bus tools. Nothing outside the checkout changes (except Debian packages
-# installed by tests/install-deps.sh).
+# Starts the suite on a demo directory and shows real lookups. Everything lives in the
+# checkout: a private slapd with contrib/demo/demo.ldif on a loopback port, our sssd in the
+# prefix ./_demo, and getent/id run in a private mount namespace whose nsswitch.conf asks
+# "sss" (the machine's own /etc/nsswitch.conf is not touched).
 #   sudo ./contrib/demo.sh         build, start, show
-#   sudo ./contrib/demo.sh stop    stop the demo suite
+#   sudo ./contrib/demo.sh stop    stop sssd and slapd
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 prefix=$top/_demo
 conf=$prefix/etc/sssd/sssd.conf
 bus=unix:path=$prefix/var/lib/sss/pipes/private/sbus-master
+ldapdir=$prefix/slapd
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "demo.sh: run as root (the suite and its bus are root's)" >&2
+    echo "demo.sh: run as root (the suite, its bus and slapd run as root)" >&2
     exit 1
 fi
-if [ "${1:-}" = stop ]; then
+. "$top/tests/lib/slapd.sh"
+stop_all() {
+    local pid
     pid=$(cat "$prefix/var/run/sssd.pid" 2>/dev/null || true)
-    [ -n "$pid" ] && kill "$pid" && echo "stopped sssd (pid $pid)"
+    if [ -n "$pid" ] && kill "$pid" 2>/dev/null; then
+        echo "stopped sssd (pid $pid)"
+    fi
+    if [ -f "$ldapdir/slapd.pid" ]; then
+        slapd_stop "$ldapdir" && echo "stopped the demo slapd"
+    fi
+    return 0
+}
+if [ "${1:-}" = stop ]; then
+    stop_all
     exit 0
 fi
 
@@ -25,54 +38,48 @@ cd "$top"
 [ -x configure ] || ./autogen.sh > /dev/null
 mkdir -p build/demo && cd build/demo
 [ -f Makefile ] || ../../configure -q --prefix="$prefix"
+echo "building into $prefix ..."
 make -s -j"$(nproc)" > /dev/null
 make -s install > /dev/null
+stop_all > /dev/null
+
+rm -rf "$ldapdir"; mkdir -p "$ldapdir"
+uri=$(slapd_start "$ldapdir" "$top/contrib/demo/demo.ldif" dc=demo,dc=test)
+echo "demo directory: $uri (dc=demo,dc=test, from contrib/demo/demo.ldif)"
 
 mkdir -p "$prefix/etc/sssd"
 cat > "$conf" <<EOF
 [sssd]
 services = nss, pam, sudo
-domains = ldap.test, corp.example
+domains = demo.test
 
 [nss]
 [pam]
 [sudo]
 
-[domain/ldap.test]
+[domain/demo.test]
 id_provider = ldap
-ldap_uri = ldap://127.0.0.1:3899
-ldap_search_base = dc=ldap,dc=test
-
-[domain/corp.example]
-id_provider = ldap
-ldap_uri = ldap://127.0.0.1:3898
+ldap_uri = $uri
+ldap_search_base = dc=demo,dc=test
 EOF
 chmod 0600 "$conf"
 
-"$prefix/sbin/sssd" -c "$conf" -D 2>/dev/null && true
+"$prefix/sbin/sssd" -c "$conf" -D
 pid=$(cat "$prefix/var/run/sssd.pid")
 echo "sssd is running (pid $pid), configuration $conf"
-grep -h "services registered" "$prefix/var/log/sssd/sssd.log" | tail -n1
 echo
+
+PREFIX=$prefix
+. "$top/tests/intg/nss_ns.sh"
+run() { echo "\$ $*"; in_nss_ns "$@" || echo "(exit status $?)"; echo; }
+run getent passwd alice
+run getent passwd 10002
+run getent group developers
+run id alice
+run getent group staff
+
 echo "\$ dbus-send --address=$bus --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus.ListNames"
 dbus-send --address="$bus" --print-reply --dest=org.freedesktop.DBus /org/freedesktop/DBus \
-    org.freedesktop.DBus.ListNames
+    org.freedesktop.DBus.ListNames | sed -n 's/^ *string "\(sssd[^"]*\)"/    \1/p'
 echo
-echo "\$ dbus-send --address=$bus --print-reply --dest=sssd.domain_ldap_2etest /sssd sssd.service.Ping"
-dbus-send --address="$bus" --print-reply --dest=sssd.domain_ldap_2etest /sssd sssd.service.Ping
-echo
-echo "Signals on the bus while sssd_be for ldap.test is killed and restarted, and on SIGHUP:"
-dbus-monitor --address "$bus" "type='signal'" > "$prefix/monitor.out" 2>&1 &
-mon=$!
-sleep 0.3
-kill -9 "$(pgrep -f "^$prefix/libexec/sssd/sssd_be .*--domain ldap.test\$")"
-sleep 0.5
-kill -HUP "$pid"
-sleep 0.5
-kill "$mon"
-grep '^signal' "$prefix/monitor.out" | grep -v NameAcquired | sed -E 's/ time=[0-9.]+//; s/serial=[0-9]+ //'
-echo
-echo "Processes:"
-ps -o pid,ppid,rss,args --ppid "$pid" -p "$pid"
-echo
-echo "Logs: $prefix/var/log/sssd/   Stop: sudo $0 stop"
+echo "Logs: $prefix/var/log/sssd/    Stop: sudo $0 stop"
