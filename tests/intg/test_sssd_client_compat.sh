@@ -1,0 +1,184 @@
+#!/bin/bash
+# SSSD's own NSS client library against our responder. Debian's libnss-sss (SSSD 2.8) is
+# fetched with `apt-get download` and unpacked into a temporary directory (nothing is
+# installed on the machine); getent and id then run through glibc with that library, against
+# our sssd with a private slapd (contrib/demo/demo.ldif), and every answer must equal, byte
+# for byte, the answer our own libnss_sss.so.2 gives. Three rounds: the default (memory cache
+# and socket), socket only (SSS_NSS_USE_MEMCACHE=NO), and memory cache only (sssd_nss
+# stopped with SIGSTOP, so only our mc files can answer).
+#
+# SSSD's library has /var/lib/sss/pipes/nss and /var/lib/sss/mc compiled in; ours uses
+# $PREFIX/var/lib/sss. Each command runs in a private mount namespace (see in_compat_ns)
+# where $PREFIX/var/lib/sss is bind-mounted at /var/lib/sss; nothing changes outside it.
+#
+# Usage: test_sssd_client_compat.sh PREFIX   (run as root; exits 77 when the package cannot
+# be downloaded)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib/slapd.sh"
+
+OUR_LIB=$PREFIX/lib
+WORK=$(mktemp -d /tmp/sssd-compat.XXXXXX)
+chmod 0755 "$WORK"      # apt's _apt user writes the download here
+cleanup() {
+    local nss
+    nss=$(service_pid sssd_nss)
+    [ -n "$nss" ] && kill -CONT "$nss" 2>/dev/null
+    stop_sssd
+    slapd_stop "$WORK/ldap" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# ---- SSSD's client library, downloaded and unpacked, never installed ----
+fetch_sssd_client() {
+    mkdir -p "$WORK/deb" && chmod 0755 "$WORK/deb"
+    ( cd "$WORK/deb" && apt-get download libnss-sss ) >"$WORK/apt.log" 2>&1 ||
+        { apt-get update >>"$WORK/apt.log" 2>&1 &&
+          ( cd "$WORK/deb" && apt-get download libnss-sss ) >>"$WORK/apt.log" 2>&1; } ||
+        return 1
+    dpkg-deb -x "$WORK"/deb/libnss-sss_*.deb "$WORK/pkg" || return 1
+    SSSD_LIB=$(dirname "$(find "$WORK/pkg" -name libnss_sss.so.2 | head -n1)")
+    [ -f "$SSSD_LIB/libnss_sss.so.2" ]
+}
+if ! fetch_sssd_client; then
+    echo "SKIP: cannot download SSSD's libnss-sss (apt-get download libnss-sss failed; no mirror?):"
+    sed 's/^/    /' "$WORK/apt.log" | tail -n 5
+    exit 77
+fi
+echo "# SSSD client: $(basename "$WORK"/deb/libnss-sss_*.deb) -> $SSSD_LIB/libnss_sss.so.2"
+
+# in_compat_ns LIBDIR COMMAND...: COMMAND through glibc NSS with libnss_sss.so.2 from LIBDIR,
+# nsswitch.conf "sss" only, and our $PREFIX/var/lib/sss visible at SSSD's compiled-in
+# /var/lib/sss. Like nss_ns.sh's in_nss_ns, in a private mount namespace. When the host has
+# no /var/lib/sss (the usual case: SSSD is not installed), a tmpfs covers /var/lib inside the
+# namespace only and sss/ is made there; the host's /var/lib is untouched (and merely hidden
+# from the getent/id run there, which never reads it).
+in_compat_ns() {
+    local lib=$1 dir rc
+    shift
+    dir=$(mktemp -d /tmp/sssd-compatns.XXXXXX)
+    printf '%s\n' "passwd: sss" "group: sss" "initgroups: sss" "shadow: files" "hosts: files" \
+        > "$dir/nsswitch.conf"
+    unshare --mount --propagation private -- bash -c '
+        conf=$1 sss=$2 lib=$3
+        shift 3
+        mount --bind "$conf" /etc/nsswitch.conf || exit 125
+        if [ ! -d /var/lib/sss ]; then
+            mount -t tmpfs -o mode=0755,size=64k compat-var-lib /var/lib || exit 125
+            mkdir /var/lib/sss || exit 125
+        fi
+        mount --bind "$sss" /var/lib/sss || exit 125
+        exec env LD_LIBRARY_PATH="$lib" "$@"
+    ' compat-ns "$dir/nsswitch.conf" "$PREFIX/var/lib/sss" "$lib" "$@"
+    rc=$?
+    rm -rf "$dir"
+    return $rc
+}
+
+# compare NAME EXPECTED_RC EXPECT_MODE EXPECTED -- COMMAND...
+# Runs COMMAND with SSSD's library and with ours (same namespace set-up, timeout 20 s).
+# Checks SSSD's status, SSSD's output (EXPECT_MODE "exact": equal to EXPECTED plus newline;
+# "grep": matches the regex EXPECTED; "any": not checked), and that status, stdout and
+# stderr are byte for byte equal between the two libraries.
+N=0
+compare() {
+    local name=$1 erc=$2 mode=$3 expected=$4 rs ro
+    shift 5
+    N=$((N + 1))
+    local s=$WORK/cmp$N.sssd o=$WORK/cmp$N.ours
+    in_compat_ns "$SSSD_LIB" timeout 20 "$@" >"$s.out" 2>"$s.err"; rs=$?
+    in_compat_ns "$OUR_LIB" timeout 20 "$@" >"$o.out" 2>"$o.err"; ro=$?
+    check "[$ROUND] $name: SSSD's client status $rs (want $erc)" test "$rs" -eq "$erc"
+    case $mode in
+    exact) check "[$ROUND] $name: SSSD's client answers $(head -c 200 "$s.out" | tr '\n' ' ')" \
+               test "$(cat "$s.out")" = "$expected" ;;
+    grep)  check "[$ROUND] $name: SSSD's client answer matches /$expected/" \
+               grep -Eq "$expected" "$s.out" ;;
+    esac
+    if [ "$rs" -eq "$ro" ] && cmp -s "$s.out" "$o.out" && cmp -s "$s.err" "$o.err"; then
+        ok "[$ROUND] $name: identical to our client (status $ro, $(wc -c <"$o.out") bytes)"
+    else
+        fail "[$ROUND] $name: differs from our client (status SSSD $rs, ours $ro)"
+        diff <(echo "rc=$rs"; cat "$s.out" "$s.err") <(echo "rc=$ro"; cat "$o.out" "$o.err") |
+            sed 's/^/#   /'
+    fi
+}
+
+ALICE="alice:*:10001:20003:Alice Archer:/home/alice:/bin/bash"
+BOB="bob:*:10002:20003:Bob Baker:/home/bob:/bin/bash"
+DEVS="developers:*:20001:alice,bob,erin"
+ADMINS="admins:*:20002:alice"
+ID_ALICE="^uid=10001\(alice\) gid=20003\(staff\) groups=20003\(staff\),.*20001\(developers\)"
+
+lookups() { # the lookups of one round; $1 = "mc" leaves out the ones only the socket can answer
+    compare "getent passwd alice" 0 exact "$ALICE" -- "${ENVV[@]}" getent passwd alice
+    compare "getent passwd by uid" 0 exact "$BOB" -- "${ENVV[@]}" getent passwd 10002
+    compare "getent group developers" 0 exact "$DEVS" -- "${ENVV[@]}" getent group developers
+    compare "getent group by gid" 0 exact "$ADMINS" -- "${ENVV[@]}" getent group 20002
+    compare "id alice (initgroups)" 0 grep "$ID_ALICE" -- "${ENVV[@]}" id alice
+    compare "id alice lists admins" 0 grep "20002\(admins\)" -- "${ENVV[@]}" id alice
+    compare "getent initgroups alice" 0 grep "^alice +[0-9 ]*20001" -- \
+        "${ENVV[@]}" getent initgroups alice
+    if [ "${1:-}" != mc ]; then
+        compare "unknown user (status 2)" 2 exact "" -- "${ENVV[@]}" getent passwd nosuchuser
+        compare "unknown uid (status 2)" 2 exact "" -- "${ENVV[@]}" getent passwd 19999
+        compare "unknown group (status 2)" 2 exact "" -- "${ENVV[@]}" getent group nosuchgroup
+    fi
+}
+
+# ---- the directory and the suite ----
+slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
+mkdir -p "$WORK/ldap"
+URI=$(slapd_start "$WORK/ldap" "$TOP/contrib/demo/demo.ldif" dc=demo,dc=test) || exit 1
+
+write_conf <<CONF
+[sssd]
+services = nss
+domains = ldap.test
+
+[domain/ldap.test]
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = dc=demo,dc=test
+CONF
+start_sssd || { fail "sssd did not start"; summary; exit 1; }
+
+# The library glibc loads really is SSSD's (and ours for the reference runs).
+in_compat_ns "$SSSD_LIB" env LD_DEBUG=libs getent passwd alice >/dev/null 2>"$WORK/ld.sssd"
+in_compat_ns "$OUR_LIB" env LD_DEBUG=libs getent passwd alice >/dev/null 2>"$WORK/ld.ours"
+check "glibc loads SSSD's $SSSD_LIB/libnss_sss.so.2" \
+    grep -q "calling init: $SSSD_LIB/libnss_sss.so.2" "$WORK/ld.sssd"
+check "glibc loads our $OUR_LIB/libnss_sss.so.2 for the reference answers" \
+    grep -q "calling init: $OUR_LIB/libnss_sss.so.2" "$WORK/ld.ours"
+
+# ---- round 1: socket only ----
+ROUND=socket ENVV=(env SSS_NSS_USE_MEMCACHE=NO)
+lookups
+
+# ---- round 2: the default (memory cache first, then the socket); fills the mc files ----
+ROUND=default ENVV=(env)
+lookups
+for f in passwd group initgroups; do
+    check "memory-cache file $f exists" test -s "$PREFIX/var/lib/sss/mc/$f"
+done
+
+# ---- round 3: memory cache only: sssd_nss stopped, the socket cannot answer ----
+nss=$(service_pid sssd_nss)
+if [ -z "$nss" ]; then
+    fail "no sssd_nss process to stop"
+else
+    kill -STOP "$nss"
+    ROUND=memcache ENVV=(env)
+    lookups mc
+    # And the socket really is dead meanwhile: socket-only lookups do not answer.
+    in_compat_ns "$SSSD_LIB" timeout 3 env SSS_NSS_USE_MEMCACHE=NO getent passwd alice \
+        >/dev/null 2>&1; rc=$?
+    check "[memcache] with sssd_nss stopped, SSSD's client over the socket times out (status $rc)" \
+        test "$rc" -eq 124
+    kill -CONT "$nss"
+fi
+
+summary
