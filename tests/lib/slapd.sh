@@ -9,6 +9,11 @@
 #              tests/lib/slapd.sh stop DIR
 #
 # SLAPD_PORT, when set, is the port to listen on instead of a free one.
+# TLS (optional): SLAPD_TLS_CERT and SLAPD_TLS_KEY (PEM files, e.g. from tests/lib/tls_certs.sh),
+# and optionally SLAPD_TLS_CA, add TLSCertificateFile & co to slapd.conf: the ldap://
+# listener then offers StartTLS, and a second listener speaks ldaps:// on another free port
+# (SLAPD_TLS_PORT to choose it). slapd_start still prints the ldap:// URI; the ldaps:// one is
+# in DIR/ldaps_uri (slapd_ldaps_uri DIR prints it). Without these variables nothing changes.
 # SUFFIX defaults to dc=test. The root DN is cn=admin,<SUFFIX> with password "secret"
 # (override with SLAPD_ROOTPW). Schemas: core, cosine, nis, inetorgperson, and the files
 # listed (space-separated, absolute paths) in SLAPD_EXTRA_SCHEMA. The LDIF is
@@ -45,6 +50,15 @@ include $f"
         modline="modulepath $SLAPD_MODULE_DIR
 moduleload back_mdb"
     fi
+    if [ -n "${SLAPD_TLS_CERT:-}" ]; then
+        extra="$extra
+TLSCertificateFile $SLAPD_TLS_CERT
+TLSCertificateKeyFile $SLAPD_TLS_KEY"
+        if [ -n "${SLAPD_TLS_CA:-}" ]; then
+            extra="$extra
+TLSCACertificateFile $SLAPD_TLS_CA"
+        fi
+    fi
     cat > "$dir/slapd.conf" <<EOF
 include $SLAPD_SCHEMA_DIR/core.schema
 include $SLAPD_SCHEMA_DIR/cosine.schema
@@ -71,11 +85,16 @@ EOF
 
 # slapd_start DIR LDIF [SUFFIX]: prints ldap://127.0.0.1:PORT once the server answers.
 slapd_start() {
-    local dir=$1 ldif=$2 suffix=${3:-dc=test} port uri i try
+    local dir=$1 ldif=$2 suffix=${3:-dc=test} port uri i try urls tport="" turi=""
     if [ -z "$dir" ] || [ ! -f "$ldif" ]; then
         echo "slapd_start: usage: slapd_start DIR LDIF [SUFFIX]" >&2; return 1
     fi
     slapd_available || { echo "slapd_start: slapd is not installed" >&2; return 1; }
+    if [ -n "${SLAPD_TLS_CERT:-}" ] && { [ ! -r "$SLAPD_TLS_CERT" ] \
+            || [ ! -r "${SLAPD_TLS_KEY:-}" ]; }; then
+        echo "slapd_start: SLAPD_TLS_CERT and SLAPD_TLS_KEY must be readable files" >&2
+        return 1
+    fi
     mkdir -p "$dir/db" || return 1
     _slapd_write_conf "$dir" "$suffix"
     if ! "$SLAPADD_BIN" -q -s -f "$dir/slapd.conf" -l "$ldif" > "$dir/slapadd.log" 2>&1; then
@@ -86,12 +105,21 @@ slapd_start() {
         # SLAPD_PORT restarts a server where it was (to test coming back online).
         port=${SLAPD_PORT:-$(slapd_free_port)} || return 1
         uri="ldap://127.0.0.1:$port"
+        urls="$uri/"
+        if [ -n "${SLAPD_TLS_CERT:-}" ]; then
+            tport=${SLAPD_TLS_PORT:-$(slapd_free_port)} || return 1
+            turi="ldaps://127.0.0.1:$tport"
+            urls="$urls $turi/"
+        fi
         rm -f "$dir/slapd.pid"
-        "$SLAPD_BIN" -f "$dir/slapd.conf" -h "$uri/" -n slapd-test > "$dir/slapd.log" 2>&1
+        "$SLAPD_BIN" -f "$dir/slapd.conf" -h "$urls" -n slapd-test > "$dir/slapd.log" 2>&1
         # slapd forks; wait up to 5 s until it answers (a lost port race exits quickly).
         for i in $(seq 100); do
-            if [ -f "$dir/slapd.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            if [ -f "$dir/slapd.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null \
+                    && { [ -z "$tport" ] \
+                         || (exec 3<>"/dev/tcp/127.0.0.1/$tport") 2>/dev/null; }; then
                 echo "$uri" > "$dir/uri"
+                if [ -n "$turi" ]; then echo "$turi" > "$dir/ldaps_uri"; fi
                 echo "$uri"
                 return 0
             fi
@@ -107,6 +135,9 @@ slapd_start() {
 }
 
 slapd_pid() { cat "$1/slapd.pid" 2>/dev/null; }
+
+# The ldaps:// URI of a server started with SLAPD_TLS_CERT set (nothing otherwise).
+slapd_ldaps_uri() { cat "$1/ldaps_uri" 2>/dev/null; }
 
 # slapd_stop DIR: TERM, wait up to 5 s, then KILL. Returns 0 when no server is left.
 slapd_stop() {
@@ -130,7 +161,8 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
         start) shift; slapd_start "$@" ;;
         stop) shift; slapd_stop "$@" ;;
         pid) shift; slapd_pid "$@" ;;
+        ldaps_uri) shift; slapd_ldaps_uri "$@" ;;
         port) slapd_free_port ;;
-        *) echo "usage: $0 start DIR LDIF [SUFFIX] | stop DIR | pid DIR | port" >&2; exit 2 ;;
+        *) echo "usage: $0 start DIR LDIF [SUFFIX] | stop DIR | pid DIR | ldaps_uri DIR | port" >&2; exit 2 ;;
     esac
 fi

@@ -13,7 +13,8 @@
  * the connection is reference counted and freed from a tevent immediate.
  *
  * Also here: the two single-answer operations of connection set-up, simple bind and
- * StartTLS.
+ * StartTLS (the latter unused by sdap_connect, which does StartTLS and the TLS handshake
+ * before the handle becomes a sdap_conn, so that the handshake can run off the loop).
  */
 #include <assert.h>
 #include <sys/socket.h>
@@ -399,8 +400,10 @@ static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error)
     }
     ldap_memfree(errmsg);
     if (state->starttls) {
-        /* The handshake itself is synchronous in libldap; the socket's SO_RCVTIMEO and
-         * SO_SNDTIMEO (ldap_network_timeout, set by sdap_connect) bound it. */
+        /* The handshake itself is synchronous in libldap and blocks the loop until it
+         * ends (and the socket's SO_RCVTIMEO does not bound it: libldap retries after
+         * EAGAIN). sdap_connect does not come here: it sends StartTLS before wrapping the
+         * handle and runs the handshake off the loop (see sdap_connect.c). */
         lrc = ldap_install_tls(state->conn->ld);
         if (lrc != LDAP_SUCCESS) {
             DEBUG(SSSDBG_OP_FAILURE, "TLS handshake with %s failed: %s\n", state->conn->uri,

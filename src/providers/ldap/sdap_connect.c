@@ -7,25 +7,53 @@
  *      most ldap_network_timeout;
  *   2. the socket goes back to blocking mode with SO_RCVTIMEO/SO_SNDTIMEO set to
  *      ldap_network_timeout (libldap's reads only happen when the dispatcher saw the socket
- *      readable; the timeouts bound the rare partial message and the TLS handshake), and
- *      libldap takes it over with ldap_init_fd(); options: LDAPv3, referrals off,
- *      LDAP_OPT_NETWORK_TIMEOUT and LDAP_OPT_TIMEOUT, and the per-connection TLS options
- *      (ldap_tls_cacert, ldap_tls_cacertdir, ldap_tls_reqcert, then LDAP_OPT_X_TLS_NEWCTX);
- *   3. ldaps:// does its TLS handshake now, ldap_id_use_start_tls sends StartTLS
- *      asynchronously and then does the handshake; both handshakes are synchronous inside
- *      libldap and bounded by the socket timeouts above;
- *   4. a simple bind with ldap_default_bind_dn / ldap_default_authtok when a bind DN is
- *      set, asynchronously with the ldap_opt_timeout; otherwise the connection stays
- *      anonymous.
+ *      readable; the timeouts bound the rare partial message), and libldap takes it over
+ *      with ldap_init_fd(); options: LDAPv3, referrals off, LDAP_OPT_TIMEOUT, and the
+ *      per-connection TLS options (ldap_tls_cacert, ldap_tls_cacertdir, ldap_tls_reqcert,
+ *      then LDAP_OPT_X_TLS_NEWCTX, so that nothing is shared with other domains or taken
+ *      from libldap's global defaults);
+ *   3. ldap_id_use_start_tls: the StartTLS request is sent and its answer awaited on the
+ *      loop (at most ldap_network_timeout), before the handle is wrapped in a sdap_conn;
+ *   4. TLS (ldaps:// at once, or after StartTLS): libldap has no asynchronous handshake
+ *      (ldap_install_tls() blocks until the handshake ends, and with
+ *      LDAP_OPT_NETWORK_TIMEOUT set it even busy-loops on a non-blocking socket, without
+ *      any bound, against a server that never answers). So the handshake runs in a helper
+ *      thread that owns the LDAP handle meanwhile and reports through a pipe; the loop
+ *      keeps running and a timer gives up after ldap_network_timeout: the socket's reading
+ *      side is shut down, which ends the thread's blocked read at once, and the thread
+ *      frees the handle. Nothing else touches the handle during the handshake (it is not
+ *      wrapped in a sdap_conn yet); the thread does not log and touches no talloc memory;
+ *   5. LDAP_OPT_NETWORK_TIMEOUT is set (for completeness; we connect ourselves), the
+ *      handle is wrapped in a sdap_conn, and a simple bind with ldap_default_bind_dn /
+ *      ldap_default_authtok is done when a bind DN is set, asynchronously with the
+ *      ldap_opt_timeout; otherwise the connection stays anonymous.
  */
 #include <fcntl.h>
 #include <netdb.h>
 #include <openldap.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+
+/* One TLS handshake in a helper thread. Shared between the loop and the thread: plain
+ * malloc, guarded by lock. Whoever comes last frees it: the loop when it read the answer
+ * (done), the thread when the loop gave up first (abandoned). */
+struct tls_job {
+    pthread_mutex_t lock;
+    LDAP *ld;                   /* owned by the job */
+    int sock;
+    int pipe_r;                 /* the thread writes one byte when done */
+    int pipe_w;
+    bool done;
+    bool abandoned;
+    int lrc;                    /* ldap_install_tls() result */
+    char *diag;                 /* LDAP_OPT_DIAGNOSTIC_MESSAGE after a failure */
+    uint64_t usec;              /* how long the handshake took */
+};
 
 struct sdap_connect_state {
     struct tevent_context *ev;
@@ -34,6 +62,9 @@ struct sdap_connect_state {
     bool ldaps;
     int fd;                     /* ours until libldap owns it, then -1 */
     int sock;                   /* the socket, for setting its timeouts */
+    LDAP *ld;                   /* between ldap_init_fd and sdap_conn_create */
+    int starttls_msgid;
+    struct tls_job *job;        /* handshake under way */
     struct tevent_fd *fde;
     struct tevent_timer *timer;
     struct sdap_conn *conn;
@@ -44,13 +75,26 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
 static void sdap_connect_timeout(struct tevent_context *ev, struct tevent_timer *te,
                                  struct timeval now, void *pvt);
 static errno_t sdap_connect_ldap(struct tevent_req *req);
-static void sdap_connect_starttls_done(struct tevent_req *subreq);
+static errno_t sdap_connect_starttls(struct tevent_req *req);
+static errno_t sdap_connect_tls(struct tevent_req *req);
+static errno_t sdap_connect_wrap(struct tevent_req *req);
 static errno_t sdap_connect_bind(struct tevent_req *req);
 static void sdap_connect_bind_done(struct tevent_req *subreq);
+static void tls_job_abandon(struct tls_job *job);
 
 static int sdap_connect_state_destructor(struct sdap_connect_state *state)
 {
     talloc_zfree(state->fde);
+    talloc_zfree(state->timer);
+    if (state->job != NULL) {
+        tls_job_abandon(state->job);
+        state->job = NULL;
+    }
+    if (state->ld != NULL) {
+        /* Closes the socket too: it belongs to the LDAP handle since ldap_init_fd(). */
+        ldap_unbind_ext(state->ld, NULL, NULL);
+        state->ld = NULL;
+    }
     if (state->fd >= 0) {
         close(state->fd);
         state->fd = -1;
@@ -149,11 +193,25 @@ static void sdap_connect_timeout(struct tevent_context *ev, struct tevent_timer 
 {
     struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    const char *what;
 
     state->timer = NULL;
-    DEBUG(SSSDBG_OP_FAILURE, "connect to %s: no answer within %d s\n", state->uri,
-          state->opts->network_timeout);
+    if (state->job != NULL) {
+        what = "TLS handshake";
+    } else if (state->ld != NULL) {
+        what = "StartTLS";
+    } else {
+        what = "connect";
+    }
+    DEBUG(SSSDBG_OP_FAILURE, "%s with %s: no answer within ldap_network_timeout (%d s)%s\n",
+          what, state->uri, state->opts->network_timeout,
+          state->job != NULL ? "; does the server speak TLS on this port?" : "");
     talloc_zfree(state->fde);
+    if (state->job != NULL) {
+        /* The thread ends at once and frees the handle. */
+        tls_job_abandon(state->job);
+        state->job = NULL;
+    }
     tevent_req_error(req, ETIMEDOUT);
 }
 
@@ -177,23 +235,15 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
         return;
     }
     ret = sdap_connect_ldap(req);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    if (state->opts->start_tls && !state->ldaps) {
-        struct tevent_req *subreq;
-
-        subreq = sdap_starttls_send(state, state->ev, state->conn,
-                                    state->opts->network_timeout);
-        if (subreq == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
+    if (ret == EOK) {
+        if (state->ldaps) {
+            ret = sdap_connect_tls(req);
+        } else if (state->opts->start_tls) {
+            ret = sdap_connect_starttls(req);
+        } else {
+            ret = sdap_connect_wrap(req);
         }
-        tevent_req_set_callback(subreq, sdap_connect_starttls_done, req);
-        return;
     }
-    ret = sdap_connect_bind(req);
     if (ret != EOK) {
         tevent_req_error(req, ret);
     }
@@ -210,19 +260,32 @@ static errno_t set_sock_timeouts(int fd, int seconds)
     return EOK;
 }
 
+static const char *reqcert_name(int reqcert)
+{
+    switch (reqcert) {
+    case LDAP_OPT_X_TLS_NEVER: return "never";
+    case LDAP_OPT_X_TLS_ALLOW: return "allow";
+    case LDAP_OPT_X_TLS_TRY: return "try";
+    case LDAP_OPT_X_TLS_DEMAND: return "demand";
+    case LDAP_OPT_X_TLS_HARD: return "hard";
+    }
+    return "?";
+}
+
+/* Everything but LDAP_OPT_NETWORK_TIMEOUT, which must not be set before the handshake:
+ * with it, ldap_install_tls() makes the socket non-blocking and spins on it. */
 static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
 {
     const struct sdap_options *opts = state->opts;
-    struct timeval net_tv = { .tv_sec = opts->network_timeout };
     struct timeval opt_tv = { .tv_sec = opts->opt_timeout };
     int version = LDAP_VERSION3;
     int reqcert = opts->tls_reqcert;
     int newctx = 0;
+    char *diag = NULL;
     int lrc;
 
     if ((lrc = ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version)) != LDAP_OPT_SUCCESS
         || (lrc = ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF)) != LDAP_OPT_SUCCESS
-        || (lrc = ldap_set_option(ld, LDAP_OPT_NETWORK_TIMEOUT, &net_tv)) != LDAP_OPT_SUCCESS
         || (lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv)) != LDAP_OPT_SUCCESS) {
         DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));
         return EIO;
@@ -230,7 +293,10 @@ static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
     if (!state->ldaps && !opts->start_tls) {
         return EOK;
     }
-    /* Per-connection TLS context: the options first, then a new context built from them. */
+    /* Per-connection TLS context: the options on this handle first, then a new context
+     * built from them (is_server = 0), which only this handle uses; nothing is set on
+     * libldap's global defaults, so domains never see each other's settings. Options left
+     * unset keep libldap's defaults (ldap.conf, LDAPTLS_*), as SSSD documents. */
     if ((lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &reqcert))
             != LDAP_OPT_SUCCESS
         || (opts->tls_cacert != NULL
@@ -240,18 +306,22 @@ static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
             && (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, opts->tls_cacertdir))
                 != LDAP_OPT_SUCCESS)
         || (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &newctx)) != LDAP_OPT_SUCCESS) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set up TLS for %s: %s\n", state->uri,
-              ldap_err2string(lrc));
+        ldap_get_option(ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &diag);
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set up TLS for %s (ldap_tls_cacert '%s', "
+              "ldap_tls_cacertdir '%s'): %s%s%s\n", state->uri,
+              opts->tls_cacert != NULL ? opts->tls_cacert : "",
+              opts->tls_cacertdir != NULL ? opts->tls_cacertdir : "", ldap_err2string(lrc),
+              diag != NULL ? ": " : "", diag != NULL ? diag : "");
+        ldap_memfree(diag);
         return EIO;
     }
     return EOK;
 }
 
-/* The socket is connected: hand it to libldap and wrap it in a sdap_conn. */
+/* The socket is connected: hand it to libldap (state->ld). */
 static errno_t sdap_connect_ldap(struct tevent_req *req)
 {
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
-    LDAP *ld = NULL;
     int flags;
     int lrc;
     errno_t ret;
@@ -265,46 +335,285 @@ static errno_t sdap_connect_ldap(struct tevent_req *req)
         return ret;
     }
     state->sock = state->fd;
-    lrc = ldap_init_fd(state->fd, LDAP_PROTO_TCP, state->uri, &ld);
+    lrc = ldap_init_fd(state->fd, LDAP_PROTO_TCP, state->uri, &state->ld);
     if (lrc != LDAP_SUCCESS) {
         DEBUG(SSSDBG_CRIT_FAILURE, "ldap_init_fd failed: %s\n", ldap_err2string(lrc));
         return EIO;
     }
-    ret = set_ldap_options(state, ld);
-    if (ret == EOK && state->ldaps) {
-        lrc = ldap_install_tls(ld);
-        if (lrc != LDAP_SUCCESS) {
-            DEBUG(SSSDBG_OP_FAILURE, "TLS handshake with %s failed: %s\n", state->uri,
-                  ldap_err2string(lrc));
-            ret = EIO;
-        }
+    state->fd = -1;     /* ldap_unbind_ext closes it from now on */
+    return set_ldap_options(state, state->ld);
+}
+
+/* ---- StartTLS: one extended operation, answered on the loop ---------------------------- */
+
+static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tevent_fd *fde,
+                                           uint16_t flags, void *pvt);
+
+static errno_t sdap_connect_starttls(struct tevent_req *req)
+{
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    int lrc;
+
+    lrc = ldap_start_tls(state->ld, NULL, NULL, &state->starttls_msgid);
+    if (lrc != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "StartTLS to %s not sent: %s\n", state->uri,
+              ldap_err2string(lrc));
+        return EIO;
     }
-    if (ret == EOK) {
-        ret = sdap_conn_create(state, state->ev, ld, state->fd, state->uri, &state->conn);
+    state->fde = tevent_add_fd(state->ev, state, state->sock, TEVENT_FD_READ,
+                               sdap_connect_starttls_readable, req);
+    state->timer = tevent_add_timer(state->ev, state,
+                                    tevent_timeval_current_ofs(state->opts->network_timeout,
+                                                               0),
+                                    sdap_connect_timeout, req);
+    if (state->fde == NULL || state->timer == NULL) {
+        return ENOMEM;
     }
-    if (ret != EOK) {
-        /* ldap_unbind_ext closes the socket: it belongs to ld now. */
-        ldap_unbind_ext(ld, NULL, NULL);
-        state->fd = -1;
-        return ret;
-    }
-    state->fd = -1;
     return EOK;
 }
 
-static void sdap_connect_starttls_done(struct tevent_req *subreq)
+static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tevent_fd *fde,
+                                           uint16_t flags, void *pvt)
 {
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    struct timeval zero = { 0, 0 };
+    LDAPMessage *msg = NULL;
+    char *errmsg = NULL;
+    int result = LDAP_OTHER;
+    int lrc;
+    int rc;
     errno_t ret;
 
-    ret = sdap_starttls_recv(subreq);
-    talloc_free(subreq);
-    if (ret == EOK) {
-        ret = sdap_connect_bind(req);
+    rc = ldap_result(state->ld, state->starttls_msgid, LDAP_MSG_ALL, &zero, &msg);
+    if (rc == 0) {
+        return;     /* not the whole answer yet */
     }
+    talloc_zfree(state->fde);
+    talloc_zfree(state->timer);
+    if (rc < 0) {
+        lrc = LDAP_SERVER_DOWN;
+        ldap_get_option(state->ld, LDAP_OPT_RESULT_CODE, &lrc);
+        DEBUG(SSSDBG_OP_FAILURE, "StartTLS to %s: connection lost: %s\n", state->uri,
+              ldap_err2string(lrc));
+        tevent_req_error(req, EIO);
+        return;
+    }
+    lrc = ldap_parse_result(state->ld, msg, &result, NULL, &errmsg, NULL, NULL, 1);
+    if (lrc != LDAP_SUCCESS) {
+        result = lrc;
+    }
+    if (result != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "StartTLS refused by %s: %s (%s); does the server have TLS "
+              "configured?\n", state->uri, ldap_err2string(result),
+              errmsg != NULL ? errmsg : "");
+        ldap_memfree(errmsg);
+        tevent_req_error(req, EIO);
+        return;
+    }
+    ldap_memfree(errmsg);
+    DEBUG(SSSDBG_TRACE_FUNC, "StartTLS accepted by %s\n", state->uri);
+    ret = sdap_connect_tls(req);
     if (ret != EOK) {
-        tevent_req_error(req, ret == EACCES ? EIO : ret);
+        tevent_req_error(req, ret);
     }
+}
+
+/* ---- the TLS handshake, in a helper thread ----------------------------------------------- */
+
+static void tls_job_free(struct tls_job *job)
+{
+    if (job->ld != NULL) {
+        ldap_unbind_ext(job->ld, NULL, NULL);
+    }
+    ldap_memfree(job->diag);
+    close(job->pipe_r);
+    close(job->pipe_w);
+    pthread_mutex_destroy(&job->lock);
+    free(job);
+}
+
+static void *tls_job_run(void *pvt)
+{
+    struct tls_job *job = pvt;
+    uint64_t start = sss_monotonic_usec();
+    char *diag = NULL;
+    bool abandoned;
+    int lrc;
+
+    lrc = ldap_install_tls(job->ld);
+    if (lrc != LDAP_SUCCESS) {
+        ldap_get_option(job->ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &diag);
+    }
+    pthread_mutex_lock(&job->lock);
+    job->lrc = lrc;
+    job->diag = diag;
+    job->usec = sss_monotonic_usec() - start;
+    job->done = true;
+    abandoned = job->abandoned;
+    if (!abandoned) {
+        /* The pipe is empty and non-blocking: this cannot block. */
+        if (write(job->pipe_w, "x", 1) != 1) {
+            /* the loop's timer still ends the wait */
+        }
+    }
+    pthread_mutex_unlock(&job->lock);
+    if (abandoned) {
+        /* The loop is gone: the job, the handle and its socket are ours to free. */
+        tls_job_free(job);
+    }
+    return NULL;
+}
+
+/* The loop gives up on job: it never touches it again. */
+static void tls_job_abandon(struct tls_job *job)
+{
+    bool done;
+
+    pthread_mutex_lock(&job->lock);
+    done = job->done;
+    if (!done) {
+        job->abandoned = true;
+        /* Ends the thread's blocked read now rather than at the next SO_RCVTIMEO. */
+        shutdown(job->sock, SHUT_RD);
+    }
+    pthread_mutex_unlock(&job->lock);
+    if (done) {
+        tls_job_free(job);
+    }
+}
+
+static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *fde,
+                                  uint16_t flags, void *pvt);
+
+/* Hands state->ld to a helper thread for ldap_install_tls(). */
+static errno_t sdap_connect_tls(struct tevent_req *req)
+{
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    struct tls_job *job;
+    pthread_attr_t attr;
+    pthread_t tid;
+    sigset_t all, old;
+    int fds[2];
+    int rc;
+
+    job = calloc(1, sizeof(*job));
+    if (job == NULL) {
+        return ENOMEM;
+    }
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
+        rc = errno;
+        free(job);
+        return rc;
+    }
+    pthread_mutex_init(&job->lock, NULL);
+    job->pipe_r = fds[0];
+    job->pipe_w = fds[1];
+    job->sock = state->sock;
+    state->fde = tevent_add_fd(state->ev, state, job->pipe_r, TEVENT_FD_READ,
+                               sdap_connect_tls_done, req);
+    state->timer = tevent_add_timer(state->ev, state,
+                                    tevent_timeval_current_ofs(state->opts->network_timeout,
+                                                               0),
+                                    sdap_connect_timeout, req);
+    if (state->fde == NULL || state->timer == NULL) {
+        talloc_zfree(state->fde);
+        talloc_zfree(state->timer);
+        tls_job_free(job);
+        return ENOMEM;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "TLS handshake with %s (ldap_tls_reqcert = %s)\n", state->uri,
+          reqcert_name(state->opts->tls_reqcert));
+    /* The thread takes no signals (they belong to the loop) and runs detached. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    job->ld = state->ld;
+    rc = pthread_create(&tid, &attr, tls_job_run, job);
+    pthread_attr_destroy(&attr);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start the TLS handshake thread: %s\n",
+              strerror(rc));
+        job->ld = NULL;     /* still state's */
+        talloc_zfree(state->fde);
+        talloc_zfree(state->timer);
+        tls_job_free(job);
+        return rc;
+    }
+    state->ld = NULL;       /* the job's until it is done */
+    state->job = job;
+    return EOK;
+}
+
+static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *fde,
+                                  uint16_t flags, void *pvt)
+{
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    const struct sdap_options *opts = state->opts;
+    struct tls_job *job = state->job;
+    char byte;
+    bool done;
+    errno_t ret;
+
+    pthread_mutex_lock(&job->lock);
+    done = job->done;
+    pthread_mutex_unlock(&job->lock);
+    if (!done) {
+        return;
+    }
+    if (read(job->pipe_r, &byte, 1) != 1) {
+        /* nothing to do: the job is done either way */
+    }
+    talloc_zfree(state->fde);
+    talloc_zfree(state->timer);
+    state->job = NULL;
+    state->ld = job->ld;
+    job->ld = NULL;
+    if (job->lrc != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "TLS handshake with %s failed after %.3f s: %s (%s); "
+              "ldap_tls_reqcert = %s, ldap_tls_cacert = '%s'%s\n", state->uri,
+              job->usec / 1e6, ldap_err2string(job->lrc),
+              job->diag != NULL && strcmp(job->diag, "(unknown error code)") != 0
+                  ? job->diag : "libldap gives no details",
+              reqcert_name(opts->tls_reqcert),
+              opts->tls_cacert != NULL ? opts->tls_cacert : "(libldap default)",
+              opts->tls_reqcert == LDAP_OPT_X_TLS_DEMAND
+                  || opts->tls_reqcert == LDAP_OPT_X_TLS_HARD
+              ? ": is the server certificate signed by that CA, and does its name match "
+                "the host of the URI?" : "");
+        tls_job_free(job);
+        tevent_req_error(req, EIO);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "TLS with %s established in %.3f s\n", state->uri,
+          job->usec / 1e6);
+    tls_job_free(job);
+    ret = sdap_connect_wrap(req);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
+/* ---- the ready handle ------------------------------------------------------------------- */
+
+/* state->ld becomes a sdap_conn; then the bind. */
+static errno_t sdap_connect_wrap(struct tevent_req *req)
+{
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    struct timeval net_tv = { .tv_sec = state->opts->network_timeout };
+    errno_t ret;
+
+    ldap_set_option(state->ld, LDAP_OPT_NETWORK_TIMEOUT, &net_tv);
+    ret = sdap_conn_create(state, state->ev, state->ld, state->sock, state->uri,
+                           &state->conn);
+    if (ret != EOK) {
+        return ret;
+    }
+    state->ld = NULL;       /* the connection's now */
+    return sdap_connect_bind(req);
 }
 
 static errno_t sdap_connect_bind(struct tevent_req *req)
