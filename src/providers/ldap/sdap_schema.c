@@ -329,8 +329,10 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (ret != EOK) {
         goto done;
     }
-    /* The primary gid may be a local group below min_id; it may never be 0 (root). */
-    ret = entry_id(entry, opts->user_map[SDAP_UA_GID], 1, 0, "user", &user->gid);
+    /* The primary gid must be in [min_id, max_id] too, as SSSD requires for a non-MPG
+     * domain ("primary gid out of range"); it is never 0. */
+    ret = entry_id(entry, opts->user_map[SDAP_UA_GID], opts->min_id, opts->max_id, "user",
+                   &user->gid);
     if (ret != EOK) {
         goto done;
     }
