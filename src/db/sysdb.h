@@ -59,8 +59,9 @@ enum sysdb_case {
     SYSDB_CASE_PRESERVING,  /* case_sensitive = preserving: stored as given, matched folded */
 };
 
-/* The ldb back-end. DEFAULT is tdb, the measured choice (figures in sysdb.c, benchmark in
- * tests/perf/bench_sysdb.c). mdb files are keyed by GUID (an objectGUID on every entry). */
+/* The ldb back-end. DEFAULT is mdb, the measured choice (figures in sysdb.c, benchmark in
+ * tests/perf/bench_sysdb.c), or tdb when the cache file exists and is a tdb file.
+ * mdb files are keyed by GUID (an objectGUID on every entry). */
 enum sysdb_backend {
     SYSDB_BACKEND_DEFAULT,
     SYSDB_BACKEND_TDB,

@@ -4,7 +4,9 @@
  *   user        found: store it; ENOENT: remove the cached user of that name or uid.
  *   group       found: store it with its members (sliced when huge); ENOENT: remove it.
  *   initgroups  found: one transaction storing the user, each group without touching its
- *               member list, and the user's group list; ENOENT: remove the user.
+ *               member list, and the user's group list (for more than BE_INITGR_SLICE
+ *               groups, the groups go first in slices of that many, one transaction and
+ *               loop turn each); ENOENT: remove the user.
  * "Not found" is a success (EOK): the cache now answers "no such object". Every other sdap
  * error is returned as is; the caller maps it to a dp_error. Enumeration ("*") is be_enum.c.
  */
@@ -170,26 +172,48 @@ static void be_id_ldap_group_stored(struct tevent_req *subreq)
     be_id_ldap_finish(req, ret);
 }
 
-/* One transaction: the user, each group (member lists kept), the user's group list. */
-static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user,
-                                       struct sdap_group **groups, size_t num_groups)
+/* Groups stored per transaction (and per loop turn) by a big initgroups; the figure keeps one
+ * step to a few ms (a group store costs ~30 us). */
+#define BE_INITGR_SLICE 200
+
+/* Stores groups[*pos..] (member lists kept), at most max of them, in one transaction; the
+ * names of those the cache accepted go to names[*n..]. Refused ones (EINVAL: counted, logged)
+ * are left out of the list. */
+static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **groups,
+                                       size_t num_groups, size_t *pos, size_t max,
+                                       const char **names, size_t *n, time_t now)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
-    const char **names;
-    time_t now = time(NULL);
-    size_t n = 0;
-    size_t i;
+    size_t end = *pos + max < num_groups ? *pos + max : num_groups;
+    errno_t ret;
+
+    ret = sysdb_transaction_start(be->sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    for (; *pos < end; (*pos)++) {
+        ret = be_store_group(be, groups[*pos], false, now);
+        if (ret == EINVAL) {
+            continue;
+        }
+        if (ret != EOK) {
+            sysdb_transaction_cancel(be->sysdb);
+            return ret;
+        }
+        names[(*n)++] = groups[*pos]->name;
+    }
+    return sysdb_transaction_commit(be->sysdb);
+}
+
+/* One transaction: the user, the groups from *pos on (member lists kept), the user's group
+ * list (names[0..*n] already holds the groups stored by earlier slices). */
+static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user,
+                                       struct sdap_group **groups, size_t num_groups,
+                                       size_t *pos, const char **names, size_t *n,
+                                       time_t now)
+{
     bool in_txn = false;
     errno_t ret;
 
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    names = talloc_zero_array(tmp_ctx, const char *, num_groups + 1);
-    if (names == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
     ret = sysdb_transaction_start(be->sysdb);
     if (ret != EOK) {
         goto done;
@@ -199,16 +223,12 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
     if (ret != EOK) {
         goto done;
     }
-    for (i = 0; i < num_groups; i++) {
-        ret = be_store_group(be, groups[i], false, now);
-        if (ret == EINVAL) {
-            continue;   /* refused (counted, logged): leave it out of the list */
-        }
-        if (ret != EOK) {
-            goto done;
-        }
-        names[n++] = groups[i]->name;
+    ret = be_id_ldap_store_groups(be, groups, num_groups, pos, num_groups - *pos, names, n,
+                                  now);
+    if (ret != EOK) {
+        goto done;
     }
+    names[*n] = NULL;
     ret = sysdb_store_initgroups(be->sysdb, user->name, names, now, be->user_timeout);
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "Cannot store the groups of %s: %s\n", user->name,
@@ -218,15 +238,126 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
     ret = sysdb_transaction_commit(be->sysdb);
     in_txn = false;
     if (ret == EOK) {
-        DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored\n", user->name, n);
+        DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored\n", user->name, *n);
     }
 done:
     if (in_txn) {
         sysdb_transaction_cancel(be->sysdb);
     }
-    talloc_free(tmp_ctx);
     return ret;
 }
+
+/*
+ * A user in many groups: the groups are stored BE_INITGR_SLICE per transaction and loop
+ * turn, then the user and its group list in a last transaction, so a user in 5,000 groups
+ * never holds the loop for the whole save. Each slice is atomic; the group list, the only
+ * thing a reader combines, is written at once at the end (until then the old list, if any,
+ * stays in force). The groups written by earlier slices are complete entries on their own.
+ */
+struct be_initgr_store_state {
+    struct tevent_context *ev;
+    struct be_ctx *be;
+    struct sdap_user *user;
+    struct sdap_group **groups;
+    size_t num_groups;
+    size_t pos;
+    const char **names;
+    size_t n;
+    time_t now;
+};
+
+static void be_initgr_store_step(struct tevent_req *subreq);
+
+static struct tevent_req *be_initgr_store_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                               struct be_ctx *be, struct sdap_user *user,
+                                               struct sdap_group **groups, size_t num_groups)
+{
+    struct be_initgr_store_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    uint64_t start;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct be_initgr_store_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->ev = ev;
+    state->be = be;
+    state->user = talloc_steal(state, user);
+    state->groups = talloc_steal(state, groups);
+    state->num_groups = num_groups;
+    state->now = time(NULL);
+    state->names = talloc_zero_array(state, const char *, num_groups + 1);
+    if (state->names == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (num_groups <= BE_INITGR_SLICE) {
+        start = sss_monotonic_usec();
+        ret = be_id_ldap_store_initgr(be, user, groups, num_groups, &state->pos,
+                                      state->names, &state->n, state->now);
+        be_step_done(be, start);
+        goto done;
+    }
+    subreq = be_yield_send(state, ev);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, be_initgr_store_step, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+static void be_initgr_store_step(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_initgr_store_state *state = tevent_req_data(req, struct be_initgr_store_state);
+    uint64_t start;
+    errno_t ret;
+
+    ret = be_yield_recv(subreq);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    start = sss_monotonic_usec();
+    if (state->num_groups - state->pos > BE_INITGR_SLICE) {
+        ret = be_id_ldap_store_groups(state->be, state->groups, state->num_groups,
+                                      &state->pos, BE_INITGR_SLICE, state->names, &state->n,
+                                      state->now);
+        be_step_done(state->be, start);
+        if (ret != EOK) {
+            goto done;
+        }
+        subreq = be_yield_send(state, state->ev);
+        if (subreq == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        tevent_req_set_callback(subreq, be_initgr_store_step, req);
+        return;
+    }
+    ret = be_id_ldap_store_initgr(state->be, state->user, state->groups, state->num_groups,
+                                  &state->pos, state->names, &state->n, state->now);
+    be_step_done(state->be, start);
+done:
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+static errno_t be_initgr_store_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}
+
+static void be_id_ldap_initgr_stored(struct tevent_req *subreq);
 
 static void be_id_ldap_initgr_done(struct tevent_req *subreq)
 {
@@ -236,7 +367,6 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
     struct sdap_user *user = NULL;
     struct sdap_group **groups = NULL;
     size_t num_groups = 0;
-    uint64_t start;
     errno_t ret;
 
     if (tmp_ctx == NULL) {
@@ -253,11 +383,27 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
-    start = sss_monotonic_usec();
-    ret = be_id_ldap_store_initgr(state->be, user, groups, num_groups);
-    be_step_done(state->be, start);
+    /* user and groups move to the store request */
+    subreq = be_initgr_store_send(state, state->ev, state->be, user, groups, num_groups);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, be_id_ldap_initgr_stored, req);
+    talloc_free(tmp_ctx);
+    return;
 done:
     talloc_free(tmp_ctx);
+    be_id_ldap_finish(req, ret);
+}
+
+static void be_id_ldap_initgr_stored(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    errno_t ret;
+
+    ret = be_initgr_store_recv(subreq);
+    talloc_free(subreq);
     be_id_ldap_finish(req, ret);
 }
 
