@@ -1,5 +1,5 @@
 /*
- * sysdb benchmark, run by hand: ./bench_sysdb [scratch dir] [tdb|mdb|both]
+ * sysdb benchmark, run by hand: [BENCH_SYSDB_USERS=N] ./bench_sysdb [scratch dir] [tdb|mdb|both]
  * For each ldb back-end: 10,000 user saves, 1,000 groups of 10 members, groups of 5,000 and
  * 50,000 members (cold and re-save, in one call and in 1,000-name slices), an initgroups
  * save of 5,000 groups, lookups by name / uid / gid (p50 and p99), initgroups and getgrnam
@@ -19,7 +19,7 @@
 
 #define NOW 1700000000
 #define TMO 5400
-#define USERS 10000
+static size_t USERS = 10000;   /* BENCH_SYSDB_USERS overrides */
 
 static void die(const char *what, errno_t ret)
 {
@@ -332,6 +332,9 @@ int main(int argc, char **argv)
     const char *which = argc > 2 ? argv[2] : "both";
     struct rusage ru;
 
+    if (getenv("BENCH_SYSDB_USERS") != NULL && atol(getenv("BENCH_SYSDB_USERS")) >= 1000) {
+        USERS = (size_t)atol(getenv("BENCH_SYSDB_USERS"));
+    }
     if (dir == NULL) {
         dir = mkdtemp(tmpl);
         if (dir == NULL) {

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Writes the benchmark directory as LDIF (RFC 2307) on stdout.
+"""Writes the benchmark directory as LDIF on stdout.
 
 Shape (the identity issue's): USERS users, GROUPS groups, each user in about 10 groups,
-one group of BIG members ("biggroup"), one user ("manygroups") in MANY groups.
-Usage: gen_directory.py [USERS] [GROUPS] [BIG] [MANY] [SUFFIX]
+one group of BIG members ("biggroup", gid 500000, also every user's primary gid), one group
+of 5,000 members ("group5k", gid 499999; fewer when there are fewer users), one user
+("manygroups") in MANY groups.
+SCHEMA "rfc2307" (default): memberUid names. "rfc2307bis": `member` DNs (posixGroup plus
+extensibleObject, see tests/lib/slapd.sh).
+Usage: gen_directory.py [USERS] [GROUPS] [BIG] [MANY] [SUFFIX] [SCHEMA]
 """
 import random
 import sys
@@ -13,8 +17,25 @@ groups = int(sys.argv[2]) if len(sys.argv) > 2 else 20000
 big = int(sys.argv[3]) if len(sys.argv) > 3 else 50000
 many = int(sys.argv[4]) if len(sys.argv) > 4 else 5000
 suffix = sys.argv[5] if len(sys.argv) > 5 else "dc=perf,dc=test"
+schema = sys.argv[6] if len(sys.argv) > 6 else "rfc2307"
+bis = schema == "rfc2307bis"
 rng = random.Random(2307)   # the same directory every time
 out = sys.stdout.write
+
+
+def member(name):
+    if bis:
+        return f"member: uid={name},ou=People,{suffix}\n"
+    return f"memberUid: {name}\n"
+
+
+def group(cn, gid, names):
+    extra = "objectClass: extensibleObject\n" if bis else ""
+    out(f"dn: cn={cn},ou=Groups,{suffix}\nobjectClass: top\nobjectClass: posixGroup\n{extra}"
+        f"cn: {cn}\ngidNumber: {gid}\n")
+    out("".join(member(m) for m in names))
+    out("\n")
+
 
 out(f"dn: {suffix}\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\n"
     f"o: Perf\ndc: {suffix.split(',')[0].split('=')[1]}\n\n")
@@ -38,11 +59,6 @@ for i in range(users):
 for g in range(min(many, groups)):
     members[g].append("manygroups")
 for g in range(groups):
-    out(f"dn: cn=group{g:05d},ou=Groups,{suffix}\nobjectClass: top\nobjectClass: posixGroup\n"
-        f"cn: group{g:05d}\ngidNumber: {500001 + g}\n")
-    out("".join(f"memberUid: {m}\n" for m in members[g]))
-    out("\n")
-out(f"dn: cn=biggroup,ou=Groups,{suffix}\nobjectClass: top\nobjectClass: posixGroup\n"
-    f"cn: biggroup\ngidNumber: 500000\n")
-out("".join(f"memberUid: user{i:06d}\n" for i in range(min(big, users))))
-out("\n")
+    group(f"group{g:05d}", 500001 + g, members[g])
+group("biggroup", 500000, (f"user{i:06d}" for i in range(min(big, users))))
+group("group5k", 499999, (f"user{i:06d}" for i in range(users - min(5000, users), users)))
