@@ -31,6 +31,17 @@ int nss_mc_initgroups_dyn(const char *name, size_t name_len, gid_t group,
 
 /* --- shared machinery (nss_mc_common.c) --- */
 
+/*
+ * How often, at most, a lookup re-checks its mapping with fstat() (unlinked file, descriptor
+ * closed by the application, size changed), in ms of CLOCK_MONOTONIC_COARSE. Every lookup
+ * still checks the header (status RECYCLED, version, geometry), which is how sssd_nss tells
+ * readers to let go: it marks a file RECYCLED before unlinking it, and on start it marks and
+ * removes a file left by a crashed writer. The fstat() is the fallback for a file removed
+ * some other way; a result from it within this window is no staler than one read by a
+ * lookup that raced with the removal, and the record's own expiry still applies.
+ */
+#define NSS_MC_STAT_INTERVAL_MS 10
+
 /* One mapping of one file; replaced when the file is recycled, freed by its last reader. */
 struct nss_mc_map;
 

@@ -29,8 +29,11 @@
 #define MC_COPY_TRIES 5
 
 struct nss_mc_map {
-    unsigned int refs;          /* readers inside, under the file's lock */
-    bool detached;              /* no longer the file's current mapping */
+    /* References, atomic: one held by the file while this is its current mapping, one per
+     * reader inside. Only ever raised under the file's lock while the file's own reference
+     * is held (so never from 0); whoever drops the last one frees the mapping. */
+    unsigned int refs;
+    uint64_t next_stat_ms;      /* when the fstat() checks are next due (under the lock) */
     int fd;
     const uint8_t *base;
     size_t size;
@@ -133,13 +136,32 @@ static bool header_usable(const struct sss_mc_header *h, size_t size)
 
 static void map_free(struct nss_mc_map *m)
 {
+    struct stat st;
+    int old_cancel;
+
+    /* close() is a cancellation point: finish the clean-up whatever happens */
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old_cancel);
     if (m->base != NULL) {
         munmap((void *)m->base, m->size);
     }
-    if (m->fd != -1) {
+    /* The application may have closed our descriptor and reused its number: close it only
+     * while it still is the file we opened. */
+    if (m->fd != -1 && fstat(m->fd, &st) == 0 && st.st_dev == m->dev && st.st_ino == m->ino) {
         close(m->fd);
     }
     free(m);
+    pthread_setcancelstate(old_cancel, NULL);
+}
+
+/* A cheap clock (no syscall: the vDSO's coarse clock, a tick's resolution), in ms. */
+static uint64_t coarse_ms(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0) {
+        return UINT64_MAX;      /* no clock: every check is due */
+    }
+    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static struct nss_mc_map *map_open(const char *name)
@@ -179,6 +201,8 @@ static struct nss_mc_map *map_open(const char *name)
     if (read_header(m->base, &h) != 0 || !header_usable(&h, m->size)) {
         goto fail;
     }
+    m->refs = 1;                /* the file's */
+    m->next_stat_ms = coarse_ms() + NSS_MC_STAT_INTERVAL_MS;
     m->seed = h.seed;
     m->dt = m->base + h.data_table;
     m->dt_size = h.dt_size;
@@ -192,92 +216,107 @@ fail:
     return NULL;
 }
 
-/* Whether the current mapping still shows the live file with the geometry we checked. */
-static bool map_current(struct nss_mc_map *m)
+/*
+ * Whether the current mapping still shows the live file with the geometry we checked.
+ * The header (a memory read) is checked on every lookup: sssd_nss marks a file RECYCLED
+ * before it unlinks it, also a crashed writer's old file when it starts again. The fstat()
+ * checks (unlinked without that mark, descriptor closed by the application, size changed)
+ * cost a syscall, about half of a hit: they run when stat_due, at most every
+ * NSS_MC_STAT_INTERVAL_MS (see nss_mc.h). Called under the file's lock.
+ */
+static bool map_current(struct nss_mc_map *m, bool stat_due)
 {
     struct sss_mc_header h;
     struct stat st;
 
+    if (read_header(m->base, &h) != 0 || !header_usable(&h, m->size)) {
+        return false;
+    }
+    if (h.seed != m->seed || m->base + h.data_table != m->dt || h.dt_size != m->dt_size
+            || m->base + h.hash_table != m->ht || h.ht_size / sizeof(uint32_t) != m->nbuckets) {
+        return false;
+    }
+    if (!stat_due) {
+        return true;
+    }
     if (fstat(m->fd, &st) != 0 || st.st_dev != m->dev || st.st_ino != m->ino) {
         m->fd = -1;     /* the application closed our descriptor: not ours to close */
         return false;
     }
-    if (st.st_nlink == 0 || (uint64_t)st.st_size != m->size) {
-        return false;
-    }
-    if (read_header(m->base, &h) != 0 || !header_usable(&h, m->size)) {
-        return false;
-    }
-    return h.seed == m->seed && m->base + h.data_table == m->dt && h.dt_size == m->dt_size
-           && m->base + h.hash_table == m->ht && h.ht_size / sizeof(uint32_t) == m->nbuckets;
+    return st.st_nlink != 0 && (uint64_t)st.st_size == m->size;
 }
 
-static void lock_file(struct nss_mc_file *f, int *old_cancel)
+static void unref(struct nss_mc_map *m)
 {
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, old_cancel);
-    pthread_mutex_lock(&f->lock);
+    if (__atomic_sub_fetch(&m->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+        map_free(m);
+    }
 }
 
-static void unlock_file(struct nss_mc_file *f, int old_cancel)
-{
-    pthread_mutex_unlock(&f->lock);
-    pthread_setcancelstate(old_cancel, NULL);
-}
-
-/* Drops the file's current mapping; its last reader frees it. Called under the lock. */
+/* Drops the file's current mapping (the file's reference); its last reader frees it.
+ * Called under the lock. */
 static void detach_current(struct nss_mc_file *f)
 {
     struct nss_mc_map *m = f->cur;
 
     f->cur = NULL;
-    if (m == NULL) {
-        return;
-    }
-    m->detached = true;
-    if (m->refs == 0) {
-        map_free(m);
+    if (m != NULL) {
+        unref(m);
     }
 }
 
+/*
+ * The file's current mapping with a reference for the caller, or NULL. One lock/unlock
+ * pair; the fast path makes no syscall and reaches no cancellation point, so cancellation
+ * is only disabled around the slow path (open() and close() are cancellation points).
+ */
 static struct nss_mc_map *acquire(struct nss_mc_file *f)
 {
     struct nss_mc_map *m;
     int old_cancel;
 
-    lock_file(f, &old_cancel);
-    if (f->cur != NULL && !map_current(f->cur)) {
-        detach_current(f);
-    }
-    if (f->cur == NULL) {
-        f->cur = map_open(f->name);
-    }
+    pthread_mutex_lock(&f->lock);
     m = f->cur;
     if (m != NULL) {
-        m->refs++;
+        uint64_t now = coarse_ms();
+        bool due = now >= m->next_stat_ms;
+
+        if (map_current(m, due)) {
+            if (due) {
+                m->next_stat_ms = now + NSS_MC_STAT_INTERVAL_MS;
+            }
+            __atomic_add_fetch(&m->refs, 1, __ATOMIC_RELAXED);
+            pthread_mutex_unlock(&f->lock);
+            return m;
+        }
     }
-    unlock_file(f, old_cancel);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old_cancel);
+    detach_current(f);
+    f->cur = map_open(f->name);
+    m = f->cur;
+    if (m != NULL) {
+        __atomic_add_fetch(&m->refs, 1, __ATOMIC_RELAXED);
+    }
+    pthread_setcancelstate(old_cancel, NULL);
+    pthread_mutex_unlock(&f->lock);
     return m;
 }
 
-static void release(struct nss_mc_file *f, struct nss_mc_map *m)
+/* Lock-free: the reference is all that keeps the mapping, and the last one frees it. */
+static void release(struct nss_mc_map *m)
 {
-    int old_cancel;
-
-    lock_file(f, &old_cancel);
-    m->refs--;
-    if (m->detached && m->refs == 0) {
-        map_free(m);
-    }
-    unlock_file(f, old_cancel);
+    unref(m);
 }
 
 void nss_mc_close_file(struct nss_mc_file *f)
 {
     int old_cancel;
 
-    lock_file(f, &old_cancel);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old_cancel);
+    pthread_mutex_lock(&f->lock);
     detach_current(f);
-    unlock_file(f, old_cancel);
+    pthread_mutex_unlock(&f->lock);
+    pthread_setcancelstate(old_cancel, NULL);
 }
 
 /* Copies the record at slot. 0 and a malloc'ed copy; EINVAL corrupt; EAGAIN busy; ENOMEM. */
@@ -386,7 +425,7 @@ int nss_mc_find(struct nss_mc_file *f, const char *key, size_t len, bool by_key2
         free(rec);
     }
 
-    release(f, m);
+    release(m);
     return ret;
 }
 

@@ -400,10 +400,12 @@ static void test_recycled(void **state)
     write_file("passwd", w.mem, sizeof(w.mem));
     assert_hit_pw("alice", 2000);
 
-    /* replaced without the status (st_nlink == 0 on the old one): the new one is read */
+    /* replaced without the status (st_nlink == 0 on the old one): the new one is read
+     * once the fstat() check is due (at most NSS_MC_STAT_INTERVAL_MS after the last one) */
     mcw_init(&w);
     add_pw(&w, "alice", 3000, later());
     write_file("passwd", w.mem, sizeof(w.mem));
+    usleep((NSS_MC_STAT_INTERVAL_MS + 20) * 1000);
     assert_hit_pw("alice", 3000);
 }
 
