@@ -6,8 +6,10 @@
  *
  * rfc2307bis (and the other DN-member schemas): the member values are DNs. They are
  * resolved level by level (breadth first): all member DNs of the groups of one level that
- * were not seen before are read with base-scope lookups, many in flight at once on the
- * shared connection (sdap_lookup_dns). A DN whose entry has the user object class gives a
+ * were not seen before are read at once (sdap_id_resolve_dns): those named by their RDN
+ * under the user or group search base with OR filters on that name, hundreds per search,
+ * checked against the requested DNs; the others with base-scope lookups, many in flight
+ * at once on the shared connection. A DN whose entry has the user object class gives a
  * user name; one with the group object class is a nested group: listed in member_groups
  * when it is a direct member, and expanded in turn while its depth is within
  * ldap_group_nesting_level (the looked-up group is its own depth 0). Every DN is looked up
@@ -78,6 +80,7 @@ struct sdap_resolve_members_state {
     const struct sdap_entry **frontier;
     size_t num_frontier;
     const char **dns;               /* being looked up */
+    const char **canons;            /* their canonical forms */
     size_t num_dns;
     const char **attrs;
 };
@@ -142,16 +145,18 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
         total += attr != NULL ? attr->num_values : 0;
     }
     talloc_free(state->dns);
+    talloc_free(state->canons);
     state->dns = talloc_array(state, const char *, total + 1);
+    state->canons = talloc_array(state, const char *, total + 1);
     state->num_dns = 0;
-    if (state->dns == NULL) {
+    if (state->dns == NULL || state->canons == NULL) {
         return ENOMEM;
     }
     for (i = 0; i < state->num_frontier; i++) {
         const struct sdap_attr *attr = sdap_entry_attr(state->frontier[i], member_attr);
 
         for (k = 0; attr != NULL && k < attr->num_values; k++) {
-            char *canon = sdap_dn_canon(state->dns, attr->values[k]);
+            char *canon = sdap_dn_canon(state->canons, attr->values[k]);
 
             if (canon == NULL) {
                 DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': member '%.64s' is not a DN: "
@@ -162,18 +167,19 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
                 talloc_free(canon);
                 continue;       /* seen at this or an earlier level */
             }
-            talloc_free(canon);
+            state->canons[state->num_dns] = canon;
             state->dns[state->num_dns++] = attr->values[k];
         }
     }
     state->dns[state->num_dns] = NULL;
+    state->canons[state->num_dns] = NULL;
     if (state->num_dns == 0) {
         return EOK;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "depth %d: looking up %zu member DN(s)\n", state->depth,
           state->num_dns);
-    subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                     state->num_dns, state->attrs);
+    subreq = sdap_id_resolve_dns_send(state, state->ev, state->id_ctx, state->dns,
+                                      state->canons, state->num_dns, state->attrs);
     if (subreq == NULL) {
         return ENOMEM;
     }
@@ -193,7 +199,7 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     size_t i;
     errno_t ret;
 
-    ret = sdap_id_lookup_dns_recv(state, subreq, &entries);
+    ret = sdap_id_resolve_dns_recv(state, subreq, &entries);
     talloc_free(subreq);
     if (ret != EOK) {
         tevent_req_error(req, ret);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "util/util.h"
@@ -415,7 +416,7 @@ static void test_enumerate(void **state)
     req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
     wait_for(t, req);
     assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
-    assert_int_equal(n, 8);
+    assert_int_equal(n, 10);
     for (i = 0; i < n; i++) {
         if (strcmp(groups[i]->name, "g_top") == 0) {
             assert_int_equal(groups[i]->num_member_users, 1);
@@ -561,18 +562,65 @@ static void test_big_group(void **state)
     struct test_ctx *t = *state;
     struct sdap_group *g = NULL;
     struct sdap_id_stats st;
+    struct rusage ru0;
+    struct rusage ru1;
     uint64_t start;
     uint64_t usec;
 
     make_ctx(t, BIS, env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "alice", 0, NULL), EOK);    /* connect */
+    getrusage(RUSAGE_SELF, &ru0);
     start = sss_monotonic_usec();
     assert_int_equal(get_group(t, SDAP_BY_NAME, "g_big", 0, &g), EOK);
     usec = sss_monotonic_usec() - start;
+    getrusage(RUSAGE_SELF, &ru1);
     assert_int_equal(g->num_member_users, 5000);
     sdap_id_ctx_get_stats(t->id_ctx, &st);
-    printf("# rfc2307bis group of 5000 members resolved in %.1f ms (%llu searches)\n",
-           usec / 1000.0, (unsigned long long)st.searches);
+    printf("# rfc2307bis group of 5000 members resolved in %.1f ms (%llu searches, "
+           "%.1f ms of our CPU)\n", usec / 1000.0, (unsigned long long)st.searches,
+           ((ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) * 1e6
+            + (ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec)
+            + (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e6
+            + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec)) / 1000.0);
+}
+
+/* Member DNs read in batches by their RDN value: few searches, the same members as base
+ * lookups, and only the requested DNs taken. */
+static void test_batched_member_dns(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group *g = NULL;
+    struct sdap_id_stats st0;
+    struct sdap_id_stats st;
+    char name[16];
+    int i;
+
+    make_ctx(t, BIS "ldap_group_nesting_level = 1\n", env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "twin", 0, NULL), EOK);     /* connect */
+    sdap_id_ctx_get_stats(t->id_ctx, &st0);
+    assert_int_equal(get_group(t, SDAP_BY_NAME, "g_2k", 0, &g), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    printf("# g_2k (2,003 member DNs) resolved with %llu searches\n",
+           (unsigned long long)(st.searches - st0.searches));
+    assert_true(st.searches - st0.searches <= 25);
+    /* 2,000 big users, rawok (outside the user base: a base lookup), big04999 (g_sub) */
+    assert_int_equal(g->num_member_users, 2002);
+    for (i = 1; i <= 2000; i++) {
+        snprintf(name, sizeof(name), "big%05d", i);
+        assert_true(has(g->member_users, name));
+    }
+    assert_false(has(g->member_users, "big02001"));
+    assert_true(has(g->member_users, "rawok"));
+    assert_true(has(g->member_users, "big04999"));
+    /* uid=twin,ou=people does not exist; uid=twin,ou=people2 is someone else */
+    assert_false(has(g->member_users, "twin"));
+    assert_int_equal(g->num_member_groups, 1);
+    assert_string_equal(g->member_groups[0], "g_sub");
+
+    /* the small groups resolve as before through the batches too */
+    assert_int_equal(get_group(t, SDAP_BY_ID, NULL, 40020, &g), EOK);
+    assert_int_equal(g->num_member_users, 1);
+    assert_string_equal(g->member_users[0], "alice");
 }
 
 int main(void)
@@ -594,6 +642,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_simple_bind, setup, teardown),
         cmocka_unit_test_setup_teardown(test_search_timeout, setup, teardown),
         cmocka_unit_test_setup_teardown(test_big_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_batched_member_dns, setup, teardown),
     };
     const char *level = getenv("SDAP_TEST_DEBUG");
 

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs test_sdap (cmocka) against a private slapd holding test_sdap.ldif plus a generated
-# rfc2307bis group of 5,000 members. Exports to the program:
+# rfc2307bis group of 5,000 members (and g_2k, of 2,000 of them). Exports to the program:
 #   SDAP_TEST_URI         ldap://127.0.0.1:<port> of the slapd
 #   SDAP_TEST_DEAD_URI    two URIs on ports nobody listens on (failover tests)
 #   SDAP_TEST_DEAD_URI2
@@ -20,7 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_sdap.XXXXXX") || exit 99
 cleanup() { slapd_stop "$tmp/slapd"; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-# The static data, then 5,000 users and one group holding them all.
+# The static data, then 5,000 users, one group holding them all, g_2k and g_sub.
 cp "$here/test_sdap.ldif" "$tmp/data.ldif"
 awk 'BEGIN {
     printf "\ndn: ou=big,ou=bis,dc=test\nobjectClass: organizationalUnit\nou: big\n";
@@ -32,6 +32,17 @@ awk 'BEGIN {
     printf "\ndn: cn=g_big,ou=groups,ou=bis,dc=test\nobjectClass: posixGroup\n";
     printf "objectClass: extensibleObject\ncn: g_big\ngidNumber: 40100\n";
     for (i = 1; i <= 5000; i++) printf "member: uid=big%05d,ou=big,ou=bis,dc=test\n", i;
+    # g_2k: 2,000 of them, a user outside ou=bis, a nested group, and a DN naming twin in
+    # the wrong OU (twin lives in ou=people2): it must not be taken from the uid=twin batch.
+    printf "\ndn: cn=g_2k,ou=groups,ou=bis,dc=test\nobjectClass: posixGroup\n";
+    printf "objectClass: extensibleObject\ncn: g_2k\ngidNumber: 40101\n";
+    for (i = 1; i <= 2000; i++) printf "member: uid=big%05d,ou=big,ou=bis,dc=test\n", i;
+    printf "member: uid=rawok,ou=raw,dc=test\n";
+    printf "member: cn=g_sub,ou=groups,ou=bis,dc=test\n";
+    printf "member: uid=twin,ou=people,ou=bis,dc=test\n";
+    printf "\ndn: cn=g_sub,ou=groups,ou=bis,dc=test\nobjectClass: posixGroup\n";
+    printf "objectClass: extensibleObject\ncn: g_sub\ngidNumber: 40102\n";
+    printf "member: uid=big04999,ou=big,ou=bis,dc=test\n";
 }' >> "$tmp/data.ldif"
 
 export SLAPD_EXTRA_SCHEMA="$here/test_sdap.schema"
