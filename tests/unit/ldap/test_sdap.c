@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "util/util.h"
@@ -537,6 +538,33 @@ static void test_simple_bind(void **state)
     assert_false(sdap_id_ctx_offline(t->id_ctx));
 }
 
+/* kill(SIGSTOP) returns before the target has stopped: wait until /proc says so, or a
+ * request sent right away may still be answered on a busy machine. */
+static void wait_stopped(pid_t pid)
+{
+    char path[64], buf[512];
+    const char *state;
+    FILE *f;
+    int i;
+
+    snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+    for (i = 0; i < 200; i++) {
+        f = fopen(path, "r");
+        if (f != NULL) {
+            buf[0] = '\0';
+            if (fgets(buf, sizeof(buf), f) == NULL) {
+                buf[0] = '\0';
+            }
+            fclose(f);
+            state = strrchr(buf, ')');
+            if (state != NULL && state[1] == ' ' && state[2] == 'T') {
+                return;
+            }
+        }
+        usleep(5000);
+    }
+}
+
 static void test_search_timeout(void **state)
 {
     struct test_ctx *t = *state;
@@ -548,6 +576,7 @@ static void test_search_timeout(void **state)
     make_ctx(t, R2307 "ldap_search_timeout = 1\n", env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
     assert_int_equal(kill(pid, SIGSTOP), 0);
+    wait_stopped(pid);
     start = sss_monotonic_usec();
     ret = get_user(t, SDAP_BY_NAME, "user02", 0, &u);
     kill(pid, SIGCONT);
