@@ -95,11 +95,25 @@ static struct ncache_entry *ncache_lookup(struct resp_ncache *nc, const char *ke
 static bool ncache_check(struct resp_ncache *nc, enum resp_ncache_type type,
                          const char *domain, const char *name, uint32_t id)
 {
+    char buf[256];
     char *key;
     bool found;
+    int n;
 
     if (nc == NULL || nc->timeout == 0) {
         return false;
+    }
+    if (domain == NULL) {
+        return false;
+    }
+    /* Every lookup checks here: the key of ncache_key() built on the stack when it fits. */
+    if (name != NULL) {
+        n = snprintf(buf, sizeof(buf), "%d:%s:n:%s", (int)type, domain, name);
+    } else {
+        n = snprintf(buf, sizeof(buf), "%d:%s:i:%u", (int)type, domain, id);
+    }
+    if (n >= 0 && (size_t)n < sizeof(buf)) {
+        return ncache_lookup(nc, buf) != NULL;
     }
     key = ncache_key(nc, type, domain, name, id);
     if (key == NULL) {

@@ -39,6 +39,7 @@ struct resp_client {
     struct tevent_fd *fde;
     struct tevent_timer *idle;
     struct tevent_immediate *closer;
+    struct tevent_immediate *finisher;  /* ends a request whose reply went out at once */
     struct resp_frame *frame;
     struct resp_request *req;       /* the one in flight, or NULL */
     void *data;                     /* resp_client_set_data(); a talloc child */
@@ -97,6 +98,10 @@ static void resp_client_idle(struct tevent_context *ev, struct tevent_timer *te,
     struct resp_client *cli = talloc_get_type(pvt, struct resp_client);
 
     cli->idle = NULL;
+    if (cli->req != NULL && cli->req->reply == NULL) {
+        /* Busy: a slow lookup is not idleness; the timer is armed again with the reply. */
+        return;
+    }
     DEBUG(SSSDBG_TRACE_FUNC, "Client fd %d (pid %d) idle for %u s, closing it\n", cli->fd,
           (int)cli->creds.pid, cli->srv->conf.idle_timeout);
     talloc_free(cli);
@@ -104,13 +109,19 @@ static void resp_client_idle(struct tevent_context *ev, struct tevent_timer *te,
 
 static void resp_client_arm_idle(struct resp_client *cli)
 {
-    talloc_zfree(cli->idle);
+    struct timeval when;
+
     if (cli->srv->conf.idle_timeout == 0) {
+        talloc_zfree(cli->idle);
         return;
     }
-    cli->idle = tevent_add_timer(cli->srv->ev, cli,
-                                 tevent_timeval_current_ofs(cli->srv->conf.idle_timeout, 0),
-                                 resp_client_idle, cli);
+    when = tevent_timeval_current_ofs(cli->srv->conf.idle_timeout, 0);
+    if (cli->idle != NULL) {
+        /* Moves the armed timer: no allocation per packet. */
+        tevent_update_timer(cli->idle, when);
+        return;
+    }
+    cli->idle = tevent_add_timer(cli->srv->ev, cli, when, resp_client_idle, cli);
     if (cli->idle == NULL) {
         /* Not fatal: the client just will not be timed out. */
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory arming the idle timer of fd %d\n", cli->fd);
@@ -164,9 +175,11 @@ static void resp_client_dispatch(struct resp_client *cli)
     talloc_set_destructor(req, resp_request_destructor);
     cli->req = req;
 
-    /* Busy: nothing more is read and the idle clock stops until the reply is out. */
-    TEVENT_FD_NOT_READABLE(cli->fde);
-    talloc_zfree(cli->idle);
+    /* Busy: nothing more is read and the idle clock stops until the reply is out. The fd
+     * is left readable until it actually reports something while busy (then reading is
+     * switched off, see resp_client_fd_handler()): a request answered before the loop
+     * polls again costs no epoll_ctl(). The idle timer is likewise left in place and
+     * ignores a busy client when it fires. */
 
     sss_debug_req_id = req->id;
     DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": command 0x%04x from pid %d uid %d "
@@ -199,6 +212,7 @@ static void resp_client_recv(struct resp_client *cli)
     ssize_t n;
     errno_t ret;
 
+again:
     dst = resp_frame_space(cli->frame, &space);
     n = recv(cli->fd, dst, space, MSG_DONTWAIT);
     if (n == -1) {
@@ -217,12 +231,18 @@ static void resp_client_recv(struct resp_client *cli)
         talloc_free(cli);
         return;
     }
-    resp_client_arm_idle(cli);
     ret = resp_frame_advance(cli->frame, (size_t)n);
     switch (ret) {
     case EAGAIN:
+        if ((size_t)n == space) {
+            /* The header is in: the body usually is too, read it without another trip
+             * through the event loop (never past the end of this request). */
+            goto again;
+        }
+        resp_client_arm_idle(cli);
         return;
     case EOK:
+        resp_client_arm_idle(cli);
         resp_client_dispatch(cli);
         return;
     case EMSGSIZE:
@@ -242,12 +262,37 @@ static void resp_client_recv(struct resp_client *cli)
     talloc_free(cli);
 }
 
-static void resp_client_send(struct resp_client *cli)
+/* Writes what the socket takes of req's reply. EOK: all of it is out; EAGAIN: the rest
+ * waits for the socket; anything else: the connection is broken. Frees nothing. */
+static errno_t resp_client_write(struct resp_client *cli, struct resp_request *req)
 {
-    struct resp_request *req = cli->req;
     const uint8_t *pkt;
     size_t len;
     ssize_t n;
+    errno_t ret;
+
+    pkt = resp_reply_packet(req->reply, &len);
+    n = send(cli->fd, pkt + req->written, len - req->written, MSG_DONTWAIT | MSG_NOSIGNAL);
+    if (n == -1) {
+        ret = errno;
+        if (ret == EAGAIN || ret == EWOULDBLOCK || ret == EINTR) {
+            return EAGAIN;
+        }
+        DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": send failed [%d]: %s; closing the "
+              "connection\n", req->id, ret, strerror(ret));
+        return ret;
+    }
+    req->written += (size_t)n;
+    if (req->written < len) {
+        return EAGAIN;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": answered, %zu bytes\n", req->id, len);
+    return EOK;
+}
+
+static void resp_client_send(struct resp_client *cli)
+{
+    struct resp_request *req = cli->req;
     errno_t ret;
 
     if (req == NULL || req->reply == NULL) {
@@ -255,29 +300,31 @@ static void resp_client_send(struct resp_client *cli)
         return;
     }
     sss_debug_req_id = req->id;
-    pkt = resp_reply_packet(req->reply, &len);
-    n = send(cli->fd, pkt + req->written, len - req->written, MSG_DONTWAIT | MSG_NOSIGNAL);
-    if (n == -1) {
-        ret = errno;
-        if (ret == EAGAIN || ret == EWOULDBLOCK || ret == EINTR) {
-            sss_debug_req_id = 0;
-            return;
-        }
-        DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": send failed [%d]: %s; closing the "
-              "connection\n", req->id, ret, strerror(ret));
-        sss_debug_req_id = 0;
+    ret = resp_client_write(cli, req);
+    sss_debug_req_id = 0;
+    switch (ret) {
+    case EAGAIN:
+        /* A client that stops reading its reply is idle too. */
+        resp_client_arm_idle(cli);
+        return;
+    case EOK:
+        talloc_free(req);
+        resp_client_read_mode(cli);
+        return;
+    default:
         talloc_free(cli);
         return;
     }
-    req->written += (size_t)n;
-    if (req->written < len) {
-        /* A client that stops reading its reply is idle too. */
-        resp_client_arm_idle(cli);
-        sss_debug_req_id = 0;
-        return;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": answered, %zu bytes\n", req->id, len);
-    talloc_free(req);
+}
+
+/* The reply went out from resp_request_done(): the request ends here, out of the
+ * handler's call stack. */
+static void resp_client_finisher(struct tevent_context *ev, struct tevent_immediate *im,
+                                 void *pvt)
+{
+    struct resp_client *cli = talloc_get_type(pvt, struct resp_client);
+
+    talloc_free(cli->req);
     resp_client_read_mode(cli);
 }
 
@@ -299,6 +346,11 @@ static void resp_client_fd_handler(struct tevent_context *ev, struct tevent_fd *
         return;
     }
     if (flags & TEVENT_FD_READ) {
+        if (cli->req != NULL) {
+            /* Busy (or its reply being written): read nothing more until it is done. */
+            TEVENT_FD_NOT_READABLE(cli->fde);
+            return;
+        }
         resp_client_recv(cli);
     }
 }
@@ -336,8 +388,10 @@ static void resp_server_accept_one(struct resp_server *srv, int fd)
     }
     cli->frame = resp_frame_new(cli, srv->conf.max_request);
     cli->closer = tevent_create_immediate(cli);
+    cli->finisher = tevent_create_immediate(cli);
     cli->fde = tevent_add_fd(srv->ev, cli, fd, TEVENT_FD_READ, resp_client_fd_handler, cli);
-    if (cli->frame == NULL || cli->closer == NULL || cli->fde == NULL) {
+    if (cli->frame == NULL || cli->closer == NULL || cli->finisher == NULL
+            || cli->fde == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory setting up a client\n");
         talloc_free(cli);
         return;
@@ -600,6 +654,7 @@ errno_t resp_request_done(struct resp_request *req, struct resp_reply *reply)
     uint32_t hdr_cmd;
     const uint8_t *pkt;
     size_t len;
+    errno_t ret;
 
     if (req == NULL || reply == NULL || req->reply != NULL) {
         return EINVAL;
@@ -614,9 +669,26 @@ errno_t resp_request_done(struct resp_request *req, struct resp_reply *reply)
     }
     req->reply = talloc_steal(req, reply);
     req->written = 0;
-    TEVENT_FD_WRITEABLE(req->cli->fde);
-    resp_client_arm_idle(req->cli);
-    return EOK;
+    /* Write at once: the socket almost always takes the whole reply, which saves a poll
+     * for writability. The request is still freed later, from the event loop. */
+    if (req->cli->fde != NULL && tevent_fd_get_flags(req->cli->fde) != 0) {
+        ret = resp_client_write(req->cli, req);
+    } else {
+        ret = EAGAIN;
+    }
+    switch (ret) {
+    case EOK:
+        tevent_schedule_immediate(req->cli->finisher, req->cli->srv->ev,
+                                  resp_client_finisher, req->cli);
+        return EOK;
+    case EAGAIN:
+        TEVENT_FD_WRITEABLE(req->cli->fde);
+        resp_client_arm_idle(req->cli);
+        return EOK;
+    default:
+        resp_client_close_later(req->cli, "send failed");
+        return EOK;
+    }
 }
 
 errno_t resp_request_done_status(struct resp_request *req, uint32_t status)
