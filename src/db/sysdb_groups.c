@@ -268,10 +268,8 @@ errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                uint32_t gid, struct sysdb_group **_group)
 {
     TALLOC_CTX *tmp_ctx;
-    struct ldb_message **msgs;
+    struct ldb_message *msg;
     struct sysdb_group *grp;
-    char value[16];
-    size_t count;
     errno_t ret;
 
     if (sysdb == NULL || _group == NULL) {
@@ -281,21 +279,11 @@ errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    snprintf(value, sizeof(value), "%" PRIu32, gid);
-    ret = sysdb_search_kind(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, value, NULL,
-                            &msgs, &count);
+    ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, gid, NULL, &msg);
     if (ret != EOK) {
         goto done;
     }
-    if (count == 0) {
-        ret = ENOENT;
-        goto done;
-    }
-    if (count > 1) {
-        DEBUG(SSSDBG_MINOR_FAILURE, "%zu groups hold gid %" PRIu32 "; using the first\n",
-              count, gid);
-    }
-    ret = sysdb_msg_to_group(mem_ctx, msgs[0], &grp);
+    ret = sysdb_msg_to_group(mem_ctx, msg, &grp);
     if (ret != EOK) {
         goto done;
     }

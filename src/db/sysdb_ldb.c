@@ -170,6 +170,40 @@ errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sys
     return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }
 
+errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                           const char *attr, uint32_t id, const char *const *attrs,
+                           struct ldb_message **_msg)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    char value[16];
+    size_t count;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    snprintf(value, sizeof(value), "%" PRIu32, id);
+    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, attr, value, attrs, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (count == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    if (count > 1) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "%zu %s entries hold %s %" PRIu32 "; using the first\n",
+              count, sysdb_kind_class[kind], attr, id);
+    }
+    *_msg = talloc_steal(mem_ctx, msgs[0]);
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                          struct ldb_message ***_msgs, size_t *_count)
 {

@@ -131,6 +131,12 @@ errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sys
                           const char *attr, const char *value, const char *const *attrs,
                           struct ldb_message ***_msgs, size_t *_count);
 
+/* The entry of a kind holding id in attr (uidNumber, gidNumber). Stores keep ids unique; if
+ * something else wrote duplicates, the first is used and that is logged. ENOENT if none. */
+errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                           const char *attr, uint32_t id, const char *const *attrs,
+                           struct ldb_message **_msg);
+
 enum sysdb_exists {
     SYSDB_EXISTS_NO,       /* add */
     SYSDB_EXISTS_YES,      /* modify */

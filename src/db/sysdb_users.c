@@ -224,10 +224,8 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                               uint32_t uid, struct sysdb_user **_user)
 {
     TALLOC_CTX *tmp_ctx;
-    struct ldb_message **msgs;
+    struct ldb_message *msg;
     struct sysdb_user *user;
-    char value[16];
-    size_t count;
     errno_t ret;
 
     if (sysdb == NULL || _user == NULL) {
@@ -237,22 +235,12 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    snprintf(value, sizeof(value), "%" PRIu32, uid);
-    ret = sysdb_search_kind(tmp_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, value,
-                            sysdb_user_attrs, &msgs, &count);
+    ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, uid,
+                             sysdb_user_attrs, &msg);
     if (ret != EOK) {
         goto done;
     }
-    if (count == 0) {
-        ret = ENOENT;
-        goto done;
-    }
-    if (count > 1) {
-        /* Stores keep uids unique; say so if something else wrote the file. */
-        DEBUG(SSSDBG_MINOR_FAILURE, "%zu users hold uid %" PRIu32 "; using the first\n",
-              count, uid);
-    }
-    ret = sysdb_msg_to_user(mem_ctx, msgs[0], &user);
+    ret = sysdb_msg_to_user(mem_ctx, msg, &user);
     if (ret != EOK) {
         goto done;
     }
