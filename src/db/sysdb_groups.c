@@ -230,7 +230,6 @@ errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     struct ldb_message *msg;
     struct ldb_dn *dn;
     struct sysdb_group *grp;
-    char *key;
     errno_t ret;
 
     if (sysdb == NULL || name == NULL || _group == NULL) {
@@ -240,13 +239,8 @@ errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_key(tmp_ctx, sysdb, name, &key);
+    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, name, &dn);
     if (ret != EOK) {
-        goto done;
-    }
-    dn = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key);
-    if (dn == NULL) {
-        ret = ENOMEM;
         goto done;
     }
     ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);

@@ -320,7 +320,6 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_dn *dn;
-    char *key;
     int lret;
     errno_t ret;
 
@@ -331,13 +330,8 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_key(tmp_ctx, sysdb, name, &key);
+    ret = sysdb_name_dn(tmp_ctx, sysdb, kind, name, &dn);
     if (ret != EOK) {
-        goto done;
-    }
-    dn = sysdb_entry_dn(tmp_ctx, sysdb, kind, key);
-    if (dn == NULL) {
-        ret = ENOMEM;
         goto done;
     }
     lret = sysdb_ldb_delete(sysdb, dn);
@@ -389,7 +383,6 @@ errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     struct ldb_message *entry;
     struct ldb_dn *dn;
     bool in_tx = false;
-    char *key;
     errno_t ret;
 
     if (sysdb == NULL || name == NULL) {
@@ -399,13 +392,8 @@ errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_key(tmp_ctx, sysdb, name, &key);
+    ret = sysdb_name_dn(tmp_ctx, sysdb, kind, name, &dn);
     if (ret != EOK) {
-        goto done;
-    }
-    dn = sysdb_entry_dn(tmp_ctx, sysdb, kind, key);
-    if (dn == NULL) {
-        ret = ENOMEM;
         goto done;
     }
     ret = sysdb_transaction_start(sysdb);

@@ -497,3 +497,23 @@ errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
     *_count = count;
     return EOK;
 }
+
+errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                      const char *name, struct ldb_dn **_dn)
+{
+    struct ldb_dn *dn;
+    char *key;
+    errno_t ret;
+
+    ret = sysdb_name_key(mem_ctx, sysdb, name, &key);
+    if (ret != EOK) {
+        return ret;
+    }
+    dn = sysdb_entry_dn(mem_ctx, sysdb, kind, key);
+    talloc_free(key);
+    if (dn == NULL) {
+        return ENOMEM;
+    }
+    *_dn = dn;
+    return EOK;
+}

@@ -98,6 +98,9 @@ errno_t sysdb_name_stored(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const ch
                           char **_stored);
 errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                        char **_key);
+/* The DN of the entry of kind named name (any accepted form). EINVAL, ENOMEM. */
+errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                      const char *name, struct ldb_dn **_dn);
 
 /* true for valid UTF-8 of len bytes without NUL. */
 bool sysdb_utf8_valid(const char *s, size_t len);

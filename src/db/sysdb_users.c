@@ -158,27 +158,6 @@ done:
     return ret;
 }
 
-/* The user's DN from any accepted form of its name. */
-static errno_t sysdb_user_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
-                             struct ldb_dn **_dn)
-{
-    struct ldb_dn *dn;
-    char *key;
-    errno_t ret;
-
-    ret = sysdb_name_key(mem_ctx, sysdb, name, &key);
-    if (ret != EOK) {
-        return ret;
-    }
-    dn = sysdb_entry_dn(mem_ctx, sysdb, SYSDB_KIND_USER, key);
-    talloc_free(key);
-    if (dn == NULL) {
-        return ENOMEM;
-    }
-    *_dn = dn;
-    return EOK;
-}
-
 /* Every attribute a struct sysdb_user needs, not the (possibly large) group list. */
 static const char *sysdb_user_attrs[] = {
     SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, SYSDB_A_HOME,
@@ -201,7 +180,7 @@ errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_user_dn(tmp_ctx, sysdb, name, &dn);
+    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_USER, name, &dn);
     if (ret != EOK) {
         goto done;
     }
@@ -408,7 +387,7 @@ errno_t sysdb_store_initgroups(struct sysdb_ctx *sysdb, const char *user,
         ret = ENOMEM;
         goto done;
     }
-    ret = sysdb_user_dn(msg, sysdb, user, &msg->dn);
+    ret = sysdb_name_dn(msg, sysdb, SYSDB_KIND_USER, user, &msg->dn);
     if (ret != EOK) {
         goto done;
     }
@@ -466,7 +445,7 @@ static errno_t sysdb_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     uint64_t num;
     errno_t ret;
 
-    ret = sysdb_user_dn(mem_ctx, sysdb, user, &dn);
+    ret = sysdb_name_dn(mem_ctx, sysdb, SYSDB_KIND_USER, user, &dn);
     if (ret != EOK) {
         return ret;
     }
