@@ -302,8 +302,7 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    char idstr[16];
-    uint32_t checked;
+    char *filter = NULL;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_get_group_state);
@@ -325,33 +324,12 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
         ret = ENOMEM;
         goto done;
     }
-    if (by == SDAP_BY_NAME) {
-        if (!sdap_valid_name(name)) {
-            DEBUG(SSSDBG_OP_FAILURE, "refusing to look up an empty or invalid group name\n");
-            ret = EINVAL;
-            goto done;
-        }
-        state->args.filter = sdap_filter_eq(state, opts->group_map[SDAP_GA_OC],
-                                            opts->group_map[SDAP_GA_NAME], name,
-                                            opts->group_filter);
-        state->what = talloc_asprintf(state, "group '%s'", name);
-    } else if (by == SDAP_BY_ID) {
-        snprintf(idstr, sizeof(idstr), "%u", id);
-        if (sdap_parse_id(idstr, opts->min_id, opts->max_id, &checked) != EOK) {
-            DEBUG(SSSDBG_TRACE_FUNC, "gid %u is outside the domain's range\n", id);
-            ret = ENOENT;
-            goto done;
-        }
-        state->args.filter = sdap_filter_eq(state, opts->group_map[SDAP_GA_OC],
-                                            opts->group_map[SDAP_GA_GID], idstr,
-                                            opts->group_filter);
-        state->what = talloc_asprintf(state, "gid %u", id);
-    } else {
-        ret = EINVAL;
-        goto done;
-    }
-    if (state->args.filter == NULL || state->what == NULL) {
-        ret = ENOMEM;
+    ret = sdap_lookup_filter(state, opts, "group", "gid", opts->group_map[SDAP_GA_OC],
+                             opts->group_map[SDAP_GA_NAME], opts->group_map[SDAP_GA_GID],
+                             opts->group_filter,
+                             by, name, id, &filter, &state->what);
+    state->args.filter = filter;
+    if (ret != EOK) {
         goto done;
     }
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);

@@ -143,6 +143,14 @@ char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value);
  * in parentheses when it does not start with one. */
 char *sdap_filter_eq(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *value, const char *extra);
+/* The filter and a log label ("user 'x'", "gid 5") of a lookup of one entry of a kind by
+ * name (name_attr = name) or by id (id_attr = id). EINVAL for an invalid name or an unknown
+ * `by`; ENOENT for an id outside [min_id, max_id] (nothing to ask); ENOMEM. */
+errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                           const char *kind, const char *id_label, const char *oc,
+                           const char *name_attr, const char *id_attr, const char *extra,
+                           enum sdap_by by, const char *name, uint32_t id,
+                           char **_filter, char **_what);
 /* "(&(objectClass=oc)(|(attr=v1)(attr=v2)...)<extra>)" over values[0..n). */
 char *sdap_filter_or(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *const *values, size_t n, const char *extra);

@@ -27,8 +27,7 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
     const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    char idstr[16];
-    uint32_t checked;
+    char *filter = NULL;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_get_user_state);
@@ -49,33 +48,12 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
         ret = ENOMEM;
         goto done;
     }
-    if (by == SDAP_BY_NAME) {
-        if (!sdap_valid_name(name)) {
-            DEBUG(SSSDBG_OP_FAILURE, "refusing to look up an empty or invalid user name\n");
-            ret = EINVAL;
-            goto done;
-        }
-        state->args.filter = sdap_filter_eq(state, opts->user_map[SDAP_UA_OC],
-                                            opts->user_map[SDAP_UA_NAME], name,
-                                            opts->user_filter);
-        state->what = talloc_asprintf(state, "user '%s'", name);
-    } else if (by == SDAP_BY_ID) {
-        snprintf(idstr, sizeof(idstr), "%u", id);
-        if (sdap_parse_id(idstr, opts->min_id, opts->max_id, &checked) != EOK) {
-            DEBUG(SSSDBG_TRACE_FUNC, "uid %u is outside the domain's range\n", id);
-            ret = ENOENT;
-            goto done;
-        }
-        state->args.filter = sdap_filter_eq(state, opts->user_map[SDAP_UA_OC],
-                                            opts->user_map[SDAP_UA_UID], idstr,
-                                            opts->user_filter);
-        state->what = talloc_asprintf(state, "uid %u", id);
-    } else {
-        ret = EINVAL;
-        goto done;
-    }
-    if (state->args.filter == NULL || state->what == NULL) {
-        ret = ENOMEM;
+    ret = sdap_lookup_filter(state, opts, "user", "uid", opts->user_map[SDAP_UA_OC],
+                             opts->user_map[SDAP_UA_NAME], opts->user_map[SDAP_UA_UID],
+                             opts->user_filter,
+                             by, name, id, &filter, &state->what);
+    state->args.filter = filter;
+    if (ret != EOK) {
         goto done;
     }
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
