@@ -12,9 +12,9 @@
  * callbacks (tevent_req_defer_callback) and nothing frees the connection synchronously:
  * the connection is reference counted and freed from a tevent immediate.
  *
- * Also here: the two single-answer operations of connection set-up, simple bind and
- * StartTLS (the latter unused by sdap_connect, which does StartTLS and the TLS handshake
- * before the handle becomes a sdap_conn, so that the handshake can run off the loop).
+ * Also here: simple bind, the single-answer operation of connection set-up. (StartTLS and
+ * the TLS handshake happen in sdap_connect.c, before the handle becomes a sdap_conn, so
+ * that the handshake can run off the loop.)
  */
 #include <assert.h>
 #include <sys/socket.h>
@@ -316,54 +316,46 @@ void sdap_op_done(struct sdap_op *op)
     }
 }
 
-/* ---- bind and StartTLS: one request, one result -------------------------------------- */
+/* ---- simple bind: one request, one result -------------------------------------------- */
 
-struct sdap_single_state {
+struct sdap_bind_state {
     struct sdap_conn *conn;
     struct sdap_op *op;
-    bool starttls;
 };
 
-static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error);
+static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error);
 
-static struct tevent_req *sdap_single_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                           struct sdap_conn *conn, bool starttls,
-                                           const char *dn, const char *password,
-                                           int timeout)
+struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                  struct sdap_conn *conn, const char *dn,
+                                  const char *password, int timeout)
 {
-    struct sdap_single_state *state;
+    struct sdap_bind_state *state;
     struct tevent_req *req;
     struct berval cred;
     int msgid = -1;
     int lrc;
     errno_t ret;
 
-    req = tevent_req_create(mem_ctx, &state, struct sdap_single_state);
+    req = tevent_req_create(mem_ctx, &state, struct sdap_bind_state);
     if (req == NULL) {
         return NULL;
     }
     tevent_req_defer_callback(req, ev);
     state->conn = conn;
-    state->starttls = starttls;
     if (!sdap_conn_usable(conn)) {
         ret = ENOTCONN;
         goto done;
     }
-    if (starttls) {
-        lrc = ldap_start_tls(conn->ld, NULL, NULL, &msgid);
-    } else {
-        cred.bv_val = discard_const_p(char, password != NULL ? password : "");
-        cred.bv_len = strlen(cred.bv_val);
-        lrc = ldap_sasl_bind(conn->ld, dn != NULL ? dn : "", LDAP_SASL_SIMPLE, &cred,
-                             NULL, NULL, &msgid);
-    }
+    cred.bv_val = discard_const_p(char, password != NULL ? password : "");
+    cred.bv_len = strlen(cred.bv_val);
+    lrc = ldap_sasl_bind(conn->ld, dn != NULL ? dn : "", LDAP_SASL_SIMPLE, &cred, NULL, NULL,
+                         &msgid);
     if (lrc != LDAP_SUCCESS) {
-        DEBUG(SSSDBG_OP_FAILURE, "%s to %s not sent: %s\n", starttls ? "StartTLS" : "bind",
-              conn->uri, ldap_err2string(lrc));
+        DEBUG(SSSDBG_OP_FAILURE, "bind to %s not sent: %s\n", conn->uri, ldap_err2string(lrc));
         ret = sdap_ldap_err(lrc) == ENOTCONN ? ENOTCONN : EIO;
         goto done;
     }
-    ret = sdap_op_add(state, conn, msgid, timeout, sdap_single_msg, req, &state->op);
+    ret = sdap_op_add(state, conn, msgid, timeout, sdap_bind_msg, req, &state->op);
     if (ret != EOK) {
         goto done;
     }
@@ -372,11 +364,10 @@ done:
     return sss_req_post(req, ev, ret);
 }
 
-static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error)
+static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
 {
     struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
-    struct sdap_single_state *state = tevent_req_data(req, struct sdap_single_state);
-    const char *what = state->starttls ? "StartTLS" : "bind";
+    struct sdap_bind_state *state = tevent_req_data(req, struct sdap_bind_state);
     char *errmsg = NULL;
     int result = LDAP_OTHER;
     int lrc;
@@ -391,7 +382,7 @@ static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error)
         result = lrc;
     }
     if (result != LDAP_SUCCESS) {
-        DEBUG(SSSDBG_OP_FAILURE, "%s to %s refused: %s (%s)\n", what, state->conn->uri,
+        DEBUG(SSSDBG_OP_FAILURE, "bind to %s refused: %s (%s)\n", state->conn->uri,
               ldap_err2string(result), errmsg != NULL ? errmsg : "");
         ldap_memfree(errmsg);
         tevent_req_error(req, result == LDAP_INVALID_CREDENTIALS ? EACCES
@@ -399,43 +390,11 @@ static void sdap_single_msg(void *pvt, LDAPMessage *msg, errno_t error)
         return;
     }
     ldap_memfree(errmsg);
-    if (state->starttls) {
-        /* The handshake itself is synchronous in libldap and blocks the loop until it
-         * ends (and the socket's SO_RCVTIMEO does not bound it: libldap retries after
-         * EAGAIN). sdap_connect does not come here: it sends StartTLS before wrapping the
-         * handle and runs the handshake off the loop (see sdap_connect.c). */
-        lrc = ldap_install_tls(state->conn->ld);
-        if (lrc != LDAP_SUCCESS) {
-            DEBUG(SSSDBG_OP_FAILURE, "TLS handshake with %s failed: %s\n", state->conn->uri,
-                  ldap_err2string(lrc));
-            tevent_req_error(req, EIO);
-            return;
-        }
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "%s to %s done\n", what, state->conn->uri);
+    DEBUG(SSSDBG_TRACE_FUNC, "bind to %s done\n", state->conn->uri);
     tevent_req_done(req);
 }
 
-struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                  struct sdap_conn *conn, const char *dn,
-                                  const char *password, int timeout)
-{
-    return sdap_single_send(mem_ctx, ev, conn, false, dn, password, timeout);
-}
-
 errno_t sdap_bind_recv(struct tevent_req *req)
-{
-    TEVENT_REQ_RETURN_ON_ERROR(req);
-    return EOK;
-}
-
-struct tevent_req *sdap_starttls_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                      struct sdap_conn *conn, int timeout)
-{
-    return sdap_single_send(mem_ctx, ev, conn, true, NULL, NULL, timeout);
-}
-
-errno_t sdap_starttls_recv(struct tevent_req *req)
 {
     TEVENT_REQ_RETURN_ON_ERROR(req);
     return EOK;

@@ -214,15 +214,11 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
 /* The operation is over (final message seen): unregister without abandoning. */
 void sdap_op_done(struct sdap_op *op);
 
-/* One request/response exchange helpers on conn (the result message's code as errno). */
+/* Simple bind on conn (the result message's code as errno; EACCES for bad credentials). */
 struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                   struct sdap_conn *conn, const char *dn,
                                   const char *password, int timeout);
 errno_t sdap_bind_recv(struct tevent_req *req);
-
-struct tevent_req *sdap_starttls_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                      struct sdap_conn *conn, int timeout);
-errno_t sdap_starttls_recv(struct tevent_req *req);
 
 /* A ready connection to uri: TCP, TLS or StartTLS as configured, bound. Errors: EIO,
  * ECONNREFUSED, ETIMEDOUT, EACCES (bind refused), EINVAL (bad URI), ENOMEM. */
