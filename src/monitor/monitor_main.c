@@ -333,6 +333,7 @@ int main(int argc, char *argv[])
         monitor_pidfile_remove();
         return 1;
     }
+    sss_req_id_track(mt->ev);
     ret = monitor_setup(mt);
     if (ret != EOK) {
         fprintf(stderr, "sssd: cannot start: %s\n", sss_strerror(ret));

@@ -83,6 +83,7 @@ struct sbus_request {
     const char *path;
     const char *interface;
     const char *member;
+    uint64_t req_id;            /* the id the call carries (set while traced), else 0 */
 };
 
 /* A pointer to a typed handler; the generated invoker casts it back. */
@@ -168,6 +169,24 @@ unsigned int sbus_call_in_flight(struct sbus_connection *conn);
 
 /* Sends a signal (consumed). */
 errno_t sbus_emit_signal(struct sbus_connection *conn, DBusMessage *msg);
+
+/* -------- tracing (sbus_probe.c) -------- */
+
+/*
+ * The request id a method call carries, for the probes: by convention (sssd's req_id) the
+ * value of its last argument when that argument is a uint64; 0 for any other message.
+ * Walks the arguments: call it only while a tracer is attached.
+ */
+uint64_t sbus_message_req_id(DBusMessage *msg);
+
+/* "interface.member" of msg written into buf (truncated to size); returns buf. */
+const char *sbus_message_member_text(DBusMessage *msg, char *buf, size_t size);
+/* The serial the route probes report: a call's or signal's own, the answered call's for a
+ * return or an error (so a call and its answer share it). */
+unsigned int sbus_message_trace_serial(DBusMessage *msg);
+
+/* Room for any "interface.member". */
+#define SBUS_MEMBER_TEXT_MAX (2 * DBUS_MAXIMUM_NAME_LENGTH + 2)
 
 /* -------- request keys (sbus_key.c) -------- */
 

@@ -13,13 +13,16 @@ struct sbus_pending {
     char *key;                      /* NULL: not chained */
     DBusPendingCall *pc;
     char *destination;              /* for logs and probes */
-    char *member;
+    char *member;                   /* "interface.member" */
+    uint64_t req_id;                /* of the caller that put it on the wire */
+    dbus_uint32_t serial;           /* libdbus gave the call */
     struct sbus_call_state *waiters;
 };
 
 struct sbus_call_state {
     struct sbus_call_state *prev, *next;
     struct tevent_req *req;
+    uint64_t req_id;                /* the caller's: its callback resumes under it */
     struct sbus_pending *pending;   /* NULL once answered */
     DBusMessage *reply;
 };
@@ -121,11 +124,12 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
     struct tevent_context *ev = p->conn->ev;
     struct sbus_call_state *state;
     struct tevent_req *req;
+    uint64_t saved_id = sss_debug_req_id;
 
     if (reply != NULL) {
         error = sbus_reply_error(reply);
     }
-    PROBE(SBUS_CALL_DONE, sss_debug_req_id, p->destination, p->member, error);
+    PROBE(SBUS_CALL_DONE, p->req_id, p->destination, p->member, p->serial, error);
     if (error != EOK) {
         DEBUG(SSSDBG_TRACE_FUNC, "Call %s to %s failed: %s\n", p->member, p->destination,
               sss_strerror(error));
@@ -134,6 +138,8 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
     while ((state = p->waiters) != NULL) {
         req = state->req;
         sbus_waiter_remove(state);
+        /* The deferred callback is scheduled (and so resumes) under its caller's id. */
+        sss_debug_req_id = state->req_id;
         tevent_req_defer_callback(req, ev);
         if (error != EOK) {
             tevent_req_error(req, error);
@@ -146,6 +152,7 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
             tevent_req_done(req);
         }
     }
+    sss_debug_req_id = saved_id;
     talloc_free(p);
 }
 
@@ -181,6 +188,7 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
 {
     struct sbus_pending *p;
     const char *dest = dbus_message_get_destination(msg);
+    const char *iface = dbus_message_get_interface(msg);
     const char *member = dbus_message_get_member(msg);
 
     if (conn->disconnected) {
@@ -191,8 +199,10 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
         return ENOMEM;
     }
     p->conn = conn;
+    p->req_id = sss_debug_req_id;
     p->destination = talloc_strdup(p, dest ? dest : "");
-    p->member = talloc_strdup(p, member ? member : "");
+    p->member = talloc_asprintf(p, "%s%s%s", iface ? iface : "", iface ? "." : "",
+                                member ? member : "");
     p->key = key ? talloc_strdup(p, key) : NULL;
     if (p->destination == NULL || p->member == NULL || (key != NULL && p->key == NULL)) {
         talloc_free(p);
@@ -206,6 +216,8 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
         talloc_free(p);
         return ERR_SBUS_DISCONNECTED;
     }
+    /* Sending gave the message its serial. */
+    p->serial = dbus_message_get_serial(msg);
     if (!dbus_pending_call_set_notify(p->pc, sbus_pending_notify, p, NULL)) {
         dbus_pending_call_cancel(p->pc);
         dbus_pending_call_unref(p->pc);
@@ -220,7 +232,8 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
     }
     conn->pending = p;
     talloc_set_destructor(p, sbus_pending_destructor);
-    PROBE(SBUS_CALL_SEND, sss_debug_req_id, p->destination, p->member);
+    PROBE(SBUS_CALL_SEND, p->req_id, conn->unique_name != NULL ? conn->unique_name : "",
+          p->destination, p->member, p->serial);
     *_p = p;
     return EOK;
 }
@@ -241,6 +254,7 @@ struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *c
         return NULL;
     }
     state->req = req;
+    state->req_id = sss_debug_req_id;
     talloc_set_destructor(state, sbus_call_state_destructor);
 
     if (conn == NULL) {

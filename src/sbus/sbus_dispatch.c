@@ -32,6 +32,19 @@ static struct sbus_request *sbus_request_new(struct sbus_connection *conn, DBusM
     return sbus_req;
 }
 
+/* sssd:sbus_method_reply for call, answered with error (0: a method return). */
+static void sbus_probe_reply(DBusMessage *call, uint64_t req_id, errno_t error)
+{
+    if (PROBE_ENABLED(SBUS_METHOD_REPLY)) {
+        const char *sender = dbus_message_get_sender(call);
+        char member[SBUS_MEMBER_TEXT_MAX];
+
+        PROBE(SBUS_METHOD_REPLY, req_id, sender != NULL ? sender : "",
+              sbus_message_member_text(call, member, sizeof(member)),
+              dbus_message_get_serial(call), error);
+    }
+}
+
 static void sbus_reply_now(struct sbus_connection *conn, DBusMessage *call, DBusMessage *reply)
 {
     if (reply == NULL) {
@@ -57,6 +70,7 @@ void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
     if (reply == NULL) {
         reply = dbus_message_new_method_return(sbus_req->message);
     }
+    sbus_probe_reply(sbus_req->message, sbus_req->req_id, EOK);
     sbus_reply_now(sbus_req->conn, sbus_req->message, reply);
     talloc_free(sbus_req);
 }
@@ -70,6 +84,7 @@ void sbus_request_reply_error(struct sbus_request *sbus_req, errno_t error)
           sbus_req->interface ? sbus_req->interface : "?",
           sbus_req->member ? sbus_req->member : "?",
           sbus_req->sender ? sbus_req->sender : "?", sss_strerror(error));
+    sbus_probe_reply(sbus_req->message, sbus_req->req_id, error);
     sbus_reply_now(sbus_req->conn, sbus_req->message,
                    sbus_error_reply(sbus_req->message, error));
     talloc_free(sbus_req);
@@ -134,26 +149,48 @@ static const struct sbus_method *sbus_find_method(struct sbus_connection *conn,
     return NULL;
 }
 
+/* sssd:sbus_method_recv; returns the request id the call carries (0 when untraced). */
+static uint64_t sbus_probe_method_recv(DBusMessage *msg)
+{
+    uint64_t req_id = 0;
+
+    if (PROBE_ENABLED(SBUS_METHOD_RECV) || PROBE_ENABLED(SBUS_METHOD_REPLY)) {
+        const char *sender = dbus_message_get_sender(msg);
+        char member[SBUS_MEMBER_TEXT_MAX];
+
+        req_id = sbus_message_req_id(msg);
+        PROBE(SBUS_METHOD_RECV, req_id, sender != NULL ? sender : "",
+              sbus_message_member_text(msg, member, sizeof(member)),
+              dbus_message_get_serial(msg));
+    }
+    return req_id;
+}
+
 static void sbus_dispatch_method(struct sbus_connection *conn, DBusMessage *msg)
 {
     const struct sbus_method *method;
     struct sbus_request *sbus_req;
     errno_t error = EOK;
+    uint64_t req_id;
 
+    req_id = sbus_probe_method_recv(msg);
     method = sbus_find_method(conn, msg, &error);
     if (method == NULL) {
         DEBUG(SSSDBG_MINOR_FAILURE, "No handler for %s.%s at %s (from %s)\n",
               dbus_message_get_interface(msg) ? dbus_message_get_interface(msg) : "?",
               dbus_message_get_member(msg), dbus_message_get_path(msg),
               dbus_message_get_sender(msg) ? dbus_message_get_sender(msg) : "?");
+        sbus_probe_reply(msg, req_id, error);
         sbus_reply_now(conn, msg, sbus_error_reply(msg, error));
         return;
     }
     sbus_req = sbus_request_new(conn, msg);
     if (sbus_req == NULL) {
+        sbus_probe_reply(msg, req_id, ENOMEM);
         sbus_reply_now(conn, msg, sbus_error_reply(msg, ENOMEM));
         return;
     }
+    sbus_req->req_id = req_id;
     DEBUG(SSSDBG_TRACE_ALL, "Calling %s.%s for %s\n", sbus_req->interface, sbus_req->member,
           sbus_req->sender ? sbus_req->sender : "?");
     method->invoker(sbus_req, method);
@@ -180,7 +217,13 @@ static void sbus_dispatch_signal(struct sbus_connection *conn, DBusMessage *msg)
     struct sbus_request *sbus_req;
     bool freed = false;
 
-    PROBE(SBUS_SIGNAL_RECV, sss_debug_req_id, dbus_message_get_member(msg));
+    if (PROBE_ENABLED(SBUS_SIGNAL_RECV)) {
+        const char *sender = dbus_message_get_sender(msg);
+        char member[SBUS_MEMBER_TEXT_MAX];
+
+        PROBE(SBUS_SIGNAL_RECV, sss_probe_req_id(), sender != NULL ? sender : "",
+              sbus_message_member_text(msg, member, sizeof(member)));
+    }
     /* A handler may free conn (and with it every listener entry): notice, and stop. */
     conn->freed = &freed;
     for (e = conn->listeners; e != NULL; e = next) {

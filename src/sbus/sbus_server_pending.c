@@ -18,6 +18,7 @@ struct sbus_server_pending {
     char *key;
     char *caller;               /* unique name */
     dbus_uint32_t serial;
+    uint64_t req_id;            /* the call's, for the probes of its answer (0 untraced) */
 };
 
 static int sbus_server_pending_destructor(struct sbus_server_pending *p)
@@ -38,7 +39,7 @@ static int sbus_server_pending_destructor(struct sbus_server_pending *p)
 }
 
 void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
-                             dbus_uint32_t serial)
+                             dbus_uint32_t serial, uint64_t req_id)
 {
     struct sbus_server_pending *p;
 
@@ -57,6 +58,7 @@ void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
     }
     p->callee = callee;
     p->serial = serial;
+    p->req_id = req_id;
     p->caller = talloc_strdup(p, caller);
     p->key = talloc_asprintf(p, "%s:%" PRIu32, caller, serial);
     if (p->caller == NULL || p->key == NULL
@@ -71,6 +73,20 @@ void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
     callee->pending = p;
     callee->num_pending++;
     talloc_set_destructor(p, sbus_server_pending_destructor);
+}
+
+uint64_t sbus_server_pending_req_id(struct sbus_peer *callee, const char *caller,
+                                    dbus_uint32_t reply_serial)
+{
+    char key[DBUS_MAXIMUM_NAME_LENGTH + 16];
+    struct sbus_server_pending *p;
+
+    if (callee->pending_index == NULL || caller == NULL) {
+        return 0;
+    }
+    snprintf(key, sizeof(key), "%s:%" PRIu32, caller, reply_serial);
+    p = sbus_hash_lookup(callee->pending_index, key);
+    return p != NULL ? p->req_id : 0;
 }
 
 void sbus_server_pending_answered(struct sbus_peer *callee, const char *caller,

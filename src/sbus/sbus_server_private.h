@@ -46,14 +46,27 @@ struct sbus_server_pending;
 
 /* -------- calls awaiting an answer (sbus_server_pending.c) -------- */
 
-/* callee was sent a method call from caller (unique name) that expects a reply. */
+/* callee was sent a method call from caller (unique name) that expects a reply; req_id is
+ * the request id it carries (0 when untraced). */
 void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
-                             dbus_uint32_t serial);
+                             dbus_uint32_t serial, uint64_t req_id);
+/* The req_id recorded for caller's call reply_serial that callee owes; 0 when unknown. */
+uint64_t sbus_server_pending_req_id(struct sbus_peer *callee, const char *caller,
+                                    dbus_uint32_t reply_serial);
 /* callee answered caller's call reply_serial. */
 void sbus_server_pending_answered(struct sbus_peer *callee, const char *caller,
                                   dbus_uint32_t reply_serial);
 /* callee is going away: answer every call it still owes with NoReply. */
 void sbus_server_pending_fail_all(struct sbus_peer *callee);
+
+/* The message the server is routing, while a tracer is attached (sbus_route_* probes). */
+struct sbus_server_trace {
+    DBusMessage *msg;
+    uint64_t req_id;
+    const char *sender;
+    char member[SBUS_MEMBER_TEXT_MAX];
+    unsigned int sent;              /* route_sent fired for msg so far */
+};
 
 struct sbus_server {
     struct tevent_context *ev;
@@ -68,6 +81,7 @@ struct sbus_server {
     unsigned int peer_count;        /* of those, the ones still connected */
     uint64_t next_unique;           /* N of the next ":1.N" */
     uint64_t delivery;              /* stamp of the broadcast in progress */
+    struct sbus_server_trace *trace;    /* routing in progress while traced, else NULL */
 
     struct sbus_hash *names;        /* bus name -> struct sbus_server_name */
     struct sbus_hash *match_index;  /* "interface.member" -> struct sbus_server_slot */
@@ -128,8 +142,10 @@ errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *ru
 /* Removes one of peer's rules equal to rule. Errors: ENOENT. */
 errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match_rule *rule);
 
-/* Routes a message from a registered peer whose destination is not the bus itself. */
-void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg);
+/* Routes a message from a registered peer whose destination is not the bus itself;
+ * destination (NULL: none) and reply_serial as read before the sender was stamped. */
+void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *destination,
+                       dbus_uint32_t reply_serial);
 
 /* Sends msg to peer's connection; false when libdbus is out of memory. */
 bool sbus_server_send(struct sbus_peer *peer, DBusMessage *msg);

@@ -298,10 +298,24 @@ errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match
 
 bool sbus_server_send(struct sbus_peer *peer, DBusMessage *msg)
 {
+    struct sbus_server_trace *trace = peer->server->trace;
+    const char *destination;
+
     if (!dbus_connection_send(peer->conn, msg, NULL)) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory sending to %s\n",
               peer->unique != NULL ? peer->unique->name : "(unregistered)");
         return false;
+    }
+    /* The routed message itself went out (not an answer of the server's own). */
+    if (trace != NULL && trace->msg == msg) {
+        trace->sent++;
+        destination = dbus_message_get_destination(msg);
+        if (destination == NULL) {
+            /* a broadcast: name the peer it was handed to */
+            destination = peer->unique != NULL ? peer->unique->name : "";
+        }
+        PROBE(SBUS_ROUTE_SENT, trace->req_id, trace->sender, destination, trace->member,
+              dbus_message_get_type(msg), sbus_message_trace_serial(msg));
     }
     return true;
 }
@@ -407,34 +421,14 @@ oom:
 
 /* -------- routing -------- */
 
-/* Fires sssd:sbus_route; the "interface.member" text is built only while traced. */
-static void sbus_server_probe_route(const char *sender, const char *destination,
-                                    DBusMessage *msg)
-{
-#ifdef HAVE_SYSTEMTAP
-    if (SSSD_SBUS_ROUTE_ENABLED()) {
-        const char *interface = dbus_message_get_interface(msg);
-        const char *member = dbus_message_get_member(msg);
-        char text[2 * DBUS_MAXIMUM_NAME_LENGTH + 2];
-
-        snprintf(text, sizeof(text), "%s%s%s", interface != NULL ? interface : "",
-                 interface != NULL && member != NULL ? "." : "",
-                 member != NULL ? member : "");
-        SSSD_SBUS_ROUTE(0, sender, destination != NULL ? destination : "", text,
-                        dbus_message_get_serial(msg));
-    }
-#endif
-}
-
-void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg)
+void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *destination,
+                       dbus_uint32_t reply_serial)
 {
     struct sbus_server *server = sender->server;
-    const char *destination = dbus_message_get_destination(msg);
     int type = dbus_message_get_type(msg);
     struct sbus_peer *target;
     char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
 
-    sbus_server_probe_route(sender->unique->name, destination, msg);
     DEBUG(SSSDBG_TRACE_ALL, "Routing %s %s%s%s from %s to %s, serial %u\n",
           dbus_message_type_to_string(type),
           dbus_message_get_interface(msg) != NULL ? dbus_message_get_interface(msg) : "",
@@ -448,11 +442,11 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg)
         if (target != NULL) {
             if (type == DBUS_MESSAGE_TYPE_METHOD_CALL && !dbus_message_get_no_reply(msg)) {
                 sbus_server_pending_add(target, sender->unique->name,
-                                        dbus_message_get_serial(msg));
+                                        dbus_message_get_serial(msg),
+                                        server->trace != NULL ? server->trace->req_id : 0);
             } else if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN
                        || type == DBUS_MESSAGE_TYPE_ERROR) {
-                sbus_server_pending_answered(sender, destination,
-                                             dbus_message_get_reply_serial(msg));
+                sbus_server_pending_answered(sender, destination, reply_serial);
             }
             sbus_server_send(target, msg);
             return;

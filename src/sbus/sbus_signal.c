@@ -18,7 +18,12 @@ errno_t sbus_emit_signal(struct sbus_connection *conn, DBusMessage *msg)
         ret = ERR_SBUS_DISCONNECTED;
         goto done;
     }
-    PROBE(SBUS_SIGNAL_EMIT, sss_debug_req_id, dbus_message_get_member(msg));
+    if (PROBE_ENABLED(SBUS_SIGNAL_EMIT)) {
+        char member[SBUS_MEMBER_TEXT_MAX];
+
+        PROBE(SBUS_SIGNAL_EMIT, sss_probe_req_id(),
+              sbus_message_member_text(msg, member, sizeof(member)));
+    }
     DEBUG(SSSDBG_TRACE_FUNC, "Emitting %s.%s\n", dbus_message_get_interface(msg),
           dbus_message_get_member(msg));
     if (!dbus_connection_send(conn->dbus, msg, NULL)) {

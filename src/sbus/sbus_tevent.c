@@ -188,6 +188,8 @@ static void sbus_dispatch_handler(struct tevent_context *ev, struct tevent_immed
     DBusDispatchStatus status;
     bool freed = false;
 
+    /* Incoming messages belong to no request until their handler says which. */
+    sss_debug_req_id = 0;
     dbus_connection_ref(conn);
     glue->freed = &freed;
     status = dbus_connection_dispatch(conn);

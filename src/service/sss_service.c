@@ -285,6 +285,8 @@ int sss_service_main(const struct sss_service_opts *opts, struct sss_service_def
         talloc_free(svc);
         return 1;
     }
+    /* Deferred callbacks resume under the request id that scheduled them. */
+    sss_req_id_track(svc->ev);
     ret = sss_service_start(svc);
     if (ret != EOK) {
         DEBUG(SSSDBG_FATAL_FAILURE, "Cannot start: %s\n", sss_strerror(ret));

@@ -9,6 +9,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <tevent.h>
 
 #include "util/debug.h"
 
@@ -16,9 +17,66 @@ int debug_level = SSSDBG_DEFAULT;
 uint64_t sss_debug_req_id;
 
 static const char *debug_prg_name = "sssd";
+static uint32_t req_id_pid;         /* cached: services are exec'd, never forked copies */
+static uint32_t req_id_counter;
 static enum sss_logger debug_logger = SSS_LOGGER_STDERR;
 static FILE *debug_file;
 static char debug_file_path[PATH_MAX];
+
+uint64_t sss_new_req_id(void)
+{
+    if (req_id_pid == 0) {
+        req_id_pid = (uint32_t)getpid();
+    }
+    if (++req_id_counter == 0) {
+        req_id_counter = 1;
+    }
+    return ((uint64_t)req_id_pid << 32) | req_id_counter;
+}
+
+static void req_id_timer_trace(struct tevent_timer *te, enum tevent_event_trace_point point,
+                               void *pvt)
+{
+    if (point == TEVENT_EVENT_TRACE_ATTACH) {
+        tevent_timer_set_tag(te, sss_debug_req_id);
+    } else if (point == TEVENT_EVENT_TRACE_BEFORE_HANDLER) {
+        sss_debug_req_id = tevent_timer_get_tag(te);
+    }
+}
+
+static void req_id_immediate_trace(struct tevent_immediate *im,
+                                   enum tevent_event_trace_point point, void *pvt)
+{
+    if (point == TEVENT_EVENT_TRACE_ATTACH) {
+        tevent_immediate_set_tag(im, sss_debug_req_id);
+    } else if (point == TEVENT_EVENT_TRACE_BEFORE_HANDLER) {
+        sss_debug_req_id = tevent_immediate_get_tag(im);
+    }
+}
+
+static void req_id_fd_trace(struct tevent_fd *fde, enum tevent_event_trace_point point,
+                            void *pvt)
+{
+    if (point == TEVENT_EVENT_TRACE_BEFORE_HANDLER) {
+        sss_debug_req_id = 0;
+    }
+}
+
+static void req_id_signal_trace(struct tevent_signal *se,
+                                enum tevent_event_trace_point point, void *pvt)
+{
+    if (point == TEVENT_EVENT_TRACE_BEFORE_HANDLER) {
+        sss_debug_req_id = 0;
+    }
+}
+
+void sss_req_id_track(struct tevent_context *ev)
+{
+    tevent_set_trace_timer_callback(ev, req_id_timer_trace, NULL);
+    tevent_set_trace_immediate_callback(ev, req_id_immediate_trace, NULL);
+    tevent_set_trace_fd_callback(ev, req_id_fd_trace, NULL);
+    tevent_set_trace_signal_callback(ev, req_id_signal_trace, NULL);
+}
 
 int debug_convert_level(int level)
 {

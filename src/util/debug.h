@@ -36,6 +36,24 @@ extern int debug_level;
 /* Request id of the request this process is serving now; 0 outside any request. */
 extern uint64_t sss_debug_req_id;
 
+/*
+ * A new request id, unique across the whole star: the pid of this process in the high 32
+ * bits, a per-process counter (never 0) in the low 32. Every place that starts a request
+ * (a client request in a responder, an internal request of a back-end) takes one here;
+ * a request started on behalf of another one (a back-end serving a responder's call)
+ * adopts the caller's id instead.
+ */
+uint64_t sss_new_req_id(void);
+
+/*
+ * Makes sss_debug_req_id follow the event loop of ev: a timer or immediate event runs
+ * under the id that was current when it was scheduled (so a deferred tevent callback
+ * resumes the request that scheduled it), fd and signal handlers start under 0 (they serve
+ * whoever sent the data: the code reading it sets the id of what it read).
+ */
+struct tevent_context;
+void sss_req_id_track(struct tevent_context *ev);
+
 /* Turns a configured debug_level (0-9 or a bit mask) into a mask. */
 int debug_convert_level(int level);
 

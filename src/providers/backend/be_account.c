@@ -40,6 +40,7 @@ struct be_account_info_state {
     struct be_account_info_state *prev;
     struct be_account_info_state *next;
     struct tevent_req *req;
+    struct be_ctx *be;
     struct be_op *op;
     uint32_t type;
     char *filter;
@@ -59,6 +60,38 @@ static const char *be_type_name(uint32_t type)
     case SSS_DP_INITGROUPS: return "initgroups";
     default: return "unknown";
     }
+}
+
+/* The entry argument of the be_request probes: the type, "enum_users" / "enum_groups" for
+ * "*". */
+static const char *be_entry_name(uint32_t type, const char *filter)
+{
+    if (filter != NULL && strcmp(filter, SSS_DP_FILTER_ENUM) == 0) {
+        if (type == SSS_DP_USER) {
+            return "enum_users";
+        }
+        if (type == SSS_DP_GROUP) {
+            return "enum_groups";
+        }
+    }
+    return be_type_name(type);
+}
+
+uint16_t be_dp_error_of(errno_t ret)
+{
+    switch (ret) {
+    case EOK: return SSS_DP_ERR_OK;
+    case ENETUNREACH: return SSS_DP_ERR_OFFLINE;
+    case ETIMEDOUT: return SSS_DP_ERR_TIMEOUT;
+    default: return SSS_DP_ERR_FATAL;
+    }
+}
+
+static void be_account_probe_done(struct be_account_info_state *state, uint16_t dp_error,
+                                   int result)
+{
+    PROBE(BE_REQUEST_DONE, state->req_id, state->be != NULL ? state->be->domain : "",
+          be_entry_name(state->type, state->filter), state->filter, (int)dp_error, result);
 }
 
 /* "name=<name>", "idnumber=<decimal uint32>" or "*". EINVAL with *_why set otherwise. */
@@ -166,6 +199,7 @@ static void be_account_info_answer(struct tevent_req *req, uint16_t dp_error, ui
         return;
     }
     be_account_info_log(state);
+    be_account_probe_done(state, dp_error, (int)error);
     tevent_req_done(req);
 }
 
@@ -284,11 +318,12 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     struct be_account_info_state *state;
     struct tevent_req *req;
     struct be_filter f;
-    struct be_op *op;
+    struct be_op *op = NULL;
     uint64_t saved = sss_debug_req_id;
     const char *why = NULL;
-    char *key;
+    char *key = NULL;
     char *msg;
+    errno_t parsed;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct be_account_info_state);
@@ -297,6 +332,7 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     }
     sss_debug_req_id = req_id;
     state->req = req;
+    state->be = be;
     state->type = entry_type & SSS_DP_TYPE_MASK;
     state->req_id = req_id;
     state->start_usec = sss_monotonic_usec();
@@ -308,7 +344,20 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     be->stats.requests++;
     talloc_set_destructor(state, be_account_info_state_destructor);
 
-    if (be_parse_filter(state->type, filter, &f, &why) != EOK) {
+    parsed = be_parse_filter(state->type, filter, &f, &why);
+    if (parsed == EOK && be->id_supported && !be_is_offline(be)) {
+        key = talloc_asprintf(state, "%u:%s", state->type, filter);
+        if (key == NULL) {
+            ret = ENOMEM;
+            goto fail;
+        }
+        op = be_op_find(be, key);
+        state->coalesced = op != NULL;
+    }
+    PROBE(BE_REQUEST_START, req_id, be->domain, be_entry_name(state->type, state->filter),
+          state->filter, state->coalesced ? 1 : 0);
+
+    if (parsed != EOK) {
         msg = talloc_asprintf(state, "malformed request (entry type %#x, filter '%s'): %s",
                               entry_type, state->filter, why);
         be_account_info_answer(req, SSS_DP_ERR_FATAL, EINVAL, msg ? msg : "malformed request");
@@ -326,14 +375,7 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         goto post;
     }
 
-    key = talloc_asprintf(state, "%u:%s", state->type, filter);
-    if (key == NULL) {
-        ret = ENOMEM;
-        goto fail;
-    }
-    op = be_op_find(be, key);
     if (op != NULL) {
-        state->coalesced = true;
         be->stats.coalesced++;
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s %s joins the request in flight (req_id %llu)\n",
               be_type_name(state->type), filter, (unsigned long long)op->req_id);
@@ -354,6 +396,7 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     return req;
 
 fail:
+    be_account_probe_done(state, SSS_DP_ERR_FATAL, ret);
     tevent_req_error(req, ret);
 post:
     sss_debug_req_id = saved;
@@ -402,7 +445,8 @@ static void be_op_done(struct tevent_req *subreq)
         }
         w->op = NULL;
         w->prev = w->next = NULL;
-        /* Callers run from the loop, after this operation is gone. */
+        /* Callers run from the loop, after this operation is gone, each under its own id. */
+        sss_debug_req_id = w->req_id;
         tevent_req_defer_callback(w->req, be->ev);
         be_account_info_answer(w->req, dp_error, (uint32_t)ret,
                                message != NULL ? message : "out of memory");

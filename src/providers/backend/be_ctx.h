@@ -110,7 +110,9 @@ void be_step_done(struct be_ctx *be, uint64_t start_usec);
 
 /*
  * One getAccountInfo request: entry_type (SSS_DP_USER/GROUP/INITGROUPS, SSS_DP_FAST
- * ignored) and filter as in sss_dp.h. req_id is the caller's request id (logs).
+ * ignored) and filter as in sss_dp.h. req_id is the caller's request id (logs, probes: the
+ * LDAP and cache work runs under it; a request joining one in flight leaves that work
+ * under the first request's id).
  * The reply is always a dp answer: _recv fails only with ENOMEM (or EINVAL for bad use).
  * The request does not finish before the cache write committed.
  */
@@ -119,6 +121,10 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
                                         const char *filter, uint64_t req_id);
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              uint16_t *_dp_error, uint32_t *_error, const char **_message);
+
+/* The dp_error an operation result stands for (EOK -> OK, ENETUNREACH -> OFFLINE,
+ * ETIMEDOUT -> TIMEOUT, anything else -> FATAL); for the probes of internal requests. */
+uint16_t be_dp_error_of(errno_t ret);
 
 /* ---- be_id_ldap.c ------------------------------------------------------------------- */
 

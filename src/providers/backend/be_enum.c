@@ -371,7 +371,11 @@ struct be_enum_task {
     struct be_ctx *be;
     struct tevent_timer *timer;
     struct tevent_req *round;
+    uint64_t req_id;            /* of the round in flight: an internal request */
 };
+
+/* The probes' name of a periodic round: users and groups, filter "*". */
+#define BE_ENUM_ROUND_ENTRY "enum_all"
 
 static void be_enum_task_round_done(struct tevent_req *subreq);
 static void be_enum_task_fire(struct tevent_context *ev, struct tevent_timer *te,
@@ -401,12 +405,20 @@ static void be_enum_task_fire(struct tevent_context *ev, struct tevent_timer *te
         be_enum_task_schedule(task, be->enum_refresh);
         return;
     }
+    /* A round is a request of its own: its LDAP and cache work carries this id. */
+    task->req_id = sss_new_req_id();
+    sss_debug_req_id = task->req_id;
+    PROBE(BE_REQUEST_START, task->req_id, be->domain, BE_ENUM_ROUND_ENTRY, "*", 0);
     task->round = be_enum_send(task, ev, be, BE_ENUM_USERS | BE_ENUM_GROUPS);
     if (task->round == NULL) {
+        PROBE(BE_REQUEST_DONE, task->req_id, be->domain, BE_ENUM_ROUND_ENTRY, "*",
+              (int)be_dp_error_of(ENOMEM), ENOMEM);
         be_enum_task_schedule(task, be->enum_refresh);
+        sss_debug_req_id = 0;
         return;
     }
     tevent_req_set_callback(task->round, be_enum_task_round_done, task);
+    sss_debug_req_id = 0;
 }
 
 static void be_enum_task_round_done(struct tevent_req *subreq)
@@ -414,14 +426,19 @@ static void be_enum_task_round_done(struct tevent_req *subreq)
     struct be_enum_task *task = tevent_req_callback_data(subreq, struct be_enum_task);
     errno_t ret;
 
+    sss_debug_req_id = task->req_id;
     ret = be_enum_recv(subreq);
     talloc_free(subreq);
     task->round = NULL;
+    PROBE(BE_REQUEST_DONE, task->req_id, task->be->domain, BE_ENUM_ROUND_ENTRY, "*",
+          (int)be_dp_error_of(ret), ret);
     if (ret == ENETUNREACH) {
         be_go_offline(task->be, "enumeration found no LDAP server");
     } else if (ret == EOK) {
         task->be->stats.enum_rounds++;
     }
+    /* The next round's timer belongs to no request. */
+    sss_debug_req_id = 0;
     be_enum_task_schedule(task, task->be->enum_refresh);
 }
 

@@ -34,8 +34,13 @@ struct be_offline {
     struct tevent_timer *timer;     /* next probe */
     time_t timer_at;
     struct tevent_req *probe;       /* probe in flight */
+    uint64_t probe_id;              /* its request id: a probe is an internal request */
     time_t last_probe;
 };
+
+/* The probes' name of an online probe (be_request_start / done). */
+#define BE_PROBE_ENTRY "online_probe"
+#define BE_PROBE_FILTER "name=" BE_PROBE_NAME
 
 static void be_probe_start(struct be_offline *st);
 
@@ -101,9 +106,15 @@ static void be_probe_timer(struct tevent_context *ev, struct tevent_timer *te,
 
 static void be_schedule_probe(struct be_offline *st, int seconds)
 {
+    uint64_t saved_id;
+
     talloc_zfree(st->timer);
+    /* The timer belongs to no request (the probe it starts takes an id of its own). */
+    saved_id = sss_debug_req_id;
+    sss_debug_req_id = 0;
     st->timer = tevent_add_timer(st->be->ev, st, tevent_timeval_current_ofs(seconds, 0),
                                  be_probe_timer, st);
+    sss_debug_req_id = saved_id;
     if (st->timer == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot schedule the online probe of %s\n",
               st->be->domain);
@@ -130,6 +141,7 @@ void be_go_offline(struct be_ctx *be, const char *why)
     be->stats.went_offline++;
     DEBUG(SSSDBG_OP_FAILURE, "Domain %s is now offline (%s); retrying in %d s\n", be->domain,
           why, st->delay);
+    PROBE(BE_OFFLINE, sss_probe_req_id(), be->domain);
     be_emit(be, "SetOffline", sbus_emit_sssd_Responder_Domain_SetOffline);
     be_schedule_probe(st, st->delay);
 }
@@ -147,6 +159,7 @@ static void be_go_online(struct be_offline *st)
     be->stats.went_online++;
     DEBUG(SSSDBG_IMPORTANT_INFO, "Domain %s is back online (server %s)\n", be->domain,
           sdap_id_ctx_server(be->id_ctx) != NULL ? sdap_id_ctx_server(be->id_ctx) : "?");
+    PROBE(BE_ONLINE, sss_probe_req_id(), be->domain);
     be_emit(be, "SetOnline", sbus_emit_sssd_Responder_Domain_SetOnline);
     be_announce_active(be);
 }
@@ -156,6 +169,7 @@ static void be_probe_done(struct tevent_req *subreq);
 static void be_probe_start(struct be_offline *st)
 {
     struct be_ctx *be = st->be;
+    uint64_t saved_id = sss_debug_req_id;
 
     if (st->probe != NULL || be->id_ctx == NULL) {
         return;
@@ -163,15 +177,23 @@ static void be_probe_start(struct be_offline *st)
     talloc_zfree(st->timer);
     be->stats.probes++;
     st->last_probe = time(NULL);
+    /* Its LDAP work runs under an id of its own, not under the request that asked for it. */
+    st->probe_id = sss_new_req_id();
+    sss_debug_req_id = st->probe_id;
+    PROBE(BE_REQUEST_START, st->probe_id, be->domain, BE_PROBE_ENTRY, BE_PROBE_FILTER, 0);
     sdap_id_ctx_reset_servers(be->id_ctx);
     st->probe = sdap_get_user_send(st, be->ev, be->id_ctx, SDAP_BY_NAME, BE_PROBE_NAME, 0);
     if (st->probe == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot start the online probe of %s\n", be->domain);
+        PROBE(BE_REQUEST_DONE, st->probe_id, be->domain, BE_PROBE_ENTRY, BE_PROBE_FILTER,
+              (int)be_dp_error_of(ENOMEM), ENOMEM);
         be_schedule_probe(st, st->delay);
+        sss_debug_req_id = saved_id;
         return;
     }
     tevent_req_set_callback(st->probe, be_probe_done, st);
     DEBUG(SSSDBG_TRACE_FUNC, "Domain %s: probing the servers\n", be->domain);
+    sss_debug_req_id = saved_id;
 }
 
 static void be_probe_done(struct tevent_req *subreq)
@@ -180,10 +202,14 @@ static void be_probe_done(struct tevent_req *subreq)
     struct sdap_user *user = NULL;
     errno_t ret;
 
+    sss_debug_req_id = st->probe_id;
     ret = sdap_get_user_recv(st, subreq, &user);
     talloc_free(subreq);
     talloc_free(user);
     st->probe = NULL;
+    /* Found or not, a server answered: the probe succeeded. */
+    PROBE(BE_REQUEST_DONE, st->probe_id, st->be->domain, BE_PROBE_ENTRY, BE_PROBE_FILTER,
+          (int)be_dp_error_of(ret == ENOENT || ret == EINVAL ? EOK : ret), ret);
     if (ret == EOK || ret == ENOENT || ret == EINVAL) {
         be_go_online(st);
         return;

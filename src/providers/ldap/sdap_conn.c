@@ -28,6 +28,7 @@ struct sdap_op {
     struct sdap_op *next;
     struct sdap_conn *conn;     /* NULL once unregistered */
     int msgid;
+    uint64_t req_id;            /* of the request that sent it: its answer resumes under it */
     sdap_op_fn fn;
     void *pvt;
     struct tevent_timer *timer;
@@ -69,11 +70,15 @@ static void op_unlink(struct sdap_op *op)
     talloc_zfree(op->timer);
 }
 
-/* Unregisters op and reports error to its owner. */
+/* Unregisters op and reports error to its owner, under the owner's request id. */
 static void op_fail(struct sdap_op *op, errno_t error)
 {
+    uint64_t saved_id = sss_debug_req_id;
+
     op_unlink(op);
+    sss_debug_req_id = op->req_id;
     op->fn(op->pvt, NULL, error);
+    sss_debug_req_id = saved_id;
 }
 
 static void conn_fail_all(struct sdap_conn *conn, errno_t error)
@@ -159,7 +164,10 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
             ldap_msgfree(msg);
             continue;
         }
+        /* The answer belongs to the request that sent the operation. */
+        sss_debug_req_id = op->req_id;
         op->fn(op->pvt, msg, EOK);
+        sss_debug_req_id = 0;
     }
 }
 
@@ -287,6 +295,7 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
         return ENOMEM;
     }
     op->msgid = msgid;
+    op->req_id = sss_debug_req_id;
     op->fn = fn;
     op->pvt = pvt;
     if (timeout > 0) {
@@ -321,6 +330,7 @@ void sdap_op_done(struct sdap_op *op)
 struct sdap_bind_state {
     struct sdap_conn *conn;
     struct sdap_op *op;
+    int result;                 /* LDAP result code; -1 when no answer came */
 };
 
 static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error);
@@ -342,6 +352,7 @@ struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     }
     tevent_req_defer_callback(req, ev);
     state->conn = conn;
+    state->result = -1;
     if (!sdap_conn_usable(conn)) {
         ret = ENOTCONN;
         goto done;
@@ -381,6 +392,7 @@ static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
     if (lrc != LDAP_SUCCESS) {
         result = lrc;
     }
+    state->result = result;
     if (result != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "bind to %s refused: %s (%s)\n", state->conn->uri,
               ldap_err2string(result), errmsg != NULL ? errmsg : "");
@@ -392,6 +404,13 @@ static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
     ldap_memfree(errmsg);
     DEBUG(SSSDBG_TRACE_FUNC, "bind to %s done\n", state->conn->uri);
     tevent_req_done(req);
+}
+
+int sdap_bind_result(struct tevent_req *req)
+{
+    struct sdap_bind_state *state = tevent_req_data(req, struct sdap_bind_state);
+
+    return state->result;
 }
 
 errno_t sdap_bind_recv(struct tevent_req *req)

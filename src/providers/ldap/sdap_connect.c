@@ -68,6 +68,9 @@ struct sdap_connect_state {
     struct tevent_fd *fde;
     struct tevent_timer *timer;
     struct sdap_conn *conn;
+    uint64_t req_id;            /* the request that made us connect (probes) */
+    int bind_result;            /* LDAP code of the bind; -1: none */
+    bool probed_done;           /* ldap_connect_done fired */
 };
 
 static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *fde,
@@ -133,6 +136,28 @@ static errno_t start_socket(struct sdap_connect_state *state, const char *host, 
     return EOK;
 }
 
+/* sssd:ldap_connect_done, once, when the request ends (or is given up while under way).
+ * result: 0, the bind's LDAP code when the server refused it, else -1 (socket, TLS,
+ * timeout or local failure, or given up). */
+static void sdap_connect_cleanup(struct tevent_req *req, enum tevent_req_state req_state)
+{
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    int result;
+
+    if (state->probed_done) {
+        return;
+    }
+    state->probed_done = true;
+    if (req_state == TEVENT_REQ_DONE) {
+        result = LDAP_SUCCESS;
+    } else if (state->bind_result > 0) {
+        result = state->bind_result;
+    } else {
+        result = -1;
+    }
+    PROBE(LDAP_CONNECT_DONE, state->req_id, state->uri != NULL ? state->uri : "", result);
+}
+
 struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                      const struct sdap_options *opts, const char *uri)
 {
@@ -149,12 +174,16 @@ struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
     state->ev = ev;
     state->opts = opts;
     state->fd = -1;
+    state->req_id = sss_debug_req_id;
+    state->bind_result = -1;
     talloc_set_destructor(state, sdap_connect_state_destructor);
     state->uri = talloc_strdup(state, uri);
     if (state->uri == NULL) {
         ret = ENOMEM;
         goto done;
     }
+    PROBE(LDAP_CONNECT_START, state->req_id, state->uri);
+    tevent_req_set_cleanup_fn(req, sdap_connect_cleanup);
     if (ldap_url_parse(uri, &lud) != LDAP_URL_SUCCESS || lud->lud_host == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "unusable URI '%s'\n", uri);
         ret = EINVAL;
@@ -224,6 +253,8 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
     int soerr = 0;
     errno_t ret;
 
+    /* fd handlers start under no request: this socket is the connecting request's. */
+    sss_debug_req_id = state->req_id;
     talloc_zfree(state->fde);
     talloc_zfree(state->timer);
     if (getsockopt(state->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0) {
@@ -385,6 +416,8 @@ static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tev
     int rc;
     errno_t ret;
 
+    /* fd handlers start under no request: this socket is the connecting request's. */
+    sss_debug_req_id = state->req_id;
     rc = ldap_result(state->ld, state->starttls_msgid, LDAP_MSG_ALL, &zero, &msg);
     if (rc == 0) {
         return;     /* not the whole answer yet */
@@ -558,6 +591,8 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
     bool done;
     errno_t ret;
 
+    /* fd handlers start under no request: this socket is the connecting request's. */
+    sss_debug_req_id = state->req_id;
     pthread_mutex_lock(&job->lock);
     done = job->done;
     pthread_mutex_unlock(&job->lock);
@@ -641,6 +676,7 @@ static void sdap_connect_bind_done(struct tevent_req *subreq)
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
     errno_t ret;
 
+    state->bind_result = sdap_bind_result(subreq);
     ret = sdap_bind_recv(subreq);
     talloc_free(subreq);
     if (ret != EOK) {

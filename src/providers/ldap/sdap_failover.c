@@ -187,6 +187,7 @@ struct sdap_conn_waiter {
     struct sdap_conn_waiter *next;
     struct sdap_id_ctx *id_ctx;
     struct tevent_req *req;
+    uint64_t req_id;            /* the waiter's: its callback resumes under it */
 };
 
 struct sdap_get_conn_state {
@@ -256,6 +257,7 @@ struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context
     }
     w->id_ctx = id_ctx;
     w->req = req;
+    w->req_id = sss_debug_req_id;
     w->next = id_ctx->waiters;
     if (id_ctx->waiters != NULL) {
         id_ctx->waiters->prev = w;
@@ -283,6 +285,7 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     struct sdap_id_ctx *id_ctx = tevent_req_callback_data(subreq, struct sdap_id_ctx);
     struct sdap_conn_waiter *w;
     struct sdap_conn *conn = NULL;
+    uint64_t saved_id;
     int idx = -1;
     errno_t ret;
 
@@ -305,16 +308,20 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     } else {
         id_ctx->offline = ret == ENETUNREACH;
     }
+    saved_id = sss_debug_req_id;
     while ((w = id_ctx->waiters) != NULL) {
         struct tevent_req *req = w->req;
 
         waiter_unlink(w);
+        /* The deferred callback is scheduled (and resumes) under the waiter's id. */
+        sss_debug_req_id = w->req_id;
         if (ret == EOK) {
             tevent_req_done(req);
         } else {
             tevent_req_error(req, ret);
         }
     }
+    sss_debug_req_id = saved_id;
 }
 
 void sdap_get_conn_detach(struct sdap_id_ctx *id_ctx)

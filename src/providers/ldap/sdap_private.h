@@ -208,7 +208,8 @@ size_t sdap_conn_num_ops(struct sdap_conn *conn);
 void sdap_conn_fail(struct sdap_conn *conn, errno_t error);
 
 /* Registers msgid; the operation lives on mem_ctx (freeing it abandons the LDAP operation
- * if still pending). timeout 0: none. */
+ * if still pending). timeout 0: none. fn is called under the request id current now
+ * (sss_debug_req_id), so the answer resumes the request that sent the operation. */
 errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int timeout,
                     sdap_op_fn fn, void *pvt, struct sdap_op **_op);
 /* The operation is over (final message seen): unregister without abandoning. */
@@ -219,6 +220,8 @@ struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
                                   struct sdap_conn *conn, const char *dn,
                                   const char *password, int timeout);
 errno_t sdap_bind_recv(struct tevent_req *req);
+/* The LDAP result code of the bind (for the probes); -1 when no answer came. */
+int sdap_bind_result(struct tevent_req *req);
 
 /* A ready connection to uri: TCP, TLS or StartTLS as configured, bound. Errors: EIO,
  * ECONNREFUSED, ETIMEDOUT, EACCES (bind refused), EINVAL (bad URI), ENOMEM. */

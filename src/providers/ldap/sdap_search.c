@@ -26,13 +26,30 @@ struct sdap_search_state {
     size_t num;
     size_t cap;
     size_t dropped;
+    /* probes: the operation on the wire (one per page) */
+    uint64_t req_id;
+    int msgid;                  /* -1: none pending a done probe */
+    size_t page_start;          /* state->num when it was sent */
 };
 
 static errno_t sdap_search_next(struct tevent_req *req);
 static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error);
 
+/* sssd:ldap_search_done for the operation on the wire; result is its LDAP result code, or
+ * -1 when none came (timeout, connection lost, local failure, given up). */
+static void sdap_search_probe_done(struct sdap_search_state *state, int result)
+{
+    if (state->msgid == -1) {
+        return;
+    }
+    PROBE(LDAP_SEARCH_DONE, state->req_id, state->msgid, state->args.base, state->args.filter,
+          (unsigned int)(state->num - state->page_start), result);
+    state->msgid = -1;
+}
+
 static int sdap_search_state_destructor(struct sdap_search_state *state)
 {
+    sdap_search_probe_done(state, -1);
     talloc_zfree(state->op);
     if (state->cookie != NULL) {
         ber_bvfree(state->cookie);
@@ -61,6 +78,8 @@ struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *
     tevent_req_defer_callback(req, ev);
     state->ev = ev;
     state->stats = stats;
+    state->req_id = sss_debug_req_id;
+    state->msgid = -1;
     if (args == NULL || args->base == NULL || args->filter == NULL) {
         ret = EINVAL;
         goto done;
@@ -127,8 +146,16 @@ static errno_t sdap_search_next(struct tevent_req *req)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "search %d: '%s' under '%s' scope %d\n", msgid,
           state->args.filter, state->args.base, state->args.scope);
-    return sdap_op_add(state, state->conn, msgid, state->args.timeout, sdap_search_msg, req,
-                       &state->op);
+    ret = sdap_op_add(state, state->conn, msgid, state->args.timeout, sdap_search_msg, req,
+                      &state->op);
+    if (ret != EOK) {
+        return ret;
+    }
+    state->msgid = msgid;
+    state->page_start = state->num;
+    PROBE(LDAP_SEARCH_SEND, state->req_id, msgid, state->args.base, state->args.scope,
+          state->args.filter);
+    return EOK;
 }
 
 /* Copies one entry out of libldap's message. */
@@ -249,6 +276,8 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
     if (lrc != LDAP_SUCCESS) {
         result = lrc;
     }
+    /* This page's operation is over; the next page (if any) is a new one. */
+    sdap_search_probe_done(state, result);
     if (result == LDAP_NO_SUCH_OBJECT && state->args.missing_base_ok) {
         ret = EOK;
         goto done;
@@ -314,6 +343,7 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
 
     if (msg == NULL) {
         state->op = NULL;   /* unregistered already; freed with the state */
+        sdap_search_probe_done(state, -1);
         tevent_req_error(req, error);
         return;
     }
@@ -322,6 +352,7 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         ret = parse_entry(state, msg);
         ldap_msgfree(msg);
         if (ret != EOK) {
+            sdap_search_probe_done(state, -1);
             talloc_zfree(state->op);
             tevent_req_error(req, ret);
         }

@@ -3,6 +3,7 @@
  * per domain between the cache, the back-end and the expired entry, and keeps the negative
  * cache. Reading the cache is cache_req_cache.c, calling the back-end cache_req_dp.c.
  */
+#include <stdio.h>
 #include <time.h>
 
 #include "responder/common/cache_req_private.h"
@@ -41,6 +42,64 @@ static bool cache_req_by_name(enum cache_req_type type)
 {
     return type == CACHE_REQ_USER_BY_NAME || type == CACHE_REQ_GROUP_BY_NAME
            || type == CACHE_REQ_INITGROUPS;
+}
+
+/* The request type as the cache_req probes name it. */
+static const char *cache_req_type_str(enum cache_req_type type)
+{
+    switch (type) {
+    case CACHE_REQ_USER_BY_NAME: return "user";
+    case CACHE_REQ_USER_BY_ID: return "user_by_id";
+    case CACHE_REQ_GROUP_BY_NAME: return "group";
+    case CACHE_REQ_GROUP_BY_ID: return "group_by_id";
+    case CACHE_REQ_INITGROUPS: return "initgroups";
+    }
+    return "?";
+}
+
+/* The key of the probes: the short name, or the id in decimal (in buf). Only called while
+ * a tracer is attached. */
+static const char *cache_req_probe_key(struct cache_req_state *state, char *buf, size_t size)
+{
+    if (state->short_name != NULL) {
+        return state->short_name;
+    }
+    if (cache_req_by_name(state->type)) {
+        return "";
+    }
+    snprintf(buf, size, "%u", state->id);
+    return buf;
+}
+
+/* sssd:cache_lookup for the domain being tried; result as sssd_probes.d spells it. */
+static void cache_req_probe_lookup(struct cache_req_state *state, struct resp_domain *dom,
+                                   const char *result)
+{
+    if (PROBE_ENABLED(CACHE_LOOKUP)) {
+        char buf[16];
+
+        PROBE(CACHE_LOOKUP, state->req_id, dom->name, cache_req_type_str(state->type),
+              cache_req_probe_key(state, buf, sizeof(buf)), result);
+    }
+}
+
+/* Ends the request (EOK: state->result answers; ENOENT or an error otherwise), with
+ * sssd:cache_req_done. */
+static void cache_req_finish(struct tevent_req *req, errno_t ret)
+{
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+
+    if (PROBE_ENABLED(CACHE_REQ_DONE)) {
+        char buf[16];
+
+        PROBE(CACHE_REQ_DONE, state->req_id, cache_req_type_str(state->type),
+              cache_req_probe_key(state, buf, sizeof(buf)), ret);
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
 }
 
 static bool cache_req_is_user(enum cache_req_type type)
@@ -88,6 +147,10 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     }
     if (cache_req_by_name(type)) {
         ret = resp_parse_name(state, rctx, name, &state->only, &state->short_name);
+        if (PROBE_ENABLED(CACHE_REQ_START)) {
+            PROBE(CACHE_REQ_START, req_id, cache_req_type_str(type),
+                  state->short_name != NULL ? state->short_name : name);
+        }
         if (ret == ENOENT || ret == EINVAL) {
             DEBUG(SSSDBG_TRACE_INTERNAL, "[%s] names no configured domain\n", name);
             ret = ENOENT;
@@ -100,16 +163,25 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
             ret = ENOENT;
             goto done;
         }
-    } else if (id == 0) {
-        ret = ENOENT;
-        goto done;
+    } else {
+        if (PROBE_ENABLED(CACHE_REQ_START)) {
+            char buf[16];
+
+            PROBE(CACHE_REQ_START, req_id, cache_req_type_str(type),
+                  cache_req_probe_key(state, buf, sizeof(buf)));
+        }
+        if (id == 0) {
+            ret = ENOENT;
+            goto done;
+        }
     }
     ret = cache_req_next(req);
     if (ret == EAGAIN) {
         return req;
     }
 done:
-    return sss_req_post(req, ev, ret);
+    cache_req_finish(req, ret);
+    return tevent_req_post(req, ev);
 }
 
 /* Whether dom is worth looking at for this request. */
@@ -127,7 +199,11 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
         if (state->id < dom->min_id || (dom->max_id != 0 && state->id > dom->max_id)) {
             return false;
         }
-        return !resp_ncache_check_id(nc, nct, dom->name, state->id);
+        hit = resp_ncache_check_id(nc, nct, dom->name, state->id);
+        if (hit) {
+            cache_req_probe_lookup(state, dom, "negcache");
+        }
+        return !hit;
     }
     if (state->only != NULL ? dom != state->only : dom->fqnames) {
         return false;
@@ -141,6 +217,7 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
     if (hit) {
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s is in the negative cache of domain %s\n",
               state->short_name, dom->name);
+        cache_req_probe_lookup(state, dom, "negcache");
     }
     return !hit;
 }
@@ -202,26 +279,35 @@ static char *cache_req_filter(struct cache_req_state *state)
     return cache_req_dp_filter(state, state->short_name, state->id);
 }
 
-static void cache_req_maybe_refresh(struct cache_req_state *state, time_t now)
+/* Past entry_cache_nowait_percentage of its lifetime the entry is refreshed in the
+ * background, as a request of its own (the client's request is answered now). True when a
+ * refresh was started. */
+static bool cache_req_maybe_refresh(struct cache_req_state *state, time_t now)
 {
     struct cache_req_entry *e = state->entry;
     time_t lifetime;
+    uint64_t refresh_id;
     char *filter;
 
     if (state->rctx->nowait_percentage == 0 || e->last_update == 0
             || e->expire <= e->last_update) {
-        return;
+        return false;
     }
     lifetime = e->expire - e->last_update;
     if ((now - e->last_update) * 100 < lifetime * (time_t)state->rctx->nowait_percentage) {
-        return;
+        return false;
     }
     filter = cache_req_filter(state);
-    if (filter != NULL) {
-        cache_req_dp_refresh(state->rctx, state->dom, cache_req_dp_type(state->type), filter,
-                             state->req_id);
+    if (filter == NULL) {
+        return false;
     }
+    refresh_id = sss_new_req_id();
+    DEBUG(SSSDBG_TRACE_FUNC, "Background refresh of %s in domain %s: request %llu\n",
+          filter, state->dom->name, (unsigned long long)refresh_id);
+    cache_req_dp_refresh(state->rctx, state->dom, cache_req_dp_type(state->type), filter,
+                         refresh_id);
     talloc_free(filter);
+    return true;
 }
 
 /* EOK: answered; ENOENT: not in this domain; EAGAIN: waiting for the back-end. */
@@ -248,16 +334,23 @@ static errno_t cache_req_try_domain(struct tevent_req *req)
         if (valid && !(state->flags & CACHE_REQ_BYPASS_CACHE)) {
             ret = cache_req_answer(state, state->entry, CACHE_REQ_SRC_CACHE);
             if (ret == EOK) {
-                cache_req_maybe_refresh(state, now);
+                cache_req_probe_lookup(state, state->dom,
+                                       cache_req_maybe_refresh(state, now) ? "midpoint"
+                                                                           : "hit");
             }
             return ret;
         }
         if (!state->dom->online) {
             DEBUG(SSSDBG_TRACE_INTERNAL, "Domain %s is offline: answering from the cache\n",
                   state->dom->name);
+            cache_req_probe_lookup(state, state->dom, valid ? "hit" : "offline_hit");
             return cache_req_answer(state, state->entry,
                                     valid ? CACHE_REQ_SRC_CACHE : CACHE_REQ_SRC_STALE);
         }
+        /* Expired, or valid but the caller bypasses the cache: the back-end is asked. */
+        cache_req_probe_lookup(state, state->dom, "expired");
+    } else {
+        cache_req_probe_lookup(state, state->dom, "miss");
     }
     filter = cache_req_filter(state);
     if (filter == NULL) {
@@ -350,11 +443,7 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     if (ret == EAGAIN) {
         return;
     }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    cache_req_finish(req, ret);
 }
 
 errno_t cache_req_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

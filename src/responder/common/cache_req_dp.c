@@ -37,7 +37,46 @@ char *cache_req_dp_filter(TALLOC_CTX *mem_ctx, const char *name, uint32_t id)
 struct cache_req_dp_state {
     uint16_t dp_error;
     uint32_t error;
+    /* for sssd:dp_request_done */
+    uint64_t req_id;
+    const char *domain;
+    const char *entry;
+    const char *filter;         /* copied only while traced, else "" */
 };
+
+/* The entry argument of the dp_request probes: "user", "enum_users" ... */
+static const char *cache_req_dp_entry(uint32_t dp_type, const char *filter)
+{
+    bool all = strcmp(filter, SSS_DP_FILTER_ENUM) == 0;
+
+    switch (dp_type & SSS_DP_TYPE_MASK) {
+    case SSS_DP_USER: return all ? "enum_users" : "user";
+    case SSS_DP_GROUP: return all ? "enum_groups" : "group";
+    case SSS_DP_INITGROUPS: return "initgroups";
+    }
+    return "?";
+}
+
+/* Ends the call with sssd:dp_request_done. ret: EOK (state->dp_error and error hold the
+ * back-end's answer) or why the call failed (dp_error TIMEOUT for no reply, else FATAL). */
+static void cache_req_dp_finish(struct tevent_req *req, errno_t ret)
+{
+    struct cache_req_dp_state *state = tevent_req_data(req, struct cache_req_dp_state);
+
+    if (PROBE_ENABLED(DP_REQUEST_DONE)) {
+        int dp_error = ret == EOK ? state->dp_error
+                                  : (ret == ERR_SBUS_NO_REPLY ? SSS_DP_ERR_TIMEOUT
+                                                              : SSS_DP_ERR_FATAL);
+
+        PROBE(DP_REQUEST_DONE, state->req_id, state->domain, state->entry, state->filter,
+              dp_error, ret == EOK ? (int)state->error : ret);
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
 
 static void cache_req_dp_done(struct tevent_req *subreq);
 
@@ -50,11 +89,23 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     struct tevent_req *subreq;
     DBusMessage *msg;
     char *key = NULL;
+    uint64_t saved_id;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct cache_req_dp_state);
     if (req == NULL) {
         return NULL;
+    }
+    state->req_id = req_id;
+    state->domain = dom->name;
+    state->entry = cache_req_dp_entry(dp_type, filter);
+    state->filter = "";
+    if (PROBE_ENABLED(DP_REQUEST_SEND) || PROBE_ENABLED(DP_REQUEST_DONE)) {
+        state->filter = talloc_strdup(state, filter);
+        if (state->filter == NULL) {
+            state->filter = "";
+        }
+        PROBE(DP_REQUEST_SEND, req_id, dom->name, state->entry, filter);
     }
     if (rctx->conn == NULL) {
         ret = ERR_SBUS_DISCONNECTED;
@@ -75,7 +126,11 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
         ret = ENOMEM;
         goto done;
     }
+    /* The call goes out under the id it carries (a background refresh has its own). */
+    saved_id = sss_debug_req_id;
+    sss_debug_req_id = req_id;
     subreq = sbus_call_send(state, rctx->conn, msg, key, rctx->dp_timeout_ms);
+    sss_debug_req_id = saved_id;
     talloc_free(key);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -85,7 +140,8 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     tevent_req_set_callback(subreq, cache_req_dp_done, req);
     return req;
 done:
-    return sss_req_post(req, rctx->ev, ret);
+    cache_req_dp_finish(req, ret);
+    return tevent_req_post(req, rctx->ev);
 }
 
 static void cache_req_dp_done(struct tevent_req *subreq)
@@ -101,7 +157,7 @@ static void cache_req_dp_done(struct tevent_req *subreq)
 
     if (tmp_ctx == NULL) {
         talloc_free(subreq);
-        tevent_req_error(req, ENOMEM);
+        cache_req_dp_finish(req, ENOMEM);
         return;
     }
     ret = sbus_call_recv(tmp_ctx, subreq, &reply);
@@ -123,11 +179,7 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     }
 done:
     talloc_free(tmp_ctx);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    cache_req_dp_finish(req, ret);
 }
 
 errno_t cache_req_dp_recv(struct tevent_req *req, uint16_t *_dp_error, uint32_t *_error)

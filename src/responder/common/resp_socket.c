@@ -53,8 +53,6 @@ struct resp_request {
     size_t written;
 };
 
-static uint64_t resp_last_req_id;
-
 static void resp_client_close_later(struct resp_client *cli, const char *why);
 static void resp_client_read_mode(struct resp_client *cli);
 
@@ -170,7 +168,7 @@ static void resp_client_dispatch(struct resp_client *cli)
         return;
     }
     req->cli = cli;
-    req->id = ++resp_last_req_id;
+    req->id = sss_new_req_id();
     req->cmd = resp_frame_cmd(cli->frame);
     talloc_set_destructor(req, resp_request_destructor);
     cli->req = req;

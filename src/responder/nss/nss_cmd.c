@@ -19,23 +19,6 @@ struct nss_cmd_state {
     uint64_t start_usec;
 };
 
-static const char *nss_cmd_name(uint32_t cmd)
-{
-    switch (cmd) {
-    case SSS_NSS_GETPWNAM: return "GETPWNAM";
-    case SSS_NSS_GETPWUID: return "GETPWUID";
-    case SSS_NSS_GETPWNAM_EX: return "GETPWNAM_EX";
-    case SSS_NSS_GETPWUID_EX: return "GETPWUID_EX";
-    case SSS_NSS_GETGRNAM: return "GETGRNAM";
-    case SSS_NSS_GETGRGID: return "GETGRGID";
-    case SSS_NSS_GETGRNAM_EX: return "GETGRNAM_EX";
-    case SSS_NSS_GETGRGID_EX: return "GETGRGID_EX";
-    case SSS_NSS_INITGR: return "INITGR";
-    case SSS_NSS_INITGR_EX: return "INITGR_EX";
-    }
-    return "?";
-}
-
 /* The lookup a command asks for; EINVAL for a command this handler does not serve. */
 static errno_t nss_cmd_type(uint32_t cmd, enum cache_req_type *_type,
                             enum nss_mc_type *_mc)
@@ -144,11 +127,13 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     state->start_usec = sss_monotonic_usec();
     body = resp_request_body(rreq, &len);
     ret = nss_request_parse(resp_request_cmd(rreq), body, len, &state->nreq);
+    nss_probe_start(rreq, ret == EOK ? &state->nreq : NULL);
     if (ret == EOK) {
         ret = nss_cmd_type(state->nreq.cmd, &state->type, &mc_type);
     }
     if (ret != EOK) {
         talloc_free(state);
+        nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
         return resp_request_done_status(rreq, EINVAL);
     }
     if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
@@ -161,6 +146,7 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
                             state->nreq.kind == NSS_REQ_NAME ? state->nreq.name : NULL,
                             state->nreq.id, flags, resp_request_id(rreq));
     if (subreq == NULL) {
+        nss_probe_done(rreq, &state->nreq, ENOMEM, 0, NULL);
         talloc_free(state);
         return ENOMEM;
     }
@@ -174,6 +160,8 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
     struct resp_request *rreq = state->rreq;
     struct cache_req_result *res = NULL;
     struct nss_reply *reply;
+    unsigned int entries;
+    errno_t result;
     errno_t ret;
 
     sss_debug_req_id = resp_request_id(rreq);
@@ -183,6 +171,7 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
     if (ret != EOK && ret != ENOENT) {
         goto done;
     }
+    result = ret;
     reply = nss_reply_new(state, state->nreq.cmd, state->nctx->pwfield);
     if (reply == NULL) {
         ret = ENOMEM;
@@ -206,11 +195,17 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
             goto done;
         }
     }
+    entries = nss_reply_num_results(reply);
     ret = resp_request_done(rreq, nss_reply_finish(rreq, reply));
+    if (ret == EOK) {
+        nss_probe_done(rreq, &state->nreq, result, entries,
+                       result == EOK ? res->domain->name : NULL);
+    }
 done:
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "Cannot answer %s: %s\n", nss_cmd_name(state->nreq.cmd),
               sss_strerror(ret));
+        nss_probe_done(rreq, &state->nreq, ret, 0, NULL);
         resp_request_done_status(rreq, ret == ENOMEM ? ENOMEM : EIO);
     }
     talloc_free(state);

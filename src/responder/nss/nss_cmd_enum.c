@@ -123,14 +123,14 @@ errno_t nss_cmd_setent(struct resp_request *rreq)
     struct nss_enum_client *ec = nss_enum_client(rreq, true);
     errno_t ret;
 
-    if (ec == NULL) {
-        return ENOMEM;
+    nss_probe_start(rreq, NULL);
+    ret = ec == NULL ? ENOMEM
+                     : nss_enum_snapshot(nctx, ec, nss_enum_is_pw(resp_request_cmd(rreq)));
+    if (ret == EOK) {
+        ret = resp_request_done_status(rreq, 0);
     }
-    ret = nss_enum_snapshot(nctx, ec, nss_enum_is_pw(resp_request_cmd(rreq)));
-    if (ret != EOK) {
-        return ret;
-    }
-    return resp_request_done_status(rreq, 0);
+    nss_probe_done(rreq, NULL, ret, 0, NULL);
+    return ret;
 }
 
 errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
@@ -169,24 +169,18 @@ errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
     return EOK;
 }
 
-errno_t nss_cmd_getent(struct resp_request *rreq)
+/* GET*ENT without its probes: the reply, or an error that closes the connection. */
+static errno_t nss_getent(struct resp_request *rreq, struct nss_request *nreq,
+                          unsigned int *_entries)
 {
     struct nss_ctx *nctx = talloc_get_type(resp_request_pvt(rreq), struct nss_ctx);
     struct nss_enum_client *ec;
     struct nss_enum_list *list;
-    struct nss_request nreq;
     struct nss_reply *reply;
-    const uint8_t *body;
-    size_t len;
     bool pw;
     errno_t ret;
 
-    body = resp_request_body(rreq, &len);
-    ret = nss_request_parse(resp_request_cmd(rreq), body, len, &nreq);
-    if (ret != EOK) {
-        return resp_request_done_status(rreq, EINVAL);
-    }
-    pw = nss_enum_is_pw(nreq.cmd);
+    pw = nss_enum_is_pw(nreq->cmd);
     ec = nss_enum_client(rreq, true);
     if (ec == NULL) {
         return ENOMEM;
@@ -198,22 +192,45 @@ errno_t nss_cmd_getent(struct resp_request *rreq)
         }
     }
     list = pw ? ec->pw : ec->gr;
-    reply = nss_reply_new(rreq, nreq.cmd, nctx->pwfield);
+    reply = nss_reply_new(rreq, nreq->cmd, nctx->pwfield);
     if (reply == NULL) {
         return ENOMEM;
     }
-    ret = nss_enum_fill(nctx, list, pw, nreq.count, reply);
+    ret = nss_enum_fill(nctx, list, pw, nreq->count, reply);
     if (ret != EOK) {
         talloc_free(reply);
         return ret;
     }
+    *_entries = nss_reply_num_results(reply);
     return resp_request_done(rreq, nss_reply_finish(rreq, reply));
+}
+
+errno_t nss_cmd_getent(struct resp_request *rreq)
+{
+    struct nss_request nreq;
+    unsigned int entries = 0;
+    const uint8_t *body;
+    size_t len;
+    errno_t ret;
+
+    nss_probe_start(rreq, NULL);
+    body = resp_request_body(rreq, &len);
+    ret = nss_request_parse(resp_request_cmd(rreq), body, len, &nreq);
+    if (ret != EOK) {
+        nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
+        return resp_request_done_status(rreq, EINVAL);
+    }
+    ret = nss_getent(rreq, &nreq, &entries);
+    nss_probe_done(rreq, NULL, ret, entries, NULL);
+    return ret;
 }
 
 errno_t nss_cmd_endent(struct resp_request *rreq)
 {
     struct nss_enum_client *ec = nss_enum_client(rreq, false);
+    errno_t ret;
 
+    nss_probe_start(rreq, NULL);
     if (ec != NULL) {
         if (nss_enum_is_pw(resp_request_cmd(rreq))) {
             talloc_zfree(ec->pw);
@@ -221,5 +238,7 @@ errno_t nss_cmd_endent(struct resp_request *rreq)
             talloc_zfree(ec->gr);
         }
     }
-    return resp_request_done_status(rreq, 0);
+    ret = resp_request_done_status(rreq, 0);
+    nss_probe_done(rreq, NULL, ret, 0, NULL);
+    return ret;
 }

@@ -13,7 +13,7 @@
 static const uint32_t nss_versions[] = { SSS_NSS_PROTOCOL_VERSION, 0 };
 
 static const struct resp_cmd nss_cmds[] = {
-    { SSS_GET_VERSION, resp_cmd_get_version },
+    { SSS_GET_VERSION, nss_cmd_get_version },
     { SSS_NSS_GETPWNAM, nss_cmd_lookup },
     { SSS_NSS_GETPWUID, nss_cmd_lookup },
     { SSS_NSS_GETPWNAM_EX, nss_cmd_lookup },
@@ -32,6 +32,16 @@ static const struct resp_cmd nss_cmds[] = {
     { SSS_NSS_INITGR_EX, nss_cmd_lookup },
     RESP_CMD_END
 };
+
+errno_t nss_cmd_get_version(struct resp_request *rreq)
+{
+    errno_t ret;
+
+    nss_probe_start(rreq, NULL);
+    ret = resp_cmd_get_version(rreq);
+    nss_probe_done(rreq, NULL, ret, 0, NULL);
+    return ret;
+}
 
 /* ---- memory-cache signals ---- */
 

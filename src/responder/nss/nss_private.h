@@ -27,6 +27,21 @@ struct nss_ctx {
 /* The handler of every by-name, by-id and initgroups command (+ _EX). */
 errno_t nss_cmd_lookup(struct resp_request *rreq);
 
+/* GET_VERSION, with the request probes around the common handler. */
+errno_t nss_cmd_get_version(struct resp_request *rreq);
+
+/* ---- probes (nss_probe.c) ---- */
+
+/* "GETPWNAM" ... for a command number; "?" for an unknown one. */
+const char *nss_cmd_name(uint32_t cmd);
+
+/* sssd:nss_request_start / nss_request_done for rreq. nreq is the parsed request, or NULL
+ * when there is none (GET_VERSION, a malformed body): the key is then "". result: 0, ENOENT
+ * or an errno; domain: the answering domain or NULL. */
+void nss_probe_start(struct resp_request *rreq, const struct nss_request *nreq);
+void nss_probe_done(struct resp_request *rreq, const struct nss_request *nreq, int result,
+                    unsigned int entries, const char *domain);
+
 /* ---- enumeration (nss_cmd_enum.c) ---- */
 
 struct nss_enum_item {

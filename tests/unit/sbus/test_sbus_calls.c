@@ -100,6 +100,7 @@ struct done_flag {
     errno_t ret;
     DBusMessage *reply;
     TALLOC_CTX *mem;
+    uint64_t req_id;            /* sss_debug_req_id when the callback ran */
 };
 
 static void connect_done(struct tevent_req *req)
@@ -129,6 +130,7 @@ static void call_done(struct tevent_req *req)
 {
     struct done_flag *f = tevent_req_callback_data_void(req);
 
+    f->req_id = sss_debug_req_id;
     f->ret = sbus_call_recv(f->mem, req, &f->reply);
     talloc_free(req);
     f->done = true;
@@ -281,6 +283,78 @@ static void test_chain_same_destination(void **state)
     assert_string_equal(reply_text(f3.reply), "hold");
     assert_int_equal(t->b.calls, 1);
     assert_int_equal(sbus_call_in_flight(t->a.conn), 0);
+}
+
+/* Chained callers share one call on the wire, but each callback resumes under the request
+ * id its caller had (sss_req_id_track), not under the first caller's. */
+static void test_chained_callers_keep_their_ids(void **state)
+{
+    struct test_ctx *t = *state;
+    struct done_flag f1 = { 0 }, f2 = { 0 };
+    DBusMessage *reply;
+    const char *text = "hold";
+
+    sss_req_id_track(t->ev);
+    sss_debug_req_id = 0x1001;
+    start_echo(t, &t->a, "test.b", "hold", true, 0, &f1);
+    sss_debug_req_id = 0x2002;
+    start_echo(t, &t->a, "test.b", "hold", true, 0, &f2);
+    sss_debug_req_id = 0;
+    assert_int_equal(sbus_call_in_flight(t->a.conn), 1);
+    while (t->b.held == NULL) {
+        assert_int_equal(tevent_loop_once(t->ev), 0);
+    }
+    reply = dbus_message_new_method_return(t->b.held->message);
+    assert_true(dbus_message_append_args(reply, DBUS_TYPE_STRING, &text, DBUS_TYPE_INVALID));
+    sbus_request_reply(t->b.held, reply);
+    t->b.held = NULL;
+
+    wait_for(t, &f1.done);
+    wait_for(t, &f2.done);
+    assert_int_equal(f1.ret, EOK);
+    assert_int_equal(f2.ret, EOK);
+    assert_int_equal(f1.req_id, 0x1001);
+    assert_int_equal(f2.req_id, 0x2002);
+    sss_debug_req_id = 0;
+}
+
+/* The request id a call carries: its last argument when that is a uint64, else 0. */
+static void test_message_req_id(void **state)
+{
+    DBusMessage *msg;
+    dbus_uint64_t id = 0x1234500000007ULL;
+    dbus_uint64_t ids[] = { 1, 2 };
+    const dbus_uint64_t *p = ids;
+    const char *s = "x";
+    dbus_uint32_t u = 9;
+    char text[SBUS_MEMBER_TEXT_MAX];
+
+    msg = dbus_message_new_method_call("a.b", "/p", "sssd.dataprovider", "getAccountInfo");
+    assert_non_null(msg);
+    assert_int_equal(sbus_message_req_id(msg), 0);      /* no arguments */
+    assert_true(dbus_message_append_args(msg, DBUS_TYPE_STRING, &s, DBUS_TYPE_UINT32, &u,
+                                         DBUS_TYPE_UINT64, &id, DBUS_TYPE_INVALID));
+    assert_true(sbus_message_req_id(msg) == id);
+    assert_string_equal(sbus_message_member_text(msg, text, sizeof(text)),
+                        "sssd.dataprovider.getAccountInfo");
+    dbus_message_unref(msg);
+
+    /* A uint64 that is not last, or an array of them, is no request id. */
+    msg = dbus_message_new_method_call("a.b", "/p", NULL, "M");
+    assert_non_null(msg);
+    assert_true(dbus_message_append_args(msg, DBUS_TYPE_UINT64, &id, DBUS_TYPE_STRING, &s,
+                                         DBUS_TYPE_ARRAY, DBUS_TYPE_UINT64, &p, 2,
+                                         DBUS_TYPE_INVALID));
+    assert_int_equal(sbus_message_req_id(msg), 0);
+    assert_string_equal(sbus_message_member_text(msg, text, sizeof(text)), "M");
+    dbus_message_unref(msg);
+
+    /* Signals carry none. */
+    msg = dbus_message_new_signal("/p", "i.f", "S");
+    assert_non_null(msg);
+    assert_true(dbus_message_append_args(msg, DBUS_TYPE_UINT64, &id, DBUS_TYPE_INVALID));
+    assert_int_equal(sbus_message_req_id(msg), 0);
+    dbus_message_unref(msg);
 }
 
 static void test_no_chain_two_destinations(void **state)
@@ -533,6 +607,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_call_and_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_remote_error, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chain_same_destination, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_chained_callers_keep_their_ids, setup,
+                                        teardown),
+        cmocka_unit_test(test_message_req_id),
         cmocka_unit_test_setup_teardown(test_no_chain_two_destinations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancelled_waiter_keeps_chain, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_service, setup, teardown),
