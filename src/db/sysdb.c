@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "db/sysdb_private.h"
+#include "db/sysdb_rcache.h"
+#include "util/probes.h"
 
 /* LMDB reserves this much address space (not disk, not RAM); the file grows as needed. */
 #define SYSDB_MDB_MAP_SIZE "lmdb_env_size:8589934592"
@@ -421,6 +423,8 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
     if (ret != EOK) {
         goto done;
     }
+    /* After the setup: the file now has its meta pages. */
+    sysdb_rcache_init(sysdb);
 
     *_sysdb = sysdb;
     sysdb = NULL;
@@ -460,6 +464,8 @@ errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
             return sysdb_ldb_error(sysdb, lret, "Transaction start");
         }
         sysdb->tx_doomed = false;
+        /* After the start: begin marks the moment the write lock is held. */
+        PROBE(SYSDB_TXN_BEGIN, sss_debug_req_id, sysdb->domain);
     }
     sysdb->tx_depth++;
     return EOK;
@@ -468,6 +474,7 @@ errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
 errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
 {
     int lret;
+    errno_t ret;
 
     if (sysdb == NULL || sysdb->tx_depth == 0) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Commit without a transaction\n");
@@ -481,13 +488,13 @@ errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
         DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
         ldb_transaction_cancel(sysdb->ldb);
         sysdb->tx_doomed = false;
+        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, EIO);
         return EIO;
     }
     lret = ldb_transaction_commit(sysdb->ldb);
-    if (lret != LDB_SUCCESS) {
-        return sysdb_ldb_error(sysdb, lret, "Transaction commit");
-    }
-    return EOK;
+    ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
+    PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
+    return ret;
 }
 
 errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
@@ -505,6 +512,7 @@ errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
     }
     sysdb->tx_doomed = false;
     lret = ldb_transaction_cancel(sysdb->ldb);
+    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
     if (lret != LDB_SUCCESS) {
         return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
     }

@@ -27,8 +27,15 @@
  * event-loop turn), so that the final write of a 50,000-member group stays a few ms.
  *
  * Ownership: struct sysdb_ctx is a talloc object on the caller's mem_ctx; closing the cache
- * is talloc_free(). Results are new talloc trees on the given mem_ctx; every string and array
- * in a result is a talloc descendant of the result itself.
+ * is talloc_free(). Results are new talloc objects on the given mem_ctx holding all their
+ * strings and arrays, inside the same allocation (users and groups from single lookups,
+ * except very large groups) or as talloc descendants: free or steal the result itself,
+ * never a string or array of it.
+ *
+ * Reads. Lookups of single users, groups and group lists are answered from a small
+ * in-process cache while the database is unchanged since they were read (mdb only: LMDB's
+ * transaction id, which every commit of any process bumps, tags each entry; see
+ * sysdb_rcache.h), so a write by another process is seen by the next lookup.
  *
  * Errors common to every function: EINVAL for bad arguments (NULL, invalid name, uid/gid 0,
  * oversize attribute), ENOMEM, EIO for an ldb failure (logged with ldb's message).
@@ -143,7 +150,9 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
 /*
  * Stores a group like sysdb_store_user (other group holding the gid deleted). with_members
  * true replaces the member lists by grp->members and grp->member_groups (duplicates dropped,
- * order kept); false keeps the lists already cached (none for a new group).
+ * order kept) and sets the expiry; false (a group seen through initgroups) keeps the lists and
+ * the expiry already cached, and stores a new group (or one whose gid changed) expired, so its
+ * members are fetched before a group lookup answers from it.
  * EINVAL as for users, also for a bad member name or a list over SYSDB_LIST_MAX.
  */
 errno_t sysdb_store_group(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
@@ -198,6 +207,16 @@ errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
  */
 errno_t sysdb_get_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *user,
                              uint32_t **_gids, size_t *_count, time_t *_expire);
+/*
+ * A user and its group list in one read (what initgroups needs): *_user as
+ * sysdb_get_user_by_name (skipped when _user is NULL); *_have_list false when no list was
+ * stored (then *_gids NULL, *_count 0, *_expire 0); otherwise as sysdb_get_initgroups.
+ * ENOENT: the user is not cached.
+ */
+errno_t sysdb_get_user_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  const char *name, struct sysdb_user **_user,
+                                  bool *_have_list, uint32_t **_gids, size_t *_count,
+                                  time_t *_expire);
 errno_t sysdb_get_initgroups_names(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                    const char *user, const char ***_names, size_t *_count,
                                    time_t *_expire);

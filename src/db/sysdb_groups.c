@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "db/sysdb_private.h"
+#include "db/sysdb_rcache.h"
 
 static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
                                   struct sysdb_group **_group)
@@ -133,12 +134,14 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, stored);
     if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_GID, grp->gid);
     if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_ORIG_DN, grp->orig_dn);
-    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
-    if (ret == EOK) {
-        ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, (uint64_t)now + cache_timeout);
-    }
     if (ret == EOK && with_members) {
-        ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBERS, members);
+        ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
+        if (ret == EOK) {
+            ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, (uint64_t)now + cache_timeout);
+        }
+        if (ret == EOK) {
+            ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBERS, members);
+        }
         if (ret == EOK) {
             ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBER_GROUPS, member_groups);
         }
@@ -159,6 +162,19 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     ret = sysdb_delete_conflicts(sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, grp->gid, msg->dn, &kept);
     if (ret != EOK) {
         goto done;
+    }
+    /* Without members (a group seen through initgroups) the entry is not fresh: a group
+     * already cached with this gid keeps its members and its expiry; a new one (or one
+     * whose gid changed) is stored expired, so the next getgrnam/getgrgid fetches its
+     * members instead of answering an empty list until it expires. */
+    if (!with_members && !kept) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
+        if (ret == EOK) {
+            ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, 0);
+        }
+        if (ret != EOK) {
+            goto done;
+        }
     }
     ret = sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
     if (ret != EOK) {
@@ -223,32 +239,89 @@ errno_t sysdb_store_group_lists(struct sysdb_ctx *sysdb, const struct sysdb_grou
                                  now, cache_timeout);
 }
 
-errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                const char *name, struct sysdb_group **_group)
+/* Bytes of the packed member lists: a lower bound of the flat size. */
+static size_t sysdb_group_msg_bytes(const struct ldb_message *msg)
+{
+    const struct ldb_message_element *el;
+    size_t n = 0;
+
+    el = ldb_msg_find_element(msg, SYSDB_A_MEMBERS);
+    if (el != NULL && el->num_values == 1) {
+        n += el->values[0].length;
+    }
+    el = ldb_msg_find_element(msg, SYSDB_A_MEMBER_GROUPS);
+    if (el != NULL && el->num_values == 1) {
+        n += el->values[0].length;
+    }
+    return n;
+}
+
+/* A group by key (key-form name or gid): from the read cache, or read, flattened and
+ * cached when small enough (misses too). */
+static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const struct sysdb_rc_key *key, struct sysdb_group **_group)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
-    struct ldb_dn *dn;
     struct sysdb_group *grp;
+    struct ldb_dn *dn;
+    const void *cached;
+    void *blob;
+    size_t len;
+    uint64_t gen;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL || _group == NULL) {
-        return EINVAL;
+    gen = sysdb_rcache_gen(sysdb);
+    if (sysdb_rcache_get(sysdb, key, gen, &cached, &len)) {
+        if (cached == NULL) {
+            return ENOENT;
+        }
+        grp = sysdb_unflat_group(mem_ctx, cached, len);
+        if (grp == NULL) {
+            return ENOMEM;
+        }
+        *_group = grp;
+        return EOK;
     }
+
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, name, &dn);
+    if (key->name == NULL) {
+        ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, key->id,
+                                 NULL, &msg);
+    } else {
+        dn = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->name);
+        ret = dn == NULL ? ENOMEM : sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+    }
+    if (ret == ENOENT) {
+        sysdb_rcache_put(sysdb, key, gen, NULL, 0);
+    }
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+    if (sysdb_group_msg_bytes(msg) > SYSDB_RCACHE_MAX_ENTRY) {
+        /* Too big to keep: hand out the parsed tree, no flat copy (a 50,000-member
+         * group would pay a millisecond for it). */
+        ret = sysdb_msg_to_group(mem_ctx, msg, &grp);
+        if (ret == EOK) {
+            *_group = grp;
+        }
+        goto done;
+    }
+    ret = sysdb_msg_to_group(tmp_ctx, msg, &grp);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_msg_to_group(mem_ctx, msg, &grp);
+    ret = sysdb_flat_group(tmp_ctx, grp, &blob, &len);
     if (ret != EOK) {
+        goto done;
+    }
+    sysdb_rcache_put(sysdb, key, gen, blob, len);
+    grp = sysdb_unflat_group(mem_ctx, blob, len);
+    if (grp == NULL) {
+        ret = ENOMEM;
         goto done;
     }
     *_group = grp;
@@ -258,34 +331,31 @@ done:
     return ret;
 }
 
+errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                const char *name, struct sysdb_group **_group)
+{
+    char keybuf[SYSDB_KEY_ROOM];
+    struct sysdb_rc_key key = { .kind = SYSDB_RC_GROUP_NAME, .name = keybuf };
+
+    if (sysdb == NULL || name == NULL || _group == NULL) {
+        return EINVAL;
+    }
+    key.len = sysdb_name_key_buf(sysdb, name, keybuf);
+    if (key.len == 0) {
+        return EINVAL;
+    }
+    return sysdb_group_fetch(mem_ctx, sysdb, &key, _group);
+}
+
 errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                uint32_t gid, struct sysdb_group **_group)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message *msg;
-    struct sysdb_group *grp;
-    errno_t ret;
+    struct sysdb_rc_key key = { .kind = SYSDB_RC_GROUP_GID, .id = gid };
 
     if (sysdb == NULL || _group == NULL) {
         return EINVAL;
     }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, gid, NULL, &msg);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_to_group(mem_ctx, msg, &grp);
-    if (ret != EOK) {
-        goto done;
-    }
-    *_group = grp;
-
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    return sysdb_group_fetch(mem_ctx, sysdb, &key, _group);
 }
 
 errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,

@@ -241,9 +241,14 @@ static int sysdb_add_entry(struct sysdb_ctx *sysdb, const struct ldb_message *ms
         add->num_elements++;
     }
     if (sysdb->backend == SYSDB_BACKEND_MDB) {
+        /* Big-endian counter: a process's new records sort in creation order, so LMDB
+         * appends them at the end of a page and splits pages unevenly (full pages behind
+         * the insertion point) instead of halving pages across the key space. */
         memcpy(guid, sysdb->guid_prefix, 8);
         sysdb->guid_counter++;
-        memcpy(guid + 8, &sysdb->guid_counter, 8);
+        for (i = 0; i < 8; i++) {
+            guid[8 + i] = (uint8_t)(sysdb->guid_counter >> (56 - 8 * i));
+        }
         lret = ldb_msg_add_value(add, SYSDB_A_GUID,
                                  &(struct ldb_val){ .data = guid, .length = 16 }, NULL);
         if (lret != LDB_SUCCESS) {

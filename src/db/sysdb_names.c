@@ -200,6 +200,20 @@ static errno_t sysdb_name_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     return EOK;
 }
 
+size_t sysdb_name_key_buf(struct sysdb_ctx *sysdb, const char *name, char *buf)
+{
+    size_t len;
+    size_t n;
+
+    len = strnlen(name, SYSDB_NAME_MAX + sysdb->domain_len + 2);
+    n = sysdb_name_write(sysdb, name, len, true, buf);
+    if (n == 0 || name[len] != '\0') {
+        DEBUG(SSSDBG_OP_FAILURE, "Invalid name (empty, too long or not UTF-8)\n");
+        return 0;
+    }
+    return n;
+}
+
 errno_t sysdb_name_stored(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                           char **_stored)
 {

@@ -78,6 +78,8 @@ struct sysdb_ctx {
 
     uint8_t guid_prefix[8];  /* objectGUID = prefix + counter (mdb needs GUID keys) */
     uint64_t guid_counter;
+
+    struct sysdb_rcache *rcache; /* lookups' read cache (sysdb_rcache.c); NULL: off */
 };
 
 /* --- names (sysdb_names.c) --- */
@@ -183,5 +185,23 @@ errno_t sysdb_msg_num(const struct ldb_message *msg, const char *attr, uint64_t 
 /* Checks an optional string attribute for storing: NULL ok; EINVAL over SYSDB_ATTR_MAX
  * or not UTF-8. */
 errno_t sysdb_check_attr(const char *value, const char *what);
+
+/* --- flat results (sysdb_flat.c) --- */
+
+/* A result as one blob (strings and arrays inside, pointers as offsets) and back: the
+ * copy is one allocation named like the struct, holding all its strings and arrays. */
+errno_t sysdb_flat_user(TALLOC_CTX *mem_ctx, const struct sysdb_user *user,
+                        void **_blob, size_t *_len);
+errno_t sysdb_flat_group(TALLOC_CTX *mem_ctx, const struct sysdb_group *group,
+                         void **_blob, size_t *_len);
+struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size_t len);
+struct sysdb_group *sysdb_unflat_group(TALLOC_CTX *mem_ctx, const void *blob, size_t len);
+
+/* Longest key form of a name accepted by any function (with NUL). */
+#define SYSDB_KEY_ROOM (2 * (2 * SYSDB_NAME_MAX + 2) + SYSDB_NAME_MAX + 2)
+
+/* Writes the key form of name into buf (SYSDB_KEY_ROOM bytes); returns its length, 0 for
+ * an invalid name (logged). */
+size_t sysdb_name_key_buf(struct sysdb_ctx *sysdb, const char *name, char *buf);
 
 #endif /* SSS_SYSDB_PRIVATE_H */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "db/sysdb_private.h"
+#include "db/sysdb_rcache.h"
 
 static errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
                                  struct sysdb_user **_user)
@@ -158,38 +159,82 @@ done:
     return ret;
 }
 
-/* Every attribute a struct sysdb_user needs, not the (possibly large) group list. */
-static const char *sysdb_user_attrs[] = {
-    SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, SYSDB_A_HOME,
-    SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, NULL
+/* Every attribute a struct sysdb_user needs, not the (possibly large) group list; the
+ * initgroups read adds the gids and their expiry. */
+#define SYSDB_USER_ATTRS SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, \
+    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
+static const char *sysdb_user_attrs[] = { SYSDB_USER_ATTRS, NULL };
+static const char *sysdb_initgr_attrs[] = {
+    SYSDB_USER_ATTRS, SYSDB_A_INITGR_GIDS, SYSDB_A_INITGR_EXPIRE, NULL
 };
 
-errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                               const char *name, struct sysdb_user **_user)
+/* Reads the entry a user key names (by key-form name, or by uid), with attrs. */
+static errno_t sysdb_user_read_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   const struct sysdb_rc_key *key, const char *const *attrs,
+                                   struct ldb_message **_msg)
+{
+    struct ldb_dn *dn;
+
+    if (key->name == NULL) {
+        return sysdb_search_by_id(mem_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, key->id,
+                                  attrs, _msg);
+    }
+    dn = sysdb_entry_dn(mem_ctx, sysdb, SYSDB_KIND_USER, key->name);
+    if (dn == NULL) {
+        return ENOMEM;
+    }
+    return sysdb_read_entry(mem_ctx, sysdb, dn, attrs, _msg);
+}
+
+/* A user by key: from the read cache, or read, flattened and cached (misses too). */
+static errno_t sysdb_user_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                const struct sysdb_rc_key *key, struct sysdb_user **_user)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
-    struct ldb_dn *dn;
     struct sysdb_user *user;
+    const void *cached;
+    void *blob;
+    size_t len;
+    uint64_t gen;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL || _user == NULL) {
-        return EINVAL;
+    gen = sysdb_rcache_gen(sysdb);
+    if (sysdb_rcache_get(sysdb, key, gen, &cached, &len)) {
+        if (cached == NULL) {
+            return ENOENT;
+        }
+        user = sysdb_unflat_user(mem_ctx, cached, len);
+        if (user == NULL) {
+            return ENOMEM;
+        }
+        *_user = user;
+        return EOK;
     }
+
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_USER, name, &dn);
+    ret = sysdb_user_read_msg(tmp_ctx, sysdb, key, sysdb_user_attrs, &msg);
+    if (ret == ENOENT) {
+        sysdb_rcache_put(sysdb, key, gen, NULL, 0);
+    }
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, sysdb_user_attrs, &msg);
+    ret = sysdb_msg_to_user(tmp_ctx, msg, &user);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_msg_to_user(mem_ctx, msg, &user);
+    ret = sysdb_flat_user(tmp_ctx, user, &blob, &len);
     if (ret != EOK) {
+        goto done;
+    }
+    sysdb_rcache_put(sysdb, key, gen, blob, len);
+    user = sysdb_unflat_user(mem_ctx, blob, len);
+    if (user == NULL) {
+        ret = ENOMEM;
         goto done;
     }
     *_user = user;
@@ -199,35 +244,31 @@ done:
     return ret;
 }
 
+errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               const char *name, struct sysdb_user **_user)
+{
+    char keybuf[SYSDB_KEY_ROOM];
+    struct sysdb_rc_key key = { .kind = SYSDB_RC_USER_NAME, .name = keybuf };
+
+    if (sysdb == NULL || name == NULL || _user == NULL) {
+        return EINVAL;
+    }
+    key.len = sysdb_name_key_buf(sysdb, name, keybuf);
+    if (key.len == 0) {
+        return EINVAL;
+    }
+    return sysdb_user_fetch(mem_ctx, sysdb, &key, _user);
+}
+
 errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                               uint32_t uid, struct sysdb_user **_user)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message *msg;
-    struct sysdb_user *user;
-    errno_t ret;
+    struct sysdb_rc_key key = { .kind = SYSDB_RC_USER_UID, .id = uid };
 
     if (sysdb == NULL || _user == NULL) {
         return EINVAL;
     }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, uid,
-                             sysdb_user_attrs, &msg);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_to_user(mem_ctx, msg, &user);
-    if (ret != EOK) {
-        goto done;
-    }
-    *_user = user;
-
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    return sysdb_user_fetch(mem_ctx, sysdb, &key, _user);
 }
 
 errno_t sysdb_enumerate_users(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
@@ -465,64 +506,220 @@ static errno_t sysdb_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     return EOK;
 }
 
-errno_t sysdb_get_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *user,
-                             uint32_t **_gids, size_t *_count, time_t *_expire)
+/* Parses the packed decimal gids of msg (none: NULL, 0). */
+static errno_t sysdb_msg_gids(TALLOC_CTX *mem_ctx, const struct ldb_message *msg,
+                              uint32_t **_gids, size_t *_count)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message *msg;
     const struct ldb_message_element *el;
     const char **strs;
     uint32_t *gids = NULL;
     size_t count;
     size_t i;
-    time_t expire;
     char *end;
     unsigned long v;
     errno_t ret;
 
-    if (sysdb == NULL || user == NULL || _gids == NULL || _count == NULL) {
-        return EINVAL;
-    }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_read_initgr(tmp_ctx, sysdb, user, SYSDB_A_INITGR_GIDS, &msg, &expire);
-    if (ret != EOK) {
-        goto done;
-    }
     el = ldb_msg_find_element(msg, SYSDB_A_INITGR_GIDS);
-    ret = sysdb_packed_split(tmp_ctx, el && el->num_values == 1 ? &el->values[0] : NULL,
+    ret = sysdb_packed_split(mem_ctx, el && el->num_values == 1 ? &el->values[0] : NULL,
                              &strs, &count);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     if (count > 0) {
-        gids = talloc_array(tmp_ctx, uint32_t, count);
+        gids = talloc_array(mem_ctx, uint32_t, count);
         if (gids == NULL) {
-            ret = ENOMEM;
-            goto done;
+            return ENOMEM;
         }
     }
     for (i = 0; i < count; i++) {
         errno = 0;
         v = strtoul(strs[i], &end, 10);
         if (errno != 0 || *end != '\0' || end == strs[i] || v > UINT32_MAX) {
-            ret = EIO;
-            goto done;
+            return EIO;
         }
         gids[i] = (uint32_t)v;
     }
-    *_gids = talloc_steal(mem_ctx, gids);
+    talloc_free(strs);
+    *_gids = gids;
     *_count = count;
+    return EOK;
+}
+
+/* The read cache's initgroups entry: this header, the gids, then the flat user. */
+struct sysdb_initgr_head {
+    uint64_t user_len;
+    uint64_t count;
+    int64_t expire;
+    uint64_t have_list;
+};
+#define SYSDB_INITGR_USER_OFS(count) \
+    ((sizeof(struct sysdb_initgr_head) + (count) * sizeof(uint32_t) + 7) & ~(size_t)7)
+
+/* Builds the initgroups blob from one read of the user entry. ENOENT: no such user. */
+static errno_t sysdb_initgr_read_blob(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                      const struct sysdb_rc_key *key,
+                                      void **_blob, size_t *_len)
+{
+    struct sysdb_rc_key ukey = *key;
+    struct sysdb_initgr_head head = { 0 };
+    struct ldb_message *msg;
+    struct sysdb_user *user;
+    uint32_t *gids = NULL;
+    void *ublob;
+    size_t ulen;
+    char *blob;
+    size_t ofs;
+    uint64_t num;
+    errno_t ret;
+
+    ukey.kind = SYSDB_RC_USER_NAME;
+    ret = sysdb_user_read_msg(mem_ctx, sysdb, &ukey, sysdb_initgr_attrs, &msg);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (ldb_msg_find_element(msg, SYSDB_A_INITGR_EXPIRE) != NULL) {
+        ret = sysdb_msg_num(msg, SYSDB_A_INITGR_EXPIRE, INT64_MAX, &num);
+        if (ret == EOK) {
+            ret = sysdb_msg_gids(mem_ctx, msg, &gids, &head.count);
+        }
+        if (ret != EOK) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Malformed group list in %s\n",
+                  ldb_dn_get_linearized(msg->dn));
+            return ret;
+        }
+        head.expire = (int64_t)num;
+        head.have_list = 1;
+    }
+    ldb_msg_remove_attr(msg, SYSDB_A_INITGR_GIDS);
+    ret = sysdb_msg_to_user(mem_ctx, msg, &user);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_flat_user(mem_ctx, user, &ublob, &ulen);
+    if (ret != EOK) {
+        return ret;
+    }
+    head.user_len = ulen;
+    ofs = SYSDB_INITGR_USER_OFS(head.count);
+    blob = talloc_zero_size(mem_ctx, ofs + ulen);
+    if (blob == NULL) {
+        return ENOMEM;
+    }
+    memcpy(blob, &head, sizeof(head));
+    if (head.count > 0) {
+        memcpy(blob + sizeof(head), gids, head.count * sizeof(uint32_t));
+    }
+    memcpy(blob + ofs, ublob, ulen);
+    *_blob = blob;
+    *_len = ofs + ulen;
+    return EOK;
+}
+
+errno_t sysdb_get_user_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  const char *name, struct sysdb_user **_user,
+                                  bool *_have_list, uint32_t **_gids, size_t *_count,
+                                  time_t *_expire)
+{
+    char keybuf[SYSDB_KEY_ROOM];
+    struct sysdb_rc_key key = { .kind = SYSDB_RC_INITGR, .name = keybuf };
+    struct sysdb_initgr_head head;
+    TALLOC_CTX *tmp_ctx = NULL;
+    const void *cached;
+    void *blob;
+    size_t len;
+    struct sysdb_user *user = NULL;
+    uint32_t *gids = NULL;
+    uint64_t gen;
+    errno_t ret;
+
+    if (sysdb == NULL || name == NULL || _have_list == NULL || _gids == NULL
+            || _count == NULL) {
+        return EINVAL;
+    }
+    key.len = sysdb_name_key_buf(sysdb, name, keybuf);
+    if (key.len == 0) {
+        return EINVAL;
+    }
+    gen = sysdb_rcache_gen(sysdb);
+    if (sysdb_rcache_get(sysdb, &key, gen, &cached, &len)) {
+        if (cached == NULL) {
+            return ENOENT;
+        }
+    } else {
+        tmp_ctx = talloc_new(NULL);
+        if (tmp_ctx == NULL) {
+            return ENOMEM;
+        }
+        ret = sysdb_initgr_read_blob(tmp_ctx, sysdb, &key, &blob, &len);
+        if (ret == ENOENT) {
+            sysdb_rcache_put(sysdb, &key, gen, NULL, 0);
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        sysdb_rcache_put(sysdb, &key, gen, blob, len);
+        cached = blob;
+    }
+
+    memcpy(&head, cached, sizeof(head));
+    if (_user != NULL) {
+        user = sysdb_unflat_user(mem_ctx, (const char *)cached
+                                 + SYSDB_INITGR_USER_OFS(head.count), head.user_len);
+        if (user == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
+    if (head.count > 0) {
+        gids = talloc_array(mem_ctx, uint32_t, head.count);
+        if (gids == NULL) {
+            talloc_free(user);
+            ret = ENOMEM;
+            goto done;
+        }
+        memcpy(gids, (const char *)cached + sizeof(head), head.count * sizeof(uint32_t));
+    }
+    if (_user != NULL) {
+        *_user = user;
+    }
+    *_have_list = head.have_list != 0;
+    *_gids = gids;
+    *_count = head.count;
     if (_expire != NULL) {
-        *_expire = expire;
+        *_expire = head.have_list ? (time_t)head.expire : 0;
     }
     ret = EOK;
 
 done:
     talloc_free(tmp_ctx);
     return ret;
+}
+
+errno_t sysdb_get_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *user,
+                             uint32_t **_gids, size_t *_count, time_t *_expire)
+{
+    uint32_t *gids;
+    size_t count;
+    time_t expire;
+    bool have;
+    errno_t ret;
+
+    if (sysdb == NULL || user == NULL || _gids == NULL || _count == NULL) {
+        return EINVAL;
+    }
+    ret = sysdb_get_user_initgroups(mem_ctx, sysdb, user, NULL, &have, &gids, &count, &expire);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (!have) {
+        return ENOENT;
+    }
+    *_gids = gids;
+    *_count = count;
+    if (_expire != NULL) {
+        *_expire = expire;
+    }
+    return EOK;
 }
 
 errno_t sysdb_get_initgroups_names(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,

@@ -121,6 +121,11 @@ check "getent group by gid: $out" test "$out" = "admins:*:20002:alice"
 out=$(in_nss_ns id alice)
 check "id alice: $out" grep -q "uid=10001(alice) gid=20003(staff) groups=20003(staff),.*20001(developers)" <<<"$out"
 check "id alice lists admins" grep -q "20002(admins)" <<<"$out"
+# staff was first seen through alice's initgroups (no member lists fetched then): a group
+# lookup must fetch its members, not answer an empty list.
+out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO getent group staff)
+check "a group first seen through initgroups lists its members: $out" \
+    test "$out" = "staff:*:20003:alice,bob,carol,dave,erin"
 in_nss_ns getent passwd nosuchuser >/dev/null; rc=$?
 check "an unknown user is not found (getent status 2)" test "$rc" -eq 2
 

@@ -4,6 +4,12 @@
  * 50,000 members (cold and re-save, in one call and in 1,000-name slices), an initgroups
  * save of 5,000 groups, lookups by name / uid / gid (p50 and p99), initgroups and getgrnam
  * reads, the file size per user, and the peak RSS. Prints a table; never fails on timing.
+ *
+ * ./bench_sysdb [dir] warm (or warm-tdb): only the warm reads a responder does per request (getpwnam,
+ * getpwuid, getgrnam, getgrgid, initgroups as one call and as the older two calls), each in
+ * its own function bench_warm_<op>() looping BENCH_SYSDB_LOOPS times (default 20,000) over
+ * 1,000 users, so that `valgrind --tool=callgrind --toggle-collect='bench_warm_*'` gives
+ * instructions per operation. SSS_SYSDB_NO_RCACHE=1 turns the read cache off to compare.
  */
 #include "config.h"
 
@@ -284,6 +290,206 @@ static void bench(const char *dir, enum sysdb_backend backend, const char *label
     talloc_free(mem);
 }
 
+/* --- warm reads --- */
+
+#define WARM_USERS 1000
+#define WARM_GROUPS 100
+static size_t LOOPS = 20000;   /* BENCH_SYSDB_LOOPS overrides */
+
+static void warm_report(const char *what, uint64_t t0)
+{
+    printf("  %-44s %8.3f us/op\n", what, (now_ns() - t0) / 1e3 / LOOPS);
+}
+
+static __attribute__((noinline)) void bench_warm_getpwnam(struct sysdb_ctx *sysdb,
+                                                          const char **users)
+{
+    struct sysdb_user *u;
+    size_t i;
+
+    for (i = 0; i < LOOPS; i++) {
+        if (sysdb_get_user_by_name(NULL, sysdb, users[(i * 7919) % WARM_USERS], &u) != EOK) {
+            die("warm getpwnam", EIO);
+        }
+        talloc_free(u);
+    }
+}
+
+static __attribute__((noinline)) void bench_warm_getpwuid(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_user *u;
+    size_t i;
+
+    for (i = 0; i < LOOPS; i++) {
+        if (sysdb_get_user_by_uid(NULL, sysdb, 10000 + (i * 7919) % WARM_USERS, &u) != EOK) {
+            die("warm getpwuid", EIO);
+        }
+        talloc_free(u);
+    }
+}
+
+static __attribute__((noinline)) void bench_warm_getgrnam(struct sysdb_ctx *sysdb,
+                                                          const char **groups)
+{
+    struct sysdb_group *g;
+    size_t i;
+
+    for (i = 0; i < LOOPS; i++) {
+        if (sysdb_get_group_by_name(NULL, sysdb, groups[(i * 7919) % WARM_GROUPS], &g)
+                != EOK) {
+            die("warm getgrnam", EIO);
+        }
+        talloc_free(g);
+    }
+}
+
+static __attribute__((noinline)) void bench_warm_getgrgid(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_group *g;
+    size_t i;
+
+    for (i = 0; i < LOOPS; i++) {
+        if (sysdb_get_group_by_gid(NULL, sysdb, 20000 + (i * 7919) % WARM_GROUPS, &g) != EOK) {
+            die("warm getgrgid", EIO);
+        }
+        talloc_free(g);
+    }
+}
+
+#ifndef BENCH_OLD_API
+/* initgroups as one call: the user and its list from one read. (BENCH_OLD_API: built
+ * against a sysdb without it, to compare before and after.) */
+static __attribute__((noinline)) void bench_warm_initgr(struct sysdb_ctx *sysdb,
+                                                        const char **users)
+{
+    struct sysdb_user *u;
+    uint32_t *gids;
+    size_t count;
+    time_t expire;
+    bool have;
+    size_t i;
+
+    for (i = 0; i < LOOPS; i++) {
+        if (sysdb_get_user_initgroups(NULL, sysdb, users[(i * 7919) % WARM_USERS], &u, &have,
+                                      &gids, &count, &expire) != EOK || !have || count != 10) {
+            die("warm initgroups", EIO);
+        }
+        talloc_free(u);
+        talloc_free(gids);
+    }
+}
+
+#endif
+
+/* initgroups as cache_req did it until now: the user, then its list. */
+static __attribute__((noinline)) void bench_warm_initgr2(struct sysdb_ctx *sysdb,
+                                                         const char **users)
+{
+    struct sysdb_user *u;
+    uint32_t *gids;
+    size_t count;
+    time_t expire;
+    size_t i;
+
+    for (i = 0; i < LOOPS; i++) {
+        if (sysdb_get_user_by_name(NULL, sysdb, users[(i * 7919) % WARM_USERS], &u) != EOK
+                || sysdb_get_initgroups(NULL, sysdb, u->name, &gids, &count, &expire) != EOK
+                || count != 10) {
+            die("warm initgroups (2 calls)", EIO);
+        }
+        talloc_free(u);
+        talloc_free(gids);
+    }
+}
+
+static void bench_warm(const char *dir, enum sysdb_backend backend, const char *label)
+{
+    TALLOC_CTX *mem = talloc_new(NULL);
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user u = { .gecos = "Benchmark User", .home = "/home/x",
+                            .shell = "/bin/bash" };
+    struct sysdb_group grp = { 0 };
+    const char **users = make_names(mem, "user", WARM_USERS);
+    const char **groups = make_names(mem, "grp", WARM_GROUPS);
+    const char *mine[11];
+    const char *members[11];
+    char path[512];
+    uint64_t t0;
+    size_t i;
+    size_t j;
+    errno_t ret;
+
+    snprintf(path, sizeof(path), "%s/cache_warm.ldb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/cache_warm.ldb-lock", dir);
+    unlink(path);
+    ret = sysdb_open_ext(mem, dir, "warm", SYSDB_CASE_SENSITIVE, backend, &sysdb);
+    if (ret != EOK) {
+        die("open", ret);
+    }
+    ret = sysdb_transaction_start(sysdb);
+    for (i = 0; ret == EOK && i < WARM_USERS; i++) {
+        u.name = users[i];
+        u.uid = u.gid = 10000 + i;
+        u.orig_dn = talloc_asprintf(users, "uid=%s,ou=people,dc=example,dc=com", users[i]);
+        ret = sysdb_store_user(sysdb, &u, NOW, TMO);
+    }
+    for (i = 0; ret == EOK && i < WARM_GROUPS; i++) {
+        for (j = 0; j < 10; j++) {
+            members[j] = users[(i * 10 + j) % WARM_USERS];
+        }
+        members[10] = NULL;
+        grp.name = groups[i];
+        grp.gid = 20000 + i;
+        grp.members = members;
+        ret = sysdb_store_group(sysdb, &grp, true, NOW, TMO);
+    }
+    for (i = 0; ret == EOK && i < WARM_USERS; i++) {
+        for (j = 0; j < 10; j++) {
+            mine[j] = groups[(i + j * 7) % WARM_GROUPS];
+        }
+        mine[10] = NULL;
+        ret = sysdb_store_initgroups(sysdb, users[i], mine, NOW, TMO);
+    }
+    if (ret == EOK) {
+        ret = sysdb_transaction_commit(sysdb);
+    }
+    if (ret != EOK) {
+        die("warm setup", ret);
+    }
+    printf("%s, warm reads (%zu loops over %d users, %d groups of 10)%s\n", label, LOOPS,
+           WARM_USERS, WARM_GROUPS, getenv("SSS_SYSDB_NO_RCACHE") ? ", read cache off" : "");
+
+    /* One pass first: what follows is warm. */
+    bench_warm_getpwnam(sysdb, users);
+    t0 = now_ns();
+    bench_warm_getpwnam(sysdb, users);
+    warm_report("getpwnam (user by name)", t0);
+    bench_warm_getpwuid(sysdb);
+    t0 = now_ns();
+    bench_warm_getpwuid(sysdb);
+    warm_report("getpwuid (user by uid)", t0);
+    bench_warm_getgrnam(sysdb, groups);
+    t0 = now_ns();
+    bench_warm_getgrnam(sysdb, groups);
+    warm_report("getgrnam (group of 10 by name)", t0);
+    bench_warm_getgrgid(sysdb);
+    t0 = now_ns();
+    bench_warm_getgrgid(sysdb);
+    warm_report("getgrgid (group of 10 by gid)", t0);
+#ifndef BENCH_OLD_API
+    bench_warm_initgr(sysdb, users);
+    t0 = now_ns();
+    bench_warm_initgr(sysdb, users);
+    warm_report("initgroups, one call (10 groups)", t0);
+#endif
+    bench_warm_initgr2(sysdb, users);
+    t0 = now_ns();
+    bench_warm_initgr2(sysdb, users);
+    warm_report("initgroups, user + list (two calls)", t0);
+    talloc_free(mem);
+}
+
 /* The file size of users alone (what "bytes per user" means). */
 static void bench_size(const char *dir, enum sysdb_backend backend)
 {
@@ -335,12 +541,19 @@ int main(int argc, char **argv)
     if (getenv("BENCH_SYSDB_USERS") != NULL && atol(getenv("BENCH_SYSDB_USERS")) >= 1000) {
         USERS = (size_t)atol(getenv("BENCH_SYSDB_USERS"));
     }
+    if (getenv("BENCH_SYSDB_LOOPS") != NULL && atol(getenv("BENCH_SYSDB_LOOPS")) >= 100) {
+        LOOPS = (size_t)atol(getenv("BENCH_SYSDB_LOOPS"));
+    }
     if (dir == NULL) {
         dir = mkdtemp(tmpl);
         if (dir == NULL) {
             perror("mkdtemp");
             return 1;
         }
+    }
+    if (strcmp(which, "warm") == 0 || strcmp(which, "warm-tdb") == 0) {
+        bench_warm(dir, which[4] == '\0' ? SYSDB_BACKEND_MDB : SYSDB_BACKEND_TDB, which);
+        return 0;
     }
     if (strcmp(which, "tdb") == 0 || strcmp(which, "both") == 0) {
         bench(dir, SYSDB_BACKEND_TDB, "tdb");

@@ -29,26 +29,17 @@ static errno_t cache_req_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysd
 {
     errno_t ret;
 
-    ret = sysdb_get_user_by_name(entry, sysdb, name, &entry->user);
+    /* One read for the user and its group list. */
+    ret = sysdb_get_user_initgroups(entry, sysdb, name, &entry->user, &entry->have_gids,
+                                    &entry->gids, &entry->num_gids, &entry->expire);
     if (ret != EOK) {
         return ret;
     }
-    ret = sysdb_get_initgroups(entry, sysdb, entry->user->name, &entry->gids,
-                               &entry->num_gids, &entry->expire);
-    if (ret == ENOENT) {
-        entry->have_gids = false;
-        entry->gids = NULL;
-        entry->num_gids = 0;
-        entry->expire = 0;
-        return EOK;
+    if (entry->have_gids) {
+        entry->num_gids = cache_req_dedupe(entry->gids, entry->num_gids);
+        /* The group list has no lastUpdate of its own: no background refresh for it. */
+        entry->last_update = 0;
     }
-    if (ret != EOK) {
-        return ret;
-    }
-    entry->have_gids = true;
-    entry->num_gids = cache_req_dedupe(entry->gids, entry->num_gids);
-    /* The group list has no lastUpdate of its own: no background refresh for it. */
-    entry->last_update = 0;
     return EOK;
 }
 

@@ -383,13 +383,14 @@ static void test_group_members(void **state)
     assert_null(g->member_groups[1]);
     talloc_free(g);
 
-    /* Without members: the lists stay. */
+    /* Without members (seen through initgroups): the lists and the expiry stay. */
     grp.members = NULL;
     grp.member_groups = NULL;
     assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW + 5, TMO), EOK);
     assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "staff", &g), EOK);
     assert_string_equal(g->members[2], "carl@" DOM);
-    assert_int_equal(g->last_update, NOW + 5);
+    assert_int_equal(g->last_update, NOW);
+    assert_int_equal(g->expire, NOW + TMO);
     talloc_free(g);
 
     /* With an empty list: cleared. */
@@ -400,12 +401,25 @@ static void test_group_members(void **state)
     assert_null(g->member_groups[0]);
     talloc_free(g);
 
-    /* A new group stored without members has empty lists. */
+    /* A new group stored without members has empty lists and is stored expired: its
+     * members are unknown, a group lookup must fetch them. */
     grp.name = "other";
     grp.gid = 2001;
     assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW, TMO), EOK);
     assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "other", &g), EOK);
     assert_null(g->members[0]);
+    assert_int_equal(g->expire, 0);
+    talloc_free(g);
+
+    /* Its gid changed: the cached members belong to the old group, expired again. */
+    grp.members = members;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, true, NOW, TMO), EOK);
+    grp.members = NULL;
+    grp.gid = 2002;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_group_by_name(tc->mem, tc->sysdb, "other", &g), EOK);
+    assert_int_equal(g->gid, 2002);
+    assert_int_equal(g->expire, 0);
     talloc_free(g);
 }
 

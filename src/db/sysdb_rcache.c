@@ -1,0 +1,267 @@
+/*
+ * sysdb read cache (see sysdb_rcache.h): LMDB meta page watch and the slot table.
+ *
+ * LMDB on-disk format (data version 1, stable since LMDB 0.9): pages 0 and 1 are meta
+ * pages; after the 16-byte page header each holds MDB_meta { uint32 magic 0xBEEFC0DE,
+ * uint32 version, void *address, size_t mapsize, MDB_db dbs[2] (48 bytes each, the page size
+ * in dbs[0].md_pad), pgno_t last_pg, txnid_t txnid }. A commit writes the meta page of its
+ * parity (data pages first), so the larger of the two txnids is the last committed
+ * transaction. We only read: a torn or odd value merely makes a lookup miss.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "db/sysdb_private.h"
+#include "db/sysdb_rcache.h"
+
+#define MDB_META_OFS 16          /* page header */
+#define MDB_MAGIC_OFS (MDB_META_OFS + 0)
+#define MDB_VERSION_OFS (MDB_META_OFS + 4)
+#define MDB_PSIZE_OFS (MDB_META_OFS + 24)
+#define MDB_TXNID_OFS (MDB_META_OFS + 128)
+#define MDB_MAGIC 0xBEEFC0DEU
+#define MDB_DATA_VERSION 1U
+
+struct sysdb_rc_slot {
+    uint64_t gen;          /* 0: empty */
+    enum sysdb_rc_kind kind;
+    uint32_t id;
+    char *name;            /* talloc'd key (name kinds), NUL-terminated */
+    void *blob;            /* talloc'd entry, NULL: cached "not found" */
+    size_t len;
+};
+
+struct sysdb_rcache {
+    const uint8_t *map;    /* the two meta pages, read-only, shared */
+    size_t map_len;
+    size_t psize;
+    size_t bytes;          /* held by slots */
+    uint64_t hits;
+    uint64_t misses;
+    uint8_t victim[SYSDB_RCACHE_SLOTS / SYSDB_RCACHE_WAYS]; /* next way to evict, per set */
+    struct sysdb_rc_slot slots[SYSDB_RCACHE_SLOTS];         /* sets of SYSDB_RCACHE_WAYS */
+};
+
+static uint32_t rc_u32(const uint8_t *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+static bool rc_meta_ok(const uint8_t *page)
+{
+    return rc_u32(page + MDB_MAGIC_OFS) == MDB_MAGIC
+           && rc_u32(page + MDB_VERSION_OFS) == MDB_DATA_VERSION;
+}
+
+static int sysdb_rcache_destructor(struct sysdb_rcache *rc)
+{
+    if (rc->map != NULL) {
+        munmap(discard_const(rc->map), rc->map_len);
+    }
+    return 0;
+}
+
+void sysdb_rcache_init(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_rcache *rc;
+    uint8_t head[64];
+    void *map;
+    size_t psize;
+    int fd;
+
+    if (sysdb->backend != SYSDB_BACKEND_MDB || getenv("SSS_SYSDB_NO_RCACHE") != NULL) {
+        return;
+    }
+    fd = open(sysdb->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Read cache off: cannot open %s\n", sysdb->path);
+        return;
+    }
+    if (pread(fd, head, sizeof(head), 0) != (ssize_t)sizeof(head) || !rc_meta_ok(head)) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Read cache off: %s has no LMDB meta page\n", sysdb->path);
+        close(fd);
+        return;
+    }
+    psize = rc_u32(head + MDB_PSIZE_OFS);
+    if (psize < 512 || psize > 65536 || (psize & (psize - 1)) != 0) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Read cache off: odd LMDB page size %zu\n", psize);
+        close(fd);
+        return;
+    }
+    map = mmap(NULL, 2 * psize, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    if (map == MAP_FAILED) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Read cache off: cannot map %s\n", sysdb->path);
+        return;
+    }
+    rc = talloc_zero(sysdb, struct sysdb_rcache);
+    if (rc == NULL) {
+        munmap(map, 2 * psize);
+        return;
+    }
+    rc->map = map;
+    rc->map_len = 2 * psize;
+    rc->psize = psize;
+    talloc_set_destructor(rc, sysdb_rcache_destructor);
+    if (!rc_meta_ok(rc->map + psize)) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Read cache off: %s has no second meta page\n",
+              sysdb->path);
+        talloc_free(rc);
+        return;
+    }
+    sysdb->rcache = rc;
+}
+
+uint64_t sysdb_rcache_gen(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_rcache *rc = sysdb->rcache;
+    uint64_t a;
+    uint64_t b;
+
+    if (rc == NULL || sysdb->tx_depth > 0) {
+        return 0;
+    }
+    /* The compiler must load the values now, not reuse an earlier read. */
+    a = __atomic_load_n((const uint64_t *)(rc->map + MDB_TXNID_OFS), __ATOMIC_ACQUIRE);
+    b = __atomic_load_n((const uint64_t *)(rc->map + rc->psize + MDB_TXNID_OFS),
+                        __ATOMIC_ACQUIRE);
+    a = a > b ? a : b;
+    /* 0 is "no caching"; +1 keeps a fresh file's txnid 0 usable. */
+    return a + 1;
+}
+
+/* The first slot of the key's set. */
+static size_t rc_set_index(const struct sysdb_rc_key *key)
+{
+    uint64_t h = 0xcbf29ce484222325ULL ^ (uint64_t)key->kind;
+    size_t i;
+
+    if (key->name != NULL) {
+        for (i = 0; i < key->len; i++) {
+            h ^= (unsigned char)key->name[i];
+            h *= 0x100000001b3ULL;
+        }
+    } else {
+        h ^= key->id;
+        h *= 0x100000001b3ULL;
+        h ^= h >> 32;
+        h *= 0x100000001b3ULL;
+    }
+    return ((size_t)(h ^ (h >> 29)) & (SYSDB_RCACHE_SLOTS / SYSDB_RCACHE_WAYS - 1))
+           * SYSDB_RCACHE_WAYS;
+}
+
+static bool rc_slot_matches(const struct sysdb_rc_slot *slot, const struct sysdb_rc_key *key)
+{
+    if (slot->kind != key->kind) {
+        return false;
+    }
+    if (key->name == NULL) {
+        return slot->name == NULL && slot->id == key->id;
+    }
+    return slot->name != NULL && strncmp(slot->name, key->name, key->len) == 0
+           && slot->name[key->len] == '\0';
+}
+
+static void rc_slot_clear(struct sysdb_rcache *rc, struct sysdb_rc_slot *slot)
+{
+    rc->bytes -= slot->len + (slot->name != NULL ? strlen(slot->name) : 0);
+    TALLOC_FREE(slot->name);
+    TALLOC_FREE(slot->blob);
+    slot->len = 0;
+    slot->gen = 0;
+}
+
+bool sysdb_rcache_get(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key, uint64_t gen,
+                      const void **_blob, size_t *_len)
+{
+    struct sysdb_rcache *rc = sysdb->rcache;
+    struct sysdb_rc_slot *set;
+    size_t w;
+
+    if (rc == NULL || gen == 0) {
+        return false;
+    }
+    set = &rc->slots[rc_set_index(key)];
+    for (w = 0; w < SYSDB_RCACHE_WAYS; w++) {
+        if (set[w].gen == gen && rc_slot_matches(&set[w], key)) {
+            rc->hits++;
+            *_blob = set[w].blob;
+            *_len = set[w].len;
+            return true;
+        }
+    }
+    rc->misses++;
+    return false;
+}
+
+void sysdb_rcache_put(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key, uint64_t gen,
+                      const void *blob, size_t len)
+{
+    struct sysdb_rcache *rc = sysdb->rcache;
+    struct sysdb_rc_slot *set;
+    struct sysdb_rc_slot *slot = NULL;
+    size_t first;
+    size_t w;
+    size_t i;
+
+    if (rc == NULL || gen == 0 || len > SYSDB_RCACHE_MAX_ENTRY) {
+        return;
+    }
+    /* The key's own slot, else an empty or outdated one, else the set's next victim. */
+    first = rc_set_index(key);
+    set = &rc->slots[first];
+    for (w = 0; w < SYSDB_RCACHE_WAYS && slot == NULL; w++) {
+        if (set[w].gen != 0 && rc_slot_matches(&set[w], key)) {
+            slot = &set[w];
+        }
+    }
+    for (w = 0; w < SYSDB_RCACHE_WAYS && slot == NULL; w++) {
+        if (set[w].gen != gen) {
+            slot = &set[w];
+        }
+    }
+    if (slot == NULL) {
+        w = rc->victim[first / SYSDB_RCACHE_WAYS]++ % SYSDB_RCACHE_WAYS;
+        slot = &set[w];
+    }
+    rc_slot_clear(rc, slot);
+    if (rc->bytes + len + key->len > SYSDB_RCACHE_MAX_BYTES) {
+        for (i = 0; i < SYSDB_RCACHE_SLOTS; i++) {
+            rc_slot_clear(rc, &rc->slots[i]);
+        }
+    }
+    if (key->name != NULL) {
+        slot->name = talloc_strndup(rc, key->name, key->len);
+        if (slot->name == NULL) {
+            return;
+        }
+    }
+    if (blob != NULL) {
+        slot->blob = talloc_memdup(rc, blob, len);
+        if (slot->blob == NULL) {
+            TALLOC_FREE(slot->name);
+            return;
+        }
+        slot->len = len;
+    }
+    slot->kind = key->kind;
+    slot->id = key->id;
+    slot->gen = gen;
+    rc->bytes += slot->len + key->len;
+}
+
+void sysdb_rcache_stats(struct sysdb_ctx *sysdb, struct sysdb_rcache_stats *_stats)
+{
+    struct sysdb_rcache *rc = sysdb->rcache;
+
+    _stats->enabled = rc != NULL;
+    _stats->hits = rc != NULL ? rc->hits : 0;
+    _stats->misses = rc != NULL ? rc->misses : 0;
+}
