@@ -10,9 +10,10 @@ pkgs=(
     build-essential autoconf automake libtool pkg-config python3
     libdbus-1-dev libtalloc-dev libtevent-dev libldb-dev libldap2-dev libkrb5-dev
     libpam0g-dev libcmocka-dev systemtap-sdt-dev
-    dbus-bin iproute2 util-linux procps
+    dbus-bin dbus-daemon dbus-broker iproute2 util-linux procps
     slapd ldap-utils openssl
     clang libclang-rt-14-dev valgrind
+    systemtap bpftrace binutils
 )
 missing=()
 for p in "${pkgs[@]}"; do
