@@ -1,0 +1,274 @@
+#!/bin/bash
+# The scenario driver of the load framework: runs the identity scenarios with sss_load
+# against one system (ours, stock SSSD, nslcd: tests/perf/systems/<sys>.sh), or, for
+# `make perf`, everything: the directory, slapd, every available system, the bus and start-up
+# benchmarks, and docs/PERFORMANCE.md. Prints figures; never fails on timing.
+#
+#   perf_suite.sh system SYS BUILDDIR WORKDIR SLAPD_URI BASEDN SCHEMA OUTDIR
+#       one system against a running slapd loaded by gen_directory.py: each figure's JSON
+#       goes to OUTDIR/SYS/, then one table for the system
+#   perf_suite.sh all BUILDDIR PREFIX OUTDIR DOC
+#       what `make perf` runs (as root)
+#   perf_suite.sh _scenarios OUTDIR
+#       internal: the scenarios, inside a runner's namespace (LOAD_NSS_MODULE, LOAD_CTL, ...)
+#
+# Knobs (environment; `make perf PERF_USERS=10000` passes them on):
+#   PERF_USERS 100000, PERF_GROUPS 20000, PERF_BIG 50000, PERF_MANY 5000 (the directory);
+#   PERF_SCHEMA rfc2307; PERF_RUNS 3 (each figure is the median of the runs, with min-max);
+#   PERF_DURATION 3 (seconds per warm measurement); PERF_COLD_N (users per cold figure,
+#   default min(1000, PERF_USERS / 10)); PERF_CONC "1 2 8 32"; PERF_SYSTEMS
+#   "ours stock_sssd nslcd"; PERF_ALL 1 (all users once, empty cache, one client: one run);
+#   PERF_BUS 1 and PERF_STARTUP 1 (the other benchmarks); PERF_OVERHEAD 0 (1: probes
+#   compiled in vs not, two extra builds, see perf_overhead.sh).
+#
+# Names: users user%06d (0..PERF_USERS-1), groups group5k (5,000 members) and biggroup
+# (min(PERF_BIG, PERF_USERS) members), user manygroups (PERF_MANY groups).
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+
+USERS=${PERF_USERS:-100000}
+NGROUPS=${PERF_GROUPS:-20000}
+BIG=${PERF_BIG:-50000}
+MANY=${PERF_MANY:-5000}
+SCHEMA=${PERF_SCHEMA:-rfc2307}
+RUNS=${PERF_RUNS:-3}
+DURATION=${PERF_DURATION:-3}
+COLD_N=${PERF_COLD_N:-$(( USERS / 10 < 1000 ? USERS / 10 : 1000 ))}
+CONC=${PERF_CONC:-1 2 8 32}
+SYSTEMS=${PERF_SYSTEMS:-ours stock_sssd nslcd}
+BASEDN=dc=perf,dc=test
+# A name no directory holds: the warm-up of cold runs opens the client's connection with
+# it without touching any user the run measures.
+NOKEY=perf-warmup-nobody
+export PERF_USERS=$USERS PERF_GROUPS=$NGROUPS PERF_BIG=$BIG PERF_MANY=$MANY \
+    PERF_SCHEMA=$SCHEMA PERF_RUNS=$RUNS PERF_DURATION=$DURATION PERF_COLD_N=$COLD_N \
+    PERF_CONC=$CONC
+
+# --- inside a runner's namespace -------------------------------------------------------
+
+# One measurement: L LABEL WORKERS [sss_load options] WORKLOAD...; JSON to $OUT.
+L() {
+    local label=$1 c=$2
+    shift 2
+    "$LOAD_TOOL" --label "$label" --run "$RUN_NO" -w "$c" --no-header \
+        --json "$OUT/$label.c$c.r$RUN_NO.json" "$@"
+}
+# Lookups through the system's module, in-process: N LABEL WORKERS OP [options]
+N() {
+    local label=$1 c=$2 op=$3
+    shift 3
+    L "$label" "$c" "$@" nss "$LOAD_NSS_MODULE" "$op"
+}
+# Whole commands (through glibc and nsswitch.conf): C LABEL WORKERS [options] -- ARGV...
+C() {
+    local label=$1 c=$2 opts=()
+    shift 2
+    while [ "$1" != "--" ]; do opts+=("$1"); shift; done
+    shift
+    L "$label" "$c" "${opts[@]}" cmd "$@"
+}
+nomc() { SSS_NSS_USE_MEMCACHE=NO "$@"; }
+# An unmeasured pass: makes entries warm (and fills the memory cache).
+pass() { "$LOAD_TOOL" --quiet "$@"; }
+ctl() { "$LOAD_CTL" "$1" || { echo "perf_suite: \$LOAD_CTL $1 failed" >&2; exit 1; }; }
+# The first request after a start waits for the directory connection: not part of a figure.
+prime() { pass -n 1 --key "$(printf 'user%06d' $((USERS - 1)))" nss "$LOAD_NSS_MODULE" getpwnam; }
+slice() { echo "--pattern user%06d --range $(( $1 * COLD_N )):$(( ($1 + 1) * COLD_N ))"; }
+has_conc() { [[ " $CONC " == *" $1 "* ]]; }
+
+# Group figures from an empty cache: cold, then expired, then warm through the responder.
+groups_run() {
+    ctl flush
+    prime
+    N group5k.cold 1 getgrnam -n 1 --key group5k
+    N biggroup.cold 1 getgrnam -n 1 --key biggroup
+    C id_manygroups.cold 1 -n 1 --key manygroups -- id '{}'
+    ctl expire
+    nomc N group5k.expired 1 getgrnam -n 1 --key group5k
+    nomc N biggroup.expired 1 getgrnam -n 1 --key biggroup
+    nomc N group5k.warm 1 getgrnam -n 20 --warmup 1 --key group5k
+    nomc N biggroup.warm 1 getgrnam -n 5 --warmup 1 --key biggroup
+    nomc C id_manygroups.warm 1 -n 5 --warmup 1 --key manygroups -- id '{}'
+}
+
+# User figures from an empty cache: each cold figure on its own slice of never-seen users.
+users_run() {
+    local c i=0 first=0 warm
+    ctl flush
+    prime
+    for c in $CONC; do
+        [ "$c" = 2 ] && first=$i
+        N getpwnam.cold "$c" getpwnam -n "$COLD_N" $(slice $i) --warmup 1 --warmup-key "$NOKEY"
+        i=$((i + 1))
+    done
+    for c in 1 8; do
+        has_conc "$c" || continue
+        N initgroups.cold "$c" initgroups -n "$COLD_N" $(slice $i) --warmup 1 \
+            --warmup-key "$NOKEY"
+        i=$((i + 1))
+    done
+    # users whose passwd entry is cached (by a cold getpwnam figure), groups never asked
+    N initgroups.first 1 initgroups -n "$COLD_N" $(slice "$first") --warmup 1 \
+        --warmup-key "$NOKEY"
+    ctl expire
+    nomc N getpwnam.expired 1 getpwnam -n "$COLD_N" $(slice 0) --warmup 1 --warmup-key "$NOKEY"
+
+    # Warm figures on slice 0, refreshed just now: one pass of each kind first.
+    warm="$(slice 0) --order random"
+    nomc pass -n "$COLD_N" $(slice 0) nss "$LOAD_NSS_MODULE" initgroups
+    pass -n "$COLD_N" $(slice 0) nss "$LOAD_NSS_MODULE" getpwnam
+    pass -n "$COLD_N" $(slice 0) nss "$LOAD_NSS_MODULE" initgroups
+    for c in $CONC; do
+        nomc N getpwnam.warm "$c" getpwnam -d "$DURATION" $warm --warmup 100
+    done
+    for c in $CONC; do
+        N getpwnam.mc "$c" getpwnam -d "$DURATION" $warm --warmup 100
+    done
+    for c in 1 8; do
+        has_conc "$c" && nomc N initgroups.warm "$c" initgroups -d "$DURATION" $warm --warmup 100
+    done
+    N initgroups.mc 1 initgroups -d "$DURATION" $warm --warmup 100
+    for c in 1 8; do
+        has_conc "$c" || continue
+        nomc C id.warm "$c" -d "$DURATION" $warm --warmup 2 -- id '{}'
+        C getent_passwd.warm "$c" -d "$DURATION" $warm --warmup 2 -- getent passwd '{}'
+    done
+    C id.mc 1 -d "$DURATION" $warm --warmup 2 -- id '{}'
+}
+
+# All users once from an empty cache, one client; then the memory of the system's processes.
+all_once() {
+    local kb
+    ctl flush
+    prime
+    N getpwnam.all_once 1 getpwnam -n "$USERS" --pattern user%06d --range "0:$USERS" \
+        --warmup 1 --warmup-key "$NOKEY"
+    kb=$(ps -o rss= -p "$("$LOAD_CTL" pids | paste -sd, -)" 2> /dev/null |
+        awk '{s += $1} END {print s + 0}')
+    echo "{\"label\": \"rss_after_all_once\", \"system\": \"$LOAD_SYSTEM\", \"run\": \"1\"," \
+         "\"value\": $kb, \"unit\": \"KB\"}" > "$OUT/rss_after_all_once.r1.json"
+    echo "RSS of all $LOAD_SYSTEM processes after that: $((kb / 1024)) MB"
+}
+
+scenarios() {
+    OUT=$1
+    mkdir -p "$OUT" || exit 1
+    : "${LOAD_NSS_MODULE:?not inside a runner}" "${LOAD_CTL:?}" "${LOAD_TOOL:?}"
+    echo "== $LOAD_SYSTEM: $LOAD_NSS_MODULE; $RUNS runs, cold figures over $COLD_N users," \
+         "warm figures for ${DURATION}s, concurrency $CONC"
+    printf "%-28s %4s %9s %6s %7s %10s %9s %9s %9s %9s %9s %9s\n" "label (us)" "wrk" \
+        "ops" "fail" "wall_s" "ops/s" "p50" "p90" "p99" "p99.9" "max" "mean"
+    for RUN_NO in $(seq "$RUNS"); do
+        echo "-- run $RUN_NO"
+        groups_run
+        users_run
+    done
+    if [ "${PERF_ALL:-1}" = 1 ]; then
+        RUN_NO=1
+        all_once
+    fi
+}
+
+# --- one system, from outside ----------------------------------------------------------
+
+system() { # SYS BUILDDIR WORKDIR URI BASEDN SCHEMA OUTDIR
+    local sys=$1 builddir runner
+    builddir=$(cd "$2" && pwd)
+    runner=$HERE/systems/$sys.sh
+    [ -f "$runner" ] || { echo "perf_suite: no runner $runner" >&2; return 1; }
+    mkdir -p "$7/$sys"
+    LOAD_TOOL=$builddir/sss_load bash "$runner" run "$3" "$4" "$5" "$6" -- \
+        bash "$HERE/perf_suite.sh" _scenarios "$(cd "$7" && pwd)/$sys" || return 1
+    python3 "$HERE/perf_report.py" table "$7" --system "$sys"
+    python3 "$HERE/perf_report.py" json "$7" "$7/perf.json"
+}
+
+# --- make perf -------------------------------------------------------------------------
+
+machine_json() { # DIR: what the report says about the run
+    python3 - "$1/meta.json" <<'PY'
+import json, os, platform, sys, time
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+            if l.startswith("model name")), "?")
+env = {k: v for k, v in os.environ.items() if k.startswith("PERF_")}
+json.dump({"date": time.strftime("%Y-%m-%d %H:%M:%S %z"), "nproc": os.cpu_count(),
+           "cpu": cpu, "kernel": platform.release(), "knobs": env,
+           "loadavg": os.getloadavg(),
+           "skipped": {}}, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+skip_note() { # DIR SYS REASON
+    python3 - "$1/meta.json" "$2" "$3" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["skipped"][sys.argv[2]] = sys.argv[3]
+json.dump(m, open(sys.argv[1], "w"), indent=1)
+PY
+}
+
+all() { # BUILDDIR PREFIX OUTDIR DOC
+    local builddir prefix out doc work uri sys why
+    builddir=$(cd "$1" && pwd)
+    prefix=$(cd "$2" && pwd)
+    mkdir -p "$3" || exit 1
+    out=$(cd "$3" && pwd)
+    doc=$4
+    [ "$(id -u)" = 0 ] || { echo "make perf needs root (namespaces, slapd)" >&2; exit 1; }
+    rm -rf "${out:?}"/*
+    work=$(mktemp -d /tmp/sssd-perf.XXXXXX)
+    # shellcheck disable=SC2064
+    trap "slapd_stop '$work/ldap' 2> /dev/null; rm -rf '$work'" EXIT
+    . "$TOP/tests/lib/slapd.sh"
+    machine_json "$out"
+
+    echo "== directory: $USERS users, $NGROUPS groups, biggroup of $BIG, group5k," \
+         "manygroups in $MANY groups; $SCHEMA"
+    python3 "$HERE/gen_directory.py" "$USERS" "$NGROUPS" "$BIG" "$MANY" "$BASEDN" "$SCHEMA" \
+        > "$work/dir.ldif" || exit 1
+    mkdir -p "$work/ldap"
+    uri=$(slapd_start "$work/ldap" "$work/dir.ldif" "$BASEDN") || exit 1
+    rm -f "$work/dir.ldif"
+    echo "slapd at $uri"
+
+    for sys in $SYSTEMS; do
+        if [ ! -f "$HERE/systems/$sys.sh" ]; then
+            skip_note "$out" "$sys" "no runner tests/perf/systems/$sys.sh"
+            continue
+        fi
+        if ! why=$(PREFIX=$prefix bash "$HERE/systems/$sys.sh" available 2>&1); then
+            echo "== $sys skipped: $why"
+            skip_note "$out" "$sys" "$why"
+            continue
+        fi
+        PREFIX=$prefix system "$sys" "$builddir" "$work/sys" "$uri" "$BASEDN" "$SCHEMA" \
+            "$out" || skip_note "$out" "$sys" "the run failed (see the make output)"
+    done
+
+    if [ "${PERF_OVERHEAD:-0}" = 1 ]; then
+        echo "== tracing overhead: probes compiled in vs not"
+        bash "$HERE/perf_overhead.sh" "$TOP" "$work/overhead" "$uri" "$BASEDN" "$SCHEMA" \
+            "$builddir/sss_load" "$out/overhead" || skip_note "$out" overhead "failed"
+    fi
+    slapd_stop "$work/ldap"
+
+    if [ "${PERF_BUS:-1}" = 1 ] && [ -f "$HERE/bench_bus.sh" ]; then
+        echo "== bus benchmark"
+        bash "$HERE/bench_bus.sh" -b "$builddir" -j "$out/bus.json" \
+            || skip_note "$out" bus "bench_bus.sh failed"
+    fi
+    if [ "${PERF_STARTUP:-1}" = 1 ]; then
+        echo "== start-up benchmark"
+        bash "$HERE/bench_startup.sh" "$prefix" 5 10 | tee "$out/startup.txt"
+    fi
+    python3 "$HERE/perf_report.py" json "$out" "$out/perf.json"
+    python3 "$HERE/perf_report.py" markdown "$out" "$doc" && echo "wrote $doc and $out/perf.json"
+}
+
+case "${1:-}" in
+    _scenarios) shift; scenarios "$@" ;;
+    system) shift; [ $# -eq 7 ] || { sed -n '7,14p' "$0" >&2; exit 2; }; system "$@" ;;
+    all) shift; [ $# -eq 4 ] || { sed -n '7,14p' "$0" >&2; exit 2; }; all "$@" ;;
+    *) sed -n '2,27p' "$0" >&2; exit 2 ;;
+esac
