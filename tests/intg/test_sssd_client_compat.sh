@@ -78,56 +78,9 @@ in_compat_ns() {
     return $rc
 }
 
-# compare NAME EXPECTED_RC EXPECT_MODE EXPECTED -- COMMAND...
-# Runs COMMAND with SSSD's library and with ours (same namespace set-up, timeout 20 s).
-# Checks SSSD's status, SSSD's output (EXPECT_MODE "exact": equal to EXPECTED plus newline;
-# "grep": matches the regex EXPECTED; "any": not checked), and that status, stdout and
-# stderr are byte for byte equal between the two libraries.
-N=0
-compare() {
-    local name=$1 erc=$2 mode=$3 expected=$4 rs ro
-    shift 5
-    N=$((N + 1))
-    local s=$WORK/cmp$N.sssd o=$WORK/cmp$N.ours
-    in_compat_ns "$SSSD_LIB" timeout 20 "$@" >"$s.out" 2>"$s.err"; rs=$?
-    in_compat_ns "$OUR_LIB" timeout 20 "$@" >"$o.out" 2>"$o.err"; ro=$?
-    check "[$ROUND] $name: SSSD's client status $rs (want $erc)" test "$rs" -eq "$erc"
-    case $mode in
-    exact) check "[$ROUND] $name: SSSD's client answers $(head -c 200 "$s.out" | tr '\n' ' ')" \
-               test "$(cat "$s.out")" = "$expected" ;;
-    grep)  check "[$ROUND] $name: SSSD's client answer matches /$expected/" \
-               grep -Eq "$expected" "$s.out" ;;
-    esac
-    if [ "$rs" -eq "$ro" ] && cmp -s "$s.out" "$o.out" && cmp -s "$s.err" "$o.err"; then
-        ok "[$ROUND] $name: identical to our client (status $ro, $(wc -c <"$o.out") bytes)"
-    else
-        fail "[$ROUND] $name: differs from our client (status SSSD $rs, ours $ro)"
-        diff <(echo "rc=$rs"; cat "$s.out" "$s.err") <(echo "rc=$ro"; cat "$o.out" "$o.err") |
-            sed 's/^/#   /'
-    fi
-}
-
-ALICE="alice:*:10001:20003:Alice Archer:/home/alice:/bin/bash"
-BOB="bob:*:10002:20003:Bob Baker:/home/bob:/bin/bash"
-DEVS="developers:*:20001:alice,bob,erin"
-ADMINS="admins:*:20002:alice"
-ID_ALICE="^uid=10001\(alice\) gid=20003\(staff\) groups=20003\(staff\),.*20001\(developers\)"
-
-lookups() { # the lookups of one round; $1 = "mc" leaves out the ones only the socket can answer
-    compare "getent passwd alice" 0 exact "$ALICE" -- "${ENVV[@]}" getent passwd alice
-    compare "getent passwd by uid" 0 exact "$BOB" -- "${ENVV[@]}" getent passwd 10002
-    compare "getent group developers" 0 exact "$DEVS" -- "${ENVV[@]}" getent group developers
-    compare "getent group by gid" 0 exact "$ADMINS" -- "${ENVV[@]}" getent group 20002
-    compare "id alice (initgroups)" 0 grep "$ID_ALICE" -- "${ENVV[@]}" id alice
-    compare "id alice lists admins" 0 grep "20002\(admins\)" -- "${ENVV[@]}" id alice
-    compare "getent initgroups alice" 0 grep "^alice +[0-9 ]*20001" -- \
-        "${ENVV[@]}" getent initgroups alice
-    if [ "${1:-}" != mc ]; then
-        compare "unknown user (status 2)" 2 exact "" -- "${ENVV[@]}" getent passwd nosuchuser
-        compare "unknown uid (status 2)" 2 exact "" -- "${ENVV[@]}" getent passwd 19999
-        compare "unknown group (status 2)" 2 exact "" -- "${ENVV[@]}" getent group nosuchgroup
-    fi
-}
+run_sssd_client() { in_compat_ns "$SSSD_LIB" "$@"; }
+run_our_client() { in_compat_ns "$OUR_LIB" "$@"; }
+. "$(dirname "$0")/compat_lookups.sh"
 
 # ---- the directory and the suite ----
 slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
