@@ -1,11 +1,14 @@
 /*
  * The group entry points of libnss_sss (glibc's NSS module interface): by name and by gid
  * (memory cache first, then sssd_nss), and enumeration. A buffer too small answers
- * TRYAGAIN/ERANGE; glibc retries with a bigger one and the lookup is simply made again.
- * errno is left as it was on success.
+ * TRYAGAIN/ERANGE and glibc retries with a bigger one. Such a retry is answered from the reply
+ * that did not fit (kept per thread, used once, for the same command and key): glibc starts
+ * small and doubles, so a 10,000-member group took six round trips to sssd_nss, each one
+ * formatting the whole group again. errno is left as it was on success.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sss_client/sss_cli.h"
 #include "sss_client/nss/nss_mc.h"
@@ -22,18 +25,65 @@ enum nss_status _nss_sss_endgrent(void);
 
 static struct nss_enum gr_enum = NSS_ENUM_INITIALIZER;
 
-/* Answers from a by-name or by-id reply, or from the memory cache's result. */
-static enum nss_status finish(enum nss_status st, uint8_t *reply, size_t reply_len,
+/* The reply that last did not fit this thread's buffer, and the request it answers. */
+static __thread uint8_t *toosmall_reply;
+static __thread size_t toosmall_len;
+static __thread uint32_t toosmall_cmd;
+static __thread char toosmall_key[256];
+static __thread size_t toosmall_keylen;
+
+/* Takes the kept reply if it answers (cmd, key); any kept reply is dropped either way. */
+static uint8_t *toosmall_take(uint32_t cmd, const void *key, size_t keylen, size_t *_len)
+{
+    uint8_t *reply = toosmall_reply;
+
+    toosmall_reply = NULL;
+    if (reply != NULL && toosmall_cmd == cmd && toosmall_keylen == keylen
+            && memcmp(toosmall_key, key, keylen) == 0) {
+        *_len = toosmall_len;
+        return reply;
+    }
+    free(reply);
+    return NULL;
+}
+
+static void toosmall_keep(uint32_t cmd, const void *key, size_t keylen, uint8_t *reply,
+                          size_t len)
+{
+    if (keylen > sizeof(toosmall_key)) {
+        free(reply);
+        return;
+    }
+    toosmall_reply = reply;
+    toosmall_len = len;
+    toosmall_cmd = cmd;
+    memcpy(toosmall_key, key, keylen);
+    toosmall_keylen = keylen;
+}
+
+/* One by-name or by-id lookup through sssd_nss (or the kept reply), parsed into the buffer. */
+static enum nss_status lookup(uint32_t cmd, const void *key, size_t keylen,
                               struct group *result, char *buffer, size_t buflen,
                               int *errnop, int saved_errno)
 {
+    uint8_t *reply;
+    size_t reply_len = 0;
+    enum nss_status st = NSS_STATUS_SUCCESS;
     int ret;
 
-    if (st != NSS_STATUS_SUCCESS) {
-        return st;
+    reply = toosmall_take(cmd, key, keylen, &reply_len);
+    if (reply == NULL) {
+        st = nss_sss_request(cmd, key, keylen, &reply, &reply_len, errnop);
+        if (st != NSS_STATUS_SUCCESS) {
+            return st;
+        }
     }
     ret = nss_parse_one_group(reply, reply_len, result, buffer, buflen);
-    free(reply);
+    if (ret == ERANGE) {
+        toosmall_keep(cmd, key, keylen, reply, reply_len);
+    } else {
+        free(reply);
+    }
     st = nss_sss_status(ret, errnop);
     if (st == NSS_STATUS_SUCCESS) {
         errno = saved_errno;
@@ -45,9 +95,6 @@ enum nss_status _nss_sss_getgrnam_r(const char *name, struct group *result,
                                     char *buffer, size_t buflen, int *errnop)
 {
     int saved_errno = errno;
-    uint8_t *reply = NULL;
-    size_t reply_len = 0;
-    enum nss_status st;
     size_t len;
     int ret;
 
@@ -64,8 +111,7 @@ enum nss_status _nss_sss_getgrnam_r(const char *name, struct group *result,
         errno = saved_errno;
         return nss_sss_status(ret, errnop);
     }
-    st = nss_sss_request(SSS_NSS_GETGRNAM, name, len + 1, &reply, &reply_len, errnop);
-    return finish(st, reply, reply_len, result, buffer, buflen, errnop, saved_errno);
+    return lookup(SSS_NSS_GETGRNAM, name, len + 1, result, buffer, buflen, errnop, saved_errno);
 }
 
 enum nss_status _nss_sss_getgrgid_r(gid_t gid, struct group *result,
@@ -73,9 +119,6 @@ enum nss_status _nss_sss_getgrgid_r(gid_t gid, struct group *result,
 {
     int saved_errno = errno;
     uint32_t id = (uint32_t)gid;
-    uint8_t *reply = NULL;
-    size_t reply_len = 0;
-    enum nss_status st;
     int ret;
 
     if (nss_sss_loops_disabled()) {
@@ -86,8 +129,8 @@ enum nss_status _nss_sss_getgrgid_r(gid_t gid, struct group *result,
         errno = saved_errno;
         return nss_sss_status(ret, errnop);
     }
-    st = nss_sss_request(SSS_NSS_GETGRGID, &id, sizeof(id), &reply, &reply_len, errnop);
-    return finish(st, reply, reply_len, result, buffer, buflen, errnop, saved_errno);
+    return lookup(SSS_NSS_GETGRGID, &id, sizeof(id), result, buffer, buflen, errnop,
+                  saved_errno);
 }
 
 static int parse_gr(const uint8_t *p, size_t len, size_t *consumed,

@@ -427,6 +427,38 @@ static void test_group(void **state)
     assert_int_equal(_nss_sss_endgrent(), NSS_STATUS_SUCCESS);
 }
 
+/* A group that did not fit: glibc's retry with a bigger buffer is answered from the kept
+ * reply (no second request); a lookup of another key is not. */
+static void test_group_erange_kept_reply(void **state)
+{
+    struct group gr;
+    int err = 0;
+
+    assert_int_equal(_nss_sss_getgrgid_r(5000, &gr, buf, 20, &err), NSS_STATUS_TRYAGAIN);
+    assert_int_equal(err, ERANGE);
+    assert_int_equal(counter(&srv.requests), 1);
+    assert_int_equal(_nss_sss_getgrgid_r(5000, &gr, buf, sizeof(buf), &err),
+                     NSS_STATUS_SUCCESS);
+    assert_string_equal(gr.gr_name, "staff");
+    assert_string_equal(gr.gr_mem[2], "carol");
+    assert_int_equal(counter(&srv.requests), 1);
+    /* used once: the next lookup asks again */
+    assert_int_equal(_nss_sss_getgrgid_r(5000, &gr, buf, sizeof(buf), &err),
+                     NSS_STATUS_SUCCESS);
+    assert_int_equal(counter(&srv.requests), 2);
+
+    /* kept for staff by name, then a different name: a real request, the right answer */
+    assert_int_equal(_nss_sss_getgrnam_r("staff", &gr, buf, 20, &err), NSS_STATUS_TRYAGAIN);
+    assert_int_equal(counter(&srv.requests), 3);
+    assert_int_equal(_nss_sss_getgrgid_r(5001, &gr, buf, sizeof(buf), &err),
+                     NSS_STATUS_NOTFOUND);
+    assert_int_equal(counter(&srv.requests), 4);
+    /* and the kept reply was dropped by that lookup */
+    assert_int_equal(_nss_sss_getgrnam_r("staff", &gr, buf, sizeof(buf), &err),
+                     NSS_STATUS_SUCCESS);
+    assert_int_equal(counter(&srv.requests), 5);
+}
+
 static void test_enumeration(void **state)
 {
     struct passwd pw;
@@ -668,6 +700,7 @@ int main(void)
         T(test_erange_retry),
         T(test_empty_and_long_names),
         T(test_group),
+        T(test_group_erange_kept_reply),
         T(test_enumeration),
         T(test_initgroups),
         T(test_malformed_replies),
