@@ -238,8 +238,11 @@ static errno_t nss_mc_create_file(struct nss_mc *mc)
     mc->ht = (uint32_t *)(mc->ft + MC_ALIGN64(ft_size));
     mc->evict_next = 0;
 
-    /* Tables first, header last: until then b1 is 0, which no reader accepts. */
-    memset(mc->dt, 0xff, dt_size);
+    /* Tables first, header last: until then b1 is 0, which no reader accepts. The data
+     * table is left as posix_fallocate made it (zeros, no pages in memory): readers only
+     * reach a slot through the hash table, and a slot is written whole before it is linked.
+     * Filling it with 0xff, as SSSD does, put all 24 MB of the default files into sssd_nss's
+     * resident memory at start-up. */
     memset(mc->ft, 0x00, ft_size);
     memset(mc->ht, 0xff, ht_size);
     nss_mc_header_update(mc, SSS_MC_HEADER_ALIVE);
@@ -797,6 +800,8 @@ errno_t nss_mc_invalidate_id(struct nss_mc *mc, uint32_t id)
 
 errno_t nss_mc_invalidate_all(struct nss_mc *mc)
 {
+    uint32_t s;
+
     if (mc == NULL || mc->base == NULL) {
         return EOK;
     }
@@ -805,7 +810,17 @@ errno_t nss_mc_invalidate_all(struct nss_mc *mc)
     nss_mc_header_update(mc, SSS_MC_HEADER_UNINIT);
     memset(mc->ht, 0xff, (size_t)mc->buckets * sizeof(uint32_t));
     __sync_synchronize();
-    memset(mc->dt, 0xff, (size_t)mc->slots * MC_SLOT_SIZE);
+    /* Only the slots in use (never-used ones stay untouched pages), in address order so
+     * each record loses b1 first. */
+    for (s = 0; s < mc->slots; s++) {
+        if ((s % 8) == 0 && mc->ft[s / 8] == 0) {
+            s += 7;
+            continue;
+        }
+        if (bit_get(mc->ft, s)) {
+            memset(mc->dt + (size_t)s * MC_SLOT_SIZE, 0xff, MC_SLOT_SIZE);
+        }
+    }
     memset(mc->ft, 0x00, mc->slots / 8);
     memset(mc->heads, 0x00, mc->slots / 8);
     mc->evict_next = 0;

@@ -205,8 +205,10 @@ static void test_create(void **state)
     assert_int_equal(r.h.free_table, 56 + 1024 * 40);
     assert_int_equal(r.h.hash_table, 56 + 1024 * 40 + 128);
     assert_int_equal(r.h.reserved, 0);
+    /* The data table is left as allocated (zeros, no resident pages): no reader reaches a
+     * slot but through the hash table, which is all empty. */
     for (i = 0; i < r.h.dt_size; i++) {
-        assert_int_equal(r.dt[i], 0xff);
+        assert_int_equal(r.dt[i], 0);
     }
     for (i = 0; i < r.h.ft_size; i++) {
         assert_int_equal(r.base[r.h.free_table + i], 0);
@@ -473,6 +475,16 @@ static void test_chains(void **state)
     assert_int_equal(nss_mc_invalidate_all(mc), EOK);
     assert_int_equal(check_consistent(&r, NULL), 0);
     assert_int_equal(r.h.status, SSS_MC_HEADER_ALIVE);
+    /* every slot that held a record is wiped (0xff); the others were never written (0) */
+    for (i = 0; i < (int)(r.h.dt_size / 40); i++) {
+        size_t k;
+        uint8_t first = r.dt[(size_t)i * 40];
+
+        assert_true(first == 0xff || first == 0);
+        for (k = 1; k < 40; k++) {
+            assert_int_equal(r.dt[(size_t)i * 40 + k], first);
+        }
+    }
     store_user(mc, "again", 1);
     assert_int_equal(check_consistent(&r, NULL), 1);
     rd_close(&r);
