@@ -114,6 +114,63 @@ bool resp_user_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
            || resp_name_in_list(dom, dom->filter_users, short_name);
 }
 
+/* Adds the entries of list that apply to dom (see resp_name_in_list) to f. */
+static errno_t resp_name_filter_add(struct resp_name_filter *f, struct resp_domain *dom,
+                                    char *const *list)
+{
+    const char *at;
+    size_t i;
+
+    for (i = 0; list != NULL && list[i] != NULL; i++) {
+        at = strrchr(list[i], '@');
+        if (at != NULL && strcasecmp(at + 1, dom->name) != 0) {
+            continue;
+        }
+        f->names = talloc_realloc(f, f->names, const char *, f->num + 1);
+        f->lens = talloc_realloc(f, f->lens, size_t, f->num + 1);
+        if (f->names == NULL || f->lens == NULL) {
+            return ENOMEM;
+        }
+        f->names[f->num] = list[i];
+        f->lens[f->num] = at != NULL ? (size_t)(at - list[i]) : strlen(list[i]);
+        f->num++;
+    }
+    return EOK;
+}
+
+struct resp_name_filter *resp_user_filter_prepare(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                                  struct resp_domain *dom)
+{
+    struct resp_name_filter *f = talloc_zero(mem_ctx, struct resp_name_filter);
+
+    if (f == NULL) {
+        return NULL;
+    }
+    f->fold = dom->case_mode != SYSDB_CASE_SENSITIVE;
+    if (resp_name_filter_add(f, dom, rctx->filter_users) != EOK
+            || resp_name_filter_add(f, dom, dom->filter_users) != EOK) {
+        talloc_free(f);
+        return NULL;
+    }
+    return f;
+}
+
+bool resp_name_filter_match(const struct resp_name_filter *f, const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < f->num; i++) {
+        if (f->lens[i] != len) {
+            continue;
+        }
+        if (f->fold ? strncasecmp(name, f->names[i], len) == 0
+                    : strncmp(name, f->names[i], len) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool resp_group_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
                             const char *short_name)
 {

@@ -45,6 +45,21 @@ bool resp_user_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
 bool resp_group_is_filtered(struct resp_ctx *rctx, struct resp_domain *dom,
                             const char *short_name);
 
+/* filter_users of one domain, prepared once for many checks (a big group's member list):
+ * only the entries that apply to the domain, with their lengths. */
+struct resp_name_filter {
+    size_t num;
+    const char **names;     /* the name part of each applicable entry (not NUL-terminated) */
+    size_t *lens;
+    bool fold;              /* compare without regard to case */
+};
+
+/* resp_user_is_filtered() as a prepared filter for dom (on mem_ctx). NULL on ENOMEM. */
+struct resp_name_filter *resp_user_filter_prepare(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                                  struct resp_domain *dom);
+/* The same answer as resp_user_is_filtered() for the len bytes at name. */
+bool resp_name_filter_match(const struct resp_name_filter *f, const char *name, size_t len);
+
 /* The name as the negative cache keys it: lowercased (ASCII) unless dom is case sensitive.
  * NULL on ENOMEM. */
 char *resp_ncache_name(TALLOC_CTX *mem_ctx, struct resp_domain *dom, const char *short_name);

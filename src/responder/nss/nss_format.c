@@ -4,6 +4,8 @@
  */
 #include <stdio.h>
 #include <ctype.h>
+#include <string.h>
+#include <strings.h>
 
 #include "responder/nss/nss_format.h"
 #include "responder/common/resp_names.h"
@@ -283,6 +285,87 @@ errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
     return EOK;
 }
 
+/* The short form of a member name: its length without the "@domain" suffix of the domain's
+ * cache (the rule of sysdb_short_name(), without allocating). */
+static size_t nss_member_short_len(const char *name, size_t len, const char *domain,
+                                   size_t dlen)
+{
+    if (len > dlen + 1 && name[len - dlen - 1] == '@'
+            && strncasecmp(name + len - dlen, domain, dlen) == 0) {
+        return len - dlen - 1;
+    }
+    return len;
+}
+
+/*
+ * Member names as clients see them. Big groups make this the hot loop of a group lookup
+ * (50,000 members), so short names are written into one buffer instead of one allocation
+ * per member; fully qualified output goes through full_name_format per member.
+ */
+static errno_t nss_format_members(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
+                                  struct resp_ctx *rctx, struct resp_domain *dom,
+                                  struct sysdb_ctx *sysdb, const char *const *in,
+                                  const char ***_members, size_t *_num)
+{
+    struct resp_name_filter *filter = NULL;
+    const char *domain = sysdb_domain(sysdb);
+    size_t dlen = strlen(domain);
+    bool fq = dom->fqnames || rctx->output_fqnames;
+    const char **members;
+    size_t total = 0;
+    size_t count;
+    size_t len;
+    size_t slen;
+    size_t n = 0;
+    char *buf = NULL;
+    char *tmp;
+    size_t i;
+
+    for (count = 0; in != NULL && in[count] != NULL; count++) {
+        total += strlen(in[count]) + 1;
+    }
+    members = talloc_zero_array(mem_ctx, const char *, count + 1);
+    if (members == NULL) {
+        return ENOMEM;
+    }
+    if (opts->filter_users_in_groups) {
+        filter = resp_user_filter_prepare(members, rctx, dom);
+        if (filter == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (!fq && count > 0) {
+        buf = talloc_size(members, total);
+        if (buf == NULL) {
+            return ENOMEM;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        len = strlen(in[i]);
+        slen = nss_member_short_len(in[i], len, domain, dlen);
+        if (filter != NULL && resp_name_filter_match(filter, in[i], slen)) {
+            continue;
+        }
+        if (!fq) {
+            memcpy(buf, in[i], slen);
+            buf[slen] = '\0';
+            members[n++] = buf;
+            buf += slen + 1;
+            continue;
+        }
+        tmp = talloc_strndup(members, in[i], slen);
+        members[n] = tmp != NULL ? resp_output_name(members, rctx, dom, tmp) : NULL;
+        if (members[n] == NULL) {
+            return ENOMEM;
+        }
+        talloc_free(tmp);
+        n++;
+    }
+    *_members = members;
+    *_num = n;
+    return EOK;
+}
+
 errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                       struct resp_ctx *rctx, struct resp_domain *dom,
                       const struct sysdb_group *group, struct nss_gr_entry *_gr)
@@ -291,8 +374,6 @@ errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
     struct sysdb_ctx *sysdb;
     const char **members;
     char *short_name;
-    size_t n = 0;
-    size_t i;
     errno_t ret;
 
     if (group == NULL || group->name == NULL) {
@@ -311,29 +392,12 @@ errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
         return ENOMEM;
     }
     gr.gid = group->gid;
-    for (i = 0; group->members != NULL && group->members[i] != NULL; i++) {
-        /* count */
-    }
-    members = talloc_zero_array(mem_ctx, const char *, i + 1);
-    if (members == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; group->members != NULL && group->members[i] != NULL; i++) {
-        ret = sysdb_short_name(members, sysdb, group->members[i], &short_name);
-        if (ret != EOK) {
-            return ret;
-        }
-        if (opts->filter_users_in_groups && resp_user_is_filtered(rctx, dom, short_name)) {
-            continue;
-        }
-        members[n] = resp_output_name(members, rctx, dom, short_name);
-        if (members[n] == NULL) {
-            return ENOMEM;
-        }
-        n++;
+    ret = nss_format_members(mem_ctx, opts, rctx, dom, sysdb, group->members, &members,
+                             &gr.num_members);
+    if (ret != EOK) {
+        return ret;
     }
     gr.members = members;
-    gr.num_members = n;
     *_gr = gr;
     return EOK;
 }

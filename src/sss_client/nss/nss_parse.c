@@ -100,16 +100,20 @@ int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_le
     if (nmem > strs_len) {
         return EBADMSG;
     }
+    ptrs = ((size_t)nmem + 1) * sizeof(char *);
+    /* Too small for the pointers and one byte per string, whatever the strings hold: say so
+     * before scanning them. glibc retries ERANGE with a buffer twice as big from 1 KB on,
+     * and a scan per attempt would cost a 10,000-member group more than its lookup. */
+    if (buf == NULL || buflen < ptrs + (size_t)nmem + 2 + alignof(char *)) {
+        *used = 0;
+        return ERANGE;
+    }
     ret = scan_strings(strs, strs_len, 2 + nmem, &size);
     if (ret != 0) {
         return ret;
     }
     *used = size;
-    if (buf == NULL) {
-        return ERANGE;
-    }
     align = (alignof(char *) - ((uintptr_t)buf % alignof(char *))) % alignof(char *);
-    ptrs = ((size_t)nmem + 1) * sizeof(char *);
     if (align > buflen || ptrs > buflen - align || size > buflen - align - ptrs) {
         return ERANGE;
     }

@@ -56,7 +56,9 @@ int nss_reply_count(const uint8_t *body, size_t len, uint32_t *count);
 int nss_fill_passwd(uint32_t uid, uint32_t gid, const char *strs, size_t strs_len,
                     size_t *used, struct passwd *pw, char *buf, size_t buflen);
 
-/* Fills gr from gid and the strings name, passwd and nmem members. */
+/* Fills gr from gid and the strings name, passwd and nmem members; *used gets their size.
+ * A buffer too small for nmem + 1 pointers and nmem + 2 bytes is ERANGE (*used 0) before
+ * the strings are checked. */
 int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_len,
                    size_t *used, struct group *gr, char *buf, size_t buflen);
 

@@ -167,6 +167,32 @@ static void test_filter_lists(void **state)
     assert_true(resp_group_is_filtered(t->rctx, &t->rctx->domains[0], "root"));
 }
 
+/* The prepared filter (big member lists) answers as resp_user_is_filtered() does. */
+static void test_prepared_filter(void **state)
+{
+    struct test_ctx *t = *state;
+    char *list[] = { "root", "joe@plain", "Mixed", "ann@FQ", NULL };
+    const char *names[] = { "root", "joe", "mixed", "Mixed", "ann", "roo", "rootx", "" };
+    struct resp_name_filter *f;
+    char **saved;
+    size_t d;
+    size_t i;
+
+    for (d = 0; d < 3; d++) {
+        saved = t->rctx->domains[d].filter_users;
+        t->rctx->domains[d].filter_users = list;
+        f = resp_user_filter_prepare(t, t->rctx, &t->rctx->domains[d]);
+        assert_non_null(f);
+        for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+            assert_int_equal(resp_name_filter_match(f, names[i], strlen(names[i])),
+                             resp_user_is_filtered(t->rctx, &t->rctx->domains[d], names[i]));
+        }
+        /* the length decides, not a NUL: "rootx" cut to 4 bytes is root */
+        assert_true(resp_name_filter_match(f, "rootx", 4));
+        t->rctx->domains[d].filter_users = saved;
+    }
+}
+
 /* ---- formatting ---- */
 
 static void test_homedir_templates(void **state)
@@ -273,6 +299,30 @@ static void test_format_records(void **state)
     assert_int_equal(nss_format_gr(t, t->nctx->fmt, t->rctx, &t->rctx->domains[1], g, &gr),
                      EOK);
     assert_int_equal(gr.num_members, 3);
+    t->nctx->fmt->filter_users_in_groups = true;
+}
+
+/* Short output names: the domain suffix is cut from each member, filtered ones dropped. */
+static void test_format_group_short(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_group *g;
+    struct nss_gr_entry gr;
+    const char *members[] = { "alice", "root", "bob", NULL };
+    struct sysdb_group sg = { .name = "ops", .gid = 501, .members = members };
+
+    assert_false(t->rctx->domains[0].fqnames);
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_store_group(sysdb, &sg, true, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_get_group_by_name(t, sysdb, "ops", &g), EOK);
+    assert_int_equal(nss_format_gr(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], g, &gr),
+                     EOK);
+    assert_string_equal(gr.name, "ops");
+    assert_int_equal(gr.num_members, 2);
+    assert_string_equal(gr.members[0], "alice");
+    assert_string_equal(gr.members[1], "bob");
+    assert_null(gr.members[2]);
 }
 
 /* ---- negative cache ---- */
@@ -393,9 +443,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_default_domain_suffix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_lists, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prepared_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_homedir_templates, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shells, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_group_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
     };
