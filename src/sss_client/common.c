@@ -139,10 +139,20 @@ static int send_all(int fd, const uint8_t *buf, size_t len, int64_t deadline)
 }
 
 /* Reads exactly len bytes; *got counts what arrived. End of stream is EPIPE. */
+static int recv_some(int fd, uint8_t *buf, size_t len, size_t min, int64_t deadline,
+                     size_t *got);
 static int recv_all(int fd, uint8_t *buf, size_t len, int64_t deadline, size_t *got)
 {
+    return recv_some(fd, buf, len, len, deadline, got);
+}
+
+/* Reads at least min and at most len bytes; *got counts what arrived. End of stream is
+ * EPIPE. */
+static int recv_some(int fd, uint8_t *buf, size_t len, size_t min, int64_t deadline,
+                     size_t *got)
+{
     *got = 0;
-    while (*got < len) {
+    while (*got < min) {
         ssize_t n = recv(fd, buf + *got, len - *got, 0);
 
         if (n == 0) {
@@ -176,6 +186,7 @@ static int recv_all(int fd, uint8_t *buf, size_t len, int64_t deadline, size_t *
 static int exchange(int fd, uint32_t cmd, const void *body, size_t body_len, int64_t deadline,
                     uint8_t **reply, size_t *reply_len, bool *in_sync, bool *retryable)
 {
+    uint8_t first[SSS_CLI_FIRST_READ];
     uint32_t hdr[4];
     uint8_t *msg;
     uint8_t *buf = NULL;
@@ -210,22 +221,33 @@ static int exchange(int fd, uint32_t cmd, const void *body, size_t body_len, int
         return ret;
     }
 
-    ret = recv_all(fd, (uint8_t *)hdr, sizeof(hdr), deadline, &got);
+    /* The reply cannot be there yet: wait first instead of a recv that says EAGAIN. Then
+     * one recv takes the header and, for most replies, the whole body with it (the server
+     * sends nothing else on this connection until the next request). */
+    ret = wait_fd(fd, POLLIN, deadline);
+    got = 0;
+    if (ret == 0) {
+        ret = recv_some(fd, first, sizeof(first), SSS_NSS_HEADER_SIZE, deadline, &got);
+    }
     if (ret != 0) {
         *retryable = (got == 0 && (ret == EPIPE || ret == ECONNRESET));
         return ret;
     }
+    memcpy(hdr, first, sizeof(hdr));
     if (hdr[SSS_HDR_LEN] < SSS_NSS_HEADER_SIZE || hdr[SSS_HDR_LEN] > SSS_CLI_MAX_REPLY_SIZE
-            || hdr[SSS_HDR_CMD] != cmd) {
+            || hdr[SSS_HDR_CMD] != cmd || got > hdr[SSS_HDR_LEN]) {
         return EBADMSG;
     }
     blen = hdr[SSS_HDR_LEN] - SSS_NSS_HEADER_SIZE;
     if (blen > 0) {
+        size_t have = got - SSS_NSS_HEADER_SIZE;
+
         buf = malloc(blen);
         if (buf == NULL) {
             return ENOMEM;
         }
-        ret = recv_all(fd, buf, blen, deadline, &got);
+        memcpy(buf, first + SSS_NSS_HEADER_SIZE, have);
+        ret = recv_all(fd, buf + have, blen - have, deadline, &got);
         if (ret != 0) {
             free(buf);
             return ret == EPIPE ? EBADMSG : ret;

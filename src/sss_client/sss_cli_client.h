@@ -18,6 +18,8 @@
 
 /* Largest reply accepted (header included): large groups are large, but not this large. */
 #define SSS_CLI_MAX_REPLY_SIZE  (64u * 1024u * 1024u)
+/* The first read of a reply: its header and, for most lookups, the whole body. */
+#define SSS_CLI_FIRST_READ      4096
 
 /* One connection to one responder socket. Declare it static with the initializer below;
  * every field after `lock` is private to common.c. */

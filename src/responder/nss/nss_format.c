@@ -290,8 +290,10 @@ errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
 static size_t nss_member_short_len(const char *name, size_t len, const char *domain,
                                    size_t dlen)
 {
+    /* The cache writes the suffix as the domain is spelt: memcmp settles nearly all. */
     if (len > dlen + 1 && name[len - dlen - 1] == '@'
-            && strncasecmp(name + len - dlen, domain, dlen) == 0) {
+            && (memcmp(name + len - dlen, domain, dlen) == 0
+                || strncasecmp(name + len - dlen, domain, dlen) == 0)) {
         return len - dlen - 1;
     }
     return len;
@@ -299,30 +301,32 @@ static size_t nss_member_short_len(const char *name, size_t len, const char *dom
 
 /*
  * Member names as clients see them. Big groups make this the hot loop of a group lookup
- * (50,000 members), so short names are written into one buffer instead of one allocation
+ * (50,000 members), so each name is measured once and short names are appended to one
+ * growing buffer (offsets first, pointers once it stops moving) instead of one allocation
  * per member; fully qualified output goes through full_name_format per member.
  */
 static errno_t nss_format_members(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                                   struct resp_ctx *rctx, struct resp_domain *dom,
                                   struct sysdb_ctx *sysdb, const char *const *in,
-                                  const char ***_members, size_t *_num)
+                                  struct nss_gr_entry *gr)
 {
     struct resp_name_filter *filter = NULL;
     const char *domain = sysdb_domain(sysdb);
     size_t dlen = strlen(domain);
     bool fq = dom->fqnames || rctx->output_fqnames;
     const char **members;
-    size_t total = 0;
+    size_t *offs = NULL;
     size_t count;
-    size_t len;
     size_t slen;
+    size_t used = 0;
+    size_t cap = 0;
     size_t n = 0;
     char *buf = NULL;
     char *tmp;
     size_t i;
 
     for (count = 0; in != NULL && in[count] != NULL; count++) {
-        total += strlen(in[count]) + 1;
+        /* count */
     }
     members = talloc_zero_array(mem_ctx, const char *, count + 1);
     if (members == NULL) {
@@ -335,22 +339,30 @@ static errno_t nss_format_members(TALLOC_CTX *mem_ctx, struct nss_format_opts *o
         }
     }
     if (!fq && count > 0) {
-        buf = talloc_size(members, total);
-        if (buf == NULL) {
+        offs = talloc_array(members, size_t, count);
+        cap = count * 16;
+        buf = talloc_size(members, cap);
+        if (offs == NULL || buf == NULL) {
             return ENOMEM;
         }
     }
     for (i = 0; i < count; i++) {
-        len = strlen(in[i]);
-        slen = nss_member_short_len(in[i], len, domain, dlen);
+        slen = nss_member_short_len(in[i], strlen(in[i]), domain, dlen);
         if (filter != NULL && resp_name_filter_match(filter, in[i], slen)) {
             continue;
         }
         if (!fq) {
-            memcpy(buf, in[i], slen);
-            buf[slen] = '\0';
-            members[n++] = buf;
-            buf += slen + 1;
+            if (slen + 1 > cap - used) {
+                cap = cap * 2 > used + slen + 1 ? cap * 2 : used + slen + 1;
+                buf = talloc_realloc_size(members, buf, cap);
+                if (buf == NULL) {
+                    return ENOMEM;
+                }
+            }
+            memcpy(buf + used, in[i], slen);
+            buf[used + slen] = '\0';
+            offs[n++] = used;
+            used += slen + 1;
             continue;
         }
         tmp = talloc_strndup(members, in[i], slen);
@@ -361,8 +373,14 @@ static errno_t nss_format_members(TALLOC_CTX *mem_ctx, struct nss_format_opts *o
         talloc_free(tmp);
         n++;
     }
-    *_members = members;
-    *_num = n;
+    for (i = 0; offs != NULL && i < n; i++) {
+        members[i] = buf + offs[i];
+    }
+    talloc_free(offs);
+    gr->members = members;
+    gr->num_members = n;
+    gr->packed = buf;
+    gr->packed_len = used;
     return EOK;
 }
 
@@ -372,7 +390,6 @@ errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
 {
     struct nss_gr_entry gr = { 0 };
     struct sysdb_ctx *sysdb;
-    const char **members;
     char *short_name;
     errno_t ret;
 
@@ -392,12 +409,10 @@ errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
         return ENOMEM;
     }
     gr.gid = group->gid;
-    ret = nss_format_members(mem_ctx, opts, rctx, dom, sysdb, group->members, &members,
-                             &gr.num_members);
+    ret = nss_format_members(mem_ctx, opts, rctx, dom, sysdb, group->members, &gr);
     if (ret != EOK) {
         return ret;
     }
-    gr.members = members;
     *_gr = gr;
     return EOK;
 }

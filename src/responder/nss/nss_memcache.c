@@ -685,12 +685,18 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
     strs[0] = gr->name;
     strs[1] = mc->pwfield;
     strs_len = put_strs(NULL, strs, 2);
-    for (i = 0; i < gr->num_members; i++) {
+    if (gr->packed != NULL) {
+        strs_len += gr->packed_len;
+    }
+    for (i = 0; gr->packed == NULL && i < gr->num_members; i++) {
         strs_len += strlen(gr->members[i] != NULL ? gr->members[i] : "") + 1;
         if (strs_len > UINT32_MAX - sizeof(*d) - sizeof(struct sss_mc_rec)) {
-            ret = E2BIG;
-            goto done;
+            break;
         }
+    }
+    if (strs_len > UINT32_MAX - sizeof(*d) - sizeof(struct sss_mc_rec)) {
+        ret = E2BIG;
+        goto done;
     }
     d = talloc_size(tmp_ctx, sizeof(*d) + strs_len);
     if (d == NULL) {
@@ -702,7 +708,11 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
     d->members = (uint32_t)gr->num_members;
     d->strs_len = (uint32_t)strs_len;
     i = put_strs((uint8_t *)d->strs, strs, 2);
-    put_strs((uint8_t *)d->strs + i, gr->members, gr->num_members);
+    if (gr->packed != NULL) {
+        memcpy((uint8_t *)d->strs + i, gr->packed, gr->packed_len);
+    } else {
+        put_strs((uint8_t *)d->strs + i, gr->members, gr->num_members);
+    }
     snprintf(idkey, sizeof(idkey), "%ld", (long)gr->gid);
 
     nss_mc_drop(mc, 1, gr->name, 0);

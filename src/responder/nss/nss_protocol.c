@@ -306,7 +306,8 @@ errno_t nss_reply_group_add(struct nss_reply *r, const struct nss_gr_entry *gr)
     if ((ret = resp_reply_put_u32(r->out, gr->gid)) == EOK
             && (ret = resp_reply_put_u32(r->out, (uint32_t)gr->num_members)) == EOK
             && (ret = nss_reply_put_strs(r, strs, 2)) == EOK) {
-        ret = nss_reply_put_strs(r, gr->members, gr->num_members);
+        ret = gr->packed != NULL ? resp_reply_put(r->out, gr->packed, gr->packed_len)
+                                 : nss_reply_put_strs(r, gr->members, gr->num_members);
     }
     return nss_reply_end_record(r, start, 1, ret);
 }

@@ -67,6 +67,11 @@ struct nss_gr_entry {
     uint32_t gid;
     const char *const *members;     /* num_members names */
     size_t num_members;
+    /* Optional: the same members as consecutive NUL-terminated strings, packed_len bytes,
+     * the form the reply and the memory cache hold (one copy instead of one per member).
+     * NULL: built from members. */
+    const char *packed;
+    size_t packed_len;
 };
 
 struct nss_reply;

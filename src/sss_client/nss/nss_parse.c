@@ -87,14 +87,14 @@ int nss_fill_passwd(uint32_t uid, uint32_t gid, const char *strs, size_t strs_le
 int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_len,
                    size_t *used, struct group *gr, char *buf, size_t buflen)
 {
-    size_t size;
+    const char *nul;
+    size_t passwd_off = 0;
     size_t align;
     size_t ptrs;
     size_t off;
     char **mem;
     char *s;
     uint32_t i;
-    int ret;
 
     /* Each member takes at least its NUL, so nmem <= strs_len once this succeeds. */
     if (nmem > strs_len) {
@@ -108,27 +108,38 @@ int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_le
         *used = 0;
         return ERANGE;
     }
-    ret = scan_strings(strs, strs_len, 2 + nmem, &size);
-    if (ret != 0) {
-        return ret;
-    }
-    *used = size;
     align = (alignof(char *) - ((uintptr_t)buf % alignof(char *))) % alignof(char *);
-    if (align > buflen || ptrs > buflen - align || size > buflen - align - ptrs) {
+    mem = (char **)(void *)(buf + align);
+
+    /* One pass finds every string's end; the member slots hold offsets until the copy. */
+    off = 0;
+    for (i = 0; i < 2 + nmem; i++) {
+        if (off >= strs_len) {
+            return EBADMSG;
+        }
+        nul = memchr(strs + off, '\0', strs_len - off);
+        if (nul == NULL) {
+            return EBADMSG;
+        }
+        if (i == 1) {
+            passwd_off = off;
+        } else if (i >= 2) {
+            mem[i - 2] = (char *)(uintptr_t)off;
+        }
+        off = (size_t)(nul - strs) + 1;
+    }
+    *used = off;
+    if (off > buflen - align - ptrs) {
         return ERANGE;
     }
-    mem = (char **)(void *)(buf + align);
     s = buf + align + ptrs;
-    memcpy(s, strs, size);
+    memcpy(s, strs, off);
 
     gr->gr_gid = gid;
     gr->gr_name = s;
-    off = strlen(s) + 1;
-    gr->gr_passwd = s + off;
-    off += strlen(s + off) + 1;
+    gr->gr_passwd = s + passwd_off;
     for (i = 0; i < nmem; i++) {
-        mem[i] = s + off;
-        off += strlen(s + off) + 1;
+        mem[i] = s + (uintptr_t)mem[i];
     }
     mem[nmem] = NULL;
     gr->gr_mem = mem;

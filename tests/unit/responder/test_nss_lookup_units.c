@@ -323,6 +323,9 @@ static void test_format_group_short(void **state)
     assert_string_equal(gr.members[0], "alice");
     assert_string_equal(gr.members[1], "bob");
     assert_null(gr.members[2]);
+    /* the packed form is what the wire and the memory cache hold: "alice\0bob\0" */
+    assert_int_equal(gr.packed_len, 10);
+    assert_memory_equal(gr.packed, "alice\0bob\0", 10);
 }
 
 /* ---- negative cache ---- */

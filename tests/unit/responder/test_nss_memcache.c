@@ -348,6 +348,16 @@ static void test_group_and_initgr_records(void **state)
     assert_int_equal(nss_mc_invalidate_id(gmc, 2000), EOK);
     assert_null(rd_find(&r, "staff", want_name, "staff"));
     assert_int_equal(nss_mc_invalidate_id(gmc, 2000), ENOENT);
+    /* members given packed, as the formatter gives them: the same record */
+    gr.packed = "alice\0bob";
+    gr.packed_len = 10;
+    assert_int_equal(nss_mc_store_group(gmc, &gr), EOK);
+    rec = rd_find(&r, "staff", want_name, "staff");
+    assert_non_null(rec);
+    gd = (struct sss_mc_grp_data *)rec->data;
+    assert_int_equal(gd->strs_len, sizeof(strs));
+    assert_memory_equal(gd->strs, strs, sizeof(strs));
+    free(rec);
     rd_close(&r);
 
     assert_int_equal(nss_mc_store_initgr(imc, "alice", "alice@ldap.test", gids, 3), EOK);

@@ -250,8 +250,9 @@ static void test_reply_passwd(void **state)
 static void test_reply_group_and_initgr(void **state)
 {
     const char *members[] = { "alice", "bob", "carol" };
-    struct nss_gr_entry gr = { "staff", 2000, members, 3 };
-    struct nss_gr_entry empty = { "solo", 2001, NULL, 0 };
+    /* the members given packed (as the formatter gives them) and as an array */
+    struct nss_gr_entry gr = { "staff", 2000, members, 3, "alice\0bob\0carol", 16 };
+    struct nss_gr_entry empty = { "solo", 2001, NULL, 0, NULL, 0 };
     uint32_t gids[] = { 2000, 2001, 2002 };
     struct nss_reply *r;
     struct resp_reply *out;
