@@ -141,6 +141,34 @@ check "id of a nested member shows both groups: $out" \
     grep -q "40002(inner@bis.test)" <<<"$out"
 check "... and the outer group" grep -q "40003(outer@bis.test)" <<<"$out"
 
+# ---- a big group (formatted once, kept by sssd_nss): full and current after a change ----
+{
+    printf 'dn: cn=bigteam,ou=Groups,dc=demo,dc=test\nobjectClass: top\nobjectClass: posixGroup\n'
+    printf 'cn: bigteam\ngidNumber: 20900\n'
+    for i in $(seq 1 1200); do printf 'memberUid: m%04d\n' "$i"; done
+} | ldapadd -x -H "$URI1" -D cn=admin,dc=demo,dc=test -w secret > /dev/null
+check "ldapadd bigteam (1,200 members)" test $? -eq 0
+big1=$(SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent group bigteam)
+big2=$(SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent group 20900)
+n=$(tr ',' '\n' <<<"${big1##*:}" | grep -c '^m[0-9]\{4\}$')
+check "getent group bigteam lists 1,200 members ($n)" test "$n" -eq 1200
+check "a second lookup (by gid) gives the same record" test "$big1" = "$big2"
+ldapmodify -x -H "$URI1" -D cn=admin,dc=demo,dc=test -w secret > /dev/null <<LDIF
+dn: cn=bigteam,ou=Groups,dc=demo,dc=test
+changetype: modify
+add: memberUid
+memberUid: newbie
+-
+delete: memberUid
+memberUid: m0001
+LDIF
+check "ldapmodify bigteam" test $? -eq 0
+"$PREFIX/sbin/sss_cache" -g bigteam -c "$CONF"
+big3=$(SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent group bigteam)
+n=$(tr ',' '\n' <<<"${big3##*:}" | grep -c '^m[0-9]\{4\}$')
+check "after the change and sss_cache -g: newbie listed" grep -q ",newbie\(,\|$\)" <<<"$big3"
+check "... m0001 gone, 1,199 others ($n)" test "$n" -eq 1199
+
 # ---- memory cache: answers while sssd_nss is stopped ----
 in_nss_ns getent passwd carol >/dev/null
 nss=$(service_pid sssd_nss)

@@ -270,6 +270,7 @@ static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_
     res->gids = talloc_steal(res, entry->gids);
     res->num_gids = entry->num_gids;
     res->expire = entry->expire;
+    res->gen = entry->gen;
     state->result = res;
     return EOK;
 }

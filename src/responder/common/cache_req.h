@@ -57,6 +57,8 @@ struct cache_req_result {
     uint32_t *gids;             /* INITGROUPS: deduplicated, in cache order */
     size_t num_gids;
     time_t expire;              /* when the answer's cache data expires */
+    uint64_t gen;               /* database generation it was read at (sysdb_rcache_gen();
+                                 * 0: unknown): same gen, same data */
 };
 
 struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

@@ -4,6 +4,7 @@
  * the engine decides what they are worth.
  */
 #include "responder/common/cache_req_private.h"
+#include "db/sysdb_rcache.h"
 
 /* Drops repeated gids, keeping the first occurrence of each (lists are short). */
 static size_t cache_req_dedupe(uint32_t *gids, size_t count)
@@ -59,6 +60,9 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     if (entry == NULL) {
         return ENOMEM;
     }
+    /* Before the read: a commit after this point changes it, so equal generations of two
+     * reads mean the same data. */
+    entry->gen = sysdb_rcache_gen(sysdb);
     switch (type) {
     case CACHE_REQ_USER_BY_NAME:
         ret = sysdb_get_user_by_name(entry, sysdb, name, &entry->user);

@@ -16,6 +16,7 @@ struct cache_req_entry {
     bool have_gids;             /* INITGROUPS: a group list is cached */
     time_t expire;              /* of the data that answers (initgroups: the list's) */
     time_t last_update;         /* 0 when unknown (no background refresh then) */
+    uint64_t gen;               /* database generation of the read (0: unknown) */
 };
 
 /* Reads the entry; ENOENT when the cache has nothing (INITGROUPS: no user), sysdb errors.

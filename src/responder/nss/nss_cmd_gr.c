@@ -8,6 +8,7 @@ errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
                       struct cache_req_result *res)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const struct nss_gr_entry *kept;
     struct nss_gr_entry gr;
     uint32_t ttl;
     errno_t ret;
@@ -15,9 +16,15 @@ errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = nss_format_gr(tmp_ctx, nctx->fmt, nctx->rctx, res->domain, res->group, &gr);
-    if (ret != EOK) {
-        goto done;
+    kept = nss_grcache_get(nctx->grcache, res->domain, res->group, res->gen);
+    if (kept != NULL) {
+        gr = *kept;
+    } else {
+        ret = nss_format_gr(tmp_ctx, nctx->fmt, nctx->rctx, res->domain, res->group, &gr);
+        if (ret != EOK) {
+            goto done;
+        }
+        nss_grcache_put(nctx->grcache, res->domain, res->group, res->gen, &gr);
     }
     ret = nss_reply_group_add(reply, &gr);
     if (ret != EOK) {

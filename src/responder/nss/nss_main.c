@@ -212,6 +212,7 @@ static errno_t nss_init(struct sss_service *svc, void *data)
     if (ret != EOK) {
         return ret;
     }
+    nctx->grcache = nss_grcache_new(nctx);   /* an accelerator: none is no error */
     ret = nss_memcache_init(nctx, cdb);
     if (ret != EOK) {
         return ret;

@@ -14,6 +14,7 @@
 #include "responder/nss/nss_protocol.h"
 #include "responder/nss/nss_memcache.h"
 #include "responder/nss/nss_format.h"
+#include "responder/nss/nss_grcache.h"
 
 struct nss_ctx {
     struct resp_ctx *rctx;
@@ -21,6 +22,7 @@ struct nss_ctx {
     struct nss_mc *mc[3];           /* by enum nss_mc_type; NULL when disabled */
     char *pwfield;
     struct nss_format_opts *fmt;
+    struct nss_grcache *grcache;    /* formatted big groups; NULL: none kept */
     uint32_t memcache_timeout;
 };
 
