@@ -244,12 +244,17 @@ def markdown(outdir, path):
     w.append(head)
     w.append("|" + "---|" * (2 + len(systems) + len(others)))
     for title, label, workers, metric, target in FIGURES:
-        vals = {s: value_of(figs[s].get((label, workers)), metric) for s in systems}
+        fs = {s: figs[s].get((label, workers)) for s in systems}
+        vals = {s: value_of(fs[s], metric) for s in systems}
         if all(v is None for v in vals.values()):
             continue
+        # A figure whose operations failed (a wrong answer counts) has no time to compare.
+        bad = {s for s in systems if fs[s] is not None and fs[s].get("failures")}
         row = "| %s | %s | " % (title % subst, target)
-        row += " | ".join(show(vals[s], metric) for s in systems)
-        row += "".join(" | " + ratio(vals.get(OURS), vals[s], metric) for s in others)
+        row += " | ".join("fails (%d of %d ops)" % (fs[s]["failures"], fs[s]["ops"])
+                          if s in bad else show(vals[s], metric) for s in systems)
+        row += "".join(" | " + ("-" if s in bad or OURS in bad
+                               else ratio(vals.get(OURS), vals[s], metric)) for s in others)
         w.append(row + " |")
     w.append("")
     w.append("## By concurrency")
