@@ -30,6 +30,11 @@ struct resp_server {
     size_t num_clients;
 };
 
+/* The first read of a request takes up to this much: header and body of nearly every
+ * request in one recv. A client that writes its next request before the answer (allowed,
+ * though no known client does) leaves those bytes in the stash for after the reply. */
+#define RESP_STASH_SIZE 512
+
 struct resp_client {
     struct resp_client *prev, *next;
     struct resp_server *srv;
@@ -40,7 +45,11 @@ struct resp_client {
     struct tevent_timer *idle;
     struct tevent_immediate *closer;
     struct tevent_immediate *finisher;  /* ends a request whose reply went out at once */
+    struct tevent_immediate *resumer;   /* serves stashed bytes after a reply */
     struct resp_frame *frame;
+    uint8_t stash[RESP_STASH_SIZE]; /* read past the end of a request: the next one's */
+    size_t stash_off;
+    size_t stash_len;
     struct resp_request *req;       /* the one in flight, or NULL */
     void *data;                     /* resp_client_set_data(); a talloc child */
 };
@@ -203,40 +212,41 @@ static void resp_client_dispatch(struct resp_client *cli)
     sss_debug_req_id = 0;
 }
 
-static void resp_client_recv(struct resp_client *cli)
+/* Reads a request's first bytes into the stash. false: nothing more to do now (no data
+ * yet, or cli was freed). */
+static bool resp_client_fill_stash(struct resp_client *cli)
 {
-    uint8_t *dst;
-    size_t space;
     ssize_t n;
     errno_t ret;
 
-again:
-    dst = resp_frame_space(cli->frame, &space);
-    n = recv(cli->fd, dst, space, MSG_DONTWAIT);
+    n = recv(cli->fd, cli->stash, sizeof(cli->stash), MSG_DONTWAIT);
     if (n == -1) {
         ret = errno;
         if (ret == EAGAIN || ret == EWOULDBLOCK || ret == EINTR) {
-            return;
+            return false;
         }
         DEBUG(SSSDBG_TRACE_FUNC, "recv from fd %d failed [%d]: %s; closing it\n", cli->fd,
               ret, strerror(ret));
         talloc_free(cli);
-        return;
+        return false;
     }
     if (n == 0) {
         DEBUG(SSSDBG_TRACE_INTERNAL, "Client fd %d (pid %d) disconnected\n", cli->fd,
               (int)cli->creds.pid);
         talloc_free(cli);
-        return;
+        return false;
     }
-    ret = resp_frame_advance(cli->frame, (size_t)n);
+    cli->stash_off = 0;
+    cli->stash_len = (size_t)n;
+    return true;
+}
+
+/* What the frame says after new bytes: dispatch a whole request, wait for more (EAGAIN),
+ * or drop a client that broke the framing. */
+static void resp_client_framed(struct resp_client *cli, errno_t ret)
+{
     switch (ret) {
     case EAGAIN:
-        if ((size_t)n == space) {
-            /* The header is in: the body usually is too, read it without another trip
-             * through the event loop (never past the end of this request). */
-            goto again;
-        }
         resp_client_arm_idle(cli);
         return;
     case EOK:
@@ -258,6 +268,69 @@ again:
         break;
     }
     talloc_free(cli);
+}
+
+static void resp_client_recv(struct resp_client *cli)
+{
+    uint8_t *dst;
+    size_t space;
+    size_t used;
+    ssize_t n;
+    errno_t ret;
+
+    if (resp_frame_received(cli->frame) == 0 && cli->stash_off == cli->stash_len
+            && !resp_client_fill_stash(cli)) {
+        return;
+    }
+    if (cli->stash_off < cli->stash_len) {
+        ret = resp_frame_feed(cli->frame, cli->stash + cli->stash_off,
+                              cli->stash_len - cli->stash_off, &used);
+        cli->stash_off += used;
+        if (ret != EAGAIN) {
+            resp_client_framed(cli, ret);
+            return;
+        }
+    }
+
+    /* The rest of a request bigger than the stash: straight into the frame, never past
+     * its end. */
+again:
+    dst = resp_frame_space(cli->frame, &space);
+    n = recv(cli->fd, dst, space, MSG_DONTWAIT);
+    if (n == -1) {
+        ret = errno;
+        if (ret == EAGAIN || ret == EWOULDBLOCK || ret == EINTR) {
+            return;
+        }
+        DEBUG(SSSDBG_TRACE_FUNC, "recv from fd %d failed [%d]: %s; closing it\n", cli->fd,
+              ret, strerror(ret));
+        talloc_free(cli);
+        return;
+    }
+    if (n == 0) {
+        DEBUG(SSSDBG_TRACE_INTERNAL, "Client fd %d (pid %d) disconnected\n", cli->fd,
+              (int)cli->creds.pid);
+        talloc_free(cli);
+        return;
+    }
+    ret = resp_frame_advance(cli->frame, (size_t)n);
+    if (ret == EAGAIN && (size_t)n == space) {
+        /* The header is in: the body usually is too, read it without another trip
+         * through the event loop. */
+        goto again;
+    }
+    resp_client_framed(cli, ret);
+}
+
+/* A request whose bytes were read with the previous one: served once that one is done. */
+static void resp_client_resume(struct tevent_context *ev, struct tevent_immediate *im,
+                               void *pvt)
+{
+    struct resp_client *cli = talloc_get_type(pvt, struct resp_client);
+
+    if (cli->req == NULL && cli->stash_off < cli->stash_len) {
+        resp_client_recv(cli);
+    }
 }
 
 /* Writes what the socket takes of req's reply. EOK: all of it is out; EAGAIN: the rest
@@ -332,6 +405,10 @@ static void resp_client_read_mode(struct resp_client *cli)
     TEVENT_FD_NOT_WRITEABLE(cli->fde);
     TEVENT_FD_READABLE(cli->fde);
     resp_client_arm_idle(cli);
+    if (cli->stash_off < cli->stash_len) {
+        /* The socket may have nothing more to say: the next request is already here. */
+        tevent_schedule_immediate(cli->resumer, cli->srv->ev, resp_client_resume, cli);
+    }
 }
 
 static void resp_client_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
@@ -387,9 +464,10 @@ static void resp_server_accept_one(struct resp_server *srv, int fd)
     cli->frame = resp_frame_new(cli, srv->conf.max_request);
     cli->closer = tevent_create_immediate(cli);
     cli->finisher = tevent_create_immediate(cli);
+    cli->resumer = tevent_create_immediate(cli);
     cli->fde = tevent_add_fd(srv->ev, cli, fd, TEVENT_FD_READ, resp_client_fd_handler, cli);
     if (cli->frame == NULL || cli->closer == NULL || cli->finisher == NULL
-            || cli->fde == NULL) {
+            || cli->resumer == NULL || cli->fde == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory setting up a client\n");
         talloc_free(cli);
         return;
