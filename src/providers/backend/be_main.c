@@ -5,6 +5,8 @@
  * registered it announces its domain to the responders with sssd.Responder.Domain.SetActive
  * and starts the enumeration task when enumerate = true. The domain starts online.
  */
+#include <signal.h>
+
 #include "service/sss_service.h"
 #include "sss_iface/sss_iface.h"
 #include "providers/backend/be_ctx.h"
@@ -56,6 +58,10 @@ int main(int argc, const char *argv[])
     if (sss_service_parse_args(argc, argv, true, &opts) != EOK) {
         return 1;
     }
+    /* libldap writes to the server socket with plain write(): a server that went away
+     * between two requests must give EPIPE (the connection is dropped and the domain
+     * may go offline), not kill the process. */
+    signal(SIGPIPE, SIG_IGN);
     m = talloc_zero(NULL, struct be_main);
     section = confdb_domain_section(m, opts.domain);
     if (m == NULL || section == NULL) {
