@@ -137,6 +137,10 @@ errno_t sysdb_fqname(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *n
                      char **_fqname);
 errno_t sysdb_short_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *fqname,
                          char **_short);
+/* The form names are compared in (qualified; folded unless the domain is case sensitive):
+ * two names stand for the same entry exactly when their keys are equal. */
+errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
+                       char **_key);
 
 /*
  * Stores a user: lastUpdate = now, dataExpireTimestamp = now + cache_timeout (0: expired at
@@ -157,6 +161,12 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
  */
 errno_t sysdb_store_group(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
                           bool with_members, time_t now, uint32_t cache_timeout);
+/* The same; *_stored_expired (optional, set on success) tells whether this store left the
+ * entry expired because its members are unknown (with_members false and the group new, or
+ * its gid changed): the caller may fetch its members before anyone asks for them. */
+errno_t sysdb_store_group_ext(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
+                              bool with_members, time_t now, uint32_t cache_timeout,
+                              bool *_stored_expired);
 
 /*
  * Incremental member lists, for saving a huge group without one long stall: create a list,
@@ -187,6 +197,14 @@ errno_t sysdb_store_group_lists(struct sysdb_ctx *sysdb, const struct sysdb_grou
 errno_t sysdb_store_initgroups(struct sysdb_ctx *sysdb, const char *user,
                                const char *const *group_names,
                                time_t now, uint32_t cache_timeout);
+/* The same with the groups' gids given (aligned with group_names, none 0), for a caller
+ * that has just stored those groups itself: the groups are not read back (a user in 5,000
+ * groups saves 5,000 reads), so nothing checks that they are cached with these gids. When
+ * group_names holds a name twice the gids are read as by sysdb_store_initgroups.
+ * EINVAL: gids NULL for a non-empty list, or a gid 0. */
+errno_t sysdb_store_initgroups_gids(struct sysdb_ctx *sysdb, const char *user,
+                                    const char *const *group_names, const uint32_t *gids,
+                                    time_t now, uint32_t cache_timeout);
 
 /* Lookups. ENOENT when not cached. Expired entries are returned (callers decide). */
 errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,

@@ -86,10 +86,12 @@ static errno_t sysdb_msg_set_list(struct ldb_message *msg, const char *attr,
 static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
                                      bool with_members, struct sysdb_name_list *members,
                                      struct sysdb_name_list *member_groups,
-                                     time_t now, uint32_t cache_timeout)
+                                     time_t now, uint32_t cache_timeout,
+                                     bool *_stored_expired)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
+    bool stored_expired = false;
     bool in_tx = false;
     bool kept;
     char *stored;
@@ -175,6 +177,7 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
         if (ret != EOK) {
             goto done;
         }
+        stored_expired = true;
     }
     ret = sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
     if (ret != EOK) {
@@ -183,6 +186,9 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
 
     in_tx = false;
     ret = sysdb_transaction_commit(sysdb);
+    if (ret == EOK && _stored_expired != NULL) {
+        *_stored_expired = stored_expired;
+    }
 
 done:
     if (in_tx) {
@@ -194,6 +200,13 @@ done:
 
 errno_t sysdb_store_group(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
                           bool with_members, time_t now, uint32_t cache_timeout)
+{
+    return sysdb_store_group_ext(sysdb, grp, with_members, now, cache_timeout, NULL);
+}
+
+errno_t sysdb_store_group_ext(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
+                              bool with_members, time_t now, uint32_t cache_timeout,
+                              bool *_stored_expired)
 {
     TALLOC_CTX *tmp_ctx;
     struct sysdb_name_list *members = NULL;
@@ -223,7 +236,7 @@ errno_t sysdb_store_group(struct sysdb_ctx *sysdb, const struct sysdb_group *grp
         }
     }
     ret = sysdb_store_group_int(sysdb, grp, with_members, members, member_groups,
-                                now, cache_timeout);
+                                now, cache_timeout, _stored_expired);
 
 done:
     talloc_free(tmp_ctx);
@@ -236,7 +249,7 @@ errno_t sysdb_store_group_lists(struct sysdb_ctx *sysdb, const struct sysdb_grou
                                 time_t now, uint32_t cache_timeout)
 {
     return sysdb_store_group_int(sysdb, grp, true, members, member_groups,
-                                 now, cache_timeout);
+                                 now, cache_timeout, NULL);
 }
 
 /* Bytes of the packed member lists: a lower bound of the flat size. */

@@ -95,11 +95,10 @@ size_t sysdb_name_room(struct sysdb_ctx *sysdb, size_t len);
 size_t sysdb_name_write(struct sysdb_ctx *sysdb, const char *name, size_t len,
                         bool fold, char *out);
 
-/* talloc'd stored / key forms. EINVAL for an invalid name, ENOMEM. */
+/* talloc'd stored / key forms (sysdb_name_key is in sysdb.h). EINVAL for an invalid name,
+ * ENOMEM. */
 errno_t sysdb_name_stored(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                           char **_stored);
-errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
-                       char **_key);
 /* The DN of the entry of kind named name (any accepted form). EINVAL, ENOMEM. */
 errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                       const char *name, struct ldb_dn **_dn);

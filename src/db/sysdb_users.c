@@ -331,6 +331,16 @@ errno_t sysdb_expire_all_users(struct sysdb_ctx *sysdb)
 }
 
 /* Looks up the gids of the listed groups (packed stored names), writing packed decimals. */
+static size_t sysdb_names_count(const char *const *names)
+{
+    size_t n = 0;
+
+    while (names[n] != NULL) {
+        n++;
+    }
+    return n;
+}
+
 static errno_t sysdb_initgr_gids(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                  const char *names, size_t names_len, size_t count,
                                  char **_gids, size_t *_gids_len)
@@ -392,9 +402,34 @@ done:
     return ret;
 }
 
-errno_t sysdb_store_initgroups(struct sysdb_ctx *sysdb, const char *user,
-                               const char *const *group_names,
-                               time_t now, uint32_t cache_timeout)
+/* The gids text of a list whose gids the caller gave (aligned with the names). */
+static errno_t sysdb_initgr_given_gids(TALLOC_CTX *mem_ctx, const uint32_t *given,
+                                       size_t count, char **_gids, size_t *_gids_len)
+{
+    char *gids;
+    size_t glen = 0;
+    size_t i;
+
+    gids = talloc_size(mem_ctx, count * 11 + 1);
+    if (gids == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < count; i++) {
+        if (given[i] == 0) {
+            talloc_free(gids);
+            return EINVAL;
+        }
+        glen += (size_t)snprintf(gids + glen, 12, "%" PRIu32, given[i]) + 1;
+    }
+    *_gids = gids;
+    *_gids_len = glen;
+    return EOK;
+}
+
+static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *user,
+                                          const char *const *group_names,
+                                          const uint32_t *given_gids,
+                                          time_t now, uint32_t cache_timeout)
 {
     TALLOC_CTX *tmp_ctx;
     struct sysdb_name_list *list;
@@ -439,8 +474,16 @@ errno_t sysdb_store_initgroups(struct sysdb_ctx *sysdb, const char *user,
     }
     in_tx = true;
 
-    ret = sysdb_initgr_gids(tmp_ctx, sysdb, names, names_len, sysdb_name_list_count(list),
-                            &gids, &gids_len);
+    /* Given gids are used only when no name was dropped as a duplicate (then they are
+     * aligned with the stored list); otherwise each group is read for its gid. */
+    if (given_gids != NULL && group_names != NULL
+            && sysdb_name_list_count(list) == sysdb_names_count(group_names)) {
+        ret = sysdb_initgr_given_gids(tmp_ctx, given_gids, sysdb_name_list_count(list),
+                                      &gids, &gids_len);
+    } else {
+        ret = sysdb_initgr_gids(tmp_ctx, sysdb, names, names_len,
+                                sysdb_name_list_count(list), &gids, &gids_len);
+    }
     if (ret != EOK) {
         goto done;
     }
@@ -473,6 +516,23 @@ done:
     }
     talloc_free(tmp_ctx);
     return ret;
+}
+
+errno_t sysdb_store_initgroups(struct sysdb_ctx *sysdb, const char *user,
+                               const char *const *group_names,
+                               time_t now, uint32_t cache_timeout)
+{
+    return sysdb_store_initgroups_int(sysdb, user, group_names, NULL, now, cache_timeout);
+}
+
+errno_t sysdb_store_initgroups_gids(struct sysdb_ctx *sysdb, const char *user,
+                                    const char *const *group_names, const uint32_t *gids,
+                                    time_t now, uint32_t cache_timeout)
+{
+    if (gids == NULL && group_names != NULL && group_names[0] != NULL) {
+        return EINVAL;
+    }
+    return sysdb_store_initgroups_int(sysdb, user, group_names, gids, now, cache_timeout);
 }
 
 /* Reads the user's group list attributes. ENOENT: no user or no list. */

@@ -5,7 +5,10 @@
  *   2. unsupported id_provider -> SSS_DP_ERR_FATAL / ENOTSUP (an LDAP configuration sdap
  *      refused: ERR_INVALID_CONFIG); offline -> SSS_DP_ERR_OFFLINE /
  *      ENETUNREACH at once, without waiting on LDAP;
- *   3. join an identical operation in flight (key: entry type + filter), or start one:
+ *   3. a group request for a group the member prefetch has queued or in flight waits for
+ *      its batch (be_prefetch.c), and takes the steps below only if the batch did not
+ *      store it;
+ *      join an identical operation in flight (key: entry type + filter), or start one:
  *      be_id_ldap_send, or be_enum_send for "*"; an operation that fails because the
  *      connection broke under it (EIO, ENOTCONN) is restarted once;
  *   4. when it ends, map its result: EOK -> OK; ENETUNREACH -> go offline, OFFLINE;
@@ -47,6 +50,7 @@ struct be_account_info_state {
     uint64_t req_id;
     uint64_t start_usec;
     bool coalesced;
+    bool on_prefetch;           /* waiting for a member prefetch batch */
     uint16_t dp_error;
     uint32_t error;
     const char *message;
@@ -272,6 +276,7 @@ static errno_t be_op_run(struct be_op *op)
     }
     tevent_req_set_callback(subreq, be_op_done, op);
     op->be->stats.operations++;
+    op->be->last_op_usec = sss_monotonic_usec();
     return EOK;
 }
 
@@ -311,6 +316,74 @@ static errno_t be_op_start(struct be_ctx *be, const char *key, uint32_t type,
     return EOK;
 }
 
+static void be_account_attach(struct be_account_info_state *state, struct be_op *op)
+{
+    state->op = op;
+    state->next = op->waiters;
+    if (op->waiters != NULL) {
+        op->waiters->prev = state;
+    }
+    op->waiters = state;
+}
+
+/* The prefetch batch a group request waited for is over (called from the loop). EOK: the
+ * group is stored, answer. Otherwise the request takes the normal path now: offline
+ * answer, or an operation of its own (or one in flight for the same filter). */
+static void be_account_prefetch_done(void *pvt, errno_t result)
+{
+    struct be_account_info_state *state = talloc_get_type(pvt, struct be_account_info_state);
+    struct be_ctx *be = state->be;
+    uint64_t saved = sss_debug_req_id;
+    const char *why = NULL;
+    struct be_filter f;
+    struct be_op *op;
+    char *key;
+    char *msg;
+    errno_t ret;
+
+    sss_debug_req_id = state->req_id;
+    state->on_prefetch = false;
+    tevent_req_defer_callback(state->req, be->ev);
+    if (result == EOK) {
+        be_account_info_answer(state->req, SSS_DP_ERR_OK, EOK, "Success");
+        goto done;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "group %s: the prefetch did not store it (%s), own lookup\n",
+          state->filter, sss_strerror(result));
+    state->coalesced = false;
+    ret = be_parse_filter(state->type, state->filter, &f, &why);
+    if (ret != EOK) {
+        tevent_req_error(state->req, ret);
+        goto done;
+    }
+    if (be_is_offline(be)) {
+        be_offline_request_seen(be);
+        msg = talloc_asprintf(state, "domain %s is offline", be->domain);
+        be_account_info_answer(state->req, SSS_DP_ERR_OFFLINE, ENETUNREACH,
+                               msg ? msg : "offline");
+        goto done;
+    }
+    key = talloc_asprintf(state, "%u:%s", state->type, state->filter);
+    if (key == NULL) {
+        tevent_req_error(state->req, ENOMEM);
+        goto done;
+    }
+    op = be_op_find(be, key);
+    if (op == NULL) {
+        ret = be_op_start(be, key, state->type, &f, state->req_id, &op);
+        if (ret != EOK) {
+            talloc_free(key);
+            be_account_probe_done(state, SSS_DP_ERR_FATAL, ret);
+            tevent_req_error(state->req, ret);
+            goto done;
+        }
+    }
+    talloc_free(key);
+    be_account_attach(state, op);
+done:
+    sss_debug_req_id = saved;
+}
+
 struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                         struct be_ctx *be, uint32_t entry_type,
                                         const char *filter, uint64_t req_id)
@@ -345,7 +418,12 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     talloc_set_destructor(state, be_account_info_state_destructor);
 
     parsed = be_parse_filter(state->type, filter, &f, &why);
-    if (parsed == EOK && be->id_supported && !be_is_offline(be)) {
+    if (parsed == EOK && be->id_supported && !be_is_offline(be) && state->type == SSS_DP_GROUP
+            && f.kind != BE_FILTER_ENUM
+            && be_prefetch_join(be, &f, state, be_account_prefetch_done, state)) {
+        state->on_prefetch = true;
+        state->coalesced = true;
+    } else if (parsed == EOK && be->id_supported && !be_is_offline(be)) {
         key = talloc_asprintf(state, "%u:%s", state->type, filter);
         if (key == NULL) {
             ret = ENOMEM;
@@ -375,6 +453,13 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         goto post;
     }
 
+    if (state->on_prefetch) {
+        be->stats.coalesced++;
+        DEBUG(SSSDBG_TRACE_INTERNAL, "group %s waits for its member prefetch batch\n",
+              filter);
+        sss_debug_req_id = saved;
+        return req;
+    }
     if (op != NULL) {
         be->stats.coalesced++;
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s %s joins the request in flight (req_id %llu)\n",
@@ -386,12 +471,7 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         }
     }
     talloc_free(key);
-    state->op = op;
-    state->next = op->waiters;
-    if (op->waiters != NULL) {
-        op->waiters->prev = state;
-    }
-    op->waiters = state;
+    be_account_attach(state, op);
     sss_debug_req_id = saved;
     return req;
 
@@ -428,6 +508,7 @@ static void be_op_done(struct tevent_req *subreq)
         }
     }
     dp_error = be_map_result(op, be, ret, &message);
+    be->last_op_usec = sss_monotonic_usec();
 
     /* Out of the list first: a request arriving from here on starts a new operation. */
     if (op->prev != NULL) {

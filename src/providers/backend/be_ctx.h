@@ -10,6 +10,8 @@
  *   be_store.c    sdap structs -> sysdb stores; groups with huge member lists in slices
  *   be_offline.c  the online/offline state machine and its retry timer
  *   be_enum.c     enumeration (periodic task and "*" requests), stale entry removal
+ *   be_prefetch.c member lists of the groups an initgroups stored without them, fetched in
+ *                 the background in batches; group requests for them wait for their batch
  *   be_dp.c       the bus side: the sssd.dataprovider table and the service signals
  *   be_main.c     the process: config, start-up, registration
  *
@@ -36,6 +38,7 @@ struct sbus_connection;
 struct be_offline;
 struct be_enum_task;
 struct be_op;
+struct be_prefetch;
 
 /* Member lists larger than this are built in slices across loop turns. */
 #define BE_BIG_GROUP 1000
@@ -55,6 +58,12 @@ struct be_stats {
     uint64_t enum_rounds;       /* enumeration rounds finished (successfully) */
     uint64_t enum_deleted;      /* stale entries removed by enumeration */
     uint64_t max_step_usec;     /* longest single sliced step (cache work between yields) */
+    uint64_t pf_queued;         /* groups queued for the member prefetch */
+    uint64_t pf_dropped;        /* of those, dropped (queue full, offline, batch failed) */
+    uint64_t pf_batches;        /* prefetch batches (LDAP searches) finished */
+    uint64_t pf_stored;         /* groups stored with members by the prefetch */
+    uint64_t pf_joined;         /* group requests that waited for a prefetch batch */
+    uint64_t pf_fallbacks;      /* of those, sent on their own lookup (batch failed, ...) */
 };
 
 struct be_ctx {
@@ -82,6 +91,8 @@ struct be_ctx {
     struct be_offline *offline;
     struct be_enum_task *enum_task;
     struct be_op *ops;                  /* operations in flight, for coalescing */
+    uint64_t last_op_usec;              /* when an operation last started or ended */
+    struct be_prefetch *prefetch;       /* created on first use */
     struct be_stats stats;
 };
 
@@ -159,6 +170,9 @@ errno_t be_id_ldap_recv(struct tevent_req *req);
 errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t now);
 errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
                        time_t now);
+/* be_store_group without members; *_expired: stored expired as new (see sysdb_store_group_ext). */
+errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, time_t now,
+                            bool *_expired);
 
 /* Stores a group with its members; lists over BE_BIG_GROUP names are built BE_NAME_SLICE
  * names per loop turn and written by one final store. Errors as be_store_group. */
@@ -169,6 +183,38 @@ errno_t be_store_group_recv(struct tevent_req *req);
 /* Removes a cached user / group by name or by id; absent entries are not an error. */
 errno_t be_delete_user(struct be_ctx *be, const struct be_filter *filter);
 errno_t be_delete_group(struct be_ctx *be, const struct be_filter *filter);
+
+/* ---- be_prefetch.c ------------------------------------------------------------------ */
+
+/* Gids per prefetch search; batches in flight; most groups waiting (more are dropped). */
+#define BE_PF_BATCH 100
+#define BE_PF_WINDOW 3
+#define BE_PF_MAX_QUEUED 20000
+
+/*
+ * Queues groups[0..n) (stored by an initgroups without members, hence expired) for a member
+ * fetch, in that order, after the ones already waiting (at most BE_PF_MAX_QUEUED; more are
+ * dropped and logged); groups already queued are skipped. Nothing starts while an operation
+ * is in flight (the caller's included): batches run once the back-end had none for a while,
+ * or at once when a request waits for one of the groups (be_prefetch_join).
+ */
+void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size_t n);
+
+/* Called with EOK when the group was stored with its members; with an error when the
+ * prefetch gave up on it (the caller must look it up on its own). */
+typedef void (*be_prefetch_fn)(void *pvt, errno_t ret);
+
+/*
+ * A group request (filter by name or gid) for a group queued or in flight: the caller waits
+ * for that group's batch (moved to the front when only queued) and fn is called from the
+ * event loop, never from inside this call. The wait lives on mem_ctx (freeing it cancels
+ * it). false: not a prefetched group, fn will not be called.
+ */
+bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_CTX *mem_ctx,
+                      be_prefetch_fn fn, void *pvt);
+
+/* Groups queued (not yet in a batch) and in flight, for tests and diagnostics. */
+size_t be_prefetch_pending(struct be_ctx *be);
 
 /* ---- be_offline.c ------------------------------------------------------------------- */
 

@@ -6,7 +6,10 @@
  *   initgroups  found: one transaction storing the user, each group without touching its
  *               member list, and the user's group list (for more than BE_INITGR_SLICE
  *               groups, the groups go first in slices of that many, one transaction and
- *               loop turn each); ENOENT: remove the user.
+ *               loop turn each); ENOENT: remove the user. The groups the cache did not
+ *               hold (stored expired, members unknown) are then queued, in the order of
+ *               the reply, for the member prefetch (be_prefetch.c), which starts only
+ *               after this request answered.
  * "Not found" is a success (EOK): the cache now answers "no such object". Every other sdap
  * error is returned as is; the caller maps it to a dp_error. Enumeration ("*") is be_enum.c.
  */
@@ -176,14 +179,24 @@ static void be_id_ldap_group_stored(struct tevent_req *subreq)
  * step to a few ms (a group store costs ~30 us). */
 #define BE_INITGR_SLICE 200
 
+/* What an initgroups store has written so far. */
+struct be_initgr_out {
+    const char **names;             /* accepted groups, for the user's group list */
+    uint32_t *gids;                 /* and their gids */
+    size_t n;
+    struct sdap_group **fresh_less; /* stored expired (new): for the member prefetch */
+    size_t num_fresh_less;
+};
+
 /* Stores groups[*pos..] (member lists kept), at most max of them, in one transaction; the
- * names of those the cache accepted go to names[*n..]. Refused ones (EINVAL: counted, logged)
+ * names of those the cache accepted go to out->names. Refused ones (EINVAL: counted, logged)
  * are left out of the list. */
 static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **groups,
                                        size_t num_groups, size_t *pos, size_t max,
-                                       const char **names, size_t *n, time_t now)
+                                       struct be_initgr_out *out, time_t now)
 {
     size_t end = *pos + max < num_groups ? *pos + max : num_groups;
+    bool expired;
     errno_t ret;
 
     ret = sysdb_transaction_start(be->sysdb);
@@ -191,7 +204,7 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
         return ret;
     }
     for (; *pos < end; (*pos)++) {
-        ret = be_store_group(be, groups[*pos], false, now);
+        ret = be_store_group_seen(be, groups[*pos], now, &expired);
         if (ret == EINVAL) {
             continue;
         }
@@ -199,17 +212,20 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
             sysdb_transaction_cancel(be->sysdb);
             return ret;
         }
-        names[(*n)++] = groups[*pos]->name;
+        out->gids[out->n] = groups[*pos]->gid;
+        out->names[out->n++] = groups[*pos]->name;
+        if (expired) {
+            out->fresh_less[out->num_fresh_less++] = groups[*pos];
+        }
     }
     return sysdb_transaction_commit(be->sysdb);
 }
 
 /* One transaction: the user, the groups from *pos on (member lists kept), the user's group
- * list (names[0..*n] already holds the groups stored by earlier slices). */
+ * list (out already holds the groups stored by earlier slices). */
 static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user,
                                        struct sdap_group **groups, size_t num_groups,
-                                       size_t *pos, const char **names, size_t *n,
-                                       time_t now)
+                                       size_t *pos, struct be_initgr_out *out, time_t now)
 {
     bool in_txn = false;
     errno_t ret;
@@ -223,13 +239,14 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
     if (ret != EOK) {
         goto done;
     }
-    ret = be_id_ldap_store_groups(be, groups, num_groups, pos, num_groups - *pos, names, n,
-                                  now);
+    ret = be_id_ldap_store_groups(be, groups, num_groups, pos, num_groups - *pos, out, now);
     if (ret != EOK) {
         goto done;
     }
-    names[*n] = NULL;
-    ret = sysdb_store_initgroups(be->sysdb, user->name, names, now, be->user_timeout);
+    out->names[out->n] = NULL;
+    /* The groups were just stored with these gids: the list need not read them back. */
+    ret = sysdb_store_initgroups_gids(be->sysdb, user->name, out->names, out->gids, now,
+                                      be->user_timeout);
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "Cannot store the groups of %s: %s\n", user->name,
               sss_strerror(ret));
@@ -238,7 +255,8 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
     ret = sysdb_transaction_commit(be->sysdb);
     in_txn = false;
     if (ret == EOK) {
-        DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored\n", user->name, *n);
+        DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored, %zu of them new\n", user->name,
+              out->n, out->num_fresh_less);
     }
 done:
     if (in_txn) {
@@ -261,8 +279,7 @@ struct be_initgr_store_state {
     struct sdap_group **groups;
     size_t num_groups;
     size_t pos;
-    const char **names;
-    size_t n;
+    struct be_initgr_out out;
     time_t now;
 };
 
@@ -288,15 +305,17 @@ static struct tevent_req *be_initgr_store_send(TALLOC_CTX *mem_ctx, struct teven
     state->groups = talloc_steal(state, groups);
     state->num_groups = num_groups;
     state->now = time(NULL);
-    state->names = talloc_zero_array(state, const char *, num_groups + 1);
-    if (state->names == NULL) {
+    state->out.names = talloc_zero_array(state, const char *, num_groups + 1);
+    state->out.gids = talloc_zero_array(state, uint32_t, num_groups + 1);
+    state->out.fresh_less = talloc_zero_array(state, struct sdap_group *, num_groups + 1);
+    if (state->out.names == NULL || state->out.gids == NULL || state->out.fresh_less == NULL) {
         ret = ENOMEM;
         goto done;
     }
     if (num_groups <= BE_INITGR_SLICE) {
         start = sss_monotonic_usec();
-        ret = be_id_ldap_store_initgr(be, user, groups, num_groups, &state->pos,
-                                      state->names, &state->n, state->now);
+        ret = be_id_ldap_store_initgr(be, user, groups, num_groups, &state->pos, &state->out,
+                                      state->now);
         be_step_done(be, start);
         goto done;
     }
@@ -326,8 +345,7 @@ static void be_initgr_store_step(struct tevent_req *subreq)
     start = sss_monotonic_usec();
     if (state->num_groups - state->pos > BE_INITGR_SLICE) {
         ret = be_id_ldap_store_groups(state->be, state->groups, state->num_groups,
-                                      &state->pos, BE_INITGR_SLICE, state->names, &state->n,
-                                      state->now);
+                                      &state->pos, BE_INITGR_SLICE, &state->out, state->now);
         be_step_done(state->be, start);
         if (ret != EOK) {
             goto done;
@@ -341,7 +359,7 @@ static void be_initgr_store_step(struct tevent_req *subreq)
         return;
     }
     ret = be_id_ldap_store_initgr(state->be, state->user, state->groups, state->num_groups,
-                                  &state->pos, state->names, &state->n, state->now);
+                                  &state->pos, &state->out, state->now);
     be_step_done(state->be, start);
 done:
     if (ret != EOK) {
@@ -351,9 +369,13 @@ done:
     tevent_req_done(req);
 }
 
+/* On success, the groups stored without members are handed to the prefetch queue. */
 static errno_t be_initgr_store_recv(struct tevent_req *req)
 {
+    struct be_initgr_store_state *state = tevent_req_data(req, struct be_initgr_store_state);
+
     TEVENT_REQ_RETURN_ON_ERROR(req);
+    be_prefetch_queue(state->be, state->out.fresh_less, state->out.num_fresh_less);
     return EOK;
 }
 

@@ -65,8 +65,8 @@ static void be_group_to_sysdb(const struct sdap_group *group, struct sysdb_group
     sg->orig_dn = be_opt_str(group->orig_dn);
 }
 
-errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
-                       time_t now)
+static errno_t be_store_group_int(struct be_ctx *be, const struct sdap_group *group,
+                                  bool with_members, time_t now, bool *_expired)
 {
     struct sysdb_group sg;
     errno_t ret;
@@ -78,8 +78,22 @@ errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool w
         return be_refused(be, "group", group->name, group->gid, EINVAL);
     }
     be_group_to_sysdb(group, &sg);
-    ret = sysdb_store_group(be->sysdb, &sg, with_members, now, be->group_timeout);
+    ret = sysdb_store_group_ext(be->sysdb, &sg, with_members, now, be->group_timeout,
+                                _expired);
     return be_refused(be, "group", group->name, group->gid, ret);
+}
+
+errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
+                       time_t now)
+{
+    return be_store_group_int(be, group, with_members, now, NULL);
+}
+
+errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, time_t now,
+                            bool *_expired)
+{
+    *_expired = false;
+    return be_store_group_int(be, group, false, now, _expired);
 }
 
 /* ---- a group with a huge member list, in slices ------------------------------------- */

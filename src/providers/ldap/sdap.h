@@ -114,6 +114,17 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
 errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                             struct sdap_group **_group);
 
+/* Groups by gid, many in one search (paged), each with its members exactly as
+ * sdap_get_group gives them. Only entries holding one of gids[0..n) are returned, in the
+ * directory's order; a gid held by several entries gives none of them (logged), an unusable
+ * entry is skipped: a gid missing from the result must be looked up on its own to learn
+ * why. Errors as for every operation (never ENOENT). */
+struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                               struct sdap_id_ctx *id_ctx,
+                                               const uint32_t *gids, size_t n);
+errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                    struct sdap_group ***_groups, size_t *_num_groups);
+
 /* The user and every group it belongs to (rfc2307bis: also the groups above those, up to
  * ldap_group_nesting_level), groups without member lists. ENOENT when the user is unknown. */
 struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

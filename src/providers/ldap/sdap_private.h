@@ -10,7 +10,8 @@
  *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
  *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
  *                     many DNs with a bounded number in flight
- *   sdap_users.c, sdap_groups.c, sdap_initgroups.c, sdap_enum.c   the operations of sdap.h
+ *   sdap_users.c, sdap_groups.c, sdap_groups_batch.c, sdap_initgroups.c, sdap_enum.c
+ *                     the operations of sdap.h
  *   sdap_id.c         struct sdap_id_ctx
  */
 #ifndef SSS_SDAP_PRIVATE_H

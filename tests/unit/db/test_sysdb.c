@@ -362,6 +362,112 @@ static void test_initgroups(void **state)
     assert_null(gids);
 }
 
+/* sysdb_store_group_ext says when a store left the group expired for want of members. */
+static void test_group_stored_expired(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *members[] = { "ann", NULL };
+    struct sysdb_group grp = { .name = "pf", .gid = 3000 };
+    struct sysdb_group *g;
+    bool expired = false;
+
+    /* New, without members: expired, reported. */
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, &expired), EOK);
+    assert_true(expired);
+    /* Seen again through initgroups: still the same entry, no longer "stored expired" by
+     * this store (it kept what was there). */
+    expired = true;
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, &expired), EOK);
+    assert_false(expired);
+    /* With members (what the prefetch stores): fresh, not reported. */
+    grp.members = members;
+    expired = true;
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, true, NOW, TMO, &expired), EOK);
+    assert_false(expired);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 3000, &g), EOK);
+    assert_int_equal(g->expire, NOW + TMO);
+    assert_string_equal(g->members[0], "ann@" DOM);
+    talloc_free(g);
+    /* Cached with members, seen through initgroups: kept, fresh, not reported. */
+    grp.members = NULL;
+    expired = true;
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW + 1, TMO, &expired),
+                     EOK);
+    assert_false(expired);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 3000, &g), EOK);
+    assert_int_equal(g->expire, NOW + TMO);
+    assert_string_equal(g->members[0], "ann@" DOM);
+    talloc_free(g);
+    /* Its gid changed: expired again, reported. */
+    grp.gid = 3001;
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, &expired), EOK);
+    assert_true(expired);
+    /* Refused: the flag is left alone. */
+    grp.gid = 0;
+    expired = true;
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, &expired), EINVAL);
+    assert_true(expired);
+    /* NULL flag: the plain store. */
+    grp.name = "pf2";
+    grp.gid = 3002;
+    assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, NULL), EOK);
+}
+
+/* sysdb_store_initgroups_gids: the caller's gids recorded without reading the groups. */
+static void test_initgroups_given_gids(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *groups[] = { "g3", "g1", "g2", NULL };
+    const uint32_t gids_in[] = { 2003, 2001, 2002 };
+    const char *dup[] = { "g3", "g1", "g3", NULL };
+    const uint32_t dup_gids[] = { 9, 9, 9 };
+    const uint32_t zero[] = { 2003, 0, 2002 };
+    uint32_t *gids;
+    size_t count;
+    time_t expire;
+
+    store_user(tc->sysdb, "joe", 1001);
+    store_group(tc->sysdb, "g1", 2001, NULL);
+    store_group(tc->sysdb, "g2", 2002, NULL);
+    store_group(tc->sysdb, "g3", 2003, NULL);
+
+    assert_int_equal(sysdb_store_initgroups_gids(tc->sysdb, "joe", groups, gids_in, NOW, 60),
+                     EOK);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, &expire),
+                     EOK);
+    assert_int_equal(count, 3);
+    assert_int_equal(gids[0], 2003);
+    assert_int_equal(gids[1], 2001);
+    assert_int_equal(gids[2], 2002);
+    assert_int_equal(expire, NOW + 60);
+    talloc_free(gids);
+
+    /* A name twice: the list drops it, so the given gids no longer line up: they are
+     * ignored and the groups read (the bogus 9s never show). */
+    assert_int_equal(sysdb_store_initgroups_gids(tc->sysdb, "joe", dup, dup_gids, NOW, 60),
+                     EOK);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, NULL),
+                     EOK);
+    assert_int_equal(count, 2);
+    assert_int_equal(gids[0], 2003);
+    assert_int_equal(gids[1], 2001);
+    talloc_free(gids);
+
+    /* Refused: a gid 0, or no gids for a non-empty list; the old list stays. */
+    assert_int_equal(sysdb_store_initgroups_gids(tc->sysdb, "joe", groups, zero, NOW, 60),
+                     EINVAL);
+    assert_int_equal(sysdb_store_initgroups_gids(tc->sysdb, "joe", groups, NULL, NOW, 60),
+                     EINVAL);
+    assert_int_equal(sysdb_get_initgroups(tc->mem, tc->sysdb, "joe", &gids, &count, NULL),
+                     EOK);
+    assert_int_equal(count, 2);
+    talloc_free(gids);
+    /* An empty list needs no gids; an unknown user is still ENOENT. */
+    assert_int_equal(sysdb_store_initgroups_gids(tc->sysdb, "joe", NULL, NULL, NOW, 60), EOK);
+    assert_int_equal(sysdb_store_initgroups_gids(tc->sysdb, "nobody", groups, gids_in, NOW,
+                                                 60), ENOENT);
+}
+
 static void test_group_members(void **state)
 {
     struct test_ctx *tc = *state;
@@ -781,6 +887,8 @@ static const struct CMUnitTest tests[] = {
     T(test_expiry),
     T(test_initgroups),
     T(test_group_members),
+    T(test_group_stored_expired),
+    T(test_initgroups_given_gids),
     T(test_name_list_chunks),
     T(test_delete),
     T(test_expire),

@@ -1,0 +1,300 @@
+/*
+ * Many groups by gid at once, with their members: one (paged) search
+ * (&(objectClass=<group oc>)(|(<gid attr>=a)(<gid attr>=b)...)<group filter>) under the group
+ * search base, then the members of each entry exactly as sdap_get_group does it: rfc2307
+ * the memberUid values, the DN schemas sdap_resolve_members (flattened through nesting,
+ * loops cut), a few groups resolved at a time on the shared connection.
+ * For the back-end's member prefetch; a caller needing one exact answer (duplicates
+ * refused, ENOENT) still uses sdap_get_group.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+/* rfc2307bis groups whose member DNs are resolved at the same time. */
+#define SDAP_BATCH_RESOLVE_WINDOW 8
+
+struct sdap_groups_batch_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    uint32_t *gids;                     /* requested, sorted */
+    size_t num_gids;
+    struct sdap_entry **entries;
+    struct sdap_group **groups;         /* kept groups, directory order */
+    const struct sdap_entry **group_entries; /* their entries */
+    size_t num_groups;
+    size_t next_resolve;
+    size_t resolving;
+    bool failed;
+};
+
+struct sdap_batch_resolve {
+    struct tevent_req *req;
+    size_t idx;
+};
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a;
+    uint32_t y = *(const uint32_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static void sdap_groups_batch_found(struct tevent_req *subreq);
+static errno_t sdap_groups_batch_resolve_more(struct tevent_req *req);
+static void sdap_groups_batch_resolved(struct tevent_req *subreq);
+
+struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                               struct sdap_id_ctx *id_ctx,
+                                               const uint32_t *gids, size_t n)
+{
+    struct sdap_groups_batch_state *state;
+    const struct sdap_options *opts;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    const char **values;
+    size_t i;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_groups_batch_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (id_ctx == NULL || ev == NULL || gids == NULL || n == 0) {
+        ret = EINVAL;
+        goto done;
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    opts = id_ctx->opts;
+    state->gids = talloc_memdup(state, gids, n * sizeof(uint32_t));
+    values = talloc_array(state, const char *, n + 1);
+    if (state->gids == NULL || values == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    qsort(state->gids, n, sizeof(uint32_t), cmp_u32);
+    state->num_gids = n;
+    for (i = 0; i < n; i++) {
+        values[i] = talloc_asprintf(values, "%u", gids[i]);
+        if (values[i] == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
+    values[n] = NULL;
+    state->args.base = opts->group_base;
+    state->args.scope = LDAP_SCOPE_SUBTREE;
+    state->args.timeout = opts->search_timeout;
+    state->args.page_size = opts->page_size;
+    state->args.attrs = sdap_group_attrs(state, opts, true);
+    state->args.filter = sdap_filter_or(state, opts->group_map[SDAP_GA_OC],
+                                        opts->group_map[SDAP_GA_GID], values, n,
+                                        opts->group_filter);
+    talloc_free(values);
+    if (state->args.attrs == NULL || state->args.filter == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_groups_batch_found, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+/* Parses the entries; keeps those with a requested gid that no other entry holds. */
+static errno_t sdap_groups_batch_parse(struct sdap_groups_batch_state *state, size_t num)
+{
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct sdap_group *group;
+    size_t i;
+    size_t k;
+    errno_t ret;
+
+    state->groups = talloc_zero_array(state, struct sdap_group *, num + 1);
+    state->group_entries = talloc_zero_array(state, const struct sdap_entry *, num + 1);
+    if (state->groups == NULL || state->group_entries == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < num; i++) {
+        ret = sdap_parse_group(state->groups, opts, state->entries[i], &group);
+        if (ret == EINVAL) {
+            continue;       /* unusable, logged */
+        }
+        if (ret != EOK) {
+            return ret;
+        }
+        if (bsearch(&group->gid, state->gids, state->num_gids, sizeof(uint32_t),
+                    cmp_u32) == NULL) {
+            talloc_free(group);
+            continue;
+        }
+        state->group_entries[state->num_groups] = state->entries[i];
+        state->groups[state->num_groups++] = group;
+    }
+    /* A gid held by several entries: none is taken (a lookup by gid refuses them too). */
+    for (i = 0; i < state->num_groups; i++) {
+        bool dup = false;
+
+        for (k = 0; k < state->num_groups; k++) {
+            if (k != i && state->groups[k] != NULL && state->groups[i] != NULL
+                    && state->groups[k]->gid == state->groups[i]->gid) {
+                dup = true;
+                break;
+            }
+        }
+        if (dup) {
+            DEBUG(SSSDBG_OP_FAILURE, "gid %u: several entries ('%s', ...), none taken\n",
+                  state->groups[i]->gid, state->group_entries[i]->dn);
+        }
+        if (dup) {
+            /* marked by a NULL entry, removed below: the gid comparison still sees it */
+            state->group_entries[i] = NULL;
+        }
+    }
+    for (i = 0, k = 0; i < state->num_groups; i++) {
+        if (state->group_entries[i] == NULL) {
+            talloc_free(state->groups[i]);
+            continue;
+        }
+        state->groups[k] = state->groups[i];
+        state->group_entries[k++] = state->group_entries[i];
+    }
+    state->num_groups = k;
+    state->groups[k] = NULL;
+    return EOK;
+}
+
+static void sdap_groups_batch_found(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        ret = sdap_groups_batch_parse(state, num);
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%zu of %zu group(s) found by gid\n", state->num_groups,
+          state->num_gids);
+    if (!opts->member_is_dn) {
+        for (i = 0; i < state->num_groups; i++) {
+            ret = sdap_group_set_members_rfc2307(state->groups[i], opts,
+                                                 state->group_entries[i]);
+            if (ret != EOK) {
+                tevent_req_error(req, ret);
+                return;
+            }
+        }
+        tevent_req_done(req);
+        return;
+    }
+    ret = sdap_groups_batch_resolve_more(req);
+    if (ret == EAGAIN) {
+        return;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+/* Starts member resolutions up to the window. EAGAIN: some are running; EOK: all done. */
+static errno_t sdap_groups_batch_resolve_more(struct tevent_req *req)
+{
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+    struct sdap_batch_resolve *r;
+    struct tevent_req *subreq;
+
+    while (state->resolving < SDAP_BATCH_RESOLVE_WINDOW
+           && state->next_resolve < state->num_groups) {
+        r = talloc_zero(state, struct sdap_batch_resolve);
+        if (r == NULL) {
+            return ENOMEM;
+        }
+        r->req = req;
+        r->idx = state->next_resolve++;
+        subreq = sdap_resolve_members_send(r, state->ev, state->id_ctx,
+                                           state->group_entries[r->idx],
+                                           state->id_ctx->opts->nesting_level);
+        if (subreq == NULL) {
+            return ENOMEM;
+        }
+        tevent_req_set_callback(subreq, sdap_groups_batch_resolved, r);
+        state->resolving++;
+    }
+    return state->resolving > 0 ? EAGAIN : EOK;
+}
+
+static void sdap_groups_batch_resolved(struct tevent_req *subreq)
+{
+    struct sdap_batch_resolve *r = tevent_req_callback_data(subreq, struct sdap_batch_resolve);
+    struct tevent_req *req = r->req;
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+    struct sdap_group *group = state->groups[r->idx];
+    const char **users = NULL;
+    const char **groups = NULL;
+    size_t nu = 0;
+    size_t ng = 0;
+    errno_t ret;
+
+    ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
+    talloc_free(subreq);
+    talloc_free(r);
+    state->resolving--;
+    if (state->failed) {
+        return;
+    }
+    if (ret == EOK) {
+        talloc_free(group->member_users);
+        talloc_free(group->member_groups);
+        group->member_users = users;
+        group->num_member_users = nu;
+        group->member_groups = groups;
+        group->num_member_groups = ng;
+        ret = sdap_groups_batch_resolve_more(req);
+        if (ret == EAGAIN) {
+            return;
+        }
+    }
+    if (ret != EOK) {
+        /* The other resolutions go with the request when the caller frees it. */
+        state->failed = true;
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                    struct sdap_group ***_groups, size_t *_num_groups)
+{
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_groups = talloc_steal(mem_ctx, state->groups);
+    *_num_groups = state->num_groups;
+    return EOK;
+}
