@@ -372,7 +372,7 @@ filter_users = Carol
 [domain/two.test]
 id_provider = ldap
 ldap_uri = $URI2
-ldap_search_base = $S2
+# no ldap_search_base: read from the rootDSE of slapd 2 (its one naming context, \$S2)
 case_sensitive = preserving
 CONF
 # Enumerated names are lowercased too; carol is filtered by the domain's own list.

@@ -75,7 +75,7 @@ struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_
     }
     state->id_ctx = id_ctx;
     opts = id_ctx->opts;
-    state->args.base = opts->user_base;
+    state->args.base_ref = &opts->user_base;
     state->args.scope = LDAP_SCOPE_SUBTREE;
     state->args.timeout = opts->enum_search_timeout;
     state->args.page_size = opts->page_size;
@@ -183,7 +183,7 @@ struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent
     state->ev = ev;
     state->id_ctx = id_ctx;
     opts = id_ctx->opts;
-    state->args.base = opts->group_base;
+    state->args.base_ref = &opts->group_base;
     state->args.scope = LDAP_SCOPE_SUBTREE;
     state->args.timeout = opts->enum_search_timeout;
     state->args.page_size = opts->page_size;

@@ -102,6 +102,7 @@ struct sdap_fo_walk_state {
 
 static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start);
 static void sdap_fo_walk_done(struct tevent_req *subreq);
+static void sdap_fo_walk_base_done(struct tevent_req *subreq);
 
 static struct tevent_req *sdap_fo_walk_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                             struct sdap_id_ctx *id_ctx)
@@ -151,6 +152,17 @@ static void sdap_fo_walk_done(struct tevent_req *subreq)
 
     ret = sdap_connect_recv(state, subreq, &state->conn);
     talloc_free(subreq);
+    if (ret == EOK && sdap_base_needed(state->id_ctx->opts)) {
+        /* No search base configured: the server names it before anything is searched. */
+        subreq = sdap_rootdse_base_send(state, state->ev, state->conn, state->id_ctx->opts,
+                                        sdap_fo_uri(state->id_ctx->fo, (size_t)state->idx));
+        if (subreq == NULL) {
+            tevent_req_error(req, ENOMEM);
+            return;
+        }
+        tevent_req_set_callback(subreq, sdap_fo_walk_base_done, req);
+        return;
+    }
     if (ret == EOK) {
         sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
         tevent_req_done(req);
@@ -159,6 +171,33 @@ static void sdap_fo_walk_done(struct tevent_req *subreq)
     state->id_ctx->stats.connect_failures++;
     if (ret == EACCES || ret == ENOMEM) {
         /* The credentials are wrong everywhere: failing over would not help. */
+        tevent_req_error(req, ret);
+        return;
+    }
+    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
+static void sdap_fo_walk_base_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    errno_t ret;
+
+    ret = sdap_rootdse_base_recv(subreq);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
+        tevent_req_done(req);
+        return;
+    }
+    /* A server that cannot name the base is not used; the next one may. */
+    TALLOC_FREE(state->conn);
+    state->id_ctx->stats.connect_failures++;
+    if (ret == ENOMEM) {
         tevent_req_error(req, ret);
         return;
     }

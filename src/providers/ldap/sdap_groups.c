@@ -316,7 +316,7 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     state->ev = ev;
     state->id_ctx = id_ctx;
     opts = id_ctx->opts;
-    state->args.base = opts->group_base;
+    state->args.base_ref = &opts->group_base;
     state->args.scope = LDAP_SCOPE_SUBTREE;
     state->args.timeout = opts->search_timeout;
     state->args.attrs = sdap_group_attrs(state, opts, true);

@@ -87,7 +87,7 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
         }
     }
     values[n] = NULL;
-    state->args.base = opts->group_base;
+    state->args.base_ref = &opts->group_base;
     state->args.scope = LDAP_SCOPE_SUBTREE;
     state->args.timeout = opts->search_timeout;
     state->args.page_size = opts->page_size;

@@ -139,6 +139,13 @@ static void sdap_id_search_conn_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
+    if (state->args.base_ref != NULL) {
+        state->args.base = *state->args.base_ref;
+    }
+    if (state->dns == NULL && state->args.base == NULL) {
+        tevent_req_error(req, ERR_INVALID_CONFIG);   /* no base configured or discovered */
+        return;
+    }
     if (state->dns != NULL) {
         subreq = sdap_lookup_dns_send(state, state->ev, conn, state->dns, state->n,
                                       state->args.attrs, state->args.timeout,

@@ -72,7 +72,7 @@ static void sdap_initgroups_user_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
-    state->args.base = opts->group_base;
+    state->args.base_ref = &opts->group_base;
     state->args.scope = LDAP_SCOPE_SUBTREE;
     state->args.timeout = opts->search_timeout;
     state->args.page_size = opts->page_size;

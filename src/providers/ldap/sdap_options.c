@@ -197,8 +197,8 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
         }
     }
 
-    /* Search bases: the per-map ones fall back to ldap_search_base. Reading namingContexts
-     * from the rootDSE when nothing is set is not supported: it is a configuration error. */
+    /* Search bases: the per-map ones fall back to ldap_search_base; what is still missing
+     * is read from the first server's rootDSE (sdap_rootdse.c), as SSSD does. */
     ret = confdb_get_string(cdb, opts, section, "ldap_search_base", &opts->search_base);
     if (ret != EOK) {
         goto done;
@@ -218,10 +218,8 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
         opts->group_base = opts->search_base;
     }
     if (opts->user_base == NULL || opts->group_base == NULL) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] ldap_search_base (or both ldap_user_search_base and "
-              "ldap_group_search_base) must be set\n", section);
-        ret = ERR_INVALID_CONFIG;
-        goto done;
+        DEBUG(SSSDBG_CONF_SETTINGS, "[%s] ldap_search_base is not set: it will be read from "
+              "the server's rootDSE\n", section);
     }
 
     ret = confdb_get_string(cdb, opts, section, "ldap_default_bind_dn", &opts->bind_dn);

@@ -273,8 +273,27 @@ struct sdap_search_args {
     const char *const *attrs;
     int timeout;                /* seconds per request (per page) */
     int page_size;              /* 0: no paged results control */
+    /* When set, the base is read from here once connected (a base discovered from the
+     * server's rootDSE is known only then); base is ignored. */
+    char *const *base_ref;
     bool missing_base_ok;       /* noSuchObject gives 0 entries instead of ENOENT */
 };
+
+/* ---- the search base from the rootDSE (sdap_rootdse.c) ------------------------------- */
+
+/* True when ldap_search_base (or a map's own base) is missing: read from the server. */
+bool sdap_base_needed(const struct sdap_options *opts);
+/* The base a rootDSE entry names: defaultNamingContext, else its only namingContexts.
+ * ENOENT: none; E2BIG: several and no default. */
+errno_t sdap_rootdse_pick_base(const struct sdap_entry *rootdse, const char **_base);
+/* Fills the missing bases of opts with base. */
+errno_t sdap_options_set_base(struct sdap_options *opts, const char *base);
+/* Reads the rootDSE on conn and fills the missing bases of opts. Errors: the search's,
+ * ERR_INVALID_CONFIG (no usable naming context, logged). */
+struct tevent_req *sdap_rootdse_base_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                          struct sdap_conn *conn, struct sdap_options *opts,
+                                          const char *uri);
+errno_t sdap_rootdse_base_recv(struct tevent_req *req);
 
 /* Entries of one search (all pages). stats may be NULL. */
 struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

@@ -40,7 +40,7 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
     }
     state->id_ctx = id_ctx;
     opts = id_ctx->opts;
-    state->args.base = opts->user_base;
+    state->args.base_ref = &opts->user_base;
     state->args.scope = LDAP_SCOPE_SUBTREE;
     state->args.timeout = opts->search_timeout;
     state->args.attrs = sdap_user_attrs(state, opts);

@@ -201,6 +201,37 @@ static void test_user_by_name_and_id(void **state)
     assert_int_equal(st.connects, 1);
 }
 
+/* No ldap_search_base: the base comes from the server's rootDSE (namingContexts dc=test). */
+static void test_base_from_rootdse(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    char *nc_vals[] = { "dc=a", "dc=b" };
+    char *def_vals[] = { "dc=b" };
+    struct sdap_attr two[] = { { "namingContexts", 2, nc_vals } };
+    struct sdap_attr with_default[] = { { "namingContexts", 2, nc_vals },
+                                        { "defaultNamingContext", 1, def_vals } };
+    struct sdap_entry e = { "", 1, two };
+    const char *base = NULL;
+
+    make_ctx(t, "ldap_uri = %s\nmin_id = 1000\n", env("SDAP_TEST_URI"));
+    assert_null(t->id_ctx->opts->user_base);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(u->orig_dn, "uid=user01,ou=people,ou=r2307,dc=test");
+    assert_string_equal(t->id_ctx->opts->user_base, "dc=test");
+    assert_string_equal(t->id_ctx->opts->group_base, "dc=test");
+
+    /* several naming contexts: only a default one settles it */
+    assert_int_equal(sdap_rootdse_pick_base(&e, &base), E2BIG);
+    e.attrs = with_default;
+    e.num_attrs = 2;
+    assert_int_equal(sdap_rootdse_pick_base(&e, &base), EOK);
+    assert_string_equal(base, "dc=b");
+    e.num_attrs = 0;
+    assert_int_equal(sdap_rootdse_pick_base(&e, &base), ENOENT);
+    assert_int_equal(sdap_rootdse_pick_base(NULL, &base), ENOENT);
+}
+
 static void test_hostile_users(void **state)
 {
     struct test_ctx *t = *state;
@@ -658,6 +689,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filter_escape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_helpers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_by_name_and_id, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_base_from_rootdse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_users, setup, teardown),
         cmocka_unit_test_setup_teardown(test_invalid_utf8_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rfc2307_groups, setup, teardown),

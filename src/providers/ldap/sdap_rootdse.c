@@ -1,0 +1,142 @@
+/*
+ * The search base read from the server when none is configured, as SSSD documents for
+ * ldap_search_base: the rootDSE's defaultNamingContext, else its namingContexts when the
+ * server holds exactly one. Several naming contexts and no default is ambiguous: the
+ * connection fails with a message asking for ldap_search_base.
+ */
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+bool sdap_base_needed(const struct sdap_options *opts)
+{
+    return opts->user_base == NULL || opts->group_base == NULL;
+}
+
+errno_t sdap_rootdse_pick_base(const struct sdap_entry *rootdse, const char **_base)
+{
+    const struct sdap_attr *nc;
+    const char *def;
+
+    if (rootdse == NULL) {
+        return ENOENT;
+    }
+    def = sdap_entry_value(rootdse, "defaultNamingContext");
+    if (def != NULL && def[0] != '\0') {
+        *_base = def;
+        return EOK;
+    }
+    nc = sdap_entry_attr(rootdse, "namingContexts");
+    if (nc == NULL || nc->num_values == 0 || nc->values[0][0] == '\0') {
+        return ENOENT;
+    }
+    if (nc->num_values > 1) {
+        return E2BIG;
+    }
+    *_base = nc->values[0];
+    return EOK;
+}
+
+errno_t sdap_options_set_base(struct sdap_options *opts, const char *base)
+{
+    char *copy;
+
+    copy = talloc_strdup(opts, base);
+    if (copy == NULL) {
+        return ENOMEM;
+    }
+    opts->search_base = copy;
+    if (opts->user_base == NULL) {
+        opts->user_base = copy;
+    }
+    if (opts->group_base == NULL) {
+        opts->group_base = copy;
+    }
+    return EOK;
+}
+
+struct sdap_rootdse_state {
+    struct sdap_options *opts;
+    const char *uri;
+};
+
+static void sdap_rootdse_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_rootdse_base_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                          struct sdap_conn *conn, struct sdap_options *opts,
+                                          const char *uri)
+{
+    static const char *const attrs[] = { "defaultNamingContext", "namingContexts", NULL };
+    struct sdap_search_args args = {
+        .base = "",
+        .scope = LDAP_SCOPE_BASE,
+        .filter = "(objectClass=*)",
+        .attrs = attrs,
+        .timeout = opts->search_timeout,
+    };
+    struct sdap_rootdse_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_rootdse_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->opts = opts;
+    state->uri = uri;
+    subreq = sdap_search_send(state, ev, conn, &args, NULL);
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, sdap_rootdse_done, req);
+    return req;
+}
+
+static void sdap_rootdse_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_rootdse_state *state = tevent_req_data(req, struct sdap_rootdse_state);
+    struct sdap_entry **entries = NULL;
+    const char *base = NULL;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        ret = sdap_rootdse_pick_base(num == 1 ? entries[0] : NULL, &base);
+    }
+    switch (ret) {
+    case EOK:
+        if (sdap_base_needed(state->opts)) {    /* another connection may have been first */
+            ret = sdap_options_set_base(state->opts, base);
+        }
+        if (ret == EOK) {
+            DEBUG(SSSDBG_CONF_SETTINGS, "domain %s: search base %s (from the rootDSE of %s)\n",
+                  state->opts->domain, base, state->uri);
+            tevent_req_done(req);
+            return;
+        }
+        break;
+    case E2BIG:
+        DEBUG(SSSDBG_CRIT_FAILURE, "domain %s: %s holds several naming contexts and names "
+              "no default one: set ldap_search_base\n", state->opts->domain, state->uri);
+        ret = ERR_INVALID_CONFIG;
+        break;
+    case ENOENT:
+        DEBUG(SSSDBG_CRIT_FAILURE, "domain %s: the rootDSE of %s names no naming context: "
+              "set ldap_search_base\n", state->opts->domain, state->uri);
+        ret = ERR_INVALID_CONFIG;
+        break;
+    default:
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: reading the rootDSE of %s failed: %s\n",
+              state->opts->domain, state->uri, sss_strerror(ret));
+        break;
+    }
+    tevent_req_error(req, ret);
+}
+
+errno_t sdap_rootdse_base_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}
