@@ -434,13 +434,15 @@ static void test_unsupported_provider(void **state)
     assert_string_equal(a.message, "id_provider proxy is not supported by this build");
 }
 
-/* An LDAP configuration sdap refuses (no search base): the back-end stays up and says why. */
+/* An LDAP configuration sdap refuses (a mapped attribute that is no attribute name): the
+ * back-end stays up and says why. */
 static void test_unusable_ldap_config(void **state)
 {
     struct test_ctx *t = *state;
     struct answer a;
 
-    make_be(t, "id_provider = ldap\nldap_uri = %s\n", env("BE_TEST_URI"));
+    make_be(t, "id_provider = ldap\nldap_uri = %s\nldap_search_base = dc=test\n"
+            "ldap_user_name = uid(x)\n", env("BE_TEST_URI"));
     assert_false(t->be->id_supported);
     a = ask(t, SSS_DP_GROUP, "name=g_dev");
     assert_int_equal(a.dp_error, SSS_DP_ERR_FATAL);
