@@ -23,6 +23,7 @@
  * is dropped at the next scheduling point.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
@@ -42,6 +43,14 @@
 /* Extra batches allowed over the window for a group somebody waits for. */
 #define BE_PF_URGENT 2
 #define BE_PF_BUCKETS 4096
+/* Cache reads (already fresh?) per batch start: a queue that a lookup or an enumeration
+ * made fresh meanwhile is skipped a slice per loop turn, not all at once. */
+#define BE_PF_MAX_CHECKS (2 * BE_PF_BATCH)
+/* Groups stored by the prefetch remembered this long: a request the responder sent while
+ * the batch was being stored (it saw the group expired) is answered from the cache instead
+ * of searching again. Kept short: a later request may be a refresh that must search. */
+#define BE_PF_RECENT 512
+#define BE_PF_RECENT_USEC 1000000
 
 struct be_pf_batch;
 
@@ -79,6 +88,12 @@ struct be_prefetch {
     uint64_t next_list;
     uint64_t hot_list;              /* the list somebody walks (hot until hot_until) */
     uint64_t hot_until;
+    struct be_pf_recent {           /* ring of the last groups stored */
+        uint32_t gid;
+        char *key;
+        uint64_t at;
+    } recent[BE_PF_RECENT];
+    size_t recent_next;
     struct be_pf_batch *batches;    /* in flight */
     struct be_pf_batch *storing;    /* the batch whose store is running */
     struct tevent_req *store_turn;  /* the loop turn before the next store */
@@ -210,8 +225,20 @@ static void be_pf_finish(struct be_prefetch *pf, struct be_pf_item *item, errno_
 
     be_pf_unindex(pf, item);
     pf->num_items--;
+    if (ret == EOK) {
+        struct be_pf_recent *r = &pf->recent[pf->recent_next];
+
+        pf->recent_next = (pf->recent_next + 1) % BE_PF_RECENT;
+        talloc_free(r->key);
+        r->gid = item->gid;
+        r->key = talloc_steal(pf, item->key);
+        r->at = sss_monotonic_usec();
+    }
     while ((w = item->waiters) != NULL) {
         item->waiters = w->next;
+        if (item->waiters != NULL) {
+            item->waiters->prev = NULL;
+        }
         w->item = NULL;
         w->prev = w->next = NULL;
         if (ret != EOK) {
@@ -394,28 +421,83 @@ static void be_pf_promote(struct be_prefetch *pf, struct be_pf_item *item)
     be_pf_push_front(pf, item);
 }
 
+struct be_pf_just_stored {
+    be_prefetch_fn fn;
+    void *pvt;
+};
+
+static void be_pf_just_stored_fire(struct tevent_context *ev, struct tevent_timer *te,
+                                   struct timeval tv, void *ptr)
+{
+    struct be_pf_just_stored *js = talloc_get_type_abort(ptr, struct be_pf_just_stored);
+
+    js->fn(js->pvt, EOK);
+}
+
+/* The group (gid, or key when not NULL) was stored by a batch within BE_PF_RECENT_USEC. */
+static bool be_pf_recently_stored(struct be_prefetch *pf, const struct be_filter *filter,
+                                  const char *key)
+{
+    uint64_t now = sss_monotonic_usec();
+    size_t i;
+
+    for (i = 0; i < BE_PF_RECENT; i++) {
+        const struct be_pf_recent *r = &pf->recent[i];
+
+        if (r->key == NULL || now - r->at > BE_PF_RECENT_USEC) {
+            continue;
+        }
+        if (key != NULL ? strcmp(r->key, key) == 0
+                        : (filter->kind == BE_FILTER_ID && r->gid == filter->id)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_CTX *mem_ctx,
                       be_prefetch_fn fn, void *pvt)
 {
     struct be_prefetch *pf = be->prefetch;
     struct be_pf_item *item = NULL;
+    struct be_pf_just_stored *js;
     struct be_pf_waiter *w;
     char *key = NULL;
+    bool recent;
 
-    if (pf == NULL || pf->num_items == 0 || filter == NULL) {
+    if (pf == NULL || filter == NULL
+            || (filter->kind != BE_FILTER_ID && filter->kind != BE_FILTER_NAME)) {
         return false;
     }
-    if (filter->kind == BE_FILTER_ID) {
-        item = be_pf_find_gid(pf, filter->id);
-    } else if (filter->kind == BE_FILTER_NAME) {
-        if (sysdb_name_key(NULL, be->sysdb, filter->name, &key) == EOK) {
-            item = be_pf_find_key(pf, key);
-        }
-        talloc_free(key);
+    if (filter->kind == BE_FILTER_NAME
+            && sysdb_name_key(NULL, be->sysdb, filter->name, &key) != EOK) {
+        return false;
+    }
+    if (pf->num_items > 0) {
+        item = key != NULL ? be_pf_find_key(pf, key) : be_pf_find_gid(pf, filter->id);
     }
     if (item == NULL) {
-        return false;
+        /* Stored by a batch while this request was on its way: the cache has it. */
+        recent = be_pf_recently_stored(pf, filter, key);
+        talloc_free(key);
+        if (!recent) {
+            return false;
+        }
+        js = talloc_zero(mem_ctx, struct be_pf_just_stored);
+        if (js == NULL) {
+            return false;
+        }
+        js->fn = fn;
+        js->pvt = pvt;
+        if (tevent_add_timer(be->ev, js, tevent_timeval_zero(), be_pf_just_stored_fire,
+                             js) == NULL) {
+            talloc_free(js);
+            return false;
+        }
+        be->stats.pf_joined++;
+        return true;
     }
+    talloc_free(key);
     w = talloc_zero(mem_ctx, struct be_pf_waiter);
     if (w == NULL) {
         return false;
@@ -449,16 +531,20 @@ size_t be_prefetch_pending(struct be_ctx *be)
 static void be_pf_batch_found(struct tevent_req *subreq);
 static void be_pf_batch_big_stored(struct tevent_req *subreq);
 
-/* A group already fresh in the cache (stored by a lookup since it was queued). */
+/* A group already fresh in the cache (stored by a lookup since it was queued): the same
+ * name with that gid. Another name holding the gid now (renumbered) is not this group. */
 static bool be_pf_fresh(struct be_ctx *be, const struct be_pf_item *item, time_t now)
 {
     struct sysdb_group *grp = NULL;
+    char *key = NULL;
     bool fresh;
 
     if (sysdb_get_group_by_gid(NULL, be->sysdb, item->gid, &grp) != EOK) {
         return false;
     }
-    fresh = grp->expire > now;
+    fresh = grp->expire > now
+            && sysdb_name_key(grp, be->sysdb, grp->name, &key) == EOK
+            && strcmp(key, item->key) == 0;
     talloc_free(grp);
     return fresh;
 }
@@ -486,6 +572,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
     struct tevent_req *subreq;
     uint32_t *gids;
     time_t now = time(NULL);
+    size_t checks = 0;
     /* Somebody waits for the head: a small batch, answered sooner. */
     size_t max = pf->head->waiters != NULL ? BE_PF_URGENT_BATCH : BE_PF_BATCH;
 
@@ -500,8 +587,9 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
         talloc_free(batch);
         return ENOMEM;
     }
-    while (batch->n < max && (item = pf->head) != NULL) {
+    while (batch->n < max && checks < BE_PF_MAX_CHECKS && (item = pf->head) != NULL) {
         be_pf_unlink(pf, item);
+        checks++;
         if (be_pf_fresh(be, item, now)) {
             be_pf_finish(pf, item, EOK);
             continue;
@@ -512,7 +600,8 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
     }
     if (batch->n == 0) {
         talloc_free(batch);
-        return EOK;
+        /* Only fresh ones so far: the rest of the queue on a later loop turn. */
+        return pf->head != NULL ? EAGAIN : EOK;
     }
     subreq = sdap_get_groups_by_gid_send(batch, be->ev, be->id_ctx, gids, batch->n);
     if (subreq == NULL) {
@@ -855,6 +944,10 @@ static void be_pf_run(struct be_prefetch *pf)
             return;
         }
         ret = be_pf_batch_start(pf);
+        if (ret == EAGAIN) {
+            be_pf_arm(pf, 0);
+            return;
+        }
         if (ret != EOK) {
             DEBUG(SSSDBG_OP_FAILURE, "member prefetch: cannot start a batch: %s\n",
                   sss_strerror(ret));

@@ -15,6 +15,9 @@
 
 /* rfc2307bis groups whose member DNs are resolved at the same time. */
 #define SDAP_BATCH_RESOLVE_WINDOW 8
+/* rfc2307 member values turned into lists per loop turn: a batch of big groups (100 of
+ * 5,000 members took 140 ms at once) never holds the loop for long. */
+#define SDAP_BATCH_MEMBERS_PER_TURN 20000
 
 struct sdap_groups_batch_state {
     struct tevent_context *ev;
@@ -27,6 +30,7 @@ struct sdap_groups_batch_state {
     const struct sdap_entry **group_entries; /* their entries */
     size_t num_groups;
     size_t next_resolve;
+    size_t next_members;                /* rfc2307: groups whose lists are built */
     size_t resolving;
     bool failed;
 };
@@ -35,6 +39,19 @@ struct sdap_batch_resolve {
     struct tevent_req *req;
     size_t idx;
 };
+
+struct sdap_gid_idx {
+    uint32_t gid;
+    size_t idx;
+};
+
+static int cmp_gid_idx(const void *a, const void *b)
+{
+    const struct sdap_gid_idx *x = a;
+    const struct sdap_gid_idx *y = b;
+
+    return x->gid < y->gid ? -1 : x->gid > y->gid;
+}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -45,6 +62,7 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 static void sdap_groups_batch_found(struct tevent_req *subreq);
+static void sdap_groups_batch_members(struct tevent_req *req);
 static errno_t sdap_groups_batch_resolve_more(struct tevent_req *req);
 static void sdap_groups_batch_resolved(struct tevent_req *subreq);
 
@@ -115,6 +133,7 @@ done:
 static errno_t sdap_groups_batch_parse(struct sdap_groups_batch_state *state, size_t num)
 {
     const struct sdap_options *opts = state->id_ctx->opts;
+    struct sdap_gid_idx *order;
     struct sdap_group *group;
     size_t i;
     size_t k;
@@ -141,26 +160,31 @@ static errno_t sdap_groups_batch_parse(struct sdap_groups_batch_state *state, si
         state->group_entries[state->num_groups] = state->entries[i];
         state->groups[state->num_groups++] = group;
     }
-    /* A gid held by several entries: none is taken (a lookup by gid refuses them too). */
+    /* A gid held by several entries: none is taken (a lookup by gid refuses them too).
+     * Sorted by gid, so a hostile directory with many duplicates costs n log n. */
+    order = talloc_array(state, struct sdap_gid_idx, state->num_groups + 1);
+    if (order == NULL) {
+        return ENOMEM;
+    }
     for (i = 0; i < state->num_groups; i++) {
-        bool dup = false;
-
-        for (k = 0; k < state->num_groups; k++) {
-            if (k != i && state->groups[k] != NULL && state->groups[i] != NULL
-                    && state->groups[k]->gid == state->groups[i]->gid) {
-                dup = true;
-                break;
-            }
+        order[i].gid = state->groups[i]->gid;
+        order[i].idx = i;
+    }
+    qsort(order, state->num_groups, sizeof(*order), cmp_gid_idx);
+    for (i = 0; i < state->num_groups; i = k) {
+        for (k = i + 1; k < state->num_groups && order[k].gid == order[i].gid; k++) {
+            /* the run of entries holding this gid */
         }
-        if (dup) {
-            DEBUG(SSSDBG_OP_FAILURE, "gid %u: several entries ('%s', ...), none taken\n",
-                  state->groups[i]->gid, state->group_entries[i]->dn);
+        if (k - i == 1) {
+            continue;
         }
-        if (dup) {
-            /* marked by a NULL entry, removed below: the gid comparison still sees it */
-            state->group_entries[i] = NULL;
+        DEBUG(SSSDBG_OP_FAILURE, "gid %u: %zu entries ('%s', ...), none taken\n",
+              order[i].gid, k - i, state->group_entries[order[i].idx]->dn);
+        for (size_t d = i; d < k; d++) {
+            state->group_entries[order[d].idx] = NULL;  /* removed below */
         }
     }
+    talloc_free(order);
     for (i = 0, k = 0; i < state->num_groups; i++) {
         if (state->group_entries[i] == NULL) {
             talloc_free(state->groups[i]);
@@ -181,7 +205,6 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
         tevent_req_data(req, struct sdap_groups_batch_state);
     const struct sdap_options *opts = state->id_ctx->opts;
     size_t num = 0;
-    size_t i;
     errno_t ret;
 
     ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
@@ -196,15 +219,7 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
     DEBUG(SSSDBG_TRACE_FUNC, "%zu of %zu group(s) found by gid\n", state->num_groups,
           state->num_gids);
     if (!opts->member_is_dn) {
-        for (i = 0; i < state->num_groups; i++) {
-            ret = sdap_group_set_members_rfc2307(state->groups[i], opts,
-                                                 state->group_entries[i]);
-            if (ret != EOK) {
-                tevent_req_error(req, ret);
-                return;
-            }
-        }
-        tevent_req_done(req);
+        sdap_groups_batch_members(req);
         return;
     }
     ret = sdap_groups_batch_resolve_more(req);
@@ -216,6 +231,43 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
         return;
     }
     tevent_req_done(req);
+}
+
+static void sdap_groups_batch_members_turn(struct tevent_context *ev, struct tevent_timer *te,
+                                           struct timeval tv, void *pvt)
+{
+    sdap_groups_batch_members(talloc_get_type_abort(pvt, struct tevent_req));
+}
+
+/* rfc2307: the memberUid lists, SDAP_BATCH_MEMBERS_PER_TURN values per loop turn. */
+static void sdap_groups_batch_members(struct tevent_req *req)
+{
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    const struct sdap_attr *attr;
+    size_t values = 0;
+    size_t i;
+    errno_t ret;
+
+    while (state->next_members < state->num_groups && values < SDAP_BATCH_MEMBERS_PER_TURN) {
+        i = state->next_members++;
+        attr = sdap_entry_attr(state->group_entries[i], opts->group_map[SDAP_GA_MEMBER]);
+        values += 1 + (attr != NULL ? attr->num_values : 0);
+        ret = sdap_group_set_members_rfc2307(state->groups[i], opts, state->group_entries[i]);
+        if (ret != EOK) {
+            tevent_req_error(req, ret);
+            return;
+        }
+    }
+    if (state->next_members == state->num_groups) {
+        tevent_req_done(req);
+        return;
+    }
+    if (tevent_add_timer(state->ev, state, tevent_timeval_zero(),
+                         sdap_groups_batch_members_turn, req) == NULL) {
+        tevent_req_error(req, ENOMEM);
+    }
 }
 
 /* Starts member resolutions up to the window. EAGAIN: some are running; EOK: all done. */

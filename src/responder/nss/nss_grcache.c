@@ -83,7 +83,7 @@ void nss_grcache_put(struct nss_grcache *c, struct resp_domain *dom,
     struct nss_grcache_slot new = { 0 };
     const char **members;
     size_t off = 0;
-    size_t len;
+    size_t len = 0;
     char *packed;
     size_t i;
 
