@@ -82,6 +82,12 @@ static errno_t sysdb_msg_set_list(struct ldb_message *msg, const char *attr,
     return sysdb_msg_set_val(msg, attr, len ? data : NULL, len);
 }
 
+/* Both NULL, or the same string. */
+static bool sysdb_same_str(const char *a, const char *b)
+{
+    return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
 /* The store behind both public variants; lists are written when with_members is true. */
 static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
                                      bool with_members, struct sysdb_name_list *members,
@@ -93,6 +99,7 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     struct ldb_message *msg;
     bool stored_expired = false;
     bool in_tx = false;
+    struct ldb_message *kept_msg = NULL;
     bool kept;
     char *stored;
     char *key;
@@ -161,8 +168,22 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     /* The same query finds the entry itself when its id is unchanged (then a modify),
      * and any other name holding the id (deleted). Otherwise: add, or modify if the add
      * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, grp->gid, msg->dn, &kept);
+    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, grp->gid,
+                                 msg->dn, &kept, &kept_msg);
     if (ret != EOK) {
+        goto done;
+    }
+    /* Seen again through an initgroups, unchanged: nothing to write. A modify would rewrite
+     * the whole record, member lists included (700 KB for 50,000 members) for every member
+     * whose groups are looked up. */
+    if (!with_members && kept && kept_msg != NULL
+            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_NAME), stored)
+            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_ORIG_DN), grp->orig_dn)) {
+        in_tx = false;
+        ret = sysdb_transaction_commit(sysdb);
+        if (ret == EOK && _stored_expired != NULL) {
+            *_stored_expired = false;
+        }
         goto done;
     }
     /* Without members (a group seen through initgroups) the entry is not fresh: a group

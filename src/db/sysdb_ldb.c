@@ -277,12 +277,14 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
     return sysdb_ldb_error(sysdb, lret, "Modify");
 }
 
-errno_t sysdb_delete_conflicts(struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                               const char *attr, uint32_t id, struct ldb_dn *keep_dn,
-                               bool *_kept)
+errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               enum sysdb_kind kind, const char *attr, uint32_t id,
+                               struct ldb_dn *keep_dn, bool *_kept,
+                               struct ldb_message **_kept_msg)
 {
     TALLOC_CTX *tmp_ctx;
-    const char *attrs[] = { SYSDB_A_NAME, NULL };
+    const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, NULL };
+    struct ldb_message *kept_msg = NULL;
     struct ldb_message **msgs;
     char value[16];
     bool kept = false;
@@ -303,6 +305,7 @@ errno_t sysdb_delete_conflicts(struct sysdb_ctx *sysdb, enum sysdb_kind kind,
     for (i = 0; i < count; i++) {
         if (ldb_dn_compare(msgs[i]->dn, keep_dn) == 0) {
             kept = true;
+            kept_msg = msgs[i];
             continue;
         }
         DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%s now belongs to another name: deleting %s\n",
@@ -314,6 +317,9 @@ errno_t sysdb_delete_conflicts(struct sysdb_ctx *sysdb, enum sysdb_kind kind,
         }
     }
     *_kept = kept;
+    if (_kept_msg != NULL) {
+        *_kept_msg = kept_msg != NULL ? talloc_steal(mem_ctx, kept_msg) : NULL;
+    }
     ret = EOK;
 
 done:

@@ -156,10 +156,12 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
                           enum sysdb_exists exists);
 
 /* Deletes every entry of kind holding attr=id except keep_dn (uid/gid takeover); *_kept
- * tells whether keep_dn itself holds it (so it exists). */
-errno_t sysdb_delete_conflicts(struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                               const char *attr, uint32_t id, struct ldb_dn *keep_dn,
-                               bool *_kept);
+ * tells whether keep_dn itself holds it (so it exists). _kept_msg (may be NULL): its name
+ * and originalDN as stored, on mem_ctx, when kept. */
+errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               enum sysdb_kind kind, const char *attr, uint32_t id,
+                               struct ldb_dn *keep_dn, bool *_kept,
+                               struct ldb_message **_kept_msg);
 
 /* Deletes / expires one entry by name. ENOENT when missing. */
 errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);

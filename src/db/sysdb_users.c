@@ -139,7 +139,8 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     /* The same query finds the entry itself when its id is unchanged (then a modify),
      * and any other name holding the id (deleted). Otherwise: add, or modify if the add
      * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(sysdb, SYSDB_KIND_USER, SYSDB_A_UID, user->uid, msg->dn, &kept);
+    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, user->uid,
+                                 msg->dn, &kept, NULL);
     if (ret != EOK) {
         goto done;
     }

@@ -17,6 +17,7 @@
 
 #include "util/util.h"
 #include "db/sysdb.h"
+#include "db/sysdb_rcache.h"
 
 #define DOM "test.dom"
 #define NOW 1700000000
@@ -411,6 +412,33 @@ static void test_group_stored_expired(void **state)
     grp.name = "pf2";
     grp.gid = 3002;
     assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, NULL), EOK);
+}
+
+/* A cached group seen again through an initgroups, unchanged, is not written at all (a
+ * modify would rewrite its whole member list); a changed original DN is written. */
+static void test_group_unchanged_not_written(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *members[] = { "ann", "bob", NULL };
+    struct sysdb_group grp = { .name = "same", .gid = 3100, .members = members,
+                               .orig_dn = "cn=same,dc=x" };
+    struct sysdb_group *g;
+    uint64_t gen;
+
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, true, NOW, TMO), EOK);
+    gen = sysdb_rcache_gen(tc->sysdb);
+    grp.members = NULL;
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW + 5, TMO), EOK);
+    /* mdb: no commit happened (the generation is LMDB's last transaction id) */
+    assert_true(sysdb_rcache_gen(tc->sysdb) == gen);
+    grp.orig_dn = "cn=same,ou=moved,dc=x";
+    assert_int_equal(sysdb_store_group(tc->sysdb, &grp, false, NOW + 5, TMO), EOK);
+    assert_true(gen == 0 || sysdb_rcache_gen(tc->sysdb) != gen);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 3100, &g), EOK);
+    assert_string_equal(g->orig_dn, "cn=same,ou=moved,dc=x");
+    assert_int_equal(g->expire, NOW + TMO);
+    assert_string_equal(g->members[1], "bob@" DOM);
+    talloc_free(g);
 }
 
 /* sysdb_store_initgroups_gids: the caller's gids recorded without reading the groups. */
@@ -888,6 +916,7 @@ static const struct CMUnitTest tests[] = {
     T(test_initgroups),
     T(test_group_members),
     T(test_group_stored_expired),
+    T(test_group_unchanged_not_written),
     T(test_initgroups_given_gids),
     T(test_name_list_chunks),
     T(test_delete),
