@@ -7,6 +7,9 @@
 #include "config.h"
 
 #include <wctype.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "db/sysdb_private.h"
 
@@ -478,16 +481,60 @@ const char *sysdb_name_list_data(struct sysdb_name_list *list, size_t *_len)
     return list->buf;
 }
 
+/*
+ * The NULs of data[0..len): their number, and (starts not NULL) starts[k + 1] = the byte
+ * after the k-th one, starts[0] = data. A 50,000-member list is 700 KB: one strlen per name
+ * cost half of a warm big-group lookup; 16 bytes per step find them all at once.
+ */
+static size_t sysdb_packed_nuls(const char *data, size_t len, const char **starts)
+{
+    size_t n = 0;
+    size_t i = 0;
+
+    if (starts != NULL) {
+        starts[0] = data;
+    }
+#ifdef __SSE2__
+    {
+        const __m128i zero = _mm_setzero_si128();
+
+        for (; i + 16 <= len; i += 16) {
+            __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(data + i));
+            unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+
+            if (starts == NULL) {
+                for (; m != 0; m &= m - 1) {    /* no popcnt in the x86-64 baseline */
+                    n++;
+                }
+                continue;
+            }
+            while (m != 0) {
+                unsigned int b = (unsigned int)__builtin_ctz(m);
+
+                m &= m - 1;
+                starts[++n] = data + i + b + 1;
+            }
+        }
+    }
+#endif
+    for (; i < len; i++) {
+        if (data[i] == '\0') {
+            n++;
+            if (starts != NULL) {
+                starts[n] = data + i + 1;
+            }
+        }
+    }
+    return n;
+}
+
 errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
                            const char ***_names, size_t *_count)
 {
     const char *data = val ? (const char *)val->data : NULL;
     size_t len = val ? val->length : 0;
     const char **names;
-    const char *p;
-    const char *end;
-    size_t count = 0;
-    size_t i;
+    size_t count;
 
     if (len == 0) {
         data = "";
@@ -495,16 +542,14 @@ errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
         DEBUG(SSSDBG_CRIT_FAILURE, "Corrupt packed name list\n");
         return EIO;
     }
-    end = data + len;
-    for (p = data; p < end; p += strlen(p) + 1) {
-        count++;
-    }
+    /* Every name ends with a NUL and the last byte is one: names = NULs. */
+    count = len > 0 ? sysdb_packed_nuls(data, len, NULL) : 0;
     names = talloc_array(mem_ctx, const char *, count + 1);
     if (names == NULL) {
         return ENOMEM;
     }
-    for (i = 0, p = data; i < count; i++, p += strlen(p) + 1) {
-        names[i] = p;
+    if (count > 0) {
+        sysdb_packed_nuls(data, len, names);
     }
     names[count] = NULL;
     *_names = names;

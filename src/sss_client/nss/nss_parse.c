@@ -10,6 +10,9 @@
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "sss_client/nss/nss_private.h"
 
@@ -84,14 +87,66 @@ int nss_fill_passwd(uint32_t uid, uint32_t gid, const char *strs, size_t strs_le
     return 0;
 }
 
+/* The start of string k of a group record: 1 the password, 2.. the members (kept in the
+ * member pointer slots as offsets for now). */
+static void group_string_start(size_t k, size_t start, size_t *passwd_off, char **mem)
+{
+    if (k == 1) {
+        *passwd_off = start;
+    } else if (k >= 2) {
+        mem[k - 2] = (char *)(uintptr_t)start;
+    }
+}
+
+/*
+ * Finds the ends of the 2 + nmem strings of a group record at the start of strs (len
+ * bytes); *end gets the size they take. EBADMSG when fewer end within len. A 50,000-member
+ * group is 700 KB: 16 bytes per step instead of a memchr call per name.
+ */
+static int group_strings(const char *strs, size_t len, uint32_t nmem, char **mem,
+                         size_t *passwd_off, size_t *end)
+{
+    size_t want = 2 + (size_t)nmem;
+    size_t start = 0;
+    size_t k = 0;
+    size_t i = 0;
+
+#ifdef __SSE2__
+    const __m128i zero = _mm_setzero_si128();
+
+    for (; k < want && i + 16 <= len; i += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(strs + i));
+        unsigned int m = (unsigned int)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+
+        while (m != 0 && k < want) {
+            size_t nul = i + (size_t)__builtin_ctz(m);
+
+            m &= m - 1;
+            group_string_start(k++, start, passwd_off, mem);
+            start = nul + 1;
+        }
+    }
+#endif
+    for (; k < want && i < len; i++) {
+        if (strs[i] == '\0') {
+            group_string_start(k++, start, passwd_off, mem);
+            start = i + 1;
+        }
+    }
+    if (k < want) {
+        return EBADMSG;
+    }
+    *end = start;
+    return 0;
+}
+
 int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_len,
                    size_t *used, struct group *gr, char *buf, size_t buflen)
 {
-    const char *nul;
     size_t passwd_off = 0;
     size_t align;
     size_t ptrs;
-    size_t off;
+    size_t off = 0;
     char **mem;
     char *s;
     uint32_t i;
@@ -112,21 +167,8 @@ int nss_fill_group(uint32_t gid, uint32_t nmem, const char *strs, size_t strs_le
     mem = (char **)(void *)(buf + align);
 
     /* One pass finds every string's end; the member slots hold offsets until the copy. */
-    off = 0;
-    for (i = 0; i < 2 + nmem; i++) {
-        if (off >= strs_len) {
-            return EBADMSG;
-        }
-        nul = memchr(strs + off, '\0', strs_len - off);
-        if (nul == NULL) {
-            return EBADMSG;
-        }
-        if (i == 1) {
-            passwd_off = off;
-        } else if (i >= 2) {
-            mem[i - 2] = (char *)(uintptr_t)off;
-        }
-        off = (size_t)(nul - strs) + 1;
+    if (group_strings(strs, strs_len, nmem, mem, &passwd_off, &off) != 0) {
+        return EBADMSG;
     }
     *used = off;
     if (off > buflen - align - ptrs) {

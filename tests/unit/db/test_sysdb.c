@@ -18,6 +18,7 @@
 #include "util/util.h"
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
+#include "db/sysdb_private.h"
 
 #define DOM "test.dom"
 #define NOW 1700000000
@@ -412,6 +413,44 @@ static void test_group_stored_expired(void **state)
     grp.name = "pf2";
     grp.gid = 3002;
     assert_int_equal(sysdb_store_group_ext(tc->sysdb, &grp, false, NOW, TMO, NULL), EOK);
+}
+
+/* Packed name lists split at every NUL, across the 16-byte steps of the scan: names of
+ * every length from 0 to 40 in a row, so each ends at each offset of a step. */
+static void test_packed_split(void **state)
+{
+    struct test_ctx *tc = *state;
+    char buf[2048];
+    struct ldb_val val;
+    const char **names = NULL;
+    size_t count = 0;
+    size_t len = 0;
+    size_t i;
+
+    for (i = 0; i <= 40; i++) {
+        memset(buf + len, 'a' + (int)(i % 26), i);
+        len += i;
+        buf[len++] = '\0';
+    }
+    val.data = (uint8_t *)buf;
+    val.length = len;
+    assert_int_equal(sysdb_packed_split(tc->mem, &val, &names, &count), EOK);
+    assert_int_equal(count, 41);
+    for (i = 0; i <= 40; i++) {
+        assert_int_equal(strlen(names[i]), i);
+        assert_true(i == 0 || names[i][0] == 'a' + (int)(i % 26));
+    }
+    assert_null(names[41]);
+    talloc_free(names);
+    /* empty list; a list not ending in NUL is corrupt */
+    val.length = 0;
+    assert_int_equal(sysdb_packed_split(tc->mem, &val, &names, &count), EOK);
+    assert_int_equal(count, 0);
+    assert_null(names[0]);
+    talloc_free(names);
+    val.length = 3;
+    memcpy(buf, "abc", 3);
+    assert_int_equal(sysdb_packed_split(tc->mem, &val, &names, &count), EIO);
 }
 
 /* A cached group seen again through an initgroups, unchanged, is not written at all (a
@@ -917,6 +956,7 @@ static const struct CMUnitTest tests[] = {
     T(test_group_members),
     T(test_group_stored_expired),
     T(test_group_unchanged_not_written),
+    T(test_packed_split),
     T(test_initgroups_given_gids),
     T(test_name_list_chunks),
     T(test_delete),
