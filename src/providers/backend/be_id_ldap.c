@@ -369,13 +369,16 @@ done:
     tevent_req_done(req);
 }
 
-/* On success, the groups stored without members are handed to the prefetch queue. */
+/* On success, the groups stored without members are handed to the prefetch queue (a user
+ * in BE_PF_MIN_GROUPS new groups or more). */
 static errno_t be_initgr_store_recv(struct tevent_req *req)
 {
     struct be_initgr_store_state *state = tevent_req_data(req, struct be_initgr_store_state);
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
-    be_prefetch_queue(state->be, state->out.fresh_less, state->out.num_fresh_less);
+    if (state->out.num_fresh_less >= BE_PF_MIN_GROUPS) {
+        be_prefetch_queue(state->be, state->out.fresh_less, state->out.num_fresh_less);
+    }
     return EOK;
 }
 
