@@ -214,30 +214,43 @@ static void resp_client_dispatch(struct resp_client *cli)
 
 /* Reads a request's first bytes into the stash. false: nothing more to do now (no data
  * yet, or cli was freed). */
-static bool resp_client_fill_stash(struct resp_client *cli)
+/* One non-blocking recv into buf. 0: nothing to read now, or cli is gone (a failed read
+ * or the client hung up: cli was freed); otherwise the bytes read. */
+static size_t resp_client_read(struct resp_client *cli, uint8_t *buf, size_t len)
 {
     ssize_t n;
     errno_t ret;
 
-    n = recv(cli->fd, cli->stash, sizeof(cli->stash), MSG_DONTWAIT);
+    n = recv(cli->fd, buf, len, MSG_DONTWAIT);
+    if (n > 0) {
+        return (size_t)n;
+    }
     if (n == -1) {
         ret = errno;
         if (ret == EAGAIN || ret == EWOULDBLOCK || ret == EINTR) {
-            return false;
+            return 0;
         }
         DEBUG(SSSDBG_TRACE_FUNC, "recv from fd %d failed [%d]: %s; closing it\n", cli->fd,
               ret, strerror(ret));
-        talloc_free(cli);
-        return false;
-    }
-    if (n == 0) {
+    } else {
         DEBUG(SSSDBG_TRACE_INTERNAL, "Client fd %d (pid %d) disconnected\n", cli->fd,
               (int)cli->creds.pid);
-        talloc_free(cli);
+    }
+    talloc_free(cli);
+    return 0;
+}
+
+/* Reads a request's first bytes into the stash. false: nothing more to do now (no data
+ * yet, or cli was freed). */
+static bool resp_client_fill_stash(struct resp_client *cli)
+{
+    size_t n = resp_client_read(cli, cli->stash, sizeof(cli->stash));
+
+    if (n == 0) {
         return false;
     }
     cli->stash_off = 0;
-    cli->stash_len = (size_t)n;
+    cli->stash_len = n;
     return true;
 }
 
@@ -275,7 +288,7 @@ static void resp_client_recv(struct resp_client *cli)
     uint8_t *dst;
     size_t space;
     size_t used;
-    ssize_t n;
+    size_t n;
     errno_t ret;
 
     if (resp_frame_received(cli->frame) == 0 && cli->stash_off == cli->stash_len
@@ -296,25 +309,12 @@ static void resp_client_recv(struct resp_client *cli)
      * its end. */
 again:
     dst = resp_frame_space(cli->frame, &space);
-    n = recv(cli->fd, dst, space, MSG_DONTWAIT);
-    if (n == -1) {
-        ret = errno;
-        if (ret == EAGAIN || ret == EWOULDBLOCK || ret == EINTR) {
-            return;
-        }
-        DEBUG(SSSDBG_TRACE_FUNC, "recv from fd %d failed [%d]: %s; closing it\n", cli->fd,
-              ret, strerror(ret));
-        talloc_free(cli);
-        return;
-    }
+    n = resp_client_read(cli, dst, space);
     if (n == 0) {
-        DEBUG(SSSDBG_TRACE_INTERNAL, "Client fd %d (pid %d) disconnected\n", cli->fd,
-              (int)cli->creds.pid);
-        talloc_free(cli);
         return;
     }
-    ret = resp_frame_advance(cli->frame, (size_t)n);
-    if (ret == EAGAIN && (size_t)n == space) {
+    ret = resp_frame_advance(cli->frame, n);
+    if (ret == EAGAIN && n == space) {
         /* The header is in: the body usually is too, read it without another trip
          * through the event loop. */
         goto again;
