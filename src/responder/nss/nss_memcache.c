@@ -538,13 +538,72 @@ static uint32_t nss_mc_evict(struct nss_mc *mc, uint32_t n)
     return start;
 }
 
-/* Writes a record of data (data_len bytes) with its two keys and links it. */
-static errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, const char *key1,
-                          const char *key2, const void *data, size_t data_len)
+/* A record's data is written, and compared, as the concatenation of a few parts, so that
+ * a big group's packed member names go to the file without a temporary copy. */
+struct nss_mc_part {
+    const void *p;
+    size_t len;
+};
+
+static size_t parts_len(const struct nss_mc_part *parts, size_t n)
+{
+    size_t len = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        len += parts[i].len;
+    }
+    return len;
+}
+
+/* The record named key1 whose data is exactly the parts, or MC_INVALID_VAL32. */
+static uint32_t nss_mc_find_same(struct nss_mc *mc, const char *key1,
+                                 const struct nss_mc_part *parts, size_t n, size_t data_len)
+{
+    uint32_t bucket = nss_mc_bucket(mc, key1);
+    uint32_t slot = mc->ht[bucket];
+    struct sss_mc_rec *rec;
+    uint32_t guard;
+    size_t pos;
+    size_t i;
+
+    for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
+        rec = rec_at(mc, slot);
+        if (rec->len == sizeof(*rec) + data_len && rec->hash1 == bucket
+                && nss_mc_rec_matches(mc, slot, 1, key1, 0)) {
+            for (i = 0, pos = 0; i < n; pos += parts[i].len, i++) {
+                if (parts[i].len != 0 && memcmp(rec->data + pos, parts[i].p, parts[i].len) != 0) {
+                    break;
+                }
+            }
+            return i == n ? slot : MC_INVALID_VAL32;
+        }
+        slot = rec_next(rec, bucket);
+    }
+    return MC_INVALID_VAL32;
+}
+
+static uint64_t nss_mc_expiry(struct nss_mc *mc, uint32_t max_ttl)
+{
+    return (uint64_t)time(NULL) + (max_ttl < mc->ttl ? max_ttl : mc->ttl);
+}
+
+/*
+ * Stores a record of the parts under its two keys. The keys are derived from the data, and
+ * every store drops the other records holding either key, so a record with the same name
+ * and the same bytes is the only one for both keys: then only its expiry moves (a warm
+ * lookup of a group of 50,000 members would otherwise wipe and rewrite 500 KB). Otherwise
+ * the records of either key are dropped and a new one is written and linked.
+ */
+static errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
+                          const char *key1, int key2_kind, const char *key2, uint32_t id,
+                          const struct nss_mc_part *parts, size_t nparts)
 {
     struct sss_mc_rec *rec;
+    size_t data_len = parts_len(parts, nparts);
     size_t rec_len = sizeof(*rec) + data_len;
     size_t span;
+    size_t pos;
     uint32_t n;
     uint32_t slot;
     uint32_t i;
@@ -554,6 +613,19 @@ static errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, const char *key1,
               mc->path, rec_len);
         return E2BIG;
     }
+    slot = nss_mc_find_same(mc, key1, parts, nparts, data_len);
+    if (slot != MC_INVALID_VAL32) {
+        rec = rec_at(mc, slot);
+        rec->b2 = MC_NEXT_BARRIER(rec->b1);
+        __sync_synchronize();
+        rec->expire = nss_mc_expiry(mc, max_ttl);
+        __sync_synchronize();
+        rec->b1 = rec->b2;
+        return EOK;
+    }
+    nss_mc_drop(mc, 1, key1, 0);
+    nss_mc_drop(mc, key2_kind, key2, id);
+
     n = SLOTS_OF(rec_len);
     slot = nss_mc_first_fit(mc, n);
     if (slot == MC_INVALID_VAL32) {
@@ -569,13 +641,17 @@ static errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, const char *key1,
     rec->b2 = MC_NEXT_BARRIER(rec->b1);
     __sync_synchronize();
     rec->len = (uint32_t)rec_len;
-    rec->expire = (uint64_t)time(NULL) + (max_ttl < mc->ttl ? max_ttl : mc->ttl);
+    rec->expire = nss_mc_expiry(mc, max_ttl);
     rec->next1 = MC_INVALID_VAL32;
     rec->next2 = MC_INVALID_VAL32;
     rec->hash1 = nss_mc_bucket(mc, key1);
     rec->hash2 = nss_mc_bucket(mc, key2);
     rec->padding = MC_INVALID_VAL32;
-    memcpy(rec->data, data, data_len);
+    for (i = 0, pos = 0; i < nparts; pos += parts[i].len, i++) {
+        if (parts[i].len != 0) {
+            memcpy(rec->data + pos, parts[i].p, parts[i].len);
+        }
+    }
     memset(rec->data + data_len, 0xff, span - rec_len);
     __sync_synchronize();
     rec->b1 = rec->b2;
@@ -614,6 +690,7 @@ errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_pwd_data *d;
+    struct nss_mc_part part;
     const char *strs[5];
     char idkey[16];
     size_t strs_len;
@@ -651,9 +728,9 @@ errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw
     put_strs((uint8_t *)d->strs, strs, 5);
     snprintf(idkey, sizeof(idkey), "%ld", (long)pw->uid);
 
-    nss_mc_drop(mc, 1, pw->name, 0);
-    nss_mc_drop(mc, 2, idkey, pw->uid);
-    ret = nss_mc_put(mc, max_ttl, pw->name, idkey, d, sizeof(*d) + strs_len);
+    part.p = d;
+    part.len = sizeof(*d) + strs_len;
+    ret = nss_mc_put(mc, max_ttl, pw->name, 2, idkey, pw->uid, &part, 1);
 done:
     talloc_free(tmp_ctx);
     return ret;
@@ -664,9 +741,11 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_grp_data *d;
+    struct nss_mc_part parts[2];
     const char *strs[2];
     char idkey[16];
-    size_t strs_len;
+    size_t head_len;
+    size_t tail_len = 0;
     size_t i;
     errno_t ret;
 
@@ -678,27 +757,28 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
             || (gr->num_members != 0 && gr->members == NULL)) {
         return EINVAL;
     }
+    /* The header, name and passwd field are built here; the member names follow them,
+     * either as the formatter's packed block (used in place) or copied one by one. */
+    strs[0] = gr->name;
+    strs[1] = mc->pwfield;
+    head_len = put_strs(NULL, strs, 2);
+    if (gr->packed != NULL) {
+        tail_len = gr->packed_len;
+    }
+    for (i = 0; gr->packed == NULL && i < gr->num_members; i++) {
+        tail_len += strlen(gr->members[i] != NULL ? gr->members[i] : "") + 1;
+        if (tail_len > UINT32_MAX - head_len - sizeof(*d) - sizeof(struct sss_mc_rec)) {
+            break;
+        }
+    }
+    if (tail_len > UINT32_MAX - head_len - sizeof(*d) - sizeof(struct sss_mc_rec)) {
+        return E2BIG;
+    }
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    strs[0] = gr->name;
-    strs[1] = mc->pwfield;
-    strs_len = put_strs(NULL, strs, 2);
-    if (gr->packed != NULL) {
-        strs_len += gr->packed_len;
-    }
-    for (i = 0; gr->packed == NULL && i < gr->num_members; i++) {
-        strs_len += strlen(gr->members[i] != NULL ? gr->members[i] : "") + 1;
-        if (strs_len > UINT32_MAX - sizeof(*d) - sizeof(struct sss_mc_rec)) {
-            break;
-        }
-    }
-    if (strs_len > UINT32_MAX - sizeof(*d) - sizeof(struct sss_mc_rec)) {
-        ret = E2BIG;
-        goto done;
-    }
-    d = talloc_size(tmp_ctx, sizeof(*d) + strs_len);
+    d = talloc_size(tmp_ctx, sizeof(*d) + head_len + (gr->packed != NULL ? 0 : tail_len));
     if (d == NULL) {
         ret = ENOMEM;
         goto done;
@@ -706,18 +786,18 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
     d->name = offsetof(struct sss_mc_grp_data, strs);
     d->gid = gr->gid;
     d->members = (uint32_t)gr->num_members;
-    d->strs_len = (uint32_t)strs_len;
-    i = put_strs((uint8_t *)d->strs, strs, 2);
-    if (gr->packed != NULL) {
-        memcpy((uint8_t *)d->strs + i, gr->packed, gr->packed_len);
-    } else {
-        put_strs((uint8_t *)d->strs + i, gr->members, gr->num_members);
+    d->strs_len = (uint32_t)(head_len + tail_len);
+    put_strs((uint8_t *)d->strs, strs, 2);
+    parts[0].p = d;
+    parts[0].len = sizeof(*d) + head_len;
+    parts[1].p = gr->packed;
+    parts[1].len = gr->packed != NULL ? tail_len : 0;
+    if (gr->packed == NULL) {
+        put_strs((uint8_t *)d->strs + head_len, gr->members, gr->num_members);
+        parts[0].len += tail_len;
     }
     snprintf(idkey, sizeof(idkey), "%ld", (long)gr->gid);
-
-    nss_mc_drop(mc, 1, gr->name, 0);
-    nss_mc_drop(mc, 2, idkey, gr->gid);
-    ret = nss_mc_put(mc, max_ttl, gr->name, idkey, d, sizeof(*d) + strs_len);
+    ret = nss_mc_put(mc, max_ttl, gr->name, 2, idkey, gr->gid, parts, 2);
 done:
     talloc_free(tmp_ctx);
     return ret;
@@ -728,6 +808,7 @@ errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char 
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_initgr_data *d;
+    struct nss_mc_part part;
     size_t gids_len;
     size_t name_len;
     size_t uniq_len;
@@ -773,9 +854,9 @@ errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char 
     memcpy(p + gids_len, unique_name, uniq_len);
     memcpy(p + gids_len + uniq_len, name, name_len);
 
-    nss_mc_drop(mc, 1, name, 0);
-    nss_mc_drop(mc, 2, unique_name, 0);
-    ret = nss_mc_put(mc, max_ttl, name, unique_name, d, sizeof(*d) + data_len);
+    part.p = d;
+    part.len = sizeof(*d) + data_len;
+    ret = nss_mc_put(mc, max_ttl, name, 2, unique_name, 0, &part, 1);
 done:
     talloc_free(tmp_ctx);
     return ret;

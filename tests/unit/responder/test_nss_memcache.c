@@ -440,6 +440,81 @@ static unsigned int check_consistent(struct rd *r, unsigned int *_longest)
     return records;
 }
 
+/* Storing the bytes that are already there only moves the expiry: same slot, no slot
+ * freed or taken, a new barrier value; any change of the bytes writes a new record. */
+static void test_same_record_refreshed(void **state)
+{
+    TALLOC_CTX *tmp = talloc_new(NULL);
+    struct nss_mc *pmc = open_mc(tmp, NSS_MC_PASSWD, 1024);
+    struct nss_mc *gmc = open_mc(tmp, NSS_MC_GROUP, 1024);
+    struct nss_pw_entry pw = { "alice", 1000, 1001, "Alice", "/home/alice", "/bin/bash" };
+    const char *members[] = { "bob", "carol" };
+    const char packed[] = "bob\0carol";
+    struct nss_gr_entry gr = { "staff", 2000, members, 2, packed, sizeof(packed) };
+    const struct sss_mc_rec *live;
+    struct sss_mc_rec *rec;
+    uint32_t b1;
+    struct rd r;
+    time_t now = time(NULL);
+
+    assert_int_equal(nss_mc_store_passwd_ttl(pmc, &pw, 10), EOK);
+    rd_open(&r, "passwd");
+    live = (const void *)r.dt;            /* the first record takes slot 0 */
+    assert_true(live->expire <= (uint64_t)now + 11);
+    b1 = live->b1;
+    assert_int_equal(nss_mc_store_passwd_ttl(pmc, &pw, 300), EOK);
+    assert_true(live->expire >= (uint64_t)now + 300);
+    /* the next barrier value, not the one a wiped and rewritten slot starts again from */
+    assert_int_equal(live->b1, MC_NEXT_BARRIER(b1));
+    assert_int_not_equal(live->b1, MC_NEXT_BARRIER(MC_INVALID_VAL32));
+    assert_int_equal(live->b1, live->b2);
+    assert_int_equal(r.base[r.h.free_table], 0xe0);   /* still the same three slots */
+    rec = rd_find(&r, "alice", want_name, "alice");
+    assert_non_null(rec);
+    free(rec);
+    /* another shell: the old record is dropped and a new one written (in the slots the
+     * old one freed) */
+    pw.shell = "/bin/zsh";
+    b1 = live->b1;
+    assert_int_equal(nss_mc_store_passwd(pmc, &pw), EOK);
+    assert_int_equal(r.base[r.h.free_table], 0xe0);
+    assert_int_not_equal(live->b1, b1);
+    rec = rd_find(&r, "alice", want_name, "alice");
+    assert_non_null(rec);
+    assert_memory_equal(rec->data + 16, "alice\0*\0Alice\0/home/alice\0/bin/zsh", 35);
+    free(rec);
+    rd_close(&r);
+
+    /* a group whose members come packed: the same, compared without a copy */
+    assert_int_equal(nss_mc_store_group_ttl(gmc, &gr, 10), EOK);
+    rd_open(&r, "group");
+    live = (const void *)r.dt;
+    b1 = live->b1;
+    assert_int_equal(nss_mc_store_group_ttl(gmc, &gr, 300), EOK);
+    assert_true(live->expire >= (uint64_t)now + 300);
+    assert_int_equal(live->b1, MC_NEXT_BARRIER(b1));
+    assert_int_not_equal(live->b1, MC_NEXT_BARRIER(MC_INVALID_VAL32));
+    rec = rd_by_id(&r, 2000);
+    assert_non_null(rec);
+    assert_memory_equal(rec->data + 16, "staff\0*\0bob\0carol", 18);
+    free(rec);
+    /* one member renamed, same length: the bytes differ, so a new record */
+    gr.packed = "bob\0carl";
+    gr.packed_len = 9;
+    members[1] = "carl";
+    assert_int_equal(nss_mc_store_group(gmc, &gr), EOK);
+    rec = rd_find(&r, "staff", want_name, "staff");
+    assert_non_null(rec);
+    assert_memory_equal(rec->data + 16, "staff\0*\0bob\0carl", 17);
+    free(rec);
+    rec = rd_by_id(&r, 2000);
+    assert_non_null(rec);
+    assert_memory_equal(rec->data + 16, "staff\0*\0bob\0carl", 17);
+    free(rec);
+    rd_close(&r);
+    talloc_free(tmp);
+}
+
 static void test_chains(void **state)
 {
     struct nss_mc *mc = open_mc(NULL, NSS_MC_PASSWD, 512);
@@ -599,6 +674,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_disabled, setup, teardown),
         cmocka_unit_test_setup_teardown(test_passwd_record, setup, teardown),
         cmocka_unit_test_setup_teardown(test_group_and_initgr_records, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_same_record_refreshed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_chains, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
