@@ -49,6 +49,10 @@ provider sssd {
                            const char *filter, int coalesced);
     probe be_request_done(uint64_t rid, const char *domain, const char *entry,
                           const char *filter, int dp_error, int result);
+    /* one batch of the member prefetch after an initgroups (a background request of its
+     * own): groups asked for, stored with their members, result (0 or errno). */
+    probe be_prefetch_batch(uint64_t rid, const char *domain, unsigned int groups,
+                            unsigned int stored, int result);
     /* the back-end went offline / online (domain) */
     probe be_offline(uint64_t rid, const char *domain);
     probe be_online(uint64_t rid, const char *domain);

@@ -25,6 +25,7 @@ fi
 
 WORK=$(mktemp -d /tmp/sssd-prefetch.XXXXXX)
 cleanup() {
+    [ -n "${BT_PID:-}" ] && kill -INT "$BT_PID" 2>/dev/null
     stop_sssd
     slapd_stop "$WORK/ldap1" 2>/dev/null
     slapd_stop "$WORK/ldap2" 2>/dev/null
@@ -214,10 +215,36 @@ check "id u1: no search per group ($((s1 - s0))), $j request(s) waited for the b
 out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO getent group g000)
 check "a prefetched group lists its members: $out" test "$out" = "$(want_g 0)"
 
+# be_prefetch_batch probes while A runs, when bpftrace can attach (printed per batch:
+# "batch GROUPS STORED RESULT"); bt_stop prints nothing when it could not.
+BT_PID=
+bt_start() {
+    command -v bpftrace >/dev/null && readelf -n "$PREFIX/libexec/sssd/sssd_be" 2>/dev/null \
+        | grep -q be_prefetch_batch || return 0
+    mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+    bpftrace -e "BEGIN { printf(\"attached\\n\"); }
+        usdt:$PREFIX/libexec/sssd/sssd_be:sssd:be_prefetch_batch
+        { printf(\"batch %d %d %d\\n\", arg2, arg3, arg4); }" > "$WORK/bt.out" 2>&1 &
+    BT_PID=$!
+    for _ in $(seq 300); do
+        grep -q attached "$WORK/bt.out" && return 0
+        kill -0 "$BT_PID" 2>/dev/null || break
+        sleep 0.1
+    done
+    kill -INT "$BT_PID" 2>/dev/null; wait "$BT_PID"; BT_PID=
+}
+bt_stop() {
+    [ -n "$BT_PID" ] || return 0
+    sleep 0.3
+    kill -INT "$BT_PID"; wait "$BT_PID"; BT_PID=
+    awk '$1 == "batch" { n++; g += $2; s += $3; if ($4 != 0) f++ } END { if (n) print n, g, s, f + 0 }' "$WORK/bt.out"
+}
+
 # ---- A. cold initgroups of a user in 450 groups ----
 s0=$(single_searches "$BELOG")
 b0=$(batch_searches "$BELOG")
 g0=$(batched_groups "$BELOG")
+bt_start
 out=$(in_nss_ns getent initgroups many)
 n=$(wc -w <<<"$out")
 check "getent initgroups many: $((n - 1)) groups" test "$n" -eq $((NG + 2))
@@ -229,6 +256,14 @@ s1=$(single_searches "$BELOG")
 check "in $((b1 - b0)) batch searches (100 gids each: $(( (new + 99) / 100 )))" \
     test $((b1 - b0)) -eq $(( (new + 99) / 100 ))
 check "and no search of a single group ($((s1 - s0)))" test "$s1" -eq "$s0"
+bt=$(bt_stop)
+if [ -n "$bt" ]; then
+    read -r bn bg bs bf <<<"$bt"
+    check "be_prefetch_batch probes: $bn batches, $bg groups, $bs stored, $bf failed" \
+        test "$bn" -eq $((b1 - b0)) -a "$bg" -eq "$new" -a "$bs" -eq "$new" -a "$bf" -eq 0
+else
+    echo "(be_prefetch_batch probe not checked: no bpftrace, no probes or no uprobes)"
+fi
 slapd_stop "$WORK/ldap1"
 # slapd is gone: every answer now comes from the cache, and must be complete.
 keys=$(seq -f 'g%03g' 0 $((NG - 1)))

@@ -103,6 +103,7 @@ struct be_pf_batch {
     struct be_pf_batch *prev;       /* pf->batches: every batch in flight */
     struct be_pf_batch *next;
     struct be_prefetch *pf;
+    uint64_t req_id;                /* a background request of its own (probes, log) */
     bool ready;                     /* found, waiting for its store turn */
     struct be_pf_item **items;
     size_t n;
@@ -571,6 +572,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
     struct be_pf_item *item;
     struct tevent_req *subreq;
     uint32_t *gids;
+    uint64_t saved_id;
     time_t now = time(NULL);
     size_t checks = 0;
     /* Somebody waits for the head: a small batch, answered sooner. */
@@ -581,6 +583,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
         return ENOMEM;
     }
     batch->pf = pf;
+    batch->req_id = sss_new_req_id();
     batch->items = talloc_array(batch, struct be_pf_item *, BE_PF_BATCH);
     gids = talloc_array(batch, uint32_t, BE_PF_BATCH);
     if (batch->items == NULL || gids == NULL) {
@@ -603,7 +606,11 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
         /* Only fresh ones so far: the rest of the queue on a later loop turn. */
         return pf->head != NULL ? EAGAIN : EOK;
     }
+    /* The batch's LDAP operations and their callbacks carry its own request id. */
+    saved_id = sss_debug_req_id;
+    sss_debug_req_id = batch->req_id;
     subreq = sdap_get_groups_by_gid_send(batch, be->ev, be->id_ctx, gids, batch->n);
+    sss_debug_req_id = saved_id;
     if (subreq == NULL) {
         /* Items go back to the front, in order, for a later try. */
         while (batch->n > 0) {
@@ -664,6 +671,8 @@ static void be_pf_batch_end(struct be_pf_batch *batch, errno_t ret)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "member prefetch: batch of %zu: %zu not stored%s%s\n", batch->n,
           left, ret != EOK ? ", failed: " : "", ret != EOK ? sss_strerror(ret) : "");
+    PROBE(BE_PREFETCH_BATCH, batch->req_id, pf->be->domain, (unsigned int)batch->n,
+          (unsigned int)(batch->n - left), ret);
     if (ret == ENETUNREACH) {
         be_go_offline(pf->be, "no LDAP server reachable");
     }
