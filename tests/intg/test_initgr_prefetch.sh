@@ -17,6 +17,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nss_ns.sh"
 . "$TOP/tests/lib/slapd.sh"
+. "$TOP/tests/lib/ldif.sh"
 
 if ! slapd_available; then
     echo "slapd not installed: skipped"
@@ -40,21 +41,16 @@ BISLOG=$LOGS/sssd_be_bis.test.log
 # ---- rfc2307 directory: u1..u20, many, many2; g000..g449 (many + two of u*), h000..h449
 # (many2 + one of u11..u20), prim (every user's primary group) ----
 gen_rfc2307() {
-    local i=0 u
-    printf 'dn: dc=pf,dc=test\nobjectClass: top\nobjectClass: dcObject\nobjectClass: organization\no: Pf\ndc: pf\n\n'
-    printf 'dn: ou=People,dc=pf,dc=test\nobjectClass: organizationalUnit\nou: People\n\n'
-    printf 'dn: ou=Groups,dc=pf,dc=test\nobjectClass: organizationalUnit\nou: Groups\n\n'
+    local i=0 u S=dc=pf,dc=test
+    ldif_base $S
     for u in $(seq -f 'u%g' 1 20) many many2; do
         i=$((i + 1))
-        printf 'dn: uid=%s,ou=People,dc=pf,dc=test\nobjectClass: top\nobjectClass: account\nobjectClass: posixAccount\nuid: %s\ncn: %s\nuidNumber: %d\ngidNumber: 60000\nhomeDirectory: /home/%s\n\n' \
-            "$u" "$u" "$u" $((50000 + i)) "$u"
+        ldif_user $S "$u" $((50000 + i)) 60000 "/home/$u"
     done
-    printf 'dn: cn=prim,ou=Groups,dc=pf,dc=test\nobjectClass: top\nobjectClass: posixGroup\ncn: prim\ngidNumber: 60000\nmemberUid: many\nmemberUid: u1\n\n'
+    ldif_group $S prim 60000 many u1
     for i in $(seq 0 $((NG - 1))); do
-        printf 'dn: cn=g%03d,ou=Groups,dc=pf,dc=test\nobjectClass: top\nobjectClass: posixGroup\ncn: g%03d\ngidNumber: %d\nmemberUid: many\nmemberUid: u%d\nmemberUid: u%d\n\n' \
-            "$i" "$i" $((60001 + i)) $((i % 20 + 1)) $(((i + 7) % 20 + 1))
-        printf 'dn: cn=h%03d,ou=Groups,dc=pf,dc=test\nobjectClass: top\nobjectClass: posixGroup\ncn: h%03d\ngidNumber: %d\nmemberUid: many2\nmemberUid: u%d\n\n' \
-            "$i" "$i" $((61001 + i)) $((i % 10 + 11))
+        ldif_group $S "$(printf g%03d "$i")" $((60001 + i)) many u$((i % 20 + 1)) u$(((i + 7) % 20 + 1))
+        ldif_group $S "$(printf h%03d "$i")" $((61001 + i)) many2 u$((i % 10 + 11))
     done
 }
 # The getent line a group g<i> must give (members in the directory's order).
@@ -66,85 +62,22 @@ URI1=$(slapd_start "$WORK/ldap1" "$WORK/pf.ldif" dc=pf,dc=test) || exit 1
 PORT1=${URI1##*:}
 
 # ---- rfc2307bis directory: balice in bouter, bouter in btop; bzoe in binner in bouter ----
-cat > "$WORK/bis.ldif" <<'EOF'
-dn: dc=bis,dc=test
-objectClass: top
-objectClass: dcObject
-objectClass: organization
-o: Bis
-dc: bis
-
-dn: ou=People,dc=bis,dc=test
-objectClass: organizationalUnit
-ou: People
-
-dn: ou=Groups,dc=bis,dc=test
-objectClass: organizationalUnit
-ou: Groups
-
-dn: uid=balice,ou=People,dc=bis,dc=test
-objectClass: top
-objectClass: account
-objectClass: posixAccount
-uid: balice
-cn: balice
-uidNumber: 70001
-gidNumber: 71001
-homeDirectory: /home/balice
-
-dn: uid=bzoe,ou=People,dc=bis,dc=test
-objectClass: top
-objectClass: account
-objectClass: posixAccount
-uid: bzoe
-cn: bzoe
-uidNumber: 70002
-gidNumber: 71001
-homeDirectory: /home/bzoe
-
-dn: uid=bbob,ou=People,dc=bis,dc=test
-objectClass: top
-objectClass: account
-objectClass: posixAccount
-uid: bbob
-cn: bbob
-uidNumber: 70003
-gidNumber: 71001
-homeDirectory: /home/bbob
-
-dn: cn=binner,ou=Groups,dc=bis,dc=test
-objectClass: top
-objectClass: posixGroup
-objectClass: extensibleObject
-cn: binner
-gidNumber: 71002
-member: uid=bzoe,ou=People,dc=bis,dc=test
-
-dn: cn=bouter,ou=Groups,dc=bis,dc=test
-objectClass: top
-objectClass: posixGroup
-objectClass: extensibleObject
-cn: bouter
-gidNumber: 71003
-member: uid=balice,ou=People,dc=bis,dc=test
-member: cn=binner,ou=Groups,dc=bis,dc=test
-
-dn: cn=btop,ou=Groups,dc=bis,dc=test
-objectClass: top
-objectClass: posixGroup
-objectClass: extensibleObject
-cn: btop
-gidNumber: 71004
-member: cn=bouter,ou=Groups,dc=bis,dc=test
-member: uid=bbob,ou=People,dc=bis,dc=test
-EOF
 # balice is also in BFILL plain groups, so that its initgroups stores enough new groups to
 # be prefetched (BE_PF_MIN_GROUPS).
 BFILL=40
-for i in $(seq 0 $((BFILL - 1))); do
-    printf '\ndn: cn=bfill%02d,ou=Groups,dc=bis,dc=test\nobjectClass: top\nobjectClass: posixGroup\nobjectClass: extensibleObject\ncn: bfill%02d\ngidNumber: %d\nmember: uid=balice,ou=People,dc=bis,dc=test\n' \
-        "$i" "$i" $((71100 + i))
-done >> "$WORK/bis.ldif"
+S=dc=bis,dc=test
+{
+    ldif_base $S
+    ldif_user $S balice 70001 71001 /home/balice
+    ldif_user $S bzoe 70002 71001 /home/bzoe
+    ldif_user $S bbob 70003 71001 /home/bbob
+    ldif_bis_group $S binner 71002 u:bzoe
+    ldif_bis_group $S bouter 71003 u:balice g:binner
+    ldif_bis_group $S btop 71004 g:bouter u:bbob
+    for i in $(seq 0 $((BFILL - 1))); do
+        ldif_bis_group $S "$(printf bfill%02d "$i")" $((71100 + i)) u:balice
+    done
+} > "$WORK/bis.ldif"
 URI2=$(slapd_start "$WORK/ldap2" "$WORK/bis.ldif" dc=bis,dc=test) || exit 1
 PORT2=${URI2##*:}
 

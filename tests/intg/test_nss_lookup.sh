@@ -10,6 +10,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/nss_ns.sh"
 . "$TOP/tests/lib/slapd.sh"
+. "$TOP/tests/lib/ldif.sh"
 
 WORK=$(mktemp -d /tmp/sssd-nss.XXXXXX)
 cleanup() {
@@ -23,61 +24,14 @@ trap cleanup EXIT
 # ---- directories: ldap.test (rfc2307, the demo data) and bis.test (rfc2307bis, nested) ----
 mkdir -p "$WORK/ldap1" "$WORK/ldap2"
 URI1=$(slapd_start "$WORK/ldap1" "$TOP/contrib/demo/demo.ldif" dc=demo,dc=test) || exit 1
-cat > "$WORK/bis.ldif" <<'EOF'
-dn: dc=bis,dc=test
-objectClass: top
-objectClass: dcObject
-objectClass: organization
-o: Bis
-dc: bis
-
-dn: ou=People,dc=bis,dc=test
-objectClass: organizationalUnit
-ou: People
-
-dn: ou=Groups,dc=bis,dc=test
-objectClass: organizationalUnit
-ou: Groups
-
-dn: uid=alice,ou=People,dc=bis,dc=test
-objectClass: top
-objectClass: account
-objectClass: posixAccount
-uid: alice
-cn: Alice of Bis
-uidNumber: 30001
-gidNumber: 40001
-homeDirectory: /home/bis/alice
-loginShell: /bin/sh
-
-dn: uid=zoe,ou=People,dc=bis,dc=test
-objectClass: top
-objectClass: account
-objectClass: posixAccount
-uid: zoe
-cn: Zoe
-uidNumber: 30002
-gidNumber: 40001
-homeDirectory: /home/zoe
-loginShell: /bin/sh
-
-dn: cn=inner,ou=Groups,dc=bis,dc=test
-objectClass: top
-objectClass: posixGroup
-objectClass: extensibleObject
-cn: inner
-gidNumber: 40002
-member: uid=zoe,ou=People,dc=bis,dc=test
-
-dn: cn=outer,ou=Groups,dc=bis,dc=test
-objectClass: top
-objectClass: posixGroup
-objectClass: extensibleObject
-cn: outer
-gidNumber: 40003
-member: uid=alice,ou=People,dc=bis,dc=test
-member: cn=inner,ou=Groups,dc=bis,dc=test
-EOF
+S=dc=bis,dc=test
+{
+    ldif_base $S
+    ldif_user $S alice 30001 40001 /home/bis/alice "Alice of Bis" /bin/sh
+    ldif_user $S zoe 30002 40001 /home/zoe Zoe /bin/sh
+    ldif_bis_group $S inner 40002 u:zoe
+    ldif_bis_group $S outer 40003 u:alice g:inner
+} > "$WORK/bis.ldif"
 URI2=$(slapd_start "$WORK/ldap2" "$WORK/bis.ldif" dc=bis,dc=test) || exit 1
 PORT1=${URI1##*:}
 
