@@ -85,8 +85,9 @@ static bool sysdb_domain_valid(const char *domain)
     return true;
 }
 
-/* @INDEXLIST, unless an interrupted first open already wrote it. It is committed on its
- * own, before any entry exists: changing it later makes ldb repack every record. */
+/* @INDEXLIST, replacing one a cache of another version had: changing it makes ldb reindex
+ * (and re-key, when an old cache was keyed by GUID) every record, so it is written while
+ * the file holds no entry. */
 static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
 {
     TALLOC_CTX *tmp_ctx;
@@ -108,12 +109,13 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
         ret = ENOMEM;
         goto done;
     }
-    lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_UID);
+    lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_UID_IDX);
     if (lret == LDB_SUCCESS) {
-        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_GID);
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_GID_IDX);
     }
     if (lret == LDB_SUCCESS && sysdb->backend == SYSDB_BACKEND_MDB) {
-        /* ldb_mdb keys records by GUID; the DN -> GUID index is then built in. */
+        /* ldb_mdb keys records by GUID (its full scans read only the GUID key range); the
+         * DN -> GUID index is then built in. */
         lret = ldb_msg_add_string(msg, "@IDXGUID", SYSDB_A_GUID);
         if (lret == LDB_SUCCESS) {
             lret = ldb_msg_add_string(msg, "@IDX_DN_GUID", "GUID");
@@ -123,13 +125,48 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
         ret = ENOMEM;
         goto done;
     }
+    sysdb_ldb_enter();
+    lret = ldb_delete(sysdb->ldb, msg->dn);
+    sysdb_ldb_leave();
+    if (lret != LDB_SUCCESS && lret != LDB_ERR_NO_SUCH_OBJECT) {
+        ret = sysdb_ldb_error(sysdb, lret, "Deleting @INDEXLIST");
+        goto done;
+    }
     lret = sysdb_ldb_add(sysdb, msg);
     ret = sysdb_ldb_error(sysdb, lret, "Adding @INDEXLIST");
-    if (ret == EEXIST) {
-        ret = EOK;
-    }
 
 done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* Deletes every entry (not ldb's @ records): what a cache of another format holds cannot be
+ * read by this code, and a cache may always start empty. */
+static errno_t sysdb_wipe(struct sysdb_ctx *sysdb)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char *attrs[] = { SYSDB_A_VERSION, NULL };
+    struct ldb_result *res = NULL;
+    unsigned int i;
+    int lret;
+    errno_t ret = EOK;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    sysdb_ldb_enter();
+    lret = ldb_search(sysdb->ldb, tmp_ctx, &res, NULL, LDB_SCOPE_SUBTREE, attrs,
+                      "(distinguishedName=*)");
+    for (i = 0; lret == LDB_SUCCESS && i < res->count; i++) {
+        lret = ldb_delete(sysdb->ldb, res->msgs[i]->dn);
+    }
+    sysdb_ldb_leave();
+    if (lret != LDB_SUCCESS) {
+        ret = sysdb_ldb_error(sysdb, lret, "Emptying the cache");
+    } else {
+        DEBUG(SSSDBG_TRACE_FUNC, "Deleted %u entries of %s\n", res->count, sysdb->path);
+    }
     talloc_free(tmp_ctx);
     return ret;
 }
@@ -172,25 +209,78 @@ done:
     return ret;
 }
 
-/* One step of the setup in its own transaction. */
-static errno_t sysdb_setup_step(struct sysdb_ctx *sysdb,
-                                errno_t (*step)(struct sysdb_ctx *sysdb))
+/*
+ * Sets up a new file, or one whose format version is not SYSDB_VERSION, which is emptied
+ * first (logged): entries and indexes in one transaction, then the version entry, whose
+ * presence means a complete setup. The version is read again under the write lock, so that two
+ * processes opening an old cache at once rebuild it once.
+ */
+static errno_t sysdb_setup_new(struct sysdb_ctx *sysdb, struct ldb_dn *base)
 {
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    const char *version = NULL;
     errno_t ret;
 
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
-        return ret;
+        goto done;
     }
-    ret = step(sysdb);
+    ret = sysdb_read_entry(tmp_ctx, sysdb, base, NULL, &msg);
+    if (ret == EOK) {
+        version = sysdb_msg_str(msg, SYSDB_A_VERSION);
+        if (version != NULL && strcmp(version, SYSDB_VERSION) == 0) {
+            ret = sysdb_transaction_commit(sysdb);  /* set up by another process meanwhile */
+            goto done;
+        }
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s holds a cache of format version %s, this is version "
+              SYSDB_VERSION ": emptying it; entries will be fetched again\n",
+              sysdb->path, version != NULL ? version : "(none)");
+    } else if (ret != ENOENT) {
+        goto cancel;
+    }
+    /* An interrupted old setup may have left entries without a version entry, too. */
+    ret = sysdb_wipe(sysdb);
+    if (ret == EOK) {
+        ret = sysdb_setup_indexes(sysdb);
+    }
     if (ret != EOK) {
-        sysdb_transaction_cancel(sysdb);
-        return ret;
+        goto cancel;
     }
-    return sysdb_transaction_commit(sysdb);
+    ret = sysdb_transaction_commit(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    /* The version entry in a transaction of its own: ldb picks its record format from
+     * @INDEXLIST at a transaction's start (else it repacks the records at the commit). An
+     * open interrupted before this commit finds no version and sets up again. */
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_setup_base(sysdb);
+    if (ret == EEXIST) {
+        ret = EOK;   /* another process finished first; the caller reads it back */
+    }
+    if (ret != EOK) {
+        goto cancel;
+    }
+    ret = sysdb_transaction_commit(sysdb);
+    goto done;
+
+cancel:
+    sysdb_transaction_cancel(sysdb);
+done:
+    talloc_free(tmp_ctx);
+    return ret;
 }
 
-/* Sets up a new file or checks that an existing one is ours. */
+/* Sets up a new file, rebuilds one of another version, or checks that an existing one is
+ * ours. */
 static errno_t sysdb_setup(struct sysdb_ctx *sysdb)
 {
     TALLOC_CTX *tmp_ctx;
@@ -210,24 +300,23 @@ static errno_t sysdb_setup(struct sysdb_ctx *sysdb)
     }
 
     ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
-    if (ret == ENOENT) {
-        ret = sysdb_setup_step(sysdb, sysdb_setup_indexes);
-        if (ret == EOK) {
-            ret = sysdb_setup_step(sysdb, sysdb_setup_base);
+    if (ret == EOK) {
+        value = sysdb_msg_str(msg, SYSDB_A_VERSION);
+        if (value == NULL || strcmp(value, SYSDB_VERSION) != 0) {
+            ret = ENOENT;
         }
-        goto done;
+    }
+    if (ret == ENOENT) {
+        /* Read-only checks first: the usual open takes no write lock. */
+        ret = sysdb_setup_new(sysdb, dn);
+        if (ret == EOK) {
+            ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+        }
     }
     if (ret != EOK) {
         goto done;
     }
 
-    value = sysdb_msg_str(msg, SYSDB_A_VERSION);
-    if (value == NULL || strcmp(value, SYSDB_VERSION) != 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "%s has cache format version %s, expected %s\n",
-              sysdb->path, value ? value : "(none)", SYSDB_VERSION);
-        ret = ERR_INTERNAL;
-        goto done;
-    }
     value = sysdb_msg_str(msg, SYSDB_A_DOMAIN);
     if (value == NULL || strcmp(value, sysdb->domain) != 0) {
         DEBUG(SSSDBG_CRIT_FAILURE, "%s is the cache of domain %s, not %s\n",
@@ -270,9 +359,10 @@ static errno_t sysdb_precreate(const char *path)
  * still opens). Measured (tests/perf/bench_sysdb.c, BENCH_SYSDB_USERS=100000): a tdb commit
  * remaps the whole file and walks its freelist, so a one-user save costs 190 us at 10,000
  * cached users and 490 us at 100,000 (and 720 us for a small group); mdb stays at ~60 us at
- * both sizes, and its lookups are as fast or faster (12 us vs 17 us by name at 100,000). tdb
- * keeps a user smaller on disk (~0.9 KB vs ~1.3 KB: mdb adds GUID keys and a DN->GUID index
- * record per entry) and saves 5,000 groups in one transaction a little faster.
+ * both sizes, and its lookups are as fast or faster (12 us vs 17 us by name at 100,000).
+ * mdb adds GUID keys and a DN->GUID index record per entry; with format 2 a user takes
+ * ~0.93 KB on disk at 100,000 users (1.4 KB with format 1). tdb saves 5,000 groups in one
+ * transaction a little faster.
  */
 static enum sysdb_backend sysdb_default_backend(const char *db_dir, const char *domain)
 {
@@ -522,24 +612,14 @@ errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
 /* The containers' DNs, made once. */
 static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 {
-    struct ldb_val val;
-    char *domain_esc;
     int kind;
 
-    val.data = (uint8_t *)discard_const(sysdb->domain);
-    val.length = sysdb->domain_len;
-    domain_esc = ldb_dn_escape_value(sysdb, val);
-    if (domain_esc == NULL) {
-        return ENOMEM;
-    }
     for (kind = SYSDB_KIND_USER; kind <= SYSDB_KIND_GROUP; kind++) {
-        sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s,cn=%s," SYSDB_BASE_DN,
-                                              sysdb_kind_container[kind], domain_esc);
+        sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s",
+                                              sysdb_kind_container[kind]);
         if (sysdb->base_dn[kind] == NULL) {
-            talloc_free(domain_esc);
             return ENOMEM;
         }
     }
-    talloc_free(domain_esc);
     return EOK;
 }

@@ -68,7 +68,7 @@ enum sysdb_case {
 
 /* The ldb back-end. DEFAULT is mdb, the measured choice (figures in sysdb.c, benchmark in
  * tests/perf/bench_sysdb.c), or tdb when the cache file exists and is a tdb file.
- * mdb files are keyed by GUID (an objectGUID on every entry). */
+ * Both key records by DN. */
 enum sysdb_backend {
     SYSDB_BACKEND_DEFAULT,
     SYSDB_BACKEND_TDB,
@@ -104,8 +104,9 @@ struct sysdb_group {
  * Opens (creating when missing, mode 0600) <db_dir>/cache_<domain>.ldb.
  * The case mode is the domain's; opening an existing cache with another mode is refused
  * (EINVAL, logged): names were stored folded, or not, according to the old one; remove the
- * cache file to change it. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the file),
- * ERR_INTERNAL (the file holds a cache of another version or domain).
+ * cache file to change it. A cache of another format version is emptied (logged) and set up
+ * again: entries are fetched again. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
+ * file), ERR_INTERNAL (the file holds the cache of another domain).
  */
 errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
                    enum sysdb_case case_mode, struct sysdb_ctx **_sysdb);

@@ -11,8 +11,8 @@
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
 
-static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
-                                  struct sysdb_group **_group)
+static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  struct ldb_message *msg, struct sysdb_group **_group)
 {
     const struct ldb_message_element *el;
     struct sysdb_group *grp;
@@ -26,7 +26,7 @@ static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
     }
     talloc_steal(grp, msg);
 
-    grp->name = sysdb_msg_str(msg, SYSDB_A_NAME);
+    grp->name = sysdb_msg_name(sysdb, msg);
     if (grp->name == NULL) {
         ret = EIO;
         goto done;
@@ -134,14 +134,9 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
         ret = ENOMEM;
         goto done;
     }
-    msg->dn = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_GROUP, key);
-    if (msg->dn == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sysdb_msg_set_str(msg, SYSDB_A_OBJECTCLASS, SYSDB_CLASS_GROUP);
-    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, stored);
-    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_GID, grp->gid);
+    ret = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_GROUP, key, &msg->dn);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, sysdb_name_attr(stored, key));
+    if (ret == EOK) ret = sysdb_msg_set_id(msg, SYSDB_KIND_GROUP, grp->gid);
     if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_ORIG_DN, grp->orig_dn);
     if (ret == EOK && with_members) {
         ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
@@ -177,7 +172,7 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
      * the whole record, member lists included (700 KB for 50,000 members) for every member
      * whose groups are looked up. */
     if (!with_members && kept && kept_msg != NULL
-            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_NAME), stored)
+            && sysdb_same_str(sysdb_msg_name(sysdb, kept_msg), stored)
             && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_ORIG_DN), grp->orig_dn)) {
         in_tx = false;
         ret = sysdb_transaction_commit(sysdb);
@@ -326,8 +321,10 @@ static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, key->id,
                                  NULL, &msg);
     } else {
-        dn = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->name);
-        ret = dn == NULL ? ENOMEM : sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+        ret = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->name, &dn);
+        if (ret == EOK) {
+            ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+        }
     }
     if (ret == ENOENT) {
         sysdb_rcache_put(sysdb, key, gen, NULL, 0);
@@ -338,13 +335,13 @@ static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (sysdb_group_msg_bytes(msg) > SYSDB_RCACHE_MAX_ENTRY) {
         /* Too big to keep: hand out the parsed tree, no flat copy (a 50,000-member
          * group would pay a millisecond for it). */
-        ret = sysdb_msg_to_group(mem_ctx, msg, &grp);
+        ret = sysdb_msg_to_group(mem_ctx, sysdb, msg, &grp);
         if (ret == EOK) {
             *_group = grp;
         }
         goto done;
     }
-    ret = sysdb_msg_to_group(tmp_ctx, msg, &grp);
+    ret = sysdb_msg_to_group(tmp_ctx, sysdb, msg, &grp);
     if (ret != EOK) {
         goto done;
     }
@@ -419,7 +416,7 @@ errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         goto done;
     }
     for (i = 0; i < count; i++) {
-        ret = sysdb_msg_to_group(groups, msgs[i], &groups[i]);
+        ret = sysdb_msg_to_group(groups, sysdb, msgs[i], &groups[i]);
         if (ret != EOK) {
             goto done;
         }

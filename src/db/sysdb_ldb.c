@@ -12,9 +12,24 @@
 #include "db/sysdb_private.h"
 
 static const char *sysdb_kind_class[] = {
-    [SYSDB_KIND_USER] = SYSDB_CLASS_USER,
-    [SYSDB_KIND_GROUP] = SYSDB_CLASS_GROUP,
+    [SYSDB_KIND_USER] = "user",
+    [SYSDB_KIND_GROUP] = "group",
 };
+
+static const char *sysdb_kind_id_idx[] = {
+    [SYSDB_KIND_USER] = SYSDB_A_UID_IDX,
+    [SYSDB_KIND_GROUP] = SYSDB_A_GID_IDX,
+};
+
+/* The indexed form of an id: multiplying by an odd constant is a bijection on 32 bits (ids
+ * stay unique) that scatters consecutive ids; fixed-width hex. */
+static void sysdb_id_idx_value(uint32_t id, char out[9])
+{
+    snprintf(out, 9, "%08" PRIx32, (uint32_t)(id * 0x9E3779B1u));
+}
+
+/* LMDB's key limit: tdb caches get the same limit, so no entry fits one back-end only. */
+#define SYSDB_MDB_KEY_MAX 511
 
 /*
  * ldb's tdb and mdb back-ends give every request a private event context made with
@@ -25,12 +40,12 @@ static const char *sysdb_kind_class[] = {
  * (ldb calls are synchronous and the daemons single-threaded); no code of ours sets a
  * process default, so restoring means unsetting it.
  */
-static void sysdb_ldb_enter(void)
+void sysdb_ldb_enter(void)
 {
     tevent_set_default_backend("poll");
 }
 
-static void sysdb_ldb_leave(void)
+void sysdb_ldb_leave(void)
 {
     tevent_set_default_backend(NULL);
 }
@@ -82,23 +97,69 @@ errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what)
     return EIO;
 }
 
-struct ldb_dn *sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                              enum sysdb_kind kind, const char *key)
+errno_t sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                       const char *key, struct ldb_dn **_dn)
 {
     struct ldb_dn *dn;
     struct ldb_val val;
+    const char *folded;
+    size_t len = strlen(key);
 
+    /* Every key ends in "@domain" (sysdb_name_write); the file is the domain's. */
+    if (len <= sysdb->domain_len + 1 || key[len - sysdb->domain_len - 1] != '@') {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Not a key of domain %s: %s\n", sysdb->domain, key);
+        return EINVAL;
+    }
     dn = ldb_dn_copy(mem_ctx, sysdb->base_dn[kind]);
     if (dn == NULL) {
-        return NULL;
+        return ENOMEM;
     }
     val.data = (uint8_t *)discard_const(key);
-    val.length = strlen(key);
+    val.length = len - sysdb->domain_len - 1;
     if (!ldb_dn_add_child_val(dn, SYSDB_A_NAME, val)) {
         talloc_free(dn);
+        return ENOMEM;
+    }
+    folded = ldb_dn_get_casefold(dn);
+    if (folded == NULL) {
+        talloc_free(dn);
+        return ENOMEM;
+    }
+    if (sizeof("DN=") + strlen(folded) > SYSDB_MDB_KEY_MAX) {
+        /* Escaping triples some characters: only such names get here. */
+        DEBUG(SSSDBG_OP_FAILURE, "Name %s is too long for a cache key once escaped\n", key);
+        talloc_free(dn);
+        return EINVAL;
+    }
+    *_dn = dn;
+    return EOK;
+}
+
+const char *sysdb_msg_name(struct sysdb_ctx *sysdb, struct ldb_message *msg)
+{
+    const struct ldb_val *rdn;
+    const char *name;
+    char *joined;
+
+    name = sysdb_msg_str(msg, SYSDB_A_NAME);
+    if (name != NULL) {
+        return name;
+    }
+    rdn = ldb_dn_get_rdn_val(msg->dn);
+    if (rdn == NULL || rdn->length == 0 || rdn->length > SYSDB_KEY_ROOM
+            || memchr(rdn->data, '\0', rdn->length) != NULL) {
         return NULL;
     }
-    return dn;
+    /* The key's domain form: the stored one whenever no name attribute was written. */
+    joined = talloc_asprintf(msg, "%.*s@%s", (int)rdn->length, (const char *)rdn->data,
+                             sysdb->case_mode == SYSDB_CASE_SENSITIVE ? sysdb->domain
+                                                                      : sysdb->domain_lc);
+    return joined;
+}
+
+const char *sysdb_name_attr(const char *stored, const char *key)
+{
+    return strcmp(stored, key) == 0 ? NULL : stored;
 }
 
 errno_t sysdb_read_entry(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct ldb_dn *dn,
@@ -134,6 +195,7 @@ done:
 }
 
 static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   struct ldb_dn *base, enum ldb_scope scope,
                                    const char *filter, const char *const *attrs,
                                    struct ldb_message ***_msgs, size_t *_count)
 {
@@ -141,9 +203,10 @@ static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     int lret;
 
     /* No base: one cache holds one domain, and the root search skips ldb's check that the
-     * base entry exists. The filter's indexed term picks the candidates. */
+     * base entry exists. An indexed filter term picks the candidates; without one ldb scans
+     * every record. */
     sysdb_ldb_enter();
-    lret = ldb_search(sysdb->ldb, mem_ctx, &res, NULL, LDB_SCOPE_SUBTREE,
+    lret = ldb_search(sysdb->ldb, mem_ctx, &res, base, scope,
                       discard_const_p(const char *, attrs), "%s", filter);
     sysdb_ldb_leave();
     if (lret != LDB_SUCCESS) {
@@ -162,12 +225,14 @@ errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sys
     char filter[128];
     int n;
 
-    n = snprintf(filter, sizeof(filter), "(&(%s=%s)(" SYSDB_A_OBJECTCLASS "=%s))",
-                 attr, value, sysdb_kind_class[kind]);
+    /* uid is only on users and gid only on groups: the attribute says the kind. */
+    (void)kind;
+    n = snprintf(filter, sizeof(filter), "(%s=%s)", attr, value);
     if (n < 0 || (size_t)n >= sizeof(filter)) {
         return EINVAL;
     }
-    return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
+    return sysdb_search_filter(mem_ctx, sysdb, NULL, LDB_SCOPE_SUBTREE, filter, attrs,
+                               _msgs, _count);
 }
 
 errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
@@ -184,8 +249,9 @@ errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sy
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    snprintf(value, sizeof(value), "%" PRIu32, id);
-    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, attr, value, attrs, &msgs, &count);
+    sysdb_id_idx_value(id, value);
+    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, sysdb_kind_id_idx[kind], value, attrs,
+                            &msgs, &count);
     if (ret != EOK) {
         goto done;
     }
@@ -207,14 +273,16 @@ done:
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                          struct ldb_message ***_msgs, size_t *_count)
 {
-    char filter[64];
-
-    snprintf(filter, sizeof(filter), "(" SYSDB_A_OBJECTCLASS "=%s)", sysdb_kind_class[kind]);
-    return sysdb_search_filter(mem_ctx, sysdb, filter, NULL, _msgs, _count);
+    /* Every user has a uid and every group a gid, and only they do (a full scan: ldb does
+     * not index presence). */
+    return sysdb_search_filter(mem_ctx, sysdb, NULL, LDB_SCOPE_SUBTREE,
+                               kind == SYSDB_KIND_USER ? "(" SYSDB_A_UID "=*)"
+                                                       : "(" SYSDB_A_GID "=*)",
+                               NULL, _msgs, _count);
 }
 
-/* Adds a copy of msg: plain elements, the empty ones (attributes to clear) dropped, and an
- * objectGUID for mdb. msg itself stays usable for a modify. */
+/* Adds a copy of msg: plain elements, the empty ones (attributes to clear) dropped, and a
+ * guid for mdb. msg itself stays usable for a modify. */
 static int sysdb_add_entry(struct sysdb_ctx *sysdb, const struct ldb_message *msg)
 {
     struct ldb_message *add;
@@ -283,7 +351,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                struct ldb_message **_kept_msg)
 {
     TALLOC_CTX *tmp_ctx;
-    const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, NULL };
+    const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, NULL }; /* + the DN, always */
     struct ldb_message *kept_msg = NULL;
     struct ldb_message **msgs;
     char value[16];
@@ -297,8 +365,9 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    snprintf(value, sizeof(value), "%" PRIu32, id);
-    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, attr, value, attrs, &msgs, &count);
+    sysdb_id_idx_value(id, value);
+    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, sysdb_kind_id_idx[kind], value, attrs,
+                            &msgs, &count);
     if (ret != EOK) {
         goto done;
     }
@@ -501,6 +570,23 @@ errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void 
     el->values[0].length = len;
     el->num_values = 1;
     return EOK;
+}
+
+errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t id)
+{
+    char *idx;
+    errno_t ret;
+
+    ret = sysdb_msg_set_num(msg, kind == SYSDB_KIND_USER ? SYSDB_A_UID : SYSDB_A_GID, id);
+    if (ret != EOK) {
+        return ret;
+    }
+    idx = talloc_size(msg, 9);
+    if (idx == NULL) {
+        return ENOMEM;
+    }
+    sysdb_id_idx_value(id, idx);
+    return sysdb_msg_set_str(msg, sysdb_kind_id_idx[kind], idx);
 }
 
 errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char *str)

@@ -568,10 +568,10 @@ errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_k
     if (ret != EOK) {
         return ret;
     }
-    dn = sysdb_entry_dn(mem_ctx, sysdb, kind, key);
+    ret = sysdb_entry_dn(mem_ctx, sysdb, kind, key, &dn);
     talloc_free(key);
-    if (dn == NULL) {
-        return ENOMEM;
+    if (ret != EOK) {
+        return ret;
     }
     *_dn = dn;
     return EOK;

@@ -3,17 +3,32 @@
  * attribute names, indexes), and helpers for names, packed name lists and ldb calls.
  * Nothing outside src/db includes this file.
  *
- * Layout (format version SYSDB_VERSION):
- *   cn=sysdb                                      version, domain, caseMode
- *   name=<key>,cn=users,cn=<domain>,cn=sysdb      objectClass=user
- *   name=<key>,cn=groups,cn=<domain>,cn=sysdb     objectClass=group
- * <key> is the internal name, case-folded unless the domain is case-sensitive, so a lookup by
- * name is one read by key and needs no index. @INDEXLIST indexes uidNumber (users) and
- * gidNumber (groups) only: those values are nearly unique, so each index record stays tiny.
- * A user's primary gid is in primaryGid, deliberately not indexed (10,000 users sharing gid
- * 100 would make one index record that every user save rewrites). Member and group lists
- * are single values holding NUL-terminated names back to back ("packed"): one value for
- * 50,000 names is written and read in O(N) with no per-value work inside ldb.
+ * Layout (format version SYSDB_VERSION), ~0.93 KB per user on disk at 100,000 users:
+ *   cn=sysdb                   version, domain, caseMode
+ *   name=<short key>,cn=users  a user
+ *   name=<short key>,cn=groups a group
+ * <short key> is the internal name's key form (case-folded unless the domain is
+ * case-sensitive) without its "@domain": one file holds one domain, so the suffix and the
+ * domain in the DN would only repeat the same bytes in every record key, record and index
+ * value. A lookup by name is one read by key and needs no index. The name attribute is
+ * stored only when the stored form differs from the key form (case_sensitive = preserving);
+ * otherwise the name is the RDN value plus "@domain". The DN says the kind: there is no
+ * objectClass. Attribute names are short because ldb stores each one in every record.
+ * mdb records are keyed by guid (ldb_mdb requires it: its full scans read only the GUID key
+ * range), which adds ldb's DN -> GUID index record per entry; that index's key holds the
+ * casefolded DN, so the DN is kept short. A name whose escaped DN would exceed LMDB's
+ * 511-byte key limit (only names full of ,=;+ etc.) is refused (EINVAL).
+ * @INDEXLIST indexes uidx (users) and gidx (groups) only: the id scrambled by a bijection,
+ * so that ids stored in increasing order (a directory read in order) land at random places
+ * in the index's key range: LMDB halves a page when it inserts anywhere but at a page's end,
+ * which left sequentially filled index pages 40% full, random ones ~67% full. The values are
+ * nearly unique, so each index record stays tiny. A user's primary gid is in pgid,
+ * deliberately not indexed (10,000 users sharing gid 100 would make one index record that
+ * every user save rewrites).
+ * Member and group lists are single values holding NUL-terminated names back to back
+ * ("packed"): one value for 50,000 names is written and read in O(N) with no per-value work
+ * inside ldb.
+ * A cache of another format version is emptied and set up again when opened (sysdb.c).
  */
 #ifndef SSS_SYSDB_PRIVATE_H
 #define SSS_SYSDB_PRIVATE_H
@@ -24,30 +39,28 @@
 #include "util/util.h"
 #include "db/sysdb.h"
 
-#define SYSDB_VERSION "1"
+#define SYSDB_VERSION "2"
 
 #define SYSDB_BASE_DN "cn=sysdb"
-#define SYSDB_CLASS_USER "user"
-#define SYSDB_CLASS_GROUP "group"
-
-#define SYSDB_A_OBJECTCLASS "objectClass"
-#define SYSDB_A_GUID "objectGUID"
+#define SYSDB_A_GUID "guid"   /* mdb record key (ldb @IDXGUID) */
 #define SYSDB_A_NAME "name"
-#define SYSDB_A_UID "uidNumber"
-#define SYSDB_A_GID "gidNumber"
-#define SYSDB_A_PRIMARY_GID "primaryGid"
+#define SYSDB_A_UID "uid"
+#define SYSDB_A_GID "gid"
+#define SYSDB_A_UID_IDX "uidx"  /* indexed: scrambled uid (sysdb_msg_set_id) */
+#define SYSDB_A_GID_IDX "gidx"  /* indexed: scrambled gid */
+#define SYSDB_A_PRIMARY_GID "pgid"
 #define SYSDB_A_GECOS "gecos"
-#define SYSDB_A_HOME "homeDirectory"
-#define SYSDB_A_SHELL "loginShell"
-#define SYSDB_A_ORIG_DN "originalDN"
-#define SYSDB_A_LAST_UPDATE "lastUpdate"
-#define SYSDB_A_EXPIRE "dataExpireTimestamp"
-#define SYSDB_A_MEMBERS "memberNames"          /* packed user names */
-#define SYSDB_A_MEMBER_GROUPS "memberGroupNames" /* packed nested group names */
-#define SYSDB_A_INITGR_NAMES "initgrNames"     /* packed group names */
-#define SYSDB_A_INITGR_GIDS "initgrGids"       /* packed decimal gids, parallel to names */
-#define SYSDB_A_INITGR_UPDATE "initgrLastUpdate"
-#define SYSDB_A_INITGR_EXPIRE "initgrExpireTimestamp"
+#define SYSDB_A_HOME "home"
+#define SYSDB_A_SHELL "shell"
+#define SYSDB_A_ORIG_DN "odn"
+#define SYSDB_A_LAST_UPDATE "upd"
+#define SYSDB_A_EXPIRE "exp"
+#define SYSDB_A_MEMBERS "members"          /* packed user names */
+#define SYSDB_A_MEMBER_GROUPS "mgroups" /* packed nested group names */
+#define SYSDB_A_INITGR_NAMES "igNames"     /* packed group names */
+#define SYSDB_A_INITGR_GIDS "igGids"       /* packed decimal gids, parallel to names */
+#define SYSDB_A_INITGR_UPDATE "igUpd"
+#define SYSDB_A_INITGR_EXPIRE "igExp"
 #define SYSDB_A_VERSION "version"
 #define SYSDB_A_DOMAIN "domain"
 #define SYSDB_A_CASE "caseMode"
@@ -71,13 +84,13 @@ struct sysdb_ctx {
     enum sysdb_backend backend;
     locale_t fold_locale;    /* C.UTF-8 for towlower_l; 0 when missing (ASCII folding) */
 
-    struct ldb_dn *base_dn[2]; /* cn=users / cn=groups,cn=<domain>,cn=sysdb, by kind */
+    struct ldb_dn *base_dn[2]; /* cn=users / cn=groups, by kind */
+
+    uint8_t guid_prefix[8];  /* guid = prefix + counter (mdb needs GUID keys) */
+    uint64_t guid_counter;
 
     unsigned int tx_depth;
     bool tx_doomed;
-
-    uint8_t guid_prefix[8];  /* objectGUID = prefix + counter (mdb needs GUID keys) */
-    uint64_t guid_counter;
 
     struct sysdb_rcache *rcache; /* lookups' read cache (sysdb_rcache.c); NULL: off */
 };
@@ -116,15 +129,28 @@ errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
 
 /* --- ldb plumbing (sysdb_ldb.c) --- */
 
+/* Around any direct ldb request: the per-request event context workaround (sysdb_ldb.c). */
+void sysdb_ldb_enter(void);
+void sysdb_ldb_leave(void);
+
 /* ldb_add with the per-request event context workaround (see sysdb_ldb.c). */
 int sysdb_ldb_add(struct sysdb_ctx *sysdb, const struct ldb_message *msg);
 
 /* ldb error -> errno_t, logging ldb's message at OP_FAILURE for unexpected errors. */
 errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what);
 
-/* DN of an entry from its key form. */
-struct ldb_dn *sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                              enum sysdb_kind kind, const char *key);
+/* DN of an entry from its key form ("name@domain" folded). EINVAL (logged) when the DN
+ * would make a record key over LMDB's limit, ENOMEM. */
+errno_t sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                       const char *key, struct ldb_dn **_dn);
+
+/* The stored name of an entry read back: its name attribute, or else its RDN value plus
+ * "@domain" (allocated on msg). NULL when neither is there (a malformed entry). */
+const char *sysdb_msg_name(struct sysdb_ctx *sysdb, struct ldb_message *msg);
+
+/* The name attribute to write for an entry: stored when it differs from key, else NULL
+ * (the RDN already holds it). */
+const char *sysdb_name_attr(const char *stored, const char *key);
 
 /* Reads one entry by DN; attrs NULL for all. ENOENT when missing. */
 errno_t sysdb_read_entry(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct ldb_dn *dn,
@@ -149,7 +175,7 @@ enum sysdb_exists {
 
 /*
  * Writes msg (every element flagged LDB_FLAG_MOD_REPLACE; an element without values removes
- * the attribute) as an add (elements without values dropped, objectGUID added for mdb) or a
+ * the attribute) as an add (elements without values dropped, a guid added for mdb) or a
  * modify. Must run inside a transaction. ENOENT: modify of a missing entry.
  */
 errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
@@ -177,6 +203,9 @@ errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char 
 errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t num);
 errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
                           size_t len);
+
+/* Sets the id of an entry of kind: uid or gid, and its indexed scrambled form. */
+errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t id);
 
 /* Message reading: a NUL-terminated string value or NULL; numbers (EIO when malformed). */
 const char *sysdb_msg_str(const struct ldb_message *msg, const char *attr);

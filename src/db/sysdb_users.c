@@ -12,8 +12,8 @@
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
 
-static errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
-                                 struct sysdb_user **_user)
+static errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 struct ldb_message *msg, struct sysdb_user **_user)
 {
     struct sysdb_user *user;
     uint64_t num;
@@ -25,7 +25,7 @@ static errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
     }
     talloc_steal(user, msg);
 
-    user->name = sysdb_msg_str(msg, SYSDB_A_NAME);
+    user->name = sysdb_msg_name(sysdb, msg);
     if (user->name == NULL) {
         ret = EIO;
         goto done;
@@ -109,14 +109,9 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
         ret = ENOMEM;
         goto done;
     }
-    msg->dn = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_USER, key);
-    if (msg->dn == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sysdb_msg_set_str(msg, SYSDB_A_OBJECTCLASS, SYSDB_CLASS_USER);
-    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, stored);
-    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_UID, user->uid);
+    ret = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_USER, key, &msg->dn);
+    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, sysdb_name_attr(stored, key));
+    if (ret == EOK) ret = sysdb_msg_set_id(msg, SYSDB_KIND_USER, user->uid);
     if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_PRIMARY_GID, user->gid);
     if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_GECOS, user->gecos);
     if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_HOME, user->home);
@@ -175,14 +170,15 @@ static errno_t sysdb_user_read_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                    struct ldb_message **_msg)
 {
     struct ldb_dn *dn;
+    errno_t ret;
 
     if (key->name == NULL) {
         return sysdb_search_by_id(mem_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, key->id,
                                   attrs, _msg);
     }
-    dn = sysdb_entry_dn(mem_ctx, sysdb, SYSDB_KIND_USER, key->name);
-    if (dn == NULL) {
-        return ENOMEM;
+    ret = sysdb_entry_dn(mem_ctx, sysdb, SYSDB_KIND_USER, key->name, &dn);
+    if (ret != EOK) {
+        return ret;
     }
     return sysdb_read_entry(mem_ctx, sysdb, dn, attrs, _msg);
 }
@@ -224,7 +220,7 @@ static errno_t sysdb_user_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_msg_to_user(tmp_ctx, msg, &user);
+    ret = sysdb_msg_to_user(tmp_ctx, sysdb, msg, &user);
     if (ret != EOK) {
         goto done;
     }
@@ -302,7 +298,7 @@ errno_t sysdb_enumerate_users(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         /* Drop the group lists: enumeration only needs the passwd fields. */
         ldb_msg_remove_attr(msgs[i], SYSDB_A_INITGR_NAMES);
         ldb_msg_remove_attr(msgs[i], SYSDB_A_INITGR_GIDS);
-        ret = sysdb_msg_to_user(users, msgs[i], &users[i]);
+        ret = sysdb_msg_to_user(users, sysdb, msgs[i], &users[i]);
         if (ret != EOK) {
             goto done;
         }
@@ -373,9 +369,8 @@ static errno_t sysdb_initgr_gids(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
             ret = EINVAL;
             goto done;
         }
-        dn = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key);
-        if (dn == NULL) {
-            ret = ENOMEM;
+        ret = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key, &dn);
+        if (ret != EOK) {
             goto done;
         }
         ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &msg);
@@ -652,7 +647,7 @@ static errno_t sysdb_initgr_read_blob(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sys
         head.have_list = 1;
     }
     ldb_msg_remove_attr(msg, SYSDB_A_INITGR_GIDS);
-    ret = sysdb_msg_to_user(mem_ctx, msg, &user);
+    ret = sysdb_msg_to_user(mem_ctx, sysdb, msg, &user);
     if (ret != EOK) {
         return ret;
     }

@@ -10,6 +10,11 @@
  * its own function bench_warm_<op>() looping BENCH_SYSDB_LOOPS times (default 20,000) over
  * 1,000 users, so that `valgrind --tool=callgrind --toggle-collect='bench_warm_*'` gives
  * instructions per operation. SSS_SYSDB_NO_RCACHE=1 turns the read cache off to compare.
+ *
+ * ./bench_sysdb dir disk [name|random]: the responder's path for "all users once, empty
+ * cache": BENCH_SYSDB_USERS users (default 100,000) shaped like the perf directory's, each
+ * stored in its own transaction, in name order or in a shuffled order; prints the file's
+ * allocated size per user (what `du` counts) and the mean store time.
  */
 #include "config.h"
 
@@ -531,6 +536,70 @@ static void bench_size(const char *dir, enum sysdb_backend backend)
     talloc_free(mem);
 }
 
+/* One user as the LDAP back-end stores it from the perf directory (tests/perf). */
+static errno_t disk_store_one(struct sysdb_ctx *sysdb, size_t i)
+{
+    char name[32], gecos[32], home[48], odn[96];
+    struct sysdb_user u = { .name = name, .gecos = gecos, .home = home,
+                            .shell = "/bin/bash", .orig_dn = odn };
+
+    snprintf(name, sizeof(name), "user%06zu", i);
+    snprintf(gecos, sizeof(gecos), "User %zu", i);
+    snprintf(home, sizeof(home), "/home/%s", name);
+    snprintf(odn, sizeof(odn), "uid=%s,ou=People,dc=perf,dc=test", name);
+    u.uid = (uint32_t)(100000 + i);
+    u.gid = 500000;
+    return sysdb_store_user(sysdb, &u, NOW, TMO);
+}
+
+static void bench_disk(const char *dir, const char *order, size_t n)
+{
+    TALLOC_CTX *mem = talloc_new(NULL);
+    struct sysdb_ctx *sysdb;
+    size_t *perm = talloc_array(mem, size_t, n);
+    struct stat st;
+    char path[512];
+    uint64_t t0;
+    size_t i;
+    errno_t ret;
+
+    for (i = 0; i < n; i++) {
+        perm[i] = i;
+    }
+    if (strcmp(order, "random") == 0) {
+        srandom(42);   /* the same order every run */
+        for (i = n - 1; i > 0; i--) {
+            size_t j = (size_t)random() % (i + 1);
+            size_t t = perm[i];
+
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+    }
+    snprintf(path, sizeof(path), "%s/cache_perf.ldb", dir);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/cache_perf.ldb-lock", dir);
+    unlink(path);
+    ret = sysdb_open_ext(mem, dir, "perf", SYSDB_CASE_SENSITIVE, SYSDB_BACKEND_MDB, &sysdb);
+    if (ret != EOK) {
+        die("open", ret);
+    }
+    t0 = now_ns();
+    for (i = 0; i < n; i++) {
+        ret = disk_store_one(sysdb, perm[i]);
+        if (ret != EOK) {
+            die("store", ret);
+        }
+    }
+    t0 = now_ns() - t0;
+    if (stat(sysdb_path(sysdb), &st) != 0) {
+        die("stat", errno);
+    }
+    printf("  %zu users, %s order: %.0f KB allocated, %.3f KB/user, store %.1f us/user\n",
+           n, order, st.st_blocks / 2.0, st.st_blocks / 2.0 / n, t0 / 1000.0 / n);
+    talloc_free(mem);
+}
+
 int main(int argc, char **argv)
 {
     char tmpl[] = "/tmp/bench_sysdb-XXXXXX";
@@ -550,6 +619,11 @@ int main(int argc, char **argv)
             perror("mkdtemp");
             return 1;
         }
+    }
+    if (strcmp(which, "disk") == 0) {
+        bench_disk(dir, argc > 3 ? argv[3] : "name",
+                   getenv("BENCH_SYSDB_USERS") != NULL ? USERS : 100000);
+        return 0;
     }
     if (strcmp(which, "warm") == 0 || strcmp(which, "warm-tdb") == 0) {
         bench_warm(dir, which[4] == '\0' ? SYSDB_BACKEND_MDB : SYSDB_BACKEND_TDB, which);

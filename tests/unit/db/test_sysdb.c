@@ -942,6 +942,84 @@ static void test_large_initgroups(void **state)
     talloc_free(gids);
 }
 
+/* Adds an entry with the given string attributes (and a GUID for mdb) through plain ldb. */
+static void raw_add(struct ldb_context *ldb, const char *dn, uint8_t guid_tag, ...)
+{
+    struct ldb_message *msg = ldb_msg_new(ldb);
+    uint8_t guid[16] = { 0 };
+    const char *attr;
+    va_list ap;
+
+    msg->dn = ldb_dn_new(msg, ldb, dn);
+    va_start(ap, guid_tag);
+    while ((attr = va_arg(ap, const char *)) != NULL) {
+        assert_int_equal(ldb_msg_add_string(msg, attr, va_arg(ap, const char *)), LDB_SUCCESS);
+    }
+    va_end(ap);
+    if (backend == SYSDB_BACKEND_MDB && guid_tag != 0) {
+        guid[15] = guid_tag;
+        assert_int_equal(ldb_msg_add_value(msg, "objectGUID",
+                                           &(struct ldb_val){ guid, 16 }, NULL), LDB_SUCCESS);
+    }
+    assert_int_equal(ldb_add(ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+}
+
+/* A cache written by format version 1 (DNs under cn=<domain>,cn=sysdb, long attribute
+ * names, objectGUID keys for mdb) is emptied and set up again on open, not refused. */
+static void test_old_version_rebuilt(void **state)
+{
+    struct test_ctx *tc = *state;
+    char dir[64];
+    char url[128];
+    struct ldb_context *ldb;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user *r;
+    struct sysdb_user **users;
+    size_t count;
+
+    strcpy(dir, "/tmp/test_sysdb_v1-XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(url, sizeof(url), "%s://%s/cache_" DOM ".ldb",
+             backend == SYSDB_BACKEND_MDB ? "mdb" : "tdb", dir);
+    ldb = ldb_init(tc->mem, NULL);
+    assert_non_null(ldb);
+    assert_int_equal(ldb_connect(ldb, url, 0, NULL), LDB_SUCCESS);
+    if (backend == SYSDB_BACKEND_MDB) {
+        raw_add(ldb, "@INDEXLIST", 0, "@IDXATTR", "uidNumber", "@IDXGUID", "objectGUID",
+                "@IDX_DN_GUID", "GUID", NULL);
+    } else {
+        raw_add(ldb, "@INDEXLIST", 0, "@IDXATTR", "uidNumber", NULL);
+    }
+    raw_add(ldb, "cn=sysdb", 1, "version", "1", "domain", DOM, "caseMode", "sensitive", NULL);
+    raw_add(ldb, "name=old@" DOM ",cn=users,cn=" DOM ",cn=sysdb", 2, "objectClass", "user",
+            "name", "old@" DOM, "uidNumber", "1001", "primaryGid", "1001",
+            "lastUpdate", "1", "dataExpireTimestamp", "2", NULL);
+    talloc_free(ldb);
+
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, sysdb, "old", &r), ENOENT);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, sysdb, 1001, &r), ENOENT);
+    assert_int_equal(sysdb_enumerate_users(tc->mem, sysdb, &users, &count), EOK);
+    assert_int_equal(count, 0);
+    talloc_free(users);
+    store_user(sysdb, "new", 1001);
+    talloc_free(sysdb);
+
+    /* Reopened: version 2 now, the new entry kept. */
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, sysdb, 1001, &r), EOK);
+    assert_string_equal(r->name, "new@" DOM);
+    talloc_free(r);
+    assert_int_equal(sysdb_enumerate_users(tc->mem, sysdb, &users, &count), EOK);
+    assert_int_equal(count, 1);
+    talloc_free(users);
+    talloc_free(sysdb);
+    rm_dir(dir);
+}
+
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 
 static const struct CMUnitTest tests[] = {
@@ -966,6 +1044,7 @@ static const struct CMUnitTest tests[] = {
     T(test_invalid_input),
     T(test_huge_attrs),
     T(test_reopen),
+    T(test_old_version_rebuilt),
     T(test_names),
     T(test_large_group),
     T(test_large_initgroups),
