@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "responder/common/resp_socket.h"
+#include "responder/common/resp_busy_poll.h"
 
 struct resp_server {
     struct tevent_context *ev;
@@ -73,6 +74,7 @@ static int resp_client_destructor(struct resp_client *cli)
 
     talloc_zfree(cli->fde);
     if (cli->fd != -1) {
+        resp_busy_poll_unwatch(cli->fd);
         close(cli->fd);
         cli->fd = -1;
     }
@@ -170,6 +172,7 @@ static void resp_client_dispatch(struct resp_client *cli)
     resp_cmd_fn fn;
     errno_t ret;
 
+    resp_busy_poll_request(cli->fd);
     req = talloc_zero(cli, struct resp_request);
     if (req == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory for a request of fd %d\n", cli->fd);
@@ -473,6 +476,7 @@ static void resp_server_accept_one(struct resp_server *srv, int fd)
         return;
     }
     resp_client_arm_idle(cli);
+    resp_busy_poll_watch(srv->ev, fd);
     DEBUG(SSSDBG_TRACE_INTERNAL, "Client fd %d connected: pid %d uid %d gid %d (%zu "
           "clients)\n", fd, (int)cli->creds.pid, (int)cli->creds.uid, (int)cli->creds.gid,
           srv->num_clients);
@@ -514,6 +518,7 @@ static int resp_server_destructor(struct resp_server *srv)
     }
     talloc_zfree(srv->fde);
     if (srv->fd != -1) {
+        resp_busy_poll_unwatch(srv->fd);
         close(srv->fd);
         /* Remove the socket file only while it is still ours. */
         if (lstat(srv->path, &st) == 0 && st.st_dev == srv->dev && st.st_ino == srv->ino) {
@@ -653,6 +658,7 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         ret = ENOMEM;
         goto done;
     }
+    resp_busy_poll_watch(ev, srv->fd);
     DEBUG(SSSDBG_TRACE_FUNC, "Listening for clients on %s (mode %04o, idle timeout %u s, "
           "at most %zu clients)\n", srv->path, (unsigned int)srv->conf.mode,
           srv->conf.idle_timeout, srv->conf.max_clients);
