@@ -20,10 +20,11 @@ static struct {
     bool spin_next;                 /* the last sleep was short */
     int last_fd;                    /* the client of the last request */
     unsigned int run;               /* requests in a row from that client */
+    unsigned int open;              /* requests not ended */
     uint64_t wait_start;
     tevent_trace_callback_t prev_cb;
     void *prev_data;
-} bp = { NULL, -1, 0, false, -1, 0, 0, NULL, NULL };
+} bp = { NULL, -1, 0, false, -1, 0, 0, 0, NULL, NULL };
 
 static uint64_t bp_now_ns(void)
 {
@@ -33,30 +34,44 @@ static uint64_t bp_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* A yield that took this long gave the CPU to another task. */
+#define BP_YIELDED_NS 5000
+
 static void bp_spin(void)
 {
     struct epoll_event e;
     uint64_t deadline = bp.wait_start + (uint64_t)bp.spin_ns;
+    uint64_t t0;
+    uint64_t t1;
 
-    do {
+    for (t1 = bp.wait_start; t1 < deadline; ) {
         if (epoll_wait(bp.epfd, &e, 1, 0) != 0) {
             return;             /* something to do (or an error: let tevent see it) */
         }
-        /* Whatever else waits for this CPU (the client itself, when it shares it) runs
-         * first. */
+        /* Another task wants this CPU: often the client itself, woken here by our reply
+         * (socket wake-ups are "sync": the scheduler expects the waker to sleep). Spinning
+         * on would share the CPU with it and delay the very request we wait for. */
+        t0 = bp_now_ns();
         sched_yield();
-    } while (bp_now_ns() < deadline);
+        t1 = bp_now_ns();
+        if (t1 - t0 > BP_YIELDED_NS) {
+            return;
+        }
+    }
 }
 
 static void bp_trace(enum tevent_trace_point point, void *data)
 {
     if (point == TEVENT_TRACE_BEFORE_WAIT) {
         bp.wait_start = bp_now_ns();
-        if (bp.spin_next && bp.run >= RESP_BUSY_POLL_RUN) {
+        if (bp.spin_next && bp.run >= RESP_BUSY_POLL_RUN && bp.open == 0) {
             bp_spin();
         }
     } else if (point == TEVENT_TRACE_AFTER_WAIT) {
-        bp.spin_next = bp_now_ns() - bp.wait_start < RESP_BUSY_POLL_BURST_US * 1000ULL;
+        /* Only a request that came within the spin would have been caught by one: a
+         * client that takes longer between requests (id reads /etc/group between its
+         * lookups) gains nothing, and the spin would sit on the CPU it wants. */
+        bp.spin_next = bp_now_ns() - bp.wait_start < (uint64_t)bp.spin_ns;
     }
     if (bp.prev_cb != NULL) {
         bp.prev_cb(point, bp.prev_data);
@@ -89,6 +104,9 @@ static bool bp_setup(struct tevent_context *ev)
     talloc_set_destructor(guard, bp_guard_destructor);
     bp.ev = ev;
     bp.spin_next = false;
+    bp.last_fd = -1;
+    bp.run = 0;
+    bp.open = 0;
     /* _SSS_BUSY_POLL_US: the spin in microseconds, 0 to switch it off (benchmarks). */
     env = getenv("_SSS_BUSY_POLL_US");
     bp.spin_ns = (env != NULL ? strtol(env, NULL, 10) : RESP_BUSY_POLL_SPIN_US) * 1000L;
@@ -122,6 +140,14 @@ void resp_busy_poll_request(int fd)
 {
     bp.run = fd == bp.last_fd ? bp.run + (bp.run < RESP_BUSY_POLL_RUN) : 1;
     bp.last_fd = fd;
+    bp.open++;
+}
+
+void resp_busy_poll_request_done(void)
+{
+    if (bp.open > 0) {
+        bp.open--;
+    }
 }
 
 void resp_busy_poll_unwatch(int fd)

@@ -4,9 +4,13 @@
  * Between two requests of a client that asks many in a row (getent, id, a burst of
  * lookups of one process), the responder sleeps in epoll_wait and the next request must
  * wake it. On an idle machine waking an idle CPU costs several microseconds of a ~20 us
- * round trip. So when the last RESP_BUSY_POLL_RUN requests came from the same client and
- * the loop's last sleep was short, it first checks its sockets without sleeping, for at most
- * RESP_BUSY_POLL_SPIN_US, and sleeps only if nothing came.
+ * round trip. So when the last RESP_BUSY_POLL_RUN requests came from the same client, all
+ * of them are answered, and the loop's last sleep was shorter than the spin, it first checks its client
+ * sockets without sleeping, for at most RESP_BUSY_POLL_SPIN_US, and sleeps only if nothing
+ * came.
+ * - While a request is open (its reply is being written, or it waits for the back-end on
+ *   the bus), the loop waits for sockets the spin does not check: no spin (it delayed each
+ *   partial write of a big group's reply by the whole spin).
  * - A responder that gets requests now and then never spins: its sleeps are long.
  * - Many clients at once (more than the cores) make requests alternate between clients:
  *   no spin either, so it never takes CPU time the clients need (measured: 8 clients on
@@ -18,18 +22,19 @@
 
 #include <tevent.h>
 
-/* How long the loop checks its sockets before it sleeps, and the longest sleep after
- * which it still counts requests as back to back. */
+/* How long the loop checks its sockets before it sleeps; also the longest sleep after
+ * which it spins next time (a longer one would not have been saved by the spin). */
 #define RESP_BUSY_POLL_SPIN_US 50
-#define RESP_BUSY_POLL_BURST_US 200
 #define RESP_BUSY_POLL_RUN 4
 
 /* Adds fd (a listening or client socket served on ev) to the sockets checked while
  * spinning. Failures only mean no spinning (logged once). */
 void resp_busy_poll_watch(struct tevent_context *ev, int fd);
 
-/* A request of the client on fd is being served. */
+/* A request of the client on fd is being served; ..._done: a request ended (each
+ * request makes one call of each). */
 void resp_busy_poll_request(int fd);
+void resp_busy_poll_request_done(void);
 
 /* Removes fd; call before closing it. */
 void resp_busy_poll_unwatch(int fd);

@@ -92,6 +92,7 @@ static int resp_client_destructor(struct resp_client *cli)
 
 static int resp_request_destructor(struct resp_request *req)
 {
+    resp_busy_poll_request_done();
     if (req->cli != NULL && req->cli->req == req) {
         req->cli->req = NULL;
     }
@@ -172,7 +173,6 @@ static void resp_client_dispatch(struct resp_client *cli)
     resp_cmd_fn fn;
     errno_t ret;
 
-    resp_busy_poll_request(cli->fd);
     req = talloc_zero(cli, struct resp_request);
     if (req == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory for a request of fd %d\n", cli->fd);
@@ -184,6 +184,7 @@ static void resp_client_dispatch(struct resp_client *cli)
     req->cmd = resp_frame_cmd(cli->frame);
     talloc_set_destructor(req, resp_request_destructor);
     cli->req = req;
+    resp_busy_poll_request(cli->fd);
 
     /* Busy: nothing more is read and the idle clock stops until the reply is out. The fd
      * is left readable until it actually reports something while busy (then reading is

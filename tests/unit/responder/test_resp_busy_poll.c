@@ -78,10 +78,12 @@ static void served_turn(struct loop *l)
     assert_int_equal(l->reads, before + 1);
 }
 
+/* n requests of the client on fd, each answered */
 static void requests(int fd, int n)
 {
     while (n-- > 0) {
         resp_busy_poll_request(fd);
+        resp_busy_poll_request_done();
     }
 }
 
@@ -119,6 +121,16 @@ static void test_spin_rules(void **state)
     requests(other[0], 1);
     requests(l.sv[0], RESP_BUSY_POLL_RUN - 1);
     assert_true(turn(&l) < SPIN_MS / 2);
+
+    /* a request still open (its reply being written, or waiting for the back-end): the
+     * loop waits for sockets the spin does not check, so no spin */
+    served_turn(&l);
+    requests(l.sv[0], RESP_BUSY_POLL_RUN);
+    resp_busy_poll_request(l.sv[0]);
+    assert_true(turn(&l) < SPIN_MS / 2);
+    resp_busy_poll_request_done();
+    served_turn(&l);
+    assert_true(turn(&l) >= SPIN_MS);
 
     /* the client's fd closed: its run is forgotten (a new client may get the number) */
     served_turn(&l);
