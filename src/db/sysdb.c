@@ -15,6 +15,7 @@
 
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
+#include "db/sysdb_bigcache.h"
 #include "util/probes.h"
 
 /* LMDB reserves this much address space (not disk, not RAM); the file grows as needed. */
@@ -515,6 +516,10 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
     }
     /* After the setup: the file now has its meta pages. */
     sysdb_rcache_init(sysdb);
+    if (sysdb->rcache != NULL) {
+        /* Same validity rule as the read cache: only where that one works. */
+        sysdb->bigcache = sysdb_bigcache_new(sysdb);
+    }
 
     *_sysdb = sysdb;
     sysdb = NULL;

@@ -10,6 +10,7 @@
 
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
+#include "db/sysdb_bigcache.h"
 
 static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                   struct ldb_message *msg, struct sysdb_group **_group)
@@ -297,6 +298,7 @@ static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     const void *cached;
     void *blob;
     size_t len;
+    size_t bytes;
     uint64_t gen;
     errno_t ret;
 
@@ -309,6 +311,11 @@ static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         if (grp == NULL) {
             return ENOMEM;
         }
+        *_group = grp;
+        return EOK;
+    }
+    grp = sysdb_bigcache_get(sysdb->bigcache, mem_ctx, key, gen);
+    if (grp != NULL) {
         *_group = grp;
         return EOK;
     }
@@ -332,10 +339,20 @@ static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (ret != EOK) {
         goto done;
     }
-    if (sysdb_group_msg_bytes(msg) > SYSDB_RCACHE_MAX_ENTRY) {
-        /* Too big to keep: hand out the parsed tree, no flat copy (a 50,000-member
-         * group would pay a millisecond for it). */
-        ret = sysdb_msg_to_group(mem_ctx, sysdb, msg, &grp);
+    bytes = sysdb_group_msg_bytes(msg);
+    if (bytes > SYSDB_RCACHE_MAX_ENTRY) {
+        /* Too big for a flat copy (a 50,000-member group would pay a millisecond for it):
+         * the parsed tree itself is kept, and shared with this result. */
+        ret = sysdb_msg_to_group(tmp_ctx, sysdb, msg, &grp);
+        if (ret != EOK) {
+            goto done;
+        }
+        if (sysdb_bigcache_put(sysdb->bigcache, key, gen, grp, bytes)) {
+            grp = sysdb_bigcache_get(sysdb->bigcache, mem_ctx, key, gen);
+            ret = grp != NULL ? EOK : ENOMEM;
+        } else {
+            talloc_steal(mem_ctx, grp);
+        }
         if (ret == EOK) {
             *_group = grp;
         }

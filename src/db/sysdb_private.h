@@ -93,6 +93,7 @@ struct sysdb_ctx {
     bool tx_doomed;
 
     struct sysdb_rcache *rcache; /* lookups' read cache (sysdb_rcache.c); NULL: off */
+    struct sysdb_bigcache *bigcache; /* big groups' parsed results (sysdb_bigcache.c) */
 };
 
 /* --- names (sysdb_names.c) --- */

@@ -144,6 +144,16 @@ static int writer(const char *dir, const char *backend, const char *step)
             ret = sysdb_store_initgroups(sysdb, "joe", (const char *[]){ "g1", NULL },
                                          NOW, TMO);
         }
+    } else if (strcmp(step, "big") == 0) {
+        /* Group "big" of 3,000 members gets a 3,001st. */
+        const char **m = talloc_array(sysdb, const char *, 3002);
+        struct sysdb_group big = { .name = "big", .gid = 7000, .members = m };
+
+        for (int i = 0; i < 3001; i++) {
+            m[i] = talloc_asprintf(m, "member%04d", i);
+        }
+        m[3001] = NULL;
+        ret = sysdb_store_group(sysdb, &big, true, NOW, TMO);
     } else {
         ret = sysdb_delete_user(sysdb, "ann");
         if (ret == EOK) ret = sysdb_expire_user(sysdb, "joe");
@@ -323,6 +333,94 @@ static void test_pressure(void **state)
     }
 }
 
+static void store_big(struct rc_test *t, size_t n)
+{
+    const char **members = talloc_array(t->mem, const char *, n + 1);
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        members[i] = talloc_asprintf(members, "member%04zu", i);
+    }
+    members[n] = NULL;
+    store_group(t->sysdb, "big", 7000, members);
+    talloc_free(members);
+}
+
+/* Groups too big for the read cache (sysdb_bigcache.c): a warm read shares the kept
+ * parsed group (same arrays, no copy), a result outlives its slot, and any commit, ours
+ * or another process's, is seen by the next read. */
+static void test_big_groups_shared(void **state)
+{
+    struct rc_test *t = *state;
+    struct sysdb_group *g1;
+    struct sysdb_group *g2;
+    struct sysdb_group *other;
+    char name[32];
+    int i;
+
+    store_big(t, 3000);     /* ~50 KB of names: above SYSDB_RCACHE_MAX_ENTRY */
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g1), EOK);
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g2), EOK);
+    assert_ptr_equal(g1->members, g2->members);
+    assert_string_equal(g2->members[2999], "member2999@rc.dom");
+    assert_null(g2->members[3000]);
+    assert_string_equal(g2->name, "big@rc.dom");
+    assert_int_equal(g2->expire, NOW + TMO);
+    /* by name: its own entry, then shared as well */
+    talloc_free(g2);
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->sysdb, "big", &g2), EOK);
+    assert_ptr_not_equal(g1->members, g2->members);
+    talloc_free(g2);
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->sysdb, "BIG", &g2), EOK);
+    assert_string_equal(g2->members[0], "member0000@rc.dom");
+    talloc_free(g2);
+
+    /* Four other big groups push "big" (by gid) out while g1 still uses its data. */
+    for (i = 0; i < 4; i++) {
+        const char *m[1200];
+        int k;
+
+        for (k = 0; k < 1199; k++) {
+            m[k] = talloc_asprintf(t->mem, "user%d_%04d", i, k);
+        }
+        m[1199] = NULL;
+        snprintf(name, sizeof(name), "other%d", i);
+        store_group(t->sysdb, name, 7100 + i, m);
+        assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7100 + i, &other), EOK);
+        assert_string_equal(other->members[1198], talloc_asprintf(t->mem, "user%d_1198@rc.dom", i));
+        talloc_free(other);
+    }
+    assert_string_equal(g1->members[1234], "member1234@rc.dom");   /* still valid */
+    talloc_free(g1);
+
+    /* another process adds a member: the next read has it */
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g1), EOK);
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g2), EOK);
+    assert_ptr_equal(g1->members, g2->members);
+    talloc_free(g2);
+    run_writer(t, "big");
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g2), EOK);
+    assert_ptr_not_equal(g1->members, g2->members);
+    assert_string_equal(g2->members[3000], "member3000@rc.dom");
+    assert_null(g1->members[3000]);     /* the old result is untouched */
+    talloc_free(g1);
+    talloc_free(g2);
+
+    /* inside our own transaction nothing is shared, and its writes are seen */
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    store_big(t, 2500);
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g1), EOK);
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g2), EOK);
+    assert_ptr_not_equal(g1->members, g2->members);
+    assert_null(g2->members[2500]);
+    talloc_free(g1);
+    talloc_free(g2);
+    assert_int_equal(sysdb_transaction_cancel(t->sysdb), EOK);
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->sysdb, 7000, &g1), EOK);
+    assert_string_equal(g1->members[3000], "member3000@rc.dom");
+    talloc_free(g1);
+}
+
 static void test_tdb_uncached(void **state)
 {
     struct rc_test *t = *state;
@@ -340,6 +438,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_other_process, setup_mdb, teardown),
         cmocka_unit_test_setup_teardown(test_own_transaction, setup_mdb, teardown),
         cmocka_unit_test_setup_teardown(test_pressure, setup_mdb, teardown),
+        cmocka_unit_test_setup_teardown(test_big_groups_shared, setup_mdb, teardown),
         cmocka_unit_test_setup_teardown(test_tdb_uncached, setup_tdb, teardown),
     };
 
