@@ -18,13 +18,15 @@ static struct {
     int epfd;
     long spin_ns;                   /* 0: off */
     bool spin_next;                 /* the last sleep was short */
+    bool missed;                    /* this wait's spin caught nothing */
     int last_fd;                    /* the client of the last request */
     unsigned int run;               /* requests in a row from that client */
     unsigned int open;              /* requests not ended */
     uint64_t wait_start;
+    struct resp_busy_poll_stats stats;
     tevent_trace_callback_t prev_cb;
     void *prev_data;
-} bp = { NULL, -1, 0, false, -1, 0, 0, 0, NULL, NULL };
+} bp = { .epfd = -1, .last_fd = -1 };
 
 static uint64_t bp_now_ns(void)
 {
@@ -37,16 +39,19 @@ static uint64_t bp_now_ns(void)
 /* A yield that took this long gave the CPU to another task. */
 #define BP_YIELDED_NS 5000
 
-static void bp_spin(void)
+/* true when a socket became readable during the spin */
+static bool bp_spin(void)
 {
     struct epoll_event e;
     uint64_t deadline = bp.wait_start + (uint64_t)bp.spin_ns;
     uint64_t t0;
     uint64_t t1;
 
+    bp.stats.spins++;
     for (t1 = bp.wait_start; t1 < deadline; ) {
         if (epoll_wait(bp.epfd, &e, 1, 0) != 0) {
-            return;             /* something to do (or an error: let tevent see it) */
+            bp.stats.caught++;
+            return true;        /* something to do (or an error: let tevent see it) */
         }
         /* Another task wants this CPU: often the client itself, woken here by our reply
          * (socket wake-ups are "sync": the scheduler expects the waker to sleep). Spinning
@@ -55,23 +60,25 @@ static void bp_spin(void)
         sched_yield();
         t1 = bp_now_ns();
         if (t1 - t0 > BP_YIELDED_NS) {
-            return;
+            bp.stats.yielded++;
+            return false;
         }
     }
+    return false;
 }
 
 static void bp_trace(enum tevent_trace_point point, void *data)
 {
     if (point == TEVENT_TRACE_BEFORE_WAIT) {
         bp.wait_start = bp_now_ns();
-        if (bp.spin_next && bp.run >= RESP_BUSY_POLL_RUN && bp.open == 0) {
-            bp_spin();
-        }
+        bp.missed = bp.spin_next && bp.run >= RESP_BUSY_POLL_RUN && bp.open == 0
+                    && !bp_spin();
     } else if (point == TEVENT_TRACE_AFTER_WAIT) {
-        /* Only a request that came within the spin would have been caught by one: a
+        /* Only a request that comes within the spin is caught by one: after a spin that
+         * caught nothing, or a sleep longer than a spin, the next wait does not spin. A
          * client that takes longer between requests (id reads /etc/group between its
          * lookups) gains nothing, and the spin would sit on the CPU it wants. */
-        bp.spin_next = bp_now_ns() - bp.wait_start < (uint64_t)bp.spin_ns;
+        bp.spin_next = !bp.missed && bp_now_ns() - bp.wait_start < (uint64_t)bp.spin_ns;
     }
     if (bp.prev_cb != NULL) {
         bp.prev_cb(point, bp.prev_data);
@@ -148,6 +155,11 @@ void resp_busy_poll_request_done(void)
     if (bp.open > 0) {
         bp.open--;
     }
+}
+
+void resp_busy_poll_get_stats(struct resp_busy_poll_stats *stats)
+{
+    *stats = bp.stats;
 }
 
 void resp_busy_poll_unwatch(int fd)

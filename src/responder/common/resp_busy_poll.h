@@ -36,6 +36,14 @@ void resp_busy_poll_watch(struct tevent_context *ev, int fd);
 void resp_busy_poll_request(int fd);
 void resp_busy_poll_request_done(void);
 
+/* What the spins did, since the process started (tests, benchmarks). */
+struct resp_busy_poll_stats {
+    uint64_t spins;         /* loop waits that began with a spin */
+    uint64_t caught;        /* of those, ended by a readable socket */
+    uint64_t yielded;       /* ended because another task wanted the CPU */
+};
+void resp_busy_poll_get_stats(struct resp_busy_poll_stats *stats);
+
 /* Removes fd; call before closing it. */
 void resp_busy_poll_unwatch(int fd);
 

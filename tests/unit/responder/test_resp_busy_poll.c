@@ -1,7 +1,6 @@
 /*
- * resp_busy_poll: when the loop spins and when it does not. The spin is set to 300 ms
- * (_SSS_BUSY_POLL_US) so that a spin shows as a loop turn that lasts at least that long,
- * against a few milliseconds for a turn without one: the margins are 50x, not a timing.
+ * resp_busy_poll: when the loop spins and when it does not, read from its counters (a spin
+ * may end early whenever the machine is busy, so nothing here depends on time).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,13 +8,10 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/util.h"
 #include "responder/common/resp_busy_poll.h"
-
-#define SPIN_MS 300
 
 struct loop {
     struct tevent_context *ev;
@@ -45,36 +41,24 @@ static void on_timer(struct tevent_context *ev, struct tevent_timer *te, struct 
     *(struct tevent_timer **)pvt = NULL;
 }
 
-static uint64_t now_ms(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* One loop turn that ends by a 5 ms timer unless a request is already there; its ms. */
-static uint64_t turn(struct loop *l)
+/* One loop turn, ended by a request already waiting or by a 2 ms timer. */
+static void turn(struct loop *l)
 {
     struct tevent_timer *te;
-    uint64_t t0 = now_ms();
-    uint64_t ms;
 
-    te = tevent_add_timer(l->ev, l->ev, tevent_timeval_current_ofs(0, 5000), on_timer, &te);
+    te = tevent_add_timer(l->ev, l->ev, tevent_timeval_current_ofs(0, 2000), on_timer, &te);
     assert_non_null(te);
     assert_int_equal(tevent_loop_once(l->ev), 0);
-    ms = now_ms() - t0;
     talloc_free(te);        /* not fired: a request ended the turn */
-    return ms;
 }
 
-/* A short turn: a request is waiting, so the loop's sleep is short. */
+/* A turn with a request waiting: the loop's sleep is short, so the next one may spin. */
 static void served_turn(struct loop *l)
 {
     int before = l->reads;
 
     assert_int_equal(write(l->sv[1], "x", 1), 1);
-    assert_true(turn(l) < SPIN_MS / 2);
+    turn(l);
     assert_int_equal(l->reads, before + 1);
 }
 
@@ -87,63 +71,109 @@ static void requests(int fd, int n)
     }
 }
 
+static uint64_t spins(void)
+{
+    struct resp_busy_poll_stats st;
+
+    resp_busy_poll_get_stats(&st);
+    return st.spins;
+}
+
+static uint64_t caught(void)
+{
+    struct resp_busy_poll_stats st;
+
+    resp_busy_poll_get_stats(&st);
+    return st.caught;
+}
+
+/* Whether the next turn spins. */
+static bool turn_spins(struct loop *l)
+{
+    uint64_t s0 = spins();
+
+    turn(l);
+    return spins() == s0 + 1;
+}
+
+static void loop_open(struct loop *l, const char *spin_us)
+{
+    assert_int_equal(setenv("_SSS_BUSY_POLL_US", spin_us, 1), 0);
+    l->ev = tevent_context_init(NULL);
+    assert_non_null(l->ev);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, l->sv), 0);
+}
+
+static void loop_close(struct loop *l)
+{
+    talloc_free(l->ev);
+    close(l->sv[0]);
+    close(l->sv[1]);
+}
+
 static void test_spin_rules(void **state)
 {
     struct loop l = { 0 };
     int other[2];
+    uint64_t c0;
 
-    assert_int_equal(setenv("_SSS_BUSY_POLL_US", "300000", 1), 0);
-    l.ev = tevent_context_init(NULL);
-    assert_non_null(l.ev);
+    /* a spin far longer than any turn here: a turn that spins sleeps long after it */
+    loop_open(&l, "20000");
     tevent_set_trace_callback(l.ev, prior_trace, &l);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, l.sv), 0);
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, other), 0);
     resp_busy_poll_watch(l.ev, l.sv[0]);
     resp_busy_poll_watch(l.ev, other[0]);
     assert_non_null(tevent_add_fd(l.ev, l.ev, l.sv[0], TEVENT_FD_READ, on_readable, &l));
 
-    /* requests back to back from one client: the next turn spins (nothing comes) */
+    /* requests back to back from one client, all answered, a short sleep: it spins */
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
-    assert_true(turn(&l) >= SPIN_MS);
-    /* that turn slept long: no spin after it */
-    assert_true(turn(&l) < SPIN_MS / 2);
+    assert_true(turn_spins(&l));
+    /* nothing came: that turn slept as long as the spin (20 ms, the timer waits for it),
+     * so the next one does not spin (it would have gained nothing) */
+    assert_false(turn_spins(&l));
 
-    /* a request arriving while it spins ends the spin at once */
+    /* a request arriving while it spins ends the spin (found by the spin) */
     served_turn(&l);
+    c0 = caught();
     assert_int_equal(write(l.sv[1], "y", 1), 1);
-    assert_true(turn(&l) < SPIN_MS / 2);
+    assert_true(turn_spins(&l));
+    assert_int_equal(caught(), c0 + 1);
     assert_int_equal(l.reads, 3);
+
+    /* the setting is read once, when the loop is first probed */
+    served_turn(&l);
+    requests(l.sv[0], RESP_BUSY_POLL_RUN);
+    assert_int_equal(setenv("_SSS_BUSY_POLL_US", "0", 1), 0);
+    assert_true(turn_spins(&l));
 
     /* fewer than RESP_BUSY_POLL_RUN in a row from one client: no spin */
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
     requests(other[0], 1);
     requests(l.sv[0], RESP_BUSY_POLL_RUN - 1);
-    assert_true(turn(&l) < SPIN_MS / 2);
+    assert_false(turn_spins(&l));
 
     /* a request still open (its reply being written, or waiting for the back-end): the
      * loop waits for sockets the spin does not check, so no spin */
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
     resp_busy_poll_request(l.sv[0]);
-    assert_true(turn(&l) < SPIN_MS / 2);
+    assert_false(turn_spins(&l));
     resp_busy_poll_request_done();
     served_turn(&l);
-    assert_true(turn(&l) >= SPIN_MS);
+    assert_true(turn_spins(&l));
 
     /* the client's fd closed: its run is forgotten (a new client may get the number) */
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
     resp_busy_poll_unwatch(l.sv[0]);
-    assert_true(turn(&l) < SPIN_MS / 2);
+    assert_false(turn_spins(&l));
 
     /* the trace callback set before ours still sees every point */
-    assert_true(l.trace_points >= 4 * 7);
+    assert_true(l.trace_points >= 4 * 14);
 
-    talloc_free(l.ev);
-    close(l.sv[0]);
-    close(l.sv[1]);
+    loop_close(&l);
     close(other[0]);
     close(other[1]);
 }
@@ -153,30 +183,21 @@ static void test_off_and_new_loop(void **state)
 {
     struct loop l = { 0 };
 
-    assert_int_equal(setenv("_SSS_BUSY_POLL_US", "0", 1), 0);
-    l.ev = tevent_context_init(NULL);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, l.sv), 0);
+    loop_open(&l, "0");
     resp_busy_poll_watch(l.ev, l.sv[0]);
     assert_non_null(tevent_add_fd(l.ev, l.ev, l.sv[0], TEVENT_FD_READ, on_readable, &l));
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
-    assert_true(turn(&l) < SPIN_MS / 2);
-    talloc_free(l.ev);
-    close(l.sv[0]);
-    close(l.sv[1]);
+    assert_false(turn_spins(&l));
+    loop_close(&l);
 
-    /* that loop is gone: a new one is probed, with the spin switched on again */
-    assert_int_equal(setenv("_SSS_BUSY_POLL_US", "300000", 1), 0);
-    l.ev = tevent_context_init(NULL);
-    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, l.sv), 0);
+    loop_open(&l, "20000");
     resp_busy_poll_watch(l.ev, l.sv[0]);
     assert_non_null(tevent_add_fd(l.ev, l.ev, l.sv[0], TEVENT_FD_READ, on_readable, &l));
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
-    assert_true(turn(&l) >= SPIN_MS);
-    talloc_free(l.ev);
-    close(l.sv[0]);
-    close(l.sv[1]);
+    assert_true(turn_spins(&l));
+    loop_close(&l);
 }
 
 int main(void)
