@@ -22,10 +22,20 @@ ldif_user() {
     printf '\n'
 }
 
+# The lines every group entry starts with: SUFFIX CN GIDNUMBER [OBJECTCLASS...]
+ldif_group_head() {
+    local suffix=$1 cn=$2 gid=$3 oc
+    shift 3
+    printf 'dn: cn=%s,ou=Groups,%s\nobjectClass: top\nobjectClass: posixGroup\n' "$cn" "$suffix"
+    for oc in "$@"; do
+        printf 'objectClass: %s\n' "$oc"
+    done
+    printf 'cn: %s\ngidNumber: %s\n' "$cn" "$gid"
+}
+
 ldif_bis_group() {
     local suffix=$1 m
-    printf 'dn: cn=%s,ou=Groups,%s\nobjectClass: top\nobjectClass: posixGroup\nobjectClass: extensibleObject\ncn: %s\ngidNumber: %s\n' \
-        "$2" "$suffix" "$2" "$3"
+    ldif_group_head "$1" "$2" "$3" extensibleObject
     shift 3
     for m in "$@"; do
         case $m in
@@ -38,9 +48,8 @@ ldif_bis_group() {
 }
 
 ldif_group() {
-    local suffix=$1 m
-    printf 'dn: cn=%s,ou=Groups,%s\nobjectClass: top\nobjectClass: posixGroup\ncn: %s\ngidNumber: %s\n' \
-        "$2" "$suffix" "$2" "$3"
+    local m
+    ldif_group_head "$1" "$2" "$3"
     shift 3
     for m in "$@"; do
         printf 'memberUid: %s\n' "$m"

@@ -38,6 +38,25 @@ static void die(const char *what, errno_t ret)
     exit(1);
 }
 
+/* Opens the cache of domain in dir after removing any file an earlier run left. */
+static struct sysdb_ctx *open_fresh(TALLOC_CTX *mem, const char *dir, const char *domain,
+                                    enum sysdb_backend backend)
+{
+    struct sysdb_ctx *sysdb;
+    char path[512];
+    errno_t ret;
+
+    snprintf(path, sizeof(path), "%s/cache_%s.ldb", dir, domain);
+    unlink(path);
+    snprintf(path, sizeof(path), "%s/cache_%s.ldb-lock", dir, domain);
+    unlink(path);
+    ret = sysdb_open_ext(mem, dir, domain, SYSDB_CASE_SENSITIVE, backend, &sysdb);
+    if (ret != EOK) {
+        die("open", ret);
+    }
+    return sysdb;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a;
@@ -147,17 +166,9 @@ static void bench(const char *dir, enum sysdb_backend backend, const char *label
     double a;
     double b;
     struct stat st;
-    char path[512];
     errno_t ret;
 
-    snprintf(path, sizeof(path), "%s/cache_bench.ldb", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/cache_bench.ldb-lock", dir);
-    unlink(path);
-    ret = sysdb_open_ext(mem, dir, "bench", SYSDB_CASE_SENSITIVE, backend, &sysdb);
-    if (ret != EOK) {
-        die("open", ret);
-    }
+    sysdb = open_fresh(mem, dir, "bench", backend);
     printf("%s (%s)\n", label, sysdb_path(sysdb));
 
     users = make_names(mem, "user", USERS);
@@ -558,7 +569,6 @@ static void bench_disk(const char *dir, const char *order, size_t n)
     struct sysdb_ctx *sysdb;
     size_t *perm = talloc_array(mem, size_t, n);
     struct stat st;
-    char path[512];
     uint64_t t0;
     size_t i;
     errno_t ret;
@@ -576,14 +586,7 @@ static void bench_disk(const char *dir, const char *order, size_t n)
             perm[j] = t;
         }
     }
-    snprintf(path, sizeof(path), "%s/cache_perf.ldb", dir);
-    unlink(path);
-    snprintf(path, sizeof(path), "%s/cache_perf.ldb-lock", dir);
-    unlink(path);
-    ret = sysdb_open_ext(mem, dir, "perf", SYSDB_CASE_SENSITIVE, SYSDB_BACKEND_MDB, &sysdb);
-    if (ret != EOK) {
-        die("open", ret);
-    }
+    sysdb = open_fresh(mem, dir, "perf", SYSDB_BACKEND_MDB);
     t0 = now_ns();
     for (i = 0; i < n; i++) {
         ret = disk_store_one(sysdb, perm[i]);

@@ -96,12 +96,18 @@ static bool turn_spins(struct loop *l)
     return spins() == s0 + 1;
 }
 
-static void loop_open(struct loop *l, const char *spin_us)
+/* A loop serving sv[0], watched by the probe (prior: a trace callback set before). */
+static void loop_open(struct loop *l, const char *spin_us, bool prior)
 {
     assert_int_equal(setenv("_SSS_BUSY_POLL_US", spin_us, 1), 0);
     l->ev = tevent_context_init(NULL);
     assert_non_null(l->ev);
+    if (prior) {
+        tevent_set_trace_callback(l->ev, prior_trace, l);
+    }
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, l->sv), 0);
+    resp_busy_poll_watch(l->ev, l->sv[0]);
+    assert_non_null(tevent_add_fd(l->ev, l->ev, l->sv[0], TEVENT_FD_READ, on_readable, l));
 }
 
 static void loop_close(struct loop *l)
@@ -118,12 +124,9 @@ static void test_spin_rules(void **state)
     uint64_t c0;
 
     /* a spin far longer than any turn here: a turn that spins sleeps long after it */
-    loop_open(&l, "20000");
-    tevent_set_trace_callback(l.ev, prior_trace, &l);
+    loop_open(&l, "20000", true);
     assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, other), 0);
-    resp_busy_poll_watch(l.ev, l.sv[0]);
     resp_busy_poll_watch(l.ev, other[0]);
-    assert_non_null(tevent_add_fd(l.ev, l.ev, l.sv[0], TEVENT_FD_READ, on_readable, &l));
 
     /* requests back to back from one client, all answered, a short sleep: it spins */
     served_turn(&l);
@@ -183,17 +186,13 @@ static void test_off_and_new_loop(void **state)
 {
     struct loop l = { 0 };
 
-    loop_open(&l, "0");
-    resp_busy_poll_watch(l.ev, l.sv[0]);
-    assert_non_null(tevent_add_fd(l.ev, l.ev, l.sv[0], TEVENT_FD_READ, on_readable, &l));
+    loop_open(&l, "0", false);
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
     assert_false(turn_spins(&l));
     loop_close(&l);
 
-    loop_open(&l, "20000");
-    resp_busy_poll_watch(l.ev, l.sv[0]);
-    assert_non_null(tevent_add_fd(l.ev, l.ev, l.sv[0], TEVENT_FD_READ, on_readable, &l));
+    loop_open(&l, "20000", false);
     served_turn(&l);
     requests(l.sv[0], RESP_BUSY_POLL_RUN);
     assert_true(turn_spins(&l));
