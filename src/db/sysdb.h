@@ -68,7 +68,8 @@ enum sysdb_case {
 
 /* The ldb back-end. DEFAULT is mdb, the measured choice (figures in sysdb.c, benchmark in
  * tests/perf/bench_sysdb.c), or tdb when the cache file exists and is a tdb file.
- * Both key records by DN. */
+ * mdb files key records by GUID (a guid on every entry, and ldb's DN -> GUID index); tdb
+ * files by DN. */
 enum sysdb_backend {
     SYSDB_BACKEND_DEFAULT,
     SYSDB_BACKEND_TDB,

@@ -164,7 +164,7 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     /* The same query finds the entry itself when its id is unchanged (then a modify),
      * and any other name holding the id (deleted). Otherwise: add, or modify if the add
      * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, grp->gid,
+    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
                                  msg->dn, &kept, &kept_msg);
     if (ret != EOK) {
         goto done;
@@ -325,7 +325,7 @@ static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         return ENOMEM;
     }
     if (key->name == NULL) {
-        ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, SYSDB_A_GID, key->id,
+        ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->id,
                                  NULL, &msg);
     } else {
         ret = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->name, &dn);

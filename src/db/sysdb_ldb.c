@@ -16,6 +16,11 @@ static const char *sysdb_kind_class[] = {
     [SYSDB_KIND_GROUP] = "group",
 };
 
+static const char *sysdb_kind_id[] = {
+    [SYSDB_KIND_USER] = SYSDB_A_UID,
+    [SYSDB_KIND_GROUP] = SYSDB_A_GID,
+};
+
 static const char *sysdb_kind_id_idx[] = {
     [SYSDB_KIND_USER] = SYSDB_A_UID_IDX,
     [SYSDB_KIND_GROUP] = SYSDB_A_GID_IDX,
@@ -195,7 +200,6 @@ done:
 }
 
 static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                   struct ldb_dn *base, enum ldb_scope scope,
                                    const char *filter, const char *const *attrs,
                                    struct ldb_message ***_msgs, size_t *_count)
 {
@@ -206,7 +210,7 @@ static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
      * base entry exists. An indexed filter term picks the candidates; without one ldb scans
      * every record. */
     sysdb_ldb_enter();
-    lret = ldb_search(sysdb->ldb, mem_ctx, &res, base, scope,
+    lret = ldb_search(sysdb->ldb, mem_ctx, &res, NULL, LDB_SCOPE_SUBTREE,
                       discard_const_p(const char *, attrs), "%s", filter);
     sysdb_ldb_leave();
     if (lret != LDB_SUCCESS) {
@@ -218,30 +222,25 @@ static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     return EOK;
 }
 
-errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                          const char *attr, const char *value, const char *const *attrs,
-                          struct ldb_message ***_msgs, size_t *_count)
+/* The entries of kind holding id (one index lookup on its scrambled form; uidx is only on
+ * users and gidx only on groups); count may be 0. */
+static errno_t sysdb_search_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               enum sysdb_kind kind, uint32_t id, const char *const *attrs,
+                               struct ldb_message ***_msgs, size_t *_count)
 {
-    char filter[128];
-    int n;
+    char value[9];
+    char filter[32];
 
-    /* uid is only on users and gid only on groups: the attribute says the kind. */
-    (void)kind;
-    n = snprintf(filter, sizeof(filter), "(%s=%s)", attr, value);
-    if (n < 0 || (size_t)n >= sizeof(filter)) {
-        return EINVAL;
-    }
-    return sysdb_search_filter(mem_ctx, sysdb, NULL, LDB_SCOPE_SUBTREE, filter, attrs,
-                               _msgs, _count);
+    sysdb_id_idx_value(id, value);
+    snprintf(filter, sizeof(filter), "(%s=%s)", sysdb_kind_id_idx[kind], value);
+    return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }
 
 errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                           const char *attr, uint32_t id, const char *const *attrs,
-                           struct ldb_message **_msg)
+                           uint32_t id, const char *const *attrs, struct ldb_message **_msg)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message **msgs;
-    char value[16];
     size_t count;
     errno_t ret;
 
@@ -249,9 +248,7 @@ errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sy
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    sysdb_id_idx_value(id, value);
-    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, sysdb_kind_id_idx[kind], value, attrs,
-                            &msgs, &count);
+    ret = sysdb_search_id(tmp_ctx, sysdb, kind, id, attrs, &msgs, &count);
     if (ret != EOK) {
         goto done;
     }
@@ -261,7 +258,7 @@ errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sy
     }
     if (count > 1) {
         DEBUG(SSSDBG_MINOR_FAILURE, "%zu %s entries hold %s %" PRIu32 "; using the first\n",
-              count, sysdb_kind_class[kind], attr, id);
+              count, sysdb_kind_class[kind], sysdb_kind_id[kind], id);
     }
     *_msg = talloc_steal(mem_ctx, msgs[0]);
 
@@ -275,10 +272,10 @@ errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysd
 {
     /* Every user has a uid and every group a gid, and only they do (a full scan: ldb does
      * not index presence). */
-    return sysdb_search_filter(mem_ctx, sysdb, NULL, LDB_SCOPE_SUBTREE,
-                               kind == SYSDB_KIND_USER ? "(" SYSDB_A_UID "=*)"
-                                                       : "(" SYSDB_A_GID "=*)",
-                               NULL, _msgs, _count);
+    char filter[16];
+
+    snprintf(filter, sizeof(filter), "(%s=*)", sysdb_kind_id[kind]);
+    return sysdb_search_filter(mem_ctx, sysdb, filter, NULL, _msgs, _count);
 }
 
 /* Adds a copy of msg: plain elements, the empty ones (attributes to clear) dropped, and a
@@ -346,7 +343,7 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
 }
 
 errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                               enum sysdb_kind kind, const char *attr, uint32_t id,
+                               enum sysdb_kind kind, uint32_t id,
                                struct ldb_dn *keep_dn, bool *_kept,
                                struct ldb_message **_kept_msg)
 {
@@ -354,7 +351,6 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, NULL }; /* + the DN, always */
     struct ldb_message *kept_msg = NULL;
     struct ldb_message **msgs;
-    char value[16];
     bool kept = false;
     size_t count;
     size_t i;
@@ -365,9 +361,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    sysdb_id_idx_value(id, value);
-    ret = sysdb_search_kind(tmp_ctx, sysdb, kind, sysdb_kind_id_idx[kind], value, attrs,
-                            &msgs, &count);
+    ret = sysdb_search_id(tmp_ctx, sysdb, kind, id, attrs, &msgs, &count);
     if (ret != EOK) {
         goto done;
     }
@@ -377,8 +371,9 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
             kept_msg = msgs[i];
             continue;
         }
-        DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%s now belongs to another name: deleting %s\n",
-              sysdb_kind_class[kind], attr, value, ldb_dn_get_linearized(msgs[i]->dn));
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%" PRIu32 " now belongs to another name: deleting %s\n",
+              sysdb_kind_class[kind], sysdb_kind_id[kind], id,
+              ldb_dn_get_linearized(msgs[i]->dn));
         lret = sysdb_ldb_delete(sysdb, msgs[i]->dn);
         if (lret != LDB_SUCCESS) {
             ret = sysdb_ldb_error(sysdb, lret, "Delete");
@@ -577,7 +572,7 @@ errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t
     char *idx;
     errno_t ret;
 
-    ret = sysdb_msg_set_num(msg, kind == SYSDB_KIND_USER ? SYSDB_A_UID : SYSDB_A_GID, id);
+    ret = sysdb_msg_set_num(msg, sysdb_kind_id[kind], id);
     if (ret != EOK) {
         return ret;
     }

@@ -157,16 +157,10 @@ const char *sysdb_name_attr(const char *stored, const char *key);
 errno_t sysdb_read_entry(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct ldb_dn *dn,
                          const char *const *attrs, struct ldb_message **_msg);
 
-/* Entries of a kind whose attr equals value (index lookups); count may be 0. */
-errno_t sysdb_search_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                          const char *attr, const char *value, const char *const *attrs,
-                          struct ldb_message ***_msgs, size_t *_count);
-
-/* The entry of a kind holding id in attr (uidNumber, gidNumber). Stores keep ids unique; if
- * something else wrote duplicates, the first is used and that is logged. ENOENT if none. */
+/* The entry of a kind holding id (its uid or gid). Stores keep ids unique; if something
+ * else wrote duplicates, the first is used and that is logged. ENOENT if none. */
 errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                           const char *attr, uint32_t id, const char *const *attrs,
-                           struct ldb_message **_msg);
+                           uint32_t id, const char *const *attrs, struct ldb_message **_msg);
 
 enum sysdb_exists {
     SYSDB_EXISTS_NO,       /* add */
@@ -182,11 +176,11 @@ enum sysdb_exists {
 errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
                           enum sysdb_exists exists);
 
-/* Deletes every entry of kind holding attr=id except keep_dn (uid/gid takeover); *_kept
+/* Deletes every entry of kind holding id except keep_dn (uid/gid takeover); *_kept
  * tells whether keep_dn itself holds it (so it exists). _kept_msg (may be NULL): its name
  * and originalDN as stored, on mem_ctx, when kept. */
 errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                               enum sysdb_kind kind, const char *attr, uint32_t id,
+                               enum sysdb_kind kind, uint32_t id,
                                struct ldb_dn *keep_dn, bool *_kept,
                                struct ldb_message **_kept_msg);
 

@@ -134,7 +134,7 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     /* The same query finds the entry itself when its id is unchanged (then a modify),
      * and any other name holding the id (deleted). Otherwise: add, or modify if the add
      * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, user->uid,
+    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_USER, user->uid,
                                  msg->dn, &kept, NULL);
     if (ret != EOK) {
         goto done;
@@ -173,7 +173,7 @@ static errno_t sysdb_user_read_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     errno_t ret;
 
     if (key->name == NULL) {
-        return sysdb_search_by_id(mem_ctx, sysdb, SYSDB_KIND_USER, SYSDB_A_UID, key->id,
+        return sysdb_search_by_id(mem_ctx, sysdb, SYSDB_KIND_USER, key->id,
                                   attrs, _msg);
     }
     ret = sysdb_entry_dn(mem_ctx, sysdb, SYSDB_KIND_USER, key->name, &dn);

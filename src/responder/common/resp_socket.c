@@ -216,8 +216,6 @@ static void resp_client_dispatch(struct resp_client *cli)
     sss_debug_req_id = 0;
 }
 
-/* Reads a request's first bytes into the stash. false: nothing more to do now (no data
- * yet, or cli was freed). */
 /* One non-blocking recv into buf. 0: nothing to read now, or cli is gone (a failed read
  * or the client hung up: cli was freed); otherwise the bytes read. */
 static size_t resp_client_read(struct resp_client *cli, uint8_t *buf, size_t len)
