@@ -614,6 +614,21 @@ errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
     return EOK;
 }
 
+errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret)
+{
+    errno_t cret;
+
+    if (ret == EOK) {
+        return sysdb_transaction_commit(sysdb);
+    }
+    cret = sysdb_transaction_cancel(sysdb);
+    if (cret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel after %s failed: %s\n", sss_strerror(ret),
+              sss_strerror(cret));
+    }
+    return ret;
+}
+
 /* The containers' DNs, made once. */
 static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 {

@@ -131,6 +131,17 @@ errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb);
 errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb);
 
 /*
+ * Ends the transaction this code started: commits when ret is EOK, cancels otherwise.
+ * Returns ret when it was an error (the cancel's own failure is only logged), else the
+ * commit's result. The one way to close a transaction at a function's single exit:
+ *     ret = sysdb_transaction_start(sysdb); if (ret != EOK) return ret;
+ *     ret = ...;  if (ret != EOK) goto done;  ...
+ *   done:
+ *     return sysdb_transaction_end(sysdb, ret);
+ */
+errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret);
+
+/*
  * Name helpers. sysdb_fqname() gives the stored form of a name (qualified, folded in
  * insensitive mode); sysdb_short_name() strips "@domain" from an internal name
  * (a name without it is returned as is). Errors: EINVAL, ENOMEM.

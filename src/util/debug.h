@@ -46,6 +46,30 @@ extern uint64_t sss_debug_req_id;
 uint64_t sss_new_req_id(void);
 
 /*
+ * SSS_REQ_ID_SCOPE(id): from here to the end of the enclosing block, this process serves
+ * request id; on every way out of the block (return, goto out of it, end of scope) the id
+ * that was current before comes back. Replaces a saved copy restored by hand at each exit.
+ */
+static inline uint64_t sss_req_id_enter(uint64_t id)
+{
+    uint64_t saved = sss_debug_req_id;
+
+    sss_debug_req_id = id;
+    return saved;
+}
+
+static inline void sss_req_id_leave(const uint64_t *saved)
+{
+    sss_debug_req_id = *saved;
+}
+
+#define SSS_REQ_ID_CONCAT_(a, b) a##b
+#define SSS_REQ_ID_CONCAT(a, b) SSS_REQ_ID_CONCAT_(a, b)
+#define SSS_REQ_ID_SCOPE(id) \
+    const uint64_t SSS_REQ_ID_CONCAT(sss_req_id_saved_, __LINE__) \
+        __attribute__((cleanup(sss_req_id_leave), unused)) = sss_req_id_enter(id)
+
+/*
  * Makes sss_debug_req_id follow the event loop of ev: a timer or immediate event runs
  * under the id that was current when it was scheduled (so a deferred tevent callback
  * resumes the request that scheduled it), fd and signal handlers start under 0 (they serve

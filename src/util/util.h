@@ -18,6 +18,8 @@
 #include "util/sss_errors.h"
 #include "util/debug.h"
 #include "util/probes.h"
+#include "util/sss_list.h"
+#include "util/sss_hash.h"
 
 #ifndef discard_const
 #define discard_const(ptr) ((void *)((uintptr_t)(ptr)))

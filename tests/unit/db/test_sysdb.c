@@ -748,6 +748,20 @@ static void test_transactions(void **state)
     assert_int_equal(sysdb_transaction_commit(tc->sysdb), EOK);
     assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
     talloc_free(r);
+
+    /* transaction_end: an error cancels and is returned as it was; EOK commits. */
+    u.name = "ann";
+    u.uid = 1002;
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_transaction_end(tc->sysdb, ERANGE), ERANGE);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "ann", &r), ENOENT);
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_transaction_end(tc->sysdb, EOK), EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "ann", &r), EOK);
+    talloc_free(r);
+    assert_int_equal(sysdb_transaction_end(tc->sysdb, EOK), EINVAL);  /* none open */
 }
 
 static void test_invalid_input(void **state)

@@ -147,6 +147,39 @@ static void test_req_id_track(void **state)
     talloc_free(mem);
 }
 
+/* The scope restores the outer id on every way out: fall-through, return, nested scopes. */
+static uint64_t scoped_return(uint64_t id, bool early)
+{
+    SSS_REQ_ID_SCOPE(id);
+
+    if (early) {
+        return sss_debug_req_id;
+    }
+    {
+        SSS_REQ_ID_SCOPE(id + 1);
+        assert_int_equal(sss_debug_req_id, id + 1);
+    }
+    return sss_debug_req_id;
+}
+
+static void test_req_id_scope(void **state)
+{
+    sss_debug_req_id = 0x42;
+    assert_int_equal(scoped_return(0x100, true), 0x100);
+    assert_int_equal(sss_debug_req_id, 0x42);
+    assert_int_equal(scoped_return(0x200, false), 0x200);
+    assert_int_equal(sss_debug_req_id, 0x42);
+    for (int i = 0; i < 3; i++) {
+        SSS_REQ_ID_SCOPE(0x300 + i);
+        assert_int_equal(sss_debug_req_id, 0x300 + i);
+        if (i == 1) {
+            continue;
+        }
+    }
+    assert_int_equal(sss_debug_req_id, 0x42);
+    sss_debug_req_id = 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_logger_parse),
         cmocka_unit_test(test_new_req_id),
         cmocka_unit_test(test_req_id_track),
+        cmocka_unit_test(test_req_id_scope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
