@@ -1,8 +1,8 @@
 /*
  * The confdb object and its lookups: creating it, finding sections and entries, collecting
- * warnings, parsing from memory, and the typed getters, which fall back to the option
- * table's defaults (including defaults taken from another option or from ldap_schema).
- * Loading from files lives in confdb_files.c.
+ * warnings, and the typed getters, which fall back to the option table's defaults
+ * (including defaults taken from another option or from ldap_schema). Building one, from
+ * files or from memory, lives in confdb_load.c.
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -102,58 +102,6 @@ const char *const *confdb_warnings(struct confdb *cdb)
         return none;
     }
     return (const char *const *)cdb->warnings;
-}
-
-/* Sets *_error to a talloc copy of err (or the error's text) on mem_ctx. */
-static void confdb_return_error(TALLOC_CTX *mem_ctx, errno_t ret, const char *err,
-                                char **_error)
-{
-    if (_error == NULL) {
-        return;
-    }
-    *_error = talloc_strdup(mem_ctx, err != NULL ? err : sss_strerror(ret));
-}
-
-errno_t confdb_parse_buffer(TALLOC_CTX *mem_ctx, const char *source_name,
-                            const char *buf, size_t len,
-                            struct confdb **_cdb, char **_error)
-{
-    TALLOC_CTX *tmp_ctx;
-    struct confdb *cdb;
-    char *err = NULL;
-    errno_t ret;
-
-    if (source_name == NULL || (buf == NULL && len > 0) || _cdb == NULL) {
-        return EINVAL;
-    }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    cdb = confdb_new(tmp_ctx);
-    if (cdb == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-
-    ret = confdb_parse_source(cdb, tmp_ctx, source_name, buf, len, &err);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = confdb_check_config(cdb, tmp_ctx, &err);
-    if (ret != EOK) {
-        goto done;
-    }
-
-    *_cdb = talloc_steal(mem_ctx, cdb);
-    ret = EOK;
-
-done:
-    if (ret != EOK) {
-        confdb_return_error(mem_ctx, ret, err, _error);
-    }
-    talloc_free(tmp_ctx);
-    return ret;
 }
 
 char *confdb_domain_section(TALLOC_CTX *mem_ctx, const char *domain)

@@ -13,7 +13,7 @@ cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefin
         -I$top/src -I$build -I$build/src -DSSSD_LOG_PATH=\"/tmp\"
         $(pkg-config --cflags talloc tevent dbus-1)"
 libs="$(pkg-config --libs talloc tevent dbus-1)"
-util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c"
+util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c"
 
 # harness name -> the sources it needs besides itself
 declare -A deps=(

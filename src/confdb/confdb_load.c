@@ -1,5 +1,7 @@
 /*
- * Loading sssd.conf from disk: the main file, then the "*.conf" files of
+ * Building a confdb: confdb_load() reads sssd.conf from disk, confdb_parse_buffer() takes
+ * one text from memory (tests, fuzzers); both parse, then validate the whole, the same way.
+ * From disk: the main file, then the "*.conf" files of
  * <dir of main file>/conf.d in alphabetical order (names starting with '.' and names not
  * ending in ".conf" are skipped). Every file must be a regular file owned by root (or by
  * the effective uid, so that tests and unprivileged runs work) with mode exactly 0600 or
@@ -263,22 +265,103 @@ done:
     return ret;
 }
 
+/*
+ * The common end of both entry points: validates the parsed configuration and hands cdb
+ * (on tmp_ctx) over to mem_ctx, or sets *_error from err (or the error's text).
+ */
+static errno_t load_finish(TALLOC_CTX *mem_ctx, TALLOC_CTX *tmp_ctx, struct confdb *cdb,
+                           errno_t ret, char *err, struct confdb **_cdb, char **_error)
+{
+    if (ret == EOK) {
+        ret = confdb_check_config(cdb, tmp_ctx, &err);
+    }
+    if (ret == EOK) {
+        *_cdb = talloc_steal(mem_ctx, cdb);
+    } else if (_error != NULL) {
+        *_error = talloc_strdup(mem_ctx, err != NULL ? err : sss_strerror(ret));
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t confdb_parse_buffer(TALLOC_CTX *mem_ctx, const char *source_name,
+                            const char *buf, size_t len,
+                            struct confdb **_cdb, char **_error)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct confdb *cdb;
+    char *err = NULL;
+    errno_t ret;
+
+    if (source_name == NULL || (buf == NULL && len > 0) || _cdb == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: source %s, %zu bytes at %p\n",
+              source_name != NULL ? source_name : "(null)", len, buf);
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    cdb = confdb_new(tmp_ctx);
+    ret = cdb == NULL ? ENOMEM : confdb_parse_source(cdb, tmp_ctx, source_name, buf, len, &err);
+    return load_finish(mem_ctx, tmp_ctx, cdb, ret, err, _cdb, _error);
+}
+
+/* Reads the snippets of conf.d after the main file; a snippet that is not a regular file
+ * is skipped with a warning. */
+static errno_t load_snippets(struct confdb *cdb, TALLOC_CTX *tmp_ctx, const char *config_file,
+                             char **_err)
+{
+    char **snippets = NULL;
+    size_t num_snippets = 0;
+    char *shown;
+    char *data;
+    char *dir;
+    size_t len;
+    size_t i;
+    errno_t ret;
+
+    dir = files_snippet_dir(tmp_ctx, config_file);
+    if (dir == NULL) {
+        return ENOMEM;
+    }
+    ret = files_list_snippets(tmp_ctx, dir, &snippets, &num_snippets, _err);
+    if (ret != EOK) {
+        return ret;
+    }
+    for (i = 0; i < num_snippets; i++) {
+        ret = files_read(tmp_ctx, snippets[i], true, &data, &len, _err);
+        if (ret == ENOTSUP) {
+            shown = confdb_quote_str(tmp_ctx, snippets[i]);
+            confdb_add_warning(cdb, "%s: not a regular file, skipped",
+                               shown != NULL ? shown : "?");
+            continue;
+        }
+        if (ret != EOK) {
+            return ret;
+        }
+        ret = confdb_parse_source(cdb, tmp_ctx, snippets[i], data, len, _err);
+        talloc_free(data);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
+}
+
 errno_t confdb_load(TALLOC_CTX *mem_ctx, const char *config_file,
                     struct confdb **_cdb, char **_error)
 {
     TALLOC_CTX *tmp_ctx;
     struct confdb *cdb;
-    char **snippets = NULL;
-    size_t num_snippets = 0;
-    char *dir;
     char *data;
     size_t len;
     char *err = NULL;
-    char *shown;
-    size_t i;
     errno_t ret;
 
     if (config_file == NULL || config_file[0] == '\0' || _cdb == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: config file %s\n",
+              config_file != NULL ? config_file : "(null)");
         return EINVAL;
     }
     tmp_ctx = talloc_new(NULL);
@@ -290,7 +373,6 @@ errno_t confdb_load(TALLOC_CTX *mem_ctx, const char *config_file,
         ret = ENOMEM;
         goto done;
     }
-
     ret = files_read(tmp_ctx, config_file, false, &data, &len, &err);
     if (ret != EOK) {
         goto done;
@@ -300,46 +382,8 @@ errno_t confdb_load(TALLOC_CTX *mem_ctx, const char *config_file,
     if (ret != EOK) {
         goto done;
     }
-
-    dir = files_snippet_dir(tmp_ctx, config_file);
-    if (dir == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = files_list_snippets(tmp_ctx, dir, &snippets, &num_snippets, &err);
-    if (ret != EOK) {
-        goto done;
-    }
-    for (i = 0; i < num_snippets; i++) {
-        ret = files_read(tmp_ctx, snippets[i], true, &data, &len, &err);
-        if (ret == ENOTSUP) {
-            shown = confdb_quote_str(tmp_ctx, snippets[i]);
-            confdb_add_warning(cdb, "%s: not a regular file, skipped",
-                               shown != NULL ? shown : "?");
-            continue;
-        }
-        if (ret != EOK) {
-            goto done;
-        }
-        ret = confdb_parse_source(cdb, tmp_ctx, snippets[i], data, len, &err);
-        talloc_free(data);
-        if (ret != EOK) {
-            goto done;
-        }
-    }
-
-    ret = confdb_check_config(cdb, tmp_ctx, &err);
-    if (ret != EOK) {
-        goto done;
-    }
-
-    *_cdb = talloc_steal(mem_ctx, cdb);
-    ret = EOK;
+    ret = load_snippets(cdb, tmp_ctx, config_file, &err);
 
 done:
-    if (ret != EOK && _error != NULL) {
-        *_error = talloc_strdup(mem_ctx, err != NULL ? err : sss_strerror(ret));
-    }
-    talloc_free(tmp_ctx);
-    return ret;
+    return load_finish(mem_ctx, tmp_ctx, cdb, ret, err, _cdb, _error);
 }
