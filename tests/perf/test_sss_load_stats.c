@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../perf/load_stats.h"
+#include "load_stats.h"
 
 static void fill(struct load_samples *s, uint64_t from, uint64_t to)
 {
