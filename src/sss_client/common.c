@@ -3,9 +3,11 @@
  * pipes directory, say SSS_GET_VERSION once per connection, then send requests and read
  * replies framed per PROTOCOL.md "Client packet". Sockets are non-blocking and close-on-exec;
  * every wait is a poll bounded by SSS_CLI_SOCKET_TIMEOUT_MS; writes use MSG_NOSIGNAL so a dead
- * server never raises SIGPIPE in the caller. One connection object serves all threads of a
- * process under its mutex (cancellation disabled while held); a child after fork opens its
- * own connection. A connection the server dropped (idle timeout, restart) is reopened once.
+ * server never raises SIGPIPE in the caller. Each thread has its own connection (a small
+ * per-thread list, freed by a pthread key destructor at thread exit); the enumeration
+ * connection is one per process under a mutex. A child after fork opens its own connection.
+ * A connection the server dropped (idle timeout, restart) is reopened once. Cancellation is
+ * disabled during a round trip, so a cancelled thread never leaves a stream half-read.
  */
 #include <errno.h>
 #include <limits.h>
@@ -264,12 +266,12 @@ static int exchange(int fd, uint32_t cmd, const void *body, size_t body_len, int
     return 0;
 }
 
-static void close_fd(struct sss_cli_conn *conn)
+static void close_fd(struct sss_cli_state *st)
 {
-    if (conn->fd != -1) {
-        close(conn->fd);
+    if (st->fd != -1) {
+        close(st->fd);
     }
-    conn->fd = -1;
+    st->fd = -1;
 }
 
 static int check_peer_root(int fd)
@@ -281,6 +283,33 @@ static int check_peer_root(int fd)
         return errno;
     }
     if (len != sizeof(cred) || cred.uid != 0 || cred.gid != 0) {
+        return EACCES;
+    }
+    return 0;
+}
+
+/* The socket file must be what sssd made it: a socket owned by root:root with the mode its
+ * responder gives it (test builds also accept the caller's own uid and gid). */
+static int check_socket_file(const struct sss_cli_conn *conn, const char *path)
+{
+    struct stat st;
+
+    if (stat(path, &st) != 0) {
+        return errno == ENOENT ? ENOENT : EACCES;
+    }
+    if (!S_ISSOCK(st.st_mode)) {
+        return EACCES;
+    }
+#ifdef SSS_CLIENT_TEST
+    if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_gid != 0 && st.st_gid != getegid())) {
+        return EACCES;
+    }
+#else
+    if (st.st_uid != 0 || st.st_gid != 0) {
+        return EACCES;
+    }
+#endif
+    if (conn->socket_mode != 0 && (st.st_mode & 07777) != conn->socket_mode) {
         return EACCES;
     }
     return 0;
@@ -304,6 +333,10 @@ static int connect_socket(const struct sss_cli_conn *conn, int64_t deadline, int
     memcpy(addr.sun_path, dir, dlen);
     addr.sun_path[dlen] = '/';
     memcpy(addr.sun_path + dlen + 1, conn->socket_name, nlen + 1);
+    ret = check_socket_file(conn, addr.sun_path);
+    if (ret != 0) {
+        return ret;
+    }
 
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (fd == -1) {
@@ -351,7 +384,7 @@ static int connect_socket(const struct sss_cli_conn *conn, int64_t deadline, int
 }
 
 /* Opens the connection and performs the version handshake. */
-static int open_conn(struct sss_cli_conn *conn)
+static int open_conn(const struct sss_cli_conn *conn, struct sss_cli_state *state)
 {
     int64_t deadline = now_ms() + timeout_ms();
     uint8_t *reply = NULL;
@@ -400,50 +433,144 @@ static int open_conn(struct sss_cli_conn *conn)
         return ret;
     }
 
-    conn->fd = fd;
-    conn->pid = getpid();
-    conn->dev = st.st_dev;
-    conn->ino = st.st_ino;
+    state->fd = fd;
+    state->pid = getpid();
+    state->dev = st.st_dev;
+    state->ino = st.st_ino;
     return 0;
 }
 
 /* Drops a connection that is not ours any more (inherited over fork, or its number reused
  * by the application) or that the server closed while it was idle. */
-static void check_conn(struct sss_cli_conn *conn)
+static void check_conn(struct sss_cli_state *state)
 {
     struct pollfd pfd;
     struct stat st;
 
-    if (conn->fd == -1) {
+    if (state->fd == -1) {
         return;
     }
-    if (fstat(conn->fd, &st) != 0 || !S_ISSOCK(st.st_mode)
-            || st.st_dev != conn->dev || st.st_ino != conn->ino) {
-        conn->fd = -1;          /* not our socket any more: leave it alone */
+    if (fstat(state->fd, &st) != 0 || !S_ISSOCK(st.st_mode)
+            || st.st_dev != state->dev || st.st_ino != state->ino) {
+        state->fd = -1;         /* not our socket any more: leave it alone */
         return;
     }
-    if (conn->pid != getpid()) {
-        close_fd(conn);         /* the parent's: the child opens its own */
+    if (state->pid != getpid()) {
+        close_fd(state);        /* the parent's: the child opens its own */
         return;
     }
-    pfd.fd = conn->fd;
+    pfd.fd = state->fd;
     pfd.events = POLLIN;
     pfd.revents = 0;
     if (poll(&pfd, 1, 0) != 0) {
         /* Data or end of stream on an idle connection, or an error: start afresh. */
-        close_fd(conn);
+        close_fd(state);
     }
 }
 
-static void conn_lock(struct sss_cli_conn *conn, int *old_cancel)
+/* ---- per-thread connections ---------------------------------------------------------- */
+
+/* A thread's connections, one node per sss_cli_conn it used (a library has one or two). */
+struct thread_conn {
+    struct thread_conn *next;
+    const struct sss_cli_conn *conn;
+    struct sss_cli_state state;
+};
+
+static pthread_key_t thread_key;
+static pthread_once_t thread_key_once = PTHREAD_ONCE_INIT;
+static bool thread_key_ok;
+
+/* Thread exit: close the thread's connections (only those this process opened). */
+static void thread_conns_free(void *value)
 {
-    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, old_cancel);
-    pthread_mutex_lock(&conn->lock);
+    struct thread_conn *tc = value;
+    struct thread_conn *next;
+
+    for (; tc != NULL; tc = next) {
+        next = tc->next;
+        check_conn(&tc->state);
+        close_fd(&tc->state);
+        free(tc);
+    }
 }
 
-static void conn_unlock(struct sss_cli_conn *conn, int old_cancel)
+static void thread_key_init(void)
 {
-    pthread_mutex_unlock(&conn->lock);
+    thread_key_ok = pthread_key_create(&thread_key, thread_conns_free) == 0;
+}
+
+/* This thread's state for conn, created on first use; NULL when out of memory. */
+static struct sss_cli_state *thread_state(const struct sss_cli_conn *conn, bool create)
+{
+    struct thread_conn *head;
+    struct thread_conn *tc;
+
+    pthread_once(&thread_key_once, thread_key_init);
+    if (!thread_key_ok) {
+        return NULL;
+    }
+    head = pthread_getspecific(thread_key);
+    for (tc = head; tc != NULL; tc = tc->next) {
+        if (tc->conn == conn) {
+            return &tc->state;
+        }
+    }
+    if (!create) {
+        return NULL;
+    }
+    tc = calloc(1, sizeof(*tc));
+    if (tc == NULL) {
+        return NULL;
+    }
+    tc->conn = conn;
+    tc->state.fd = -1;
+    tc->next = head;
+    if (pthread_setspecific(thread_key, tc) != 0) {
+        free(tc);
+        return NULL;
+    }
+    return &tc->state;
+}
+
+void sss_cli_unload(void)
+{
+    /* After dlclose the destructor's code is gone: no thread may run it any more. The
+     * connections of other threads stay open until they exit (their descriptors leak). */
+    pthread_once(&thread_key_once, thread_key_init);
+    if (thread_key_ok) {
+        thread_conns_free(pthread_getspecific(thread_key));
+        pthread_setspecific(thread_key, NULL);
+        pthread_key_delete(thread_key);
+        thread_key_ok = false;
+    }
+}
+
+/* ---- requests -------------------------------------------------------------------------- */
+
+/* The state a request uses, with the shared lock held when the connection is shared.
+ * Cancellation stays disabled until release_state(). NULL: out of memory. */
+static struct sss_cli_state *acquire_state(struct sss_cli_conn *conn, int *old_cancel)
+{
+    struct sss_cli_state *state;
+
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, old_cancel);
+    if (conn->shared) {
+        pthread_mutex_lock(&conn->lock);
+        return &conn->state;
+    }
+    state = thread_state(conn, true);
+    if (state == NULL) {
+        pthread_setcancelstate(*old_cancel, NULL);
+    }
+    return state;
+}
+
+static void release_state(struct sss_cli_conn *conn, int old_cancel)
+{
+    if (conn->shared) {
+        pthread_mutex_unlock(&conn->lock);
+    }
     pthread_setcancelstate(old_cancel, NULL);
 }
 
@@ -451,6 +578,7 @@ int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd,
                     const void *body, size_t body_len,
                     uint8_t **reply, size_t *reply_len)
 {
+    struct sss_cli_state *state;
     bool in_sync = false;
     bool retryable = false;
     bool fresh = false;
@@ -463,48 +591,65 @@ int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd,
     *reply = NULL;
     *reply_len = 0;
 
-    conn_lock(conn, &old_cancel);
-    check_conn(conn);
-    if (conn->fd == -1) {
-        ret = open_conn(conn);
+    state = acquire_state(conn, &old_cancel);
+    if (state == NULL) {
+        return ENOMEM;
+    }
+    check_conn(state);
+    if (state->fd == -1) {
+        ret = open_conn(conn, state);
         if (ret != 0) {
             goto done;
         }
         fresh = true;
     }
 
-    ret = exchange(conn->fd, cmd, body, body_len, now_ms() + timeout_ms(),
+    ret = exchange(state->fd, cmd, body, body_len, now_ms() + timeout_ms(),
                    reply, reply_len, &in_sync, &retryable);
     if (ret != 0 && retryable && !fresh) {
         /* The server went away between requests: one more try on a new connection. */
-        close_fd(conn);
-        ret = open_conn(conn);
+        close_fd(state);
+        ret = open_conn(conn, state);
         if (ret != 0) {
             goto done;
         }
-        ret = exchange(conn->fd, cmd, body, body_len, now_ms() + timeout_ms(),
+        ret = exchange(state->fd, cmd, body, body_len, now_ms() + timeout_ms(),
                        reply, reply_len, &in_sync, &retryable);
     }
     if (ret != 0 && !in_sync) {
-        close_fd(conn);
+        close_fd(state);
     }
 
 done:
-    conn_unlock(conn, old_cancel);
+    release_state(conn, old_cancel);
     return ret;
 }
 
 void sss_cli_close(struct sss_cli_conn *conn)
 {
+    struct sss_cli_state *state;
     int old_cancel;
 
     if (conn == NULL) {
         return;
     }
-    conn_lock(conn, &old_cancel);
-    if (conn->fd != -1 && conn->pid == getpid()) {
-        close_fd(conn);
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old_cancel);
+    if (conn->shared) {
+        pthread_mutex_lock(&conn->lock);
+        state = &conn->state;
+    } else {
+        state = thread_state(conn, false);
     }
-    conn->fd = -1;
-    conn_unlock(conn, old_cancel);
+    if (state != NULL) {
+        check_conn(state);
+        close_fd(state);
+    }
+    release_state(conn, old_cancel);
+}
+
+void sss_cli_after_fork(struct sss_cli_conn *conn)
+{
+    if (conn != NULL && conn->shared) {
+        pthread_mutex_init(&conn->lock, NULL);
+    }
 }

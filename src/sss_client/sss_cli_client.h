@@ -1,7 +1,7 @@
 /*
  * The socket half shared by the client libraries (libnss_sss, later pam_sss and libsss_sudo):
- * one connection per responder socket, kept open between requests, guarded by a mutex, and
- * reopened after fork. Framing per PROTOCOL.md "Client packet". Plain libc and pthreads; no
+ * connections to a responder socket, one per thread (or one shared, for enumeration), kept
+ * open between requests and reopened after fork. Framing per PROTOCOL.md "Client packet". Plain libc and pthreads; no
  * talloc, no global state beyond the connection objects the caller declares.
  *
  * Owner: the client libraries. Nothing here is exported from a library (version scripts
@@ -21,21 +21,40 @@
 /* The first read of a reply: its header and, for most lookups, the whole body. */
 #define SSS_CLI_FIRST_READ      4096
 
-/* One connection to one responder socket. Declare it static with the initializer below;
- * every field after `lock` is private to common.c. */
-struct sss_cli_conn {
-    pthread_mutex_t lock;
-    const char *socket_name;    /* relative to the pipes directory, e.g. "nss" */
-    uint32_t version;           /* sent with SSS_GET_VERSION, must come back */
-    bool require_root_peer;     /* refuse a server whose SO_PEERCRED is not uid 0 gid 0 */
+/* An open connection: its descriptor and what identifies it. Private to common.c. */
+struct sss_cli_state {
     int fd;                     /* -1 when closed */
     pid_t pid;                  /* process that opened fd */
     dev_t dev;                  /* identity of fd, to tell it from a reused number */
     ino_t ino;
 };
 
-#define SSS_CLI_CONN_INITIALIZER(name, ver, root) \
-    { PTHREAD_MUTEX_INITIALIZER, (name), (ver), (root), -1, 0, 0, 0 }
+/*
+ * One responder socket. Declare it static with one of the initializers below.
+ * - per thread (lookups, PAM, sudo): every thread gets a connection of its own on first use,
+ *   closed when the thread exits; no lock is held across a round trip, so one slow lookup
+ *   never holds up another thread, and a fork() while another thread is mid-lookup leaves
+ *   the child nothing locked (the child drops the connection it inherited and opens its own).
+ * - shared (enumeration): one connection for the whole process under `lock`, because the
+ *   server keeps the enumeration cursor per connection and setpwent/getpwent may come from
+ *   different threads. sss_cli_after_fork() makes the lock usable again in a child.
+ * The socket file must be a socket owned by root:root with exactly socket_mode (0 skips the
+ * mode), as SSSD's clients require; require_root_peer also checks SO_PEERCRED.
+ */
+struct sss_cli_conn {
+    const char *socket_name;    /* relative to the pipes directory, e.g. "nss" */
+    uint32_t version;           /* sent with SSS_GET_VERSION, must come back */
+    bool require_root_peer;     /* refuse a server whose SO_PEERCRED is not uid 0 gid 0 */
+    mode_t socket_mode;         /* the permission bits the socket file must have */
+    bool shared;
+    pthread_mutex_t lock;       /* shared only */
+    struct sss_cli_state state; /* shared only */
+};
+
+#define SSS_CLI_CONN_PER_THREAD(name, ver, root, mode) \
+    { (name), (ver), (root), (mode), false, PTHREAD_MUTEX_INITIALIZER, { -1, 0, 0, 0 } }
+#define SSS_CLI_CONN_SHARED(name, ver, root, mode) \
+    { (name), (ver), (root), (mode), true, PTHREAD_MUTEX_INITIALIZER, { -1, 0, 0, 0 } }
 
 /*
  * Sends one request (cmd + body) and reads its reply. The connection is opened (with the
@@ -47,7 +66,8 @@ struct sss_cli_conn {
  *   ETIMEDOUT   connect, write or read did not finish in time
  *   EBADMSG     malformed reply (length, command)
  *   EPROTO      the version handshake failed
- *   EACCES      require_root_peer and the server is not root
+ *   EACCES      the socket file is not a root-owned socket with the expected mode, or
+ *               require_root_peer and the server is not root
  *   ENOMEM      out of memory
  *   other       the reply's non-zero status (EAGAIN: try again), or a socket error
  */
@@ -55,8 +75,15 @@ int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd,
                     const void *body, size_t body_len,
                     uint8_t **reply, size_t *reply_len);
 
-/* Closes the connection (next request reopens it). */
+/* Closes this thread's connection (shared: the process's); the next request reopens it. */
 void sss_cli_close(struct sss_cli_conn *conn);
+
+/* In a fork child (pthread_atfork child handler): a shared connection's lock may have been
+ * held by a thread the child does not have; make it usable again. */
+void sss_cli_after_fork(struct sss_cli_conn *conn);
+
+/* Library unload: stop the per-thread clean-up (its code is about to go away). */
+void sss_cli_unload(void);
 
 #ifdef SSS_CLIENT_TEST
 /* Test builds only: the pipes directory and the timeout become settable. */

@@ -10,6 +10,9 @@
 #include "sss_client/sss_cli.h"
 #include "sss_client/nss/nss_private.h"
 
+struct nss_enum nss_pw_enum = NSS_ENUM_INITIALIZER;
+struct nss_enum nss_gr_enum = NSS_ENUM_INITIALIZER;
+
 static void enum_lock(struct nss_enum *e, int *old_cancel)
 {
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, old_cancel);
@@ -41,7 +44,7 @@ enum nss_status nss_enum_set(struct nss_enum *e, uint32_t cmd, int *errnop)
 
     enum_lock(e, &old_cancel);
     enum_clear(e);
-    st = nss_sss_request(cmd, NULL, 0, &reply, &reply_len, &err);
+    st = nss_sss_enum_request(cmd, NULL, 0, &reply, &reply_len, &err);
     free(reply);
     enum_unlock(e, old_cancel);
     if (st != NSS_STATUS_SUCCESS && errnop != NULL) {
@@ -69,7 +72,7 @@ enum nss_status nss_enum_get(struct nss_enum *e, uint32_t cmd, size_t rec_min,
             uint32_t n = 0;
 
             enum_clear(e);
-            st = nss_sss_request(cmd, &count, sizeof(count), &reply, &reply_len, errnop);
+            st = nss_sss_enum_request(cmd, &count, sizeof(count), &reply, &reply_len, errnop);
             if (st != NSS_STATUS_SUCCESS) {
                 break;
             }
@@ -123,8 +126,25 @@ enum nss_status nss_enum_end(struct nss_enum *e, uint32_t cmd)
 
     enum_lock(e, &old_cancel);
     enum_clear(e);
-    st = nss_sss_request(cmd, NULL, 0, &reply, &reply_len, &err);
+    st = nss_sss_enum_request(cmd, NULL, 0, &reply, &reply_len, &err);
     free(reply);
     enum_unlock(e, old_cancel);
     return st;
+}
+
+/* In a fork child: the locks may have been held by threads that are gone. The buffers they
+ * guarded may be half-replaced: forget them (leaked in the child, not freed twice). */
+static void enum_reset(struct nss_enum *e)
+{
+    pthread_mutex_init(&e->lock, NULL);
+    e->buf = NULL;
+    e->len = 0;
+    e->pos = 0;
+    e->left = 0;
+}
+
+void nss_enum_after_fork(void)
+{
+    enum_reset(&nss_pw_enum);
+    enum_reset(&nss_gr_enum);
 }

@@ -23,7 +23,6 @@ enum nss_status _nss_sss_getgrent_r(struct group *result,
                                     char *buffer, size_t buflen, int *errnop);
 enum nss_status _nss_sss_endgrent(void);
 
-static struct nss_enum gr_enum = NSS_ENUM_INITIALIZER;
 
 /* The reply that last did not fit this thread's buffer, and the request it answers. */
 static __thread uint8_t *toosmall_reply;
@@ -144,7 +143,7 @@ enum nss_status _nss_sss_setgrent(void)
     if (nss_sss_loops_disabled()) {
         return NSS_STATUS_NOTFOUND;
     }
-    return nss_enum_set(&gr_enum, SSS_NSS_SETGRENT, NULL);
+    return nss_enum_set(&nss_gr_enum, SSS_NSS_SETGRENT, NULL);
 }
 
 enum nss_status _nss_sss_getgrent_r(struct group *result,
@@ -156,7 +155,7 @@ enum nss_status _nss_sss_getgrent_r(struct group *result,
     if (nss_sss_loops_disabled()) {
         return NSS_STATUS_NOTFOUND;
     }
-    st = nss_enum_get(&gr_enum, SSS_NSS_GETGRENT, NSS_GR_REC_MIN, parse_gr,
+    st = nss_enum_get(&nss_gr_enum, SSS_NSS_GETGRENT, NSS_GR_REC_MIN, parse_gr,
                       result, buffer, buflen, errnop);
     if (st == NSS_STATUS_SUCCESS) {
         errno = saved_errno;
@@ -169,5 +168,5 @@ enum nss_status _nss_sss_endgrent(void)
     if (nss_sss_loops_disabled()) {
         return NSS_STATUS_NOTFOUND;
     }
-    return nss_enum_end(&gr_enum, SSS_NSS_ENDGRENT);
+    return nss_enum_end(&nss_gr_enum, SSS_NSS_ENDGRENT);
 }

@@ -76,6 +76,9 @@ int nss_mc_check_str(const char *base, size_t lo, size_t hi, size_t off);
 /* Unmaps f's file when no reader uses it (library unload, tests). */
 void nss_mc_close_file(struct nss_mc_file *f);
 
+/* pthread_atfork child handler part: the three files' locks made usable again. */
+void nss_mc_after_fork(void);
+
 #ifdef SSS_CLIENT_TEST
 /* Test builds only: the directory of the cache files, and unmapping all of them. */
 void nss_mc_set_dir(const char *dir);

@@ -354,7 +354,14 @@ static int copy_record(const struct nss_mc_map *m, uint32_t slot, struct sss_mc_
         full_barrier();
         memcpy(rec, src, len);
         full_barrier();
-        if (rec->b1 == b1 && rec->b2 == b1 && rec->len == len) {
+        /* Both barriers sit in the record's first slot, copied before the data: the copy's
+         * own barriers cannot show a write that began during the copy. The writer changes
+         * the shared b2 first and b1 last, and never gives a slot a barrier value it had
+         * before, so the copy is whole only if the shared barriers, read again now, are
+         * still the ones seen before it. */
+        if (load32(src + offsetof(struct sss_mc_rec, b1)) == b1
+                && load32(src + offsetof(struct sss_mc_rec, b2)) == b1
+                && rec->b1 == b1 && rec->b2 == b1 && rec->len == len) {
             *_rec = rec;
             return 0;
         }
@@ -435,6 +442,16 @@ int nss_mc_check_str(const char *base, size_t lo, size_t hi, size_t off)
         return -1;
     }
     return memchr(base + off, '\0', hi - off) != NULL ? 0 : -1;
+}
+
+/* In a fork child: a file's lock may have been held by a thread that is gone. Its mapping
+ * pointer is always whole (one store); a reference the gone thread held just keeps that
+ * mapping alive in the child. */
+void nss_mc_after_fork(void)
+{
+    pthread_mutex_init(&nss_mc_passwd_file.lock, NULL);
+    pthread_mutex_init(&nss_mc_group_file.lock, NULL);
+    pthread_mutex_init(&nss_mc_initgr_file.lock, NULL);
 }
 
 /* Unmap everything when the library is unloaded; mappings still in use stay. */

@@ -20,7 +20,6 @@ enum nss_status _nss_sss_getpwent_r(struct passwd *result,
                                     char *buffer, size_t buflen, int *errnop);
 enum nss_status _nss_sss_endpwent(void);
 
-static struct nss_enum pw_enum = NSS_ENUM_INITIALIZER;
 
 /* Answers from a by-name or by-id reply, or from the memory cache's result. */
 static enum nss_status finish(enum nss_status st, uint8_t *reply, size_t reply_len,
@@ -101,7 +100,7 @@ enum nss_status _nss_sss_setpwent(void)
     if (nss_sss_loops_disabled()) {
         return NSS_STATUS_NOTFOUND;
     }
-    return nss_enum_set(&pw_enum, SSS_NSS_SETPWENT, NULL);
+    return nss_enum_set(&nss_pw_enum, SSS_NSS_SETPWENT, NULL);
 }
 
 enum nss_status _nss_sss_getpwent_r(struct passwd *result,
@@ -113,7 +112,7 @@ enum nss_status _nss_sss_getpwent_r(struct passwd *result,
     if (nss_sss_loops_disabled()) {
         return NSS_STATUS_NOTFOUND;
     }
-    st = nss_enum_get(&pw_enum, SSS_NSS_GETPWENT, NSS_PW_REC_MIN, parse_pw,
+    st = nss_enum_get(&nss_pw_enum, SSS_NSS_GETPWENT, NSS_PW_REC_MIN, parse_pw,
                       result, buffer, buflen, errnop);
     if (st == NSS_STATUS_SUCCESS) {
         errno = saved_errno;
@@ -126,5 +125,5 @@ enum nss_status _nss_sss_endpwent(void)
     if (nss_sss_loops_disabled()) {
         return NSS_STATUS_NOTFOUND;
     }
-    return nss_enum_end(&pw_enum, SSS_NSS_ENDPWENT);
+    return nss_enum_end(&nss_pw_enum, SSS_NSS_ENDPWENT);
 }

@@ -40,6 +40,10 @@ enum nss_status nss_sss_request(uint32_t cmd, const void *body, size_t body_len,
 /* Maps a parser or memory-cache result to an NSS status: 0 SUCCESS, ENOENT NOTFOUND,
  * ERANGE TRYAGAIN, ENOMEM TRYAGAIN, anything else UNAVAIL/EBADMSG. Sets *errnop unless 0. */
 enum nss_status nss_sss_status(int ret, int *errnop);
+/* nss_sss_request on the process's shared enumeration connection (the server keeps the
+ * cursor per connection, and set/get/end*ent may come from different threads). */
+enum nss_status nss_sss_enum_request(uint32_t cmd, const void *body, size_t body_len,
+                                     uint8_t **reply, size_t *reply_len, int *errnop);
 
 #ifdef SSS_CLIENT_TEST
 /* Test builds only: close the module's connection. */
@@ -103,5 +107,9 @@ enum nss_status nss_enum_get(struct nss_enum *e, uint32_t cmd, size_t rec_min,
                              nss_enum_parse_fn parse, void *result,
                              char *buf, size_t buflen, int *errnop);
 enum nss_status nss_enum_end(struct nss_enum *e, uint32_t cmd);
+/* The process's two enumerations, and their fork-child reset (nss_request.c). */
+extern struct nss_enum nss_pw_enum;
+extern struct nss_enum nss_gr_enum;
+void nss_enum_after_fork(void);
 
 #endif /* NSS_PRIVATE_H */

@@ -2,8 +2,11 @@
  * tests the client's framing, not sssd_nss): version handshake, lookups and their replies,
  * not found, ERANGE and retry, enumeration with an ERANGE in the middle, initgroups, a
  * dropped connection retried once, malformed replies, timeouts, no daemon, _SSS_LOOPS=NO,
- * fork, and 8 threads x 1000 lookups. */
+ * fork (also while another thread is mid-lookup), 8 threads x 1000 lookups on a connection
+ * each, a slow lookup holding up no other thread, and the socket file's owner, type and
+ * mode checked. */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -14,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -317,6 +321,7 @@ static int setup(void **state)
     srv.lfd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(srv.lfd >= 0);
     assert_int_equal(bind(srv.lfd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+    assert_int_equal(chmod(addr.sun_path, 0666), 0);   /* what sssd_nss gives it */
     assert_int_equal(listen(srv.lfd, 64), 0);
     assert_int_equal(pipe(srv.wake), 0);
     srv.connections = 0;
@@ -688,7 +693,132 @@ static void test_threads(void **state)
         assert_int_equal((long)bad, 0);
     }
     assert_int_equal(counter(&srv.requests), 8000);
-    assert_int_equal(counter(&srv.connections), 1);
+    assert_int_equal(counter(&srv.connections), 8);    /* one per thread */
+}
+
+struct slow_lookup {
+    pthread_t thr;
+    bool returned;
+    enum nss_status status;
+};
+
+static void *thread_slow(void *arg)
+{
+    struct slow_lookup *sl = arg;
+    char tbuf[256];
+    struct passwd pw;
+    int err;
+
+    sl->status = _nss_sss_getpwnam_r("slow", &pw, tbuf, sizeof(tbuf), &err);
+    __atomic_store_n(&sl->returned, true, __ATOMIC_SEQ_CST);
+    return NULL;
+}
+
+/* Starts a lookup the server never answers (it times out after timeout_ms) and returns
+ * once the server has it. */
+static void start_slow_lookup(struct slow_lookup *sl, int timeout_ms)
+{
+    int before = counter(&srv.requests);
+
+    sss_cli_set_timeout_ms(timeout_ms);
+    sl->returned = false;
+    assert_int_equal(pthread_create(&sl->thr, NULL, thread_slow, sl), 0);
+    while (counter(&srv.requests) == before) {
+        usleep(1000);
+    }
+}
+
+/* One thread waiting on a slow answer holds up no other thread's lookup. */
+static void test_slow_lookup_blocks_nobody(void **state)
+{
+    struct slow_lookup sl;
+    struct passwd pw;
+    int err = 0;
+
+    start_slow_lookup(&sl, 4000);
+    assert_int_equal(_nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err),
+                     NSS_STATUS_SUCCESS);
+    assert_false(__atomic_load_n(&sl.returned, __ATOMIC_SEQ_CST));
+    pthread_join(sl.thr, NULL);
+    assert_int_equal(sl.status, NSS_STATUS_UNAVAIL);      /* timed out */
+}
+
+/* fork() while another thread is mid-lookup: the child has nothing locked and looks up on
+ * a connection of its own (a deadlock here is killed by the alarm and fails the test). */
+static void test_fork_during_lookup(void **state)
+{
+    struct slow_lookup sl;
+    struct passwd pw;
+    struct group gr;
+    int err = 0;
+    int status;
+    pid_t pid;
+
+    /* The enumeration lock held too: a setpwent in the child must not hang either. */
+    start_slow_lookup(&sl, 4000);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int ok;
+
+        alarm(3);
+        ok = _nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err) == NSS_STATUS_SUCCESS
+             && _nss_sss_getgrgid_r(5000, &gr, buf, sizeof(buf), &err) == NSS_STATUS_SUCCESS
+             && _nss_sss_setpwent() == NSS_STATUS_SUCCESS
+             && _nss_sss_getpwent_r(&pw, buf, sizeof(buf), &err) == NSS_STATUS_SUCCESS
+             && _nss_sss_endpwent() == NSS_STATUS_SUCCESS;
+        _exit(ok ? 0 : 1);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    pthread_join(sl.thr, NULL);
+}
+
+/* The socket must be a root-owned (in test builds: ours) socket with mode 0666. */
+static void test_socket_file_checked(void **state)
+{
+    char path[128];
+    struct passwd pw;
+    int err = 0;
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/nss", srv.dir);
+    assert_int_equal(chmod(path, 0777), 0);
+    assert_int_equal(_nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err),
+                     NSS_STATUS_UNAVAIL);
+    assert_int_equal(err, EACCES);
+    assert_int_equal(chmod(path, 0666), 0);
+    if (geteuid() == 0) {
+        assert_int_equal(chown(path, 4242, 0), 0);
+        assert_int_equal(_nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err),
+                         NSS_STATUS_UNAVAIL);
+        assert_int_equal(err, EACCES);
+        assert_int_equal(chown(path, 0, 0), 0);
+    }
+    assert_int_equal(counter(&srv.connections), 0);
+    assert_int_equal(_nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err),
+                     NSS_STATUS_SUCCESS);
+
+    /* Not a socket at all: a regular file of the right name and mode. */
+    {
+        char other[64] = "/tmp/nss_notsock_XXXXXX";
+
+        assert_non_null(mkdtemp(other));
+        snprintf(path, sizeof(path), "%s/nss", other);
+        fd = open(path, O_CREAT | O_WRONLY, 0666);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(chmod(path, 0666), 0);
+        sss_nss_test_close();
+        sss_cli_set_socket_dir(other);
+        assert_int_equal(_nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err),
+                         NSS_STATUS_UNAVAIL);
+        assert_int_equal(err, EACCES);
+        sss_cli_set_socket_dir(srv.dir);
+        assert_int_equal(unlink(path), 0);
+        assert_int_equal(rmdir(other), 0);
+    }
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -712,6 +842,9 @@ int main(void)
         T(test_loops_disabled),
         T(test_fork),
         T(test_threads),
+        T(test_slow_lookup_blocks_nobody),
+        T(test_fork_during_lookup),
+        T(test_socket_file_checked),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
