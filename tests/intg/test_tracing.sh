@@ -39,10 +39,10 @@ trap cleanup EXIT
 for tool in bpftrace stap readelf; do
     command -v "$tool" >/dev/null || { fail "$tool is not installed (tests/install-deps.sh)"; summary; exit 1; }
 done
-for f in sssd.stp; do
+for f in sssd_star_probes.stp; do
     check "tapset installed: $TAPSET/$f" test -f "$TAPSET/$f"
 done
-check "the tapset names no unexpanded directory" bash -c "! grep -q '\\\${\\|@[a-z]*dir@' '$TAPSET/sssd.stp'"
+check "the tapset names no unexpanded directory" bash -c "! grep -q '\\\${\\|@[a-z]*dir@' '$TAPSET/sssd_star_probes.stp'"
 for s in dp_latency request_breakdown bus_routing ldap_ops sysdb_txn; do
     check "$s.bt installed, no placeholder left" \
         bash -c "test -x '$TRACEDIR/$s.bt' && ! grep -q '@[a-z]*dir@' '$TRACEDIR/$s.bt'"
@@ -133,6 +133,14 @@ sort -o "$WORK/expected_L" "$WORK/expected_L"
 stap -r "$KB" -I "$TAPSET" -L 'sssd.*.*' 2>/dev/null | sort > "$WORK/actual_L"
 check "stap -L: every probe of the contract, with its arguments, in the installed binaries" \
     diff -u "$WORK/expected_L" "$WORK/actual_L"
+# Stock SSSD installs /usr/share/systemtap/tapset/sssd.stp, and stap loads one tapset file per
+# name: a tapset dir met first that holds an sssd.stp (a stand-in of SSSD's here) must not
+# hide ours.
+mkdir -p "$WORK/stock_tapset"
+printf 'function sssd_stock_stand_in:long() { return 1 }\n' > "$WORK/stock_tapset/sssd.stp"
+stap -r "$KB" -p2 -I "$WORK/stock_tapset" -I "$TAPSET" "$TRACEDIR/dp_latency.stp" \
+    > "$WORK/shadow.p2" 2>&1; rc=$?
+check "an sssd.stp tapset of stock SSSD beside ours does not hide ours (status $rc)" test "$rc" -eq 0
 for s in dp_latency request_breakdown bus_routing ldap_ops sysdb_txn; do
     stap_p2 "$TRACEDIR/$s.stp" "$WORK/$s.p2"; rc=$?
     check "stap -p2 $s.stp resolves (status $rc)" test "$rc" -eq 0
