@@ -2,9 +2,11 @@
  * The INI reader: turns the bytes of one sssd.conf file (or snippet) into sections and
  * entries of a struct confdb, line by line. It knows the syntax ([section], option = value,
  * # and ; comments, blank lines, CRLF endings), asks the option table whether each section
- * and option is known, has each value checked as it is read, and merges files: a later
- * file overrides an earlier one's value, while the same option twice in one file is an
- * error. It stops at the first error with one "file:line: ..." message.
+ * and option is known, has each value checked as it is read, and merges: a later file
+ * overrides an earlier one's value, and as in SSSD (libini_config keeps the last value) an
+ * option set twice in one section keeps the later value and a section that appears twice
+ * has its options merged, each with a warning naming both lines. It stops at the first
+ * error with one "file:line: ..." message.
  */
 #include <stdarg.h>
 
@@ -55,6 +57,13 @@ static errno_t parser_add_section(struct confdb_parser *p, char *name, unsigned 
     for (i = 0; i < cdb->num_sections; i++) {
         if (strcmp(cdb->sections[i].name, name) == 0) {
             p->cur = i;
+            if (cdb->sections[i].file == p->source) {
+                /* Snippets of conf.d add to a section by design; one file saying it twice
+                 * is most likely a mistake, but SSSD merges it: so do we, and say so. */
+                confdb_add_warning(cdb, "%s:%u: section [%s] appears again (first on line "
+                                   "%u): its options are merged", p->source, p->line,
+                                   cdb->sections[i].name, cdb->sections[i].line);
+            }
             return EOK;
         }
     }
@@ -214,11 +223,13 @@ static errno_t parser_store(struct confdb_parser *p, struct confdb_section *sec,
             if (sec_shown == NULL) {
                 return ENOMEM;
             }
-            return parser_error(p, _error, "option '%s' in section [%s] is already set "
-                                "on line %u of this file", opt->name, sec_shown,
-                                entry->line);
+            confdb_add_warning(p->cdb, "%s:%u: option '%s' in section [%s] is already set "
+                               "on line %u of this file: the value of line %u is used",
+                               p->source, p->line, opt->name, sec_shown, entry->line,
+                               p->line);
+            talloc_free(sec_shown);
         }
-        /* A later file overrides an earlier one. */
+        /* The later value wins, whether from a later line or a later file. */
         talloc_free(entry->value);
         entry->value = talloc_steal(p->cdb, value);
         entry->file = p->source;

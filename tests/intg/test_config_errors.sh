@@ -132,13 +132,6 @@ domains = ldap.test
 $GOOD_DOMAIN
 EOF
 
-expect_error duplicate-option "domains" <<EOF
-[sssd]
-domains = ldap.test
-domains = ldap.test
-$GOOD_DOMAIN
-EOF
-
 expect_error bad-snippet-mode "conf.d" "mkdir -p \$WORK/conf.d && printf '[nss]\n' > \$WORK/conf.d/10-x.conf && chmod 0644 \$WORK/conf.d/10-x.conf" <<EOF
 [sssd]
 domains = ldap.test
@@ -161,6 +154,30 @@ out=$("$SBIN/sssd" -D -c "$CONF" 2>&1); rc=$?
 check "an unknown option is only a warning (status $rc)" test "$rc" -eq 0
 check "the warning names the option and the closest one" \
     grep -q "ldap_ur'.*ldap_uri" "$LOGS/sssd.log"
+stop_sssd
+
+# An option set twice keeps its last value, as in SSSD, with a warning naming both lines;
+# a section that appears twice is merged. Here the first domains line names a domain that
+# has no section: had it been kept, sssd would refuse to start.
+write_conf <<EOF
+[sssd]
+domains = missing.test
+services = nss
+[nss]
+memcache_timeout = 10
+[sssd]
+domains = ldap.test
+[domain/ldap.test]
+id_provider = ldap
+EOF
+: > "$LOGS/sssd.log" 2>/dev/null || true
+out=$("$SBIN/sssd" -D -c "$CONF" 2>&1); rc=$?
+check "an option set twice starts with the later value (status $rc: $out)" test "$rc" -eq 0
+check "the warning names both lines of the option set twice" \
+    grep -q "sssd.conf:7: option 'domains' in section \\[sssd\\] is already set on line 2" "$LOGS/sssd.log"
+check "the warning names both lines of the repeated section" \
+    grep -q "sssd.conf:6: section \\[sssd\\] appears again (first on line 1)" "$LOGS/sssd.log"
+check "the domain of the later line runs" wait_name sssd.domain_ldap_2etest 5000
 stop_sssd
 
 summary

@@ -769,14 +769,26 @@ static void test_err_bad_provider(void **state)
                 "sudo_provider = krb5\n", "'krb5'", "one of: ldap, ad, ipa, none", NULL);
 }
 
-static void test_err_duplicate(void **state)
+/* As in SSSD: the last value of an option set twice wins, a repeated section is merged,
+ * and both say so with the lines involved. */
+static void test_duplicate_last_wins(void **state)
 {
     struct test_ctx *t = *state;
+    struct confdb *cdb;
 
-    parse_fails(t, BASE "[nss]\ntimeout = 1\n\n[pam]\n[nss]\ntimeout = 2\n",
-                "test.conf:13:", "'timeout'", "[nss]", "already set on line 9", NULL);
-    parse_fails(t, BASE "id_provider = ad\n", "test.conf:8:", "'id_provider'",
-                "line 6", NULL);
+    cdb = parse_ok(t, BASE "[nss]\ntimeout = 1\nmemcache_timeout = 7\n\n[pam]\n[nss]\n"
+                   "timeout = 2\n");
+    assert_int_opt(cdb, "nss", "timeout", 2);
+    assert_int_opt(cdb, "nss", "memcache_timeout", 7);     /* merged from the first [nss] */
+    assert_true(has_warning(cdb, "test.conf:14: option 'timeout' in section [nss] is "
+                            "already set on line 9", "line 14 is used"));
+    assert_true(has_warning(cdb, "test.conf:13: section [nss] appears again (first on line "
+                            "8)", "merged"));
+    talloc_free(cdb);
+
+    cdb = parse_ok(t, BASE "id_provider = ldap\n");
+    assert_true(has_warning(cdb, "test.conf:8: option 'id_provider'", "line 6"));
+    talloc_free(cdb);
 }
 
 static void test_err_missing_sssd(void **state)
@@ -1063,7 +1075,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_err_option_before_section, setup, teardown),
         cmocka_unit_test_setup_teardown(test_err_bad_int, setup, teardown),
         cmocka_unit_test_setup_teardown(test_err_bad_provider, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_err_duplicate, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_last_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_err_missing_sssd, setup, teardown),
         cmocka_unit_test_setup_teardown(test_err_domain_without_section, setup, teardown),
         cmocka_unit_test_setup_teardown(test_err_no_id_provider, setup, teardown),
