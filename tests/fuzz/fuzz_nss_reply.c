@@ -75,8 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         groups = malloc(sizeof(gid_t));
         if (groups != NULL) {
             groups[0] = 0;
-            (void)nss_add_gids(gids, count, 0, &start, &gsize, &groups,
-                               (long int)(buflen % 64));
+            (void)nss_add_gids(gids, count, &start, &gsize, &groups, (long int)(buflen % 64));
             free(groups);
         }
     }

@@ -3,7 +3,8 @@
 # contrib/demo/demo.ldif. Sourced after lib.sh. The test defines:
 #   run_sssd_client COMMAND...   COMMAND through glibc with SSSD's libnss_sss.so.2
 #   run_our_client COMMAND...    the same with ours
-# and sets WORK (scratch directory), ROUND (label) and ENVV (an `env ...` prefix) per round.
+# and sets WORK (scratch directory, before sourcing), ROUND (label) and ENVV (an `env ...`
+# prefix) per round.
 
 # compare NAME EXPECTED_RC EXPECT_MODE EXPECTED -- COMMAND...
 # Runs COMMAND with SSSD's client and with ours (timeout 20 s each). Checks SSSD's status,
@@ -40,6 +41,11 @@ DEVS="developers:*:20001:alice,bob,erin"
 ADMINS="admins:*:20002:alice"
 ID_ALICE="^uid=10001\(alice\) gid=20003\(staff\) groups=20003\(staff\),.*20001\(developers\)"
 
+# nss_direct (tests/intg/nss_direct.c): the module's functions called without glibc.
+NSS_DIRECT=$WORK/nss_direct
+cc -O1 -o "$NSS_DIRECT" "$(dirname "${BASH_SOURCE[0]}")/nss_direct.c" -ldl ||
+    fail "tests/intg/nss_direct.c does not build"
+
 lookups() { # the lookups of one round; $1 = "mc" leaves out the ones only the socket can answer
     compare "getent passwd alice" 0 exact "$ALICE" -- "${ENVV[@]}" getent passwd alice
     compare "getent passwd by uid" 0 exact "$BOB" -- "${ENVV[@]}" getent passwd 10002
@@ -49,7 +55,33 @@ lookups() { # the lookups of one round; $1 = "mc" leaves out the ones only the s
     compare "id alice lists admins" 0 grep "20002\(admins\)" -- "${ENVV[@]}" id alice
     compare "getent initgroups alice" 0 grep "^alice +[0-9 ]*20001" -- \
         "${ENVV[@]}" getent initgroups alice
+    # The module called directly: *start, *size, the array and errno must be SSSD's,
+    # whatever room the caller gave (plenty, none, a too-small array, a limit).
+    compare "initgroups_dyn, room for all" 0 grep "^status=1 errno=0 start=4 size=10 " -- \
+        "${ENVV[@]}" "$NSS_DIRECT" initgroups alice 1 10 0
+    compare "initgroups_dyn, a full array grows by what it adds" 0 grep "^status=1 " -- \
+        "${ENVV[@]}" "$NSS_DIRECT" initgroups alice 1 1 0
+    compare "initgroups_dyn, an empty array" 0 grep "^status=1 " -- \
+        "${ENVV[@]}" "$NSS_DIRECT" initgroups alice 0 0 0
+    compare "initgroups_dyn, a too-small array" 0 grep "^status=1 " -- \
+        "${ENVV[@]}" "$NSS_DIRECT" initgroups alice 1 2 0
+    compare "initgroups_dyn, limit 2" 0 grep "^status=1 .* start=2 size=2 " -- \
+        "${ENVV[@]}" "$NSS_DIRECT" initgroups alice 1 1 2
+    compare "initgroups_dyn, limit already reached" 0 grep "^status=1 " -- \
+        "${ENVV[@]}" "$NSS_DIRECT" initgroups alice 3 3 3
+    compare "getpwnam_r called directly" 0 exact "status=1 errno=0" -- \
+        "${ENVV[@]}" "$NSS_DIRECT" getpwnam alice
     if [ "${1:-}" != mc ]; then
+        compare "initgroups_dyn of an unknown user" 0 any "" -- \
+            "${ENVV[@]}" "$NSS_DIRECT" initgroups nosuchuser 1 1 0
+        compare "getpwnam_r of an unknown user" 0 any "" -- \
+            "${ENVV[@]}" "$NSS_DIRECT" getpwnam nosuchuser
+        compare "getpwuid_r of an unknown uid" 0 any "" -- \
+            "${ENVV[@]}" "$NSS_DIRECT" getpwuid 19999
+        compare "getgrnam_r of an unknown group" 0 any "" -- \
+            "${ENVV[@]}" "$NSS_DIRECT" getgrnam nosuchgroup
+        compare "getgrgid_r of an unknown gid" 0 any "" -- \
+            "${ENVV[@]}" "$NSS_DIRECT" getgrgid 29999
         compare "unknown user (status 2)" 2 exact "" -- "${ENVV[@]}" getent passwd nosuchuser
         compare "unknown uid (status 2)" 2 exact "" -- "${ENVV[@]}" getent passwd 19999
         compare "unknown group (status 2)" 2 exact "" -- "${ENVV[@]}" getent group nosuchgroup

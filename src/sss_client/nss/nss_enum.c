@@ -87,7 +87,7 @@ enum nss_status nss_enum_get(struct nss_enum *e, uint32_t cmd, size_t rec_min,
             }
             if (n == 0) {
                 free(reply);
-                *errnop = ENOENT;
+                *errnop = 0;                /* as SSSD: glibc reports ENOENT itself */
                 st = NSS_STATUS_NOTFOUND;   /* the end of the enumeration */
                 break;
             }

@@ -1,7 +1,8 @@
 /*
  * _nss_sss_initgroups_dyn: the user's groups for getgrouplist/initgroups, memory cache
- * first, then sssd_nss's INITGR reply. gids are appended per glibc's contract (see
- * nss_add_gids: the `group` argument is skipped, *groups grows, limit is respected).
+ * first, then sssd_nss's INITGR reply. gids are appended exactly as SSSD's module appends
+ * them (nss_add_gids), so programs that call the module directly see the same *start,
+ * *size and array; `group` is not used (glibc removes duplicates itself).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -36,11 +37,11 @@ enum nss_status _nss_sss_initgroups_dyn(const char *user, gid_t group, long int 
     }
     ret = nss_sss_check_name(user, &len);
     if (ret != 0) {
-        *errnop = ret;
+        *errnop = ret == ENOENT ? 0 : ret;      /* empty: not found; too long: EINVAL */
         return NSS_STATUS_NOTFOUND;
     }
 
-    ret = nss_mc_initgroups_dyn(user, len, group, start, size, groups, limit);
+    ret = nss_mc_initgroups_dyn(user, len, start, size, groups, limit);
     if (ret != ENOENT) {
         st = nss_sss_status(ret, errnop);
         if (st == NSS_STATUS_SUCCESS) {
@@ -55,7 +56,7 @@ enum nss_status _nss_sss_initgroups_dyn(const char *user, gid_t group, long int 
     }
     ret = nss_parse_initgr(reply, reply_len, &gids, &count);
     if (ret == 0) {
-        ret = nss_add_gids(gids, count, group, start, size, groups, limit);
+        ret = nss_add_gids(gids, count, start, size, groups, limit);
     }
     free(reply);
     st = nss_sss_status(ret, errnop);

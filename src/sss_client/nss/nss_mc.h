@@ -26,8 +26,8 @@ int nss_mc_getgrnam(const char *name, size_t name_len,
                     struct group *gr, char *buf, size_t buflen);
 int nss_mc_getgrgid(gid_t gid, struct group *gr, char *buf, size_t buflen);
 /* Appends the user's gids per nss_add_gids(): 0, ENOMEM or ENOENT. */
-int nss_mc_initgroups_dyn(const char *name, size_t name_len, gid_t group,
-                          long int *start, long int *size, gid_t **groups, long int limit);
+int nss_mc_initgroups_dyn(const char *name, size_t name_len, long int *start,
+                          long int *size, gid_t **groups, long int limit);
 
 /* --- shared machinery (nss_mc_common.c) --- */
 

@@ -34,8 +34,8 @@ static int match_name(const struct sss_mc_rec *rec, const void *key)
     return strcmp((const char *)d + d->name, key) == 0;
 }
 
-int nss_mc_initgroups_dyn(const char *name, size_t name_len, gid_t group,
-                          long int *start, long int *size, gid_t **groups, long int limit)
+int nss_mc_initgroups_dyn(const char *name, size_t name_len, long int *start,
+                          long int *size, gid_t **groups, long int limit)
 {
     const struct sss_mc_initgr_data *d;
     struct sss_mc_rec *rec = NULL;
@@ -46,8 +46,7 @@ int nss_mc_initgroups_dyn(const char *name, size_t name_len, gid_t group,
         return ENOENT;
     }
     d = initgr_data(rec);
-    ret = nss_add_gids((const uint8_t *)d->gids, d->num_groups, group,
-                       start, size, groups, limit);
+    ret = nss_add_gids((const uint8_t *)d->gids, d->num_groups, start, size, groups, limit);
     free(rec);
     return ret;
 }

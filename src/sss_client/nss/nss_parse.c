@@ -7,6 +7,7 @@
  * anything is written to the result.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdalign.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,45 +285,40 @@ int nss_parse_initgr(const uint8_t *body, size_t len, const uint8_t **gids, uint
     return 0;
 }
 
-int nss_add_gids(const uint8_t *gids, uint32_t count, gid_t group,
-                 long int *start, long int *size, gid_t **groups, long int limit)
+int nss_add_gids(const uint8_t *gids, uint32_t count, long int *start, long int *size,
+                 gid_t **groups, long int limit)
 {
-    uint32_t i;
+    long int n = (long int)count;
+    long int i;
 
-    if (*start < 0 || *size < 0 || *start > *size) {
+    if (*start < 0 || *size < *start || count > (uint32_t)(LONG_MAX / 2)) {
         return 0;       /* nothing sane to append to */
     }
-    for (i = 0; i < count; i++) {
-        gid_t gid = (gid_t)get_u32(gids + (size_t)i * sizeof(uint32_t));
+    /* SSSD's contract, which programs calling the module directly rely on: when the room
+     * left is too small, *size grows by exactly count (capped at limit, and then only
+     * what fits below limit is added); otherwise nothing is reallocated. */
+    if (*size - *start < n) {
+        long int newsize = *size + n;
+        gid_t *grown;
 
-        if (gid == group) {
-            continue;
+        if (limit > 0 && newsize > limit) {
+            newsize = limit > *start ? limit : *start;
+            n = newsize - *start;
         }
-        if (limit > 0 && *start >= limit) {
-            break;
+        if ((unsigned long)newsize > SIZE_MAX / sizeof(gid_t)) {
+            return ENOMEM;
         }
-        if (*start == *size) {
-            long int want = *size > 0 ? *size * 2 : 8;
-            long int need = *start + (long int)(count - i);
-            gid_t *grown;
-
-            if (want < need) {
-                want = need;
-            }
-            if (limit > 0 && want > limit) {
-                want = limit;
-            }
-            if ((unsigned long)want > SIZE_MAX / sizeof(gid_t)) {
-                return ENOMEM;
-            }
-            grown = realloc(*groups, (size_t)want * sizeof(gid_t));
+        if (newsize > *size) {
+            grown = realloc(*groups, (size_t)newsize * sizeof(gid_t));
             if (grown == NULL) {
                 return ENOMEM;
             }
             *groups = grown;
-            *size = want;
+            *size = newsize;
         }
-        (*groups)[*start] = gid;
+    }
+    for (i = 0; i < n; i++) {
+        (*groups)[*start] = (gid_t)get_u32(gids + (size_t)i * sizeof(uint32_t));
         *start += 1;
     }
     return 0;

@@ -55,7 +55,7 @@ enum nss_status _nss_sss_getpwnam_r(const char *name, struct passwd *result,
     }
     ret = nss_sss_check_name(name, &len);
     if (ret != 0) {
-        *errnop = ret;
+        *errnop = ret == ENOENT ? 0 : ret;      /* empty: not found; too long: EINVAL */
         return NSS_STATUS_NOTFOUND;
     }
     ret = nss_mc_getpwnam(name, len, result, buffer, buflen);

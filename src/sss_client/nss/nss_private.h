@@ -81,11 +81,12 @@ int nss_parse_one_group(const uint8_t *body, size_t len,
 /* An initgroups reply: *gids points at count raw uint32 gids inside body. ENOENT: none. */
 int nss_parse_initgr(const uint8_t *body, size_t len, const uint8_t **gids, uint32_t *count);
 
-/* Appends count raw uint32 gids to *groups per glibc's initgroups_dyn contract: skips
- * `group`, grows *groups (realloc) up to limit when limit > 0, stops quietly at the limit.
- * 0 or ENOMEM (what was added stays added). */
-int nss_add_gids(const uint8_t *gids, uint32_t count, gid_t group,
-                 long int *start, long int *size, gid_t **groups, long int limit);
+/* Appends count raw uint32 gids to *groups exactly as SSSD's module does (every gid, the
+ * primary one included: glibc removes duplicates): when the room left is too small, *size
+ * grows by count, capped at limit when limit > 0, and only what fits is added. 0 or ENOMEM
+ * (nothing added). */
+int nss_add_gids(const uint8_t *gids, uint32_t count, long int *start, long int *size,
+                 gid_t **groups, long int limit);
 
 /* --- nss_enum.c: set/get/end*ent with a per-process buffer of records --- */
 

@@ -73,23 +73,25 @@ enum nss_status nss_sss_enum_request(uint32_t cmd, const void *body, size_t body
                                           reply_len), errnop);
 }
 
+/* What SSSD's module leaves in *errnop, status by status: 0 on success and on not found
+ * (glibc and programs read it after NOTFOUND), ERANGE with TRYAGAIN for a small buffer, and
+ * the error with TRYAGAIN for a reply it cannot use. */
 enum nss_status nss_sss_status(int ret, int *errnop)
 {
     switch (ret) {
     case 0:
+        *errnop = 0;
         return NSS_STATUS_SUCCESS;
     case ENOENT:
-        *errnop = ENOENT;
+        *errnop = 0;
         return NSS_STATUS_NOTFOUND;
-    case ERANGE:
-        *errnop = ERANGE;
-        return NSS_STATUS_TRYAGAIN;
     case ENOMEM:
-        *errnop = ENOMEM;
+    case ERANGE:
+        *errnop = ret;
         return NSS_STATUS_TRYAGAIN;
     default:
         *errnop = EBADMSG;
-        return NSS_STATUS_UNAVAIL;
+        return NSS_STATUS_TRYAGAIN;
     }
 }
 

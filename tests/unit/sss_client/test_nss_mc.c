@@ -375,9 +375,10 @@ static void test_group_and_initgroups(void **state)
     groups[0] = 100;
     assert_int_equal(_nss_sss_initgroups_dyn("alice", 100, &start, &size, &groups, 0, &err),
                      NSS_STATUS_SUCCESS);
-    assert_int_equal(start, 3);
-    assert_int_equal(groups[1], 10);
-    assert_int_equal(groups[2], 20);
+    assert_int_equal(start, 4);         /* the primary gid too, as SSSD's module */
+    assert_int_equal(groups[1], 100);
+    assert_int_equal(groups[2], 10);
+    assert_int_equal(groups[3], 20);
     /* key1 is the name as asked; the fully qualified name is key2 only */
     assert_int_equal(_nss_sss_initgroups_dyn("alice@example.com", 100, &start, &size,
                                              &groups, 0, &err), NSS_STATUS_UNAVAIL);

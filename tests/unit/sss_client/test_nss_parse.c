@@ -260,39 +260,57 @@ static void test_initgr_parse(void **state)
     assert_int_equal(nss_parse_initgr(b.data, 8, &gids, &count), ENOENT);
 }
 
+/* SSSD's contract: every gid appended (the primary one too: glibc removes duplicates);
+ * with too little room *size grows by exactly count, capped at limit; with enough room
+ * nothing is reallocated. */
 static void test_add_gids(void **state)
 {
     uint32_t raw[] = { 10, 100, 20, 30, 40 };
-    long int start = 1, size = 1, limit = 0;
+    long int start = 1, size = 1;
     gid_t *groups = malloc(sizeof(gid_t));
+    size_t i;
 
-    groups[0] = 100;    /* the primary group, already there */
-    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, 100, &start, &size, &groups, limit), 0);
-    assert_int_equal(start, 5);
-    assert_true(size >= 5);
+    groups[0] = 100;    /* what glibc puts first: the primary group */
+    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, &start, &size, &groups, 0), 0);
+    assert_int_equal(start, 6);
+    assert_int_equal(size, 6);          /* 1 + 5, not doubled */
     assert_int_equal(groups[0], 100);
-    assert_int_equal(groups[1], 10);
-    assert_int_equal(groups[2], 20);
-    assert_int_equal(groups[3], 30);
-    assert_int_equal(groups[4], 40);
+    for (i = 0; i < 5; i++) {
+        assert_int_equal(groups[1 + i], raw[i]);
+    }
 
-    /* limit: stops at 3 entries, no error */
+    /* Enough room: no growth, size untouched. */
     start = 1;
-    limit = 3;
-    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, 100, &start, &size, &groups, limit), 0);
+    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, &start, &size, &groups, 0), 0);
+    assert_int_equal(start, 6);
+    assert_int_equal(size, 6);
+
+    /* A limit: *size becomes the limit, and only what fits below it is added. */
+    start = 1;
+    size = 1;
+    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, &start, &size, &groups, 3), 0);
     assert_int_equal(start, 3);
+    assert_int_equal(size, 3);
+    assert_int_equal(groups[1], 10);
+    assert_int_equal(groups[2], 100);
     free(groups);
 
-    /* growth from a full array respects the limit */
-    groups = malloc(2 * sizeof(gid_t));
-    start = 2;
-    size = 2;
-    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, 100, &start, &size, &groups, 4), 0);
-    assert_int_equal(start, 4);
-    assert_int_equal(size, 4);
-    assert_int_equal(groups[2], 10);
-    assert_int_equal(groups[3], 20);
+    /* An empty array grows from nothing. */
+    groups = NULL;
+    start = 0;
+    size = 0;
+    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, &start, &size, &groups, 0), 0);
+    assert_int_equal(start, 5);
+    assert_int_equal(size, 5);
     free(groups);
+
+    /* Nonsense counters: nothing touched. */
+    groups = NULL;
+    start = 3;
+    size = 2;
+    assert_int_equal(nss_add_gids((uint8_t *)raw, 5, &start, &size, &groups, 0), 0);
+    assert_int_equal(start, 3);
+    assert_null(groups);
 }
 
 int main(void)

@@ -499,27 +499,45 @@ static void test_initgroups(void **state)
     groups[0] = 100;
     assert_int_equal(_nss_sss_initgroups_dyn("alice", 100, &start, &size, &groups, 0, &err),
                      NSS_STATUS_SUCCESS);
-    assert_int_equal(start, 3);
+    /* As SSSD's module: every gid of the reply, the primary one too, and *size grown by
+     * exactly what was added. */
+    assert_int_equal(start, 4);
+    assert_int_equal(size, 4);
+    assert_int_equal(err, 0);
     assert_int_equal(groups[0], 100);
-    assert_int_equal(groups[1], 10);
-    assert_int_equal(groups[2], 20);
+    assert_int_equal(groups[1], 100);
+    assert_int_equal(groups[2], 10);
+    assert_int_equal(groups[3], 20);
+    err = -1;
     assert_int_equal(_nss_sss_initgroups_dyn("bob", 100, &start, &size, &groups, 0, &err),
                      NSS_STATUS_NOTFOUND);
-    assert_int_equal(start, 3);
+    assert_int_equal(start, 4);
+    assert_int_equal(err, 0);           /* SSSD leaves 0 on not found */
     free(groups);
 }
 
+/* A badly framed reply is UNAVAIL, a well framed one whose body is wrong is TRYAGAIN, both
+ * with EBADMSG, as in SSSD's module. */
 static void test_malformed_replies(void **state)
 {
-    static const char *names[] = { "truncated", "toomany", "hugelen", "shortlen", "wrongcmd" };
+    static const struct {
+        const char *name;
+        enum nss_status status;
+    } cases[] = {
+        { "truncated", NSS_STATUS_TRYAGAIN },
+        { "toomany", NSS_STATUS_TRYAGAIN },
+        { "hugelen", NSS_STATUS_UNAVAIL },
+        { "shortlen", NSS_STATUS_UNAVAIL },
+        { "wrongcmd", NSS_STATUS_UNAVAIL },
+    };
     struct passwd pw;
     size_t i;
 
-    for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         int err = 0;
 
-        assert_int_equal(_nss_sss_getpwnam_r(names[i], &pw, buf, sizeof(buf), &err),
-                         NSS_STATUS_UNAVAIL);
+        assert_int_equal(_nss_sss_getpwnam_r(cases[i].name, &pw, buf, sizeof(buf), &err),
+                         cases[i].status);
         assert_int_equal(err, EBADMSG);
         /* and the next lookup still works */
         assert_int_equal(_nss_sss_getpwnam_r("alice", &pw, buf, sizeof(buf), &err),
