@@ -1,7 +1,8 @@
 /*
  * `sssd`: the monitor's command line and life cycle. -i stays in the foreground; -D
  * detaches, and the starting process returns only once every service has registered (or
- * with the reason it could not), so `sssd -D && getent ...` is safe.
+ * with the reason it could not), so `sssd -D && getent ...` is safe. --genconf checks the
+ * configuration and exits, as SSSD's unit files expect.
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -21,6 +22,8 @@ struct monitor_opts {
     int debug_level;
     bool logger_set;
     enum sss_logger logger;
+    bool genconf;               /* --genconf / --genconf-section: check the config, exit */
+    const char *genconf_section;
 };
 
 static int ready_fd = -1;   /* write end of the pipe the detaching parent waits on */
@@ -33,7 +36,10 @@ static void monitor_usage(FILE *out)
             "  -D, --daemon           detach; return once every service is up\n"
             "  -c, --config FILE      configuration file (default %s)\n"
             "  -d, --debug-level N    debug level 0-9 or a bit mask, for every process\n"
-            "      --logger=TARGET    stderr or files (default: stderr with -i, else files)\n",
+            "      --logger=TARGET    stderr or files (default: stderr with -i, else files)\n"
+            "      --genconf          read and check the configuration, then exit\n"
+            "      --genconf-section=SECTION\n"
+            "                         the same (for a unit file refreshing one section)\n",
             SSSD_CONF_FILE);
 }
 
@@ -46,6 +52,8 @@ static int monitor_parse_args(int argc, char *argv[], struct monitor_opts *opts)
         { "debug-level", required_argument, NULL, 'd' },
         { "logger",      required_argument, NULL, 'l' },
         { "help",        no_argument,       NULL, 'h' },
+        { "genconf",     no_argument,       NULL, 'g' },
+        { "genconf-section", required_argument, NULL, 'G' },
         { NULL, 0, NULL, 0 },
     };
     char *end;
@@ -78,6 +86,13 @@ static int monitor_parse_args(int argc, char *argv[], struct monitor_opts *opts)
             }
             opts->logger_set = true;
             break;
+        case 'g':
+            opts->genconf = true;
+            break;
+        case 'G':
+            opts->genconf = true;
+            opts->genconf_section = optarg;
+            break;
         case 'h':
             monitor_usage(stdout);
             exit(0);
@@ -92,6 +107,10 @@ static int monitor_parse_args(int argc, char *argv[], struct monitor_opts *opts)
     }
     if (opts->interactive && opts->daemon) {
         fprintf(stderr, "sssd: -i and -D exclude each other\n");
+        return 1;
+    }
+    if (opts->genconf && (opts->interactive || opts->daemon)) {
+        fprintf(stderr, "sssd: --genconf runs nothing: it excludes -i and -D\n");
         return 1;
     }
     if (!opts->logger_set) {
@@ -276,6 +295,19 @@ int main(int argc, char *argv[])
     if (ret != EOK) {
         fprintf(stderr, "sssd: %s\n", error ? error : sss_strerror(ret));
         return 1;
+    }
+    if (opts.genconf) {
+        /* SSSD rebuilds its config database here; ours is read from the file by every
+         * process at start, so what is left is the check: the same as starting, no more.
+         * A section named by --genconf-section that the file lacks is not an error (SSSD
+         * then has nothing to refresh either). */
+        const char *const *w;
+
+        for (w = confdb_warnings(mt->cdb); *w != NULL; w++) {
+            fprintf(stderr, "sssd: warning: %s\n", *w);
+        }
+        talloc_free(mt);
+        return 0;
     }
     if (geteuid() != 0) {
         fprintf(stderr, "sssd: must be started as root\n");

@@ -156,6 +156,30 @@ check "the warning names the option and the closest one" \
     grep -q "ldap_ur'.*ldap_uri" "$LOGS/sssd.log"
 stop_sssd
 
+# --genconf (and --genconf-section, which SSSD's unit files use): check and exit, start
+# nothing; a broken file fails with its one line.
+write_conf <<EOF
+[sssd]
+domains = ldap.test
+services = nss
+[domain/ldap.test]
+id_provider = ldap
+ldap_ur = ldap://127.0.0.1
+EOF
+out=$("$SBIN/sssd" --genconf -c "$CONF" 2>&1); rc=$?
+check "--genconf on a good file: status 0 ($rc)" test "$rc" -eq 0
+check "--genconf prints the file's warnings ($out)" grep -q "ldap_ur" <<<"$out"
+check "--genconf starts nothing (no pid file, no bus)" \
+    bash -c "! test -e '$PIDFILE' && ! test -e '$BUS_SOCK' && ! pgrep -f '^$PREFIX/libexec/sssd/'"
+out=$("$SBIN/sssd" --genconf-section=nss -c "$CONF" 2>&1); rc=$?
+check "--genconf-section=nss: status 0 ($rc)" test "$rc" -eq 0
+printf 'this is not ini\n' >> "$CONF"
+out=$("$SBIN/sssd" --genconf -c "$CONF" 2>&1); rc=$?
+check "--genconf on a broken file: status 1 ($rc)" test "$rc" -eq 1
+check "... with the file and line ($out)" grep -q "sssd.conf:7:" <<<"$out"
+out=$("$SBIN/sssd" --genconf -i -c "$CONF" 2>&1); rc=$?
+check "--genconf with -i is refused ($rc)" test "$rc" -eq 1
+
 # An option set twice keeps its last value, as in SSSD, with a warning naming both lines;
 # a section that appears twice is merged. Here the first domains line names a domain that
 # has no section: had it been kept, sssd would refuse to start.
