@@ -255,6 +255,24 @@ static errno_t confdb_get_number(struct confdb *cdb, const char *section, const 
     return EOK;
 }
 
+/* An integer option that must fit [min, max] (ERANGE otherwise). */
+static errno_t confdb_get_ranged(struct confdb *cdb, const char *section, const char *option,
+                                 long long min, long long max, long long *_num)
+{
+    long long num;
+    errno_t ret;
+
+    ret = confdb_get_number(cdb, section, option, &num);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (num < min || num > max) {
+        return ERANGE;
+    }
+    *_num = num;
+    return EOK;
+}
+
 errno_t confdb_get_int(struct confdb *cdb, const char *section, const char *option,
                        int *_value)
 {
@@ -264,15 +282,11 @@ errno_t confdb_get_int(struct confdb *cdb, const char *section, const char *opti
     if (_value == NULL) {
         return EINVAL;
     }
-    ret = confdb_get_number(cdb, section, option, &num);
-    if (ret != EOK) {
-        return ret;
+    ret = confdb_get_ranged(cdb, section, option, INT_MIN, INT_MAX, &num);
+    if (ret == EOK) {
+        *_value = (int)num;
     }
-    if (num < INT_MIN || num > INT_MAX) {
-        return ERANGE;
-    }
-    *_value = (int)num;
-    return EOK;
+    return ret;
 }
 
 errno_t confdb_get_uint32(struct confdb *cdb, const char *section, const char *option,
@@ -284,15 +298,11 @@ errno_t confdb_get_uint32(struct confdb *cdb, const char *section, const char *o
     if (_value == NULL) {
         return EINVAL;
     }
-    ret = confdb_get_number(cdb, section, option, &num);
-    if (ret != EOK) {
-        return ret;
+    ret = confdb_get_ranged(cdb, section, option, 0, UINT32_MAX, &num);
+    if (ret == EOK) {
+        *_value = (uint32_t)num;
     }
-    if (num < 0 || num > (long long)UINT32_MAX) {
-        return ERANGE;
-    }
-    *_value = (uint32_t)num;
-    return EOK;
+    return ret;
 }
 
 errno_t confdb_get_bool(struct confdb *cdb, const char *section, const char *option,

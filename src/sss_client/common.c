@@ -114,21 +114,27 @@ static int wait_fd(int fd, short events, int64_t deadline)
     }
 }
 
+/* After a send() or recv() that failed: 0 when it is worth trying again (interrupted, or
+ * the socket became ready before the deadline), else the error to give up with. */
+static int io_retry(int fd, short events, int64_t deadline)
+{
+    if (errno == EINTR) {
+        return 0;
+    }
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+        return errno;
+    }
+    return wait_fd(fd, events, deadline);
+}
+
 static int send_all(int fd, const uint8_t *buf, size_t len, int64_t deadline)
 {
     while (len > 0) {
         ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
 
         if (n < 0) {
-            int ret;
+            int ret = io_retry(fd, POLLOUT, deadline);
 
-            if (errno == EINTR) {
-                continue;
-            }
-            if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                return errno;
-            }
-            ret = wait_fd(fd, POLLOUT, deadline);
             if (ret != 0) {
                 return ret;
             }
@@ -161,15 +167,8 @@ static int recv_some(int fd, uint8_t *buf, size_t len, size_t min, int64_t deadl
             return EPIPE;
         }
         if (n < 0) {
-            int ret;
+            int ret = io_retry(fd, POLLIN, deadline);
 
-            if (errno == EINTR) {
-                continue;
-            }
-            if (errno != EAGAIN && errno != EWOULDBLOCK) {
-                return errno;
-            }
-            ret = wait_fd(fd, POLLIN, deadline);
             if (ret != 0) {
                 return ret;
             }

@@ -34,7 +34,8 @@ static void enum_clear(struct nss_enum *e)
     e->left = 0;
 }
 
-enum nss_status nss_enum_set(struct nss_enum *e, uint32_t cmd, int *errnop)
+/* SET*ENT and END*ENT: drop what is buffered and tell the server. */
+static enum nss_status enum_command(struct nss_enum *e, uint32_t cmd)
 {
     enum nss_status st;
     uint8_t *reply = NULL;
@@ -42,25 +43,34 @@ enum nss_status nss_enum_set(struct nss_enum *e, uint32_t cmd, int *errnop)
     int old_cancel;
     int err = 0;
 
+    if (nss_sss_loops_disabled()) {
+        return NSS_STATUS_NOTFOUND;
+    }
     enum_lock(e, &old_cancel);
     enum_clear(e);
     st = nss_sss_enum_request(cmd, NULL, 0, &reply, &reply_len, &err);
     free(reply);
     enum_unlock(e, old_cancel);
-    if (st != NSS_STATUS_SUCCESS && errnop != NULL) {
-        *errnop = err;
-    }
     return st;
+}
+
+enum nss_status nss_enum_set(struct nss_enum *e, uint32_t cmd)
+{
+    return enum_command(e, cmd);
 }
 
 enum nss_status nss_enum_get(struct nss_enum *e, uint32_t cmd, size_t rec_min,
                              nss_enum_parse_fn parse, void *result,
                              char *buf, size_t buflen, int *errnop)
 {
+    int saved_errno = errno;
     enum nss_status st = NSS_STATUS_SUCCESS;
     int old_cancel;
     int ret;
 
+    if (nss_sss_loops_disabled()) {
+        return NSS_STATUS_NOTFOUND;
+    }
     enum_lock(e, &old_cancel);
     for (;;) {
         size_t consumed = 0;
@@ -113,23 +123,15 @@ enum nss_status nss_enum_get(struct nss_enum *e, uint32_t cmd, size_t rec_min,
         break;
     }
     enum_unlock(e, old_cancel);
+    if (st == NSS_STATUS_SUCCESS) {
+        errno = saved_errno;
+    }
     return st;
 }
 
 enum nss_status nss_enum_end(struct nss_enum *e, uint32_t cmd)
 {
-    enum nss_status st;
-    uint8_t *reply = NULL;
-    size_t reply_len = 0;
-    int old_cancel;
-    int err = 0;
-
-    enum_lock(e, &old_cancel);
-    enum_clear(e);
-    st = nss_sss_enum_request(cmd, NULL, 0, &reply, &reply_len, &err);
-    free(reply);
-    enum_unlock(e, old_cancel);
-    return st;
+    return enum_command(e, cmd);
 }
 
 /* In a fork child: the locks may have been held by threads that are gone. The buffers they

@@ -140,33 +140,17 @@ static int parse_gr(const uint8_t *p, size_t len, size_t *consumed,
 
 enum nss_status _nss_sss_setgrent(void)
 {
-    if (nss_sss_loops_disabled()) {
-        return NSS_STATUS_NOTFOUND;
-    }
-    return nss_enum_set(&nss_gr_enum, SSS_NSS_SETGRENT, NULL);
+    return nss_enum_set(&nss_gr_enum, SSS_NSS_SETGRENT);
 }
 
 enum nss_status _nss_sss_getgrent_r(struct group *result,
                                     char *buffer, size_t buflen, int *errnop)
 {
-    int saved_errno = errno;
-    enum nss_status st;
-
-    if (nss_sss_loops_disabled()) {
-        return NSS_STATUS_NOTFOUND;
-    }
-    st = nss_enum_get(&nss_gr_enum, SSS_NSS_GETGRENT, NSS_GR_REC_MIN, parse_gr,
-                      result, buffer, buflen, errnop);
-    if (st == NSS_STATUS_SUCCESS) {
-        errno = saved_errno;
-    }
-    return st;
+    return nss_enum_get(&nss_gr_enum, SSS_NSS_GETGRENT, NSS_GR_REC_MIN, parse_gr,
+                        result, buffer, buflen, errnop);
 }
 
 enum nss_status _nss_sss_endgrent(void)
 {
-    if (nss_sss_loops_disabled()) {
-        return NSS_STATUS_NOTFOUND;
-    }
     return nss_enum_end(&nss_gr_enum, SSS_NSS_ENDGRENT);
 }

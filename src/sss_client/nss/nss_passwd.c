@@ -97,33 +97,17 @@ static int parse_pw(const uint8_t *p, size_t len, size_t *consumed,
 
 enum nss_status _nss_sss_setpwent(void)
 {
-    if (nss_sss_loops_disabled()) {
-        return NSS_STATUS_NOTFOUND;
-    }
-    return nss_enum_set(&nss_pw_enum, SSS_NSS_SETPWENT, NULL);
+    return nss_enum_set(&nss_pw_enum, SSS_NSS_SETPWENT);
 }
 
 enum nss_status _nss_sss_getpwent_r(struct passwd *result,
                                     char *buffer, size_t buflen, int *errnop)
 {
-    int saved_errno = errno;
-    enum nss_status st;
-
-    if (nss_sss_loops_disabled()) {
-        return NSS_STATUS_NOTFOUND;
-    }
-    st = nss_enum_get(&nss_pw_enum, SSS_NSS_GETPWENT, NSS_PW_REC_MIN, parse_pw,
-                      result, buffer, buflen, errnop);
-    if (st == NSS_STATUS_SUCCESS) {
-        errno = saved_errno;
-    }
-    return st;
+    return nss_enum_get(&nss_pw_enum, SSS_NSS_GETPWENT, NSS_PW_REC_MIN, parse_pw,
+                        result, buffer, buflen, errnop);
 }
 
 enum nss_status _nss_sss_endpwent(void)
 {
-    if (nss_sss_loops_disabled()) {
-        return NSS_STATUS_NOTFOUND;
-    }
     return nss_enum_end(&nss_pw_enum, SSS_NSS_ENDPWENT);
 }

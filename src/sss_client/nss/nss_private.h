@@ -103,7 +103,9 @@ struct nss_enum {
 
 #define NSS_ENUM_INITIALIZER { PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0 }
 
-enum nss_status nss_enum_set(struct nss_enum *e, uint32_t cmd, int *errnop);
+/* The set/get/end*ent entry points' whole work: the _SSS_LOOPS guard, the shared
+ * enumeration connection, and errno kept on success. */
+enum nss_status nss_enum_set(struct nss_enum *e, uint32_t cmd);
 enum nss_status nss_enum_get(struct nss_enum *e, uint32_t cmd, size_t rec_min,
                              nss_enum_parse_fn parse, void *result,
                              char *buf, size_t buflen, int *errnop);
