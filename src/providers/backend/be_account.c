@@ -81,16 +81,6 @@ static const char *be_entry_name(uint32_t type, const char *filter)
     return be_type_name(type);
 }
 
-uint16_t be_dp_error_of(errno_t ret)
-{
-    switch (ret) {
-    case EOK: return SSS_DP_ERR_OK;
-    case ENETUNREACH: return SSS_DP_ERR_OFFLINE;
-    case ETIMEDOUT: return SSS_DP_ERR_TIMEOUT;
-    default: return SSS_DP_ERR_FATAL;
-    }
-}
-
 static void be_account_probe_done(struct be_account_info_state *state, uint16_t dp_error,
                                    int result)
 {
@@ -214,23 +204,24 @@ static uint16_t be_map_result(TALLOC_CTX *mem_ctx, struct be_ctx *be, errno_t re
     switch (ret) {
     case EOK:
         *_message = talloc_strdup(mem_ctx, "Success");
-        return SSS_DP_ERR_OK;
+        break;
     case ENETUNREACH:
         be_go_offline(be, "no LDAP server reachable");
         *_message = talloc_asprintf(mem_ctx, "no server of domain %s is reachable: offline",
                                     be->domain);
-        return SSS_DP_ERR_OFFLINE;
+        break;
     case ETIMEDOUT:
         *_message = talloc_strdup(mem_ctx, "the directory did not answer in time");
-        return SSS_DP_ERR_TIMEOUT;
+        break;
     case EINVAL:
         *_message = talloc_strdup(mem_ctx, "the directory holds several entries for this "
                                   "name or id, or the request is invalid (see the log)");
-        return SSS_DP_ERR_FATAL;
+        break;
     default:
         *_message = talloc_asprintf(mem_ctx, "lookup failed: %s", sss_strerror(ret));
-        return SSS_DP_ERR_FATAL;
+        break;
     }
+    return be_dp_error_of(ret);
 }
 
 static void be_op_done(struct tevent_req *subreq);

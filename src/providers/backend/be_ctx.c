@@ -1,6 +1,8 @@
 /*
  * struct be_ctx: the domain's options, its cache and its id provider, created once at start.
- * Also the small helper every sliced job uses to give the event loop a turn.
+ * Also what every other back-end file shares without depending on one another: the small
+ * helper every sliced job uses to give the event loop a turn, and the dp_error an
+ * operation's result stands for.
  *
  * Why the yield is a short timer and not a tevent immediate: tevent runs pending immediates
  * (and due timers) before it polls file descriptors, so a chain of immediates starves every
@@ -16,6 +18,7 @@
 #include "providers/ldap/sdap.h"
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
+#include "sss_iface/sss_dp.h"
 
 #define BE_YIELD_USEC 100
 
@@ -258,5 +261,17 @@ void be_step_done(struct be_ctx *be, uint64_t start_usec)
 
     if (d > be->stats.max_step_usec) {
         be->stats.max_step_usec = d;
+    }
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+uint16_t be_dp_error_of(errno_t ret)
+{
+    switch (ret) {
+    case EOK: return SSS_DP_ERR_OK;
+    case ENETUNREACH: return SSS_DP_ERR_OFFLINE;
+    case ETIMEDOUT: return SSS_DP_ERR_TIMEOUT;
+    default: return SSS_DP_ERR_FATAL;
     }
 }

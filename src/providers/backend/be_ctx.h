@@ -3,7 +3,8 @@
  * tests. It answers sssd.dataprovider.getAccountInfo by asking the id provider and writing
  * the domain's cache, keeps the domain's online/offline state, and runs the enumeration task.
  *
- *   be_ctx.c      struct be_ctx: options, cache, id provider; the loop-yield helper
+ *   be_ctx.c      struct be_ctx: options, cache, id provider; the loop-yield helper;
+ *                 result -> dp_error (be_dp_error_of)
  *   be_account.c  one account request: filter parsing, in-flight coalescing, dispatch,
  *                 result -> (dp_error, error, message), the per-request log line
  *   be_id_ldap.c  user / group / initgroups lookups: LDAP result -> cache (or deletion)
@@ -117,6 +118,12 @@ errno_t be_yield_recv(struct tevent_req *req);
 /* Records the duration of a sliced step that started at start_usec (be_stats.max_step_usec). */
 void be_step_done(struct be_ctx *be, uint64_t start_usec);
 
+/* The dp_error an operation result stands for (EOK -> OK, ENETUNREACH -> OFFLINE,
+ * ETIMEDOUT -> TIMEOUT, anything else -> FATAL): the answer of an account request and the
+ * probes of internal requests (enumeration rounds, online probes). Here, beside struct
+ * be_ctx, so be_account.c, be_enum.c and be_offline.c each use it without needing another. */
+uint16_t be_dp_error_of(errno_t ret);
+
 /* ---- be_account.c ------------------------------------------------------------------- */
 
 /*
@@ -132,10 +139,6 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
                                         const char *filter, uint64_t req_id);
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              uint16_t *_dp_error, uint32_t *_error, const char **_message);
-
-/* The dp_error an operation result stands for (EOK -> OK, ENETUNREACH -> OFFLINE,
- * ETIMEDOUT -> TIMEOUT, anything else -> FATAL); for the probes of internal requests. */
-uint16_t be_dp_error_of(errno_t ret);
 
 /* ---- be_id_ldap.c ------------------------------------------------------------------- */
 
