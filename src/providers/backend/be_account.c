@@ -18,6 +18,7 @@
  * The operation lives on the be_ctx, not on any caller, so a caller going away never
  * cancels a cache write another caller waits for.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,8 +28,7 @@
 struct be_account_info_state;
 
 struct be_op {
-    struct be_op *prev;
-    struct be_op *next;
+    struct sss_list link;                   /* in be->ops while it runs */
     struct be_ctx *be;
     char *key;
     uint64_t req_id;                        /* of the request that started it */
@@ -36,15 +36,14 @@ struct be_op {
     struct be_filter filter;
     bool is_enum;                           /* be_enum_send, else be_id_ldap_send */
     bool retried;                           /* restarted once after a broken connection */
-    struct be_account_info_state *waiters;  /* requests to answer */
+    struct sss_list waiters;                /* requests to answer (their link) */
 };
 
 struct be_account_info_state {
-    struct be_account_info_state *prev;
-    struct be_account_info_state *next;
+    struct sss_list link;       /* in op->waiters while attached */
     struct tevent_req *req;
     struct be_ctx *be;
-    struct be_op *op;
+    struct be_op *op;           /* the operation it waits for; NULL when none */
     uint32_t type;
     char *filter;
     uint64_t req_id;
@@ -149,19 +148,7 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
 
 static int be_account_info_state_destructor(struct be_account_info_state *state)
 {
-    struct be_op *op = state->op;
-
-    if (op == NULL) {
-        return 0;
-    }
-    if (state->prev != NULL) {
-        state->prev->next = state->next;
-    } else {
-        op->waiters = state->next;
-    }
-    if (state->next != NULL) {
-        state->next->prev = state->prev;
-    }
+    sss_list_unlink(&state->link);
     state->op = NULL;
     return 0;
 }
@@ -230,7 +217,7 @@ static struct be_op *be_op_find(struct be_ctx *be, const char *key)
 {
     struct be_op *op;
 
-    for (op = be->ops; op != NULL; op = op->next) {
+    sss_list_for_each_entry(op, &be->ops, link) {
         if (strcmp(op->key, key) == 0) {
             return op;
         }
@@ -242,12 +229,13 @@ static struct be_op *be_op_find(struct be_ctx *be, const char *key)
 static int be_op_destructor(struct be_op *op)
 {
     struct be_account_info_state *w;
+    struct be_account_info_state *tmp;
 
-    while ((w = op->waiters) != NULL) {
-        op->waiters = w->next;
+    sss_list_for_each_entry_safe(w, tmp, &op->waiters, link) {
+        sss_list_unlink(&w->link);
         w->op = NULL;
-        w->prev = w->next = NULL;
     }
+    sss_list_unlink(&op->link);
     return 0;
 }
 
@@ -281,6 +269,7 @@ static errno_t be_op_start(struct be_ctx *be, const char *key, uint32_t type,
     if (op == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&op->waiters);
     talloc_set_destructor(op, be_op_destructor);
     op->be = be;
     op->req_id = req_id;
@@ -298,23 +287,16 @@ static errno_t be_op_start(struct be_ctx *be, const char *key, uint32_t type,
         talloc_free(op);
         return ret;
     }
-    op->next = be->ops;
-    if (be->ops != NULL) {
-        be->ops->prev = op;
-    }
-    be->ops = op;
+    sss_list_link_front(&be->ops, &op->link);
     *_op = op;
     return EOK;
 }
 
 static void be_account_attach(struct be_account_info_state *state, struct be_op *op)
 {
+    assert(state->op == NULL && sss_list_is_linked(&op->link));
     state->op = op;
-    state->next = op->waiters;
-    if (op->waiters != NULL) {
-        op->waiters->prev = state;
-    }
-    op->waiters = state;
+    sss_list_link_front(&op->waiters, &state->link);
 }
 
 /* The prefetch batch a group request waited for is over (called from the loop). EOK: the
@@ -502,21 +484,11 @@ static void be_op_done(struct tevent_req *subreq)
     be->last_op_usec = sss_monotonic_usec();
 
     /* Out of the list first: a request arriving from here on starts a new operation. */
-    if (op->prev != NULL) {
-        op->prev->next = op->next;
-    } else {
-        be->ops = op->next;
-    }
-    if (op->next != NULL) {
-        op->next->prev = op->prev;
-    }
-    while ((w = op->waiters) != NULL) {
-        op->waiters = w->next;
-        if (op->waiters != NULL) {
-            op->waiters->prev = NULL;
-        }
+    sss_list_unlink(&op->link);
+    while ((w = sss_list_first_entry(&op->waiters, struct be_account_info_state, link))
+           != NULL) {
+        sss_list_unlink(&w->link);
         w->op = NULL;
-        w->prev = w->next = NULL;
         /* Callers run from the loop, after this operation is gone, each under its own id. */
         sss_debug_req_id = w->req_id;
         tevent_req_defer_callback(w->req, be->ev);

@@ -152,6 +152,7 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
     }
     be->ev = ev;
     be->cdb = cdb;
+    sss_list_init(&be->ops);
     be->domain = talloc_strdup(be, domain);
     be->section = confdb_domain_section(be, domain);
     if (be->domain == NULL || be->section == NULL) {

@@ -91,7 +91,8 @@ struct be_ctx {
 
     struct be_offline *offline;
     struct be_enum_task *enum_task;
-    struct be_op *ops;                  /* operations in flight, for coalescing */
+    struct sss_list ops;                /* operations in flight (struct be_op), for
+                                         * coalescing */
     uint64_t last_op_usec;              /* when an operation last started or ended */
     struct be_prefetch *prefetch;       /* created on first use */
     struct be_stats stats;

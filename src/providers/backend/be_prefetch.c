@@ -925,6 +925,7 @@ static void be_pf_run(struct be_prefetch *pf)
     struct be_ctx *be = pf->be;
     uint64_t now;
     uint64_t quiet;
+    bool busy;
     errno_t ret;
 
     if (pf->head == NULL) {
@@ -941,14 +942,17 @@ static void be_pf_run(struct be_prefetch *pf)
         bool hot = now < pf->hot_until && pf->head->list == pf->hot_list;
         size_t window = hot ? BE_PF_WINDOW : BE_PF_BG_WINDOW;
 
+        /* A waiter told by the last batch start may have started an operation. */
+        busy = !sss_list_is_empty(&be->ops);
+
         if (pf->in_flight >= window
                 && (pf->head->waiters == NULL || pf->in_flight >= window + BE_PF_URGENT)) {
             return;     /* a batch ending runs this again */
         }
         if (!hot && pf->head->waiters == NULL
-                && (be->ops != NULL || quiet < BE_PF_QUIET_USEC)) {
+                && (busy || quiet < BE_PF_QUIET_USEC)) {
             /* Foreground work in flight or just done: look again later. */
-            be_pf_arm(pf, be->ops != NULL || quiet >= BE_PF_QUIET_USEC
+            be_pf_arm(pf, busy || quiet >= BE_PF_QUIET_USEC
                           ? BE_PF_QUIET_USEC : BE_PF_QUIET_USEC - quiet);
             return;
         }

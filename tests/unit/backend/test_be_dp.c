@@ -418,7 +418,7 @@ static void test_coalescing(void **state)
     sdap_id_ctx_get_stats(t->be->id_ctx, &after);
     assert_int_equal(t->be->stats.coalesced, 4);
     assert_int_equal(after.searches - before.searches, 2);   /* carol once, dave once */
-    assert_null(t->be->ops);
+    assert_true(sss_list_is_empty(&t->be->ops));
 }
 
 static void test_unsupported_provider(void **state)
