@@ -22,6 +22,7 @@
  * server). ENETUNREACH takes the domain offline exactly as a lookup does. Offline: the queue
  * is dropped at the next scheduling point.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@
 #define BE_PF_STORE_SLICE 50
 /* Extra batches allowed over the window for a group somebody waits for. */
 #define BE_PF_URGENT 2
-#define BE_PF_BUCKETS 4096
+/* Initial size of the indexes (they grow with the queue). */
+#define BE_PF_INDEX_HINT 1024
 /* Cache reads (already fresh?) per batch start: a queue that a lookup or an enumeration
  * made fresh meanwhile is skipped a slice per loop turn, not all at once. */
 #define BE_PF_MAX_CHECKS (2 * BE_PF_BATCH)
@@ -55,35 +57,32 @@
 struct be_pf_batch;
 
 struct be_pf_waiter {
-    struct be_pf_waiter *prev;
-    struct be_pf_waiter *next;
-    struct be_pf_item *item;
+    struct sss_list link;           /* in item->waiters while it waits */
+    struct be_pf_item *item;        /* NULL once told (or detached) */
     be_prefetch_fn fn;
     void *pvt;
 };
 
 struct be_pf_item {
-    struct be_pf_item *prev;        /* the queue, while queued */
-    struct be_pf_item *next;
-    struct be_pf_item *gid_next;    /* hash chains */
-    struct be_pf_item *key_next;
+    struct sss_list link;           /* in pf->queue while queued */
     uint32_t gid;
     uint64_t list;                  /* which initgroups queued it */
     char *key;                      /* sysdb_name_key form of the name */
+    uint64_t key_hash;              /* sss_hash_str(key) */
     struct be_pf_batch *batch;      /* NULL while queued */
     bool stored;                    /* the batch stored it */
-    struct be_pf_waiter *waiters;
+    struct sss_list waiters;        /* struct be_pf_waiter */
 };
 
 struct be_prefetch {
     struct be_ctx *be;
-    struct be_pf_item *head;
-    struct be_pf_item *tail;
-    size_t num_queued;
-    size_t num_items;               /* queued and in flight */
+    struct sss_list queue;          /* struct be_pf_item, in fetch order */
+    size_t num_queued;              /* length of queue */
     size_t in_flight;               /* batches */
-    struct be_pf_item *by_gid[BE_PF_BUCKETS];
-    struct be_pf_item *by_key[BE_PF_BUCKETS];
+    /* Every item queued or in flight, by gid; and by name key (the first item queued under
+     * a name: a name lookup joins that one). */
+    struct sss_hash_table *by_gid;
+    struct sss_hash_table *by_key;
     struct tevent_timer *timer;
     uint64_t next_list;
     uint64_t hot_list;              /* the list somebody walks (hot until hot_until) */
@@ -94,14 +93,13 @@ struct be_prefetch {
         uint64_t at;
     } recent[BE_PF_RECENT];
     size_t recent_next;
-    struct be_pf_batch *batches;    /* in flight */
+    struct sss_list batches;        /* struct be_pf_batch in flight, oldest first */
     struct be_pf_batch *storing;    /* the batch whose store is running */
     struct tevent_req *store_turn;  /* the loop turn before the next store */
 };
 
 struct be_pf_batch {
-    struct be_pf_batch *prev;       /* pf->batches: every batch in flight */
-    struct be_pf_batch *next;
+    struct sss_list link;           /* in pf->batches */
     struct be_prefetch *pf;
     uint64_t req_id;                /* a background request of its own (probes, log) */
     bool ready;                     /* found, waiting for its store turn */
@@ -117,104 +115,83 @@ static void be_pf_run(struct be_prefetch *pf);
 
 /* ---- index ---------------------------------------------------------------------------- */
 
-static size_t be_pf_hash_gid(uint32_t gid)
+static bool be_pf_gid_equal(const void *item, const void *key, void *ctx)
 {
-    return (gid * 2654435761u) & (BE_PF_BUCKETS - 1);
+    return ((const struct be_pf_item *)item)->gid == *(const uint32_t *)key;
 }
 
-static size_t be_pf_hash_key(const char *key)
+static bool be_pf_key_equal(const void *item, const void *key, void *ctx)
 {
-    uint32_t h = 2166136261u;
-
-    for (; *key != '\0'; key++) {
-        h = (h ^ (unsigned char)*key) * 16777619u;
-    }
-    return h & (BE_PF_BUCKETS - 1);
+    return strcmp(((const struct be_pf_item *)item)->key, key) == 0;
 }
 
 static struct be_pf_item *be_pf_find_gid(struct be_prefetch *pf, uint32_t gid)
 {
-    struct be_pf_item *it;
-
-    for (it = pf->by_gid[be_pf_hash_gid(gid)]; it != NULL; it = it->gid_next) {
-        if (it->gid == gid) {
-            return it;
-        }
-    }
-    return NULL;
+    return sss_hash_table_get(pf->by_gid, sss_hash_u32(gid), &gid);
 }
 
 static struct be_pf_item *be_pf_find_key(struct be_prefetch *pf, const char *key)
 {
-    struct be_pf_item *it;
+    return sss_hash_table_get(pf->by_key, sss_hash_str(key), key);
+}
 
-    for (it = pf->by_key[be_pf_hash_key(key)]; it != NULL; it = it->key_next) {
-        if (strcmp(it->key, key) == 0) {
-            return it;
-        }
+/* EEXIST: an item with that gid is indexed already. */
+static errno_t be_pf_index(struct be_prefetch *pf, struct be_pf_item *item)
+{
+    errno_t ret;
+
+    ret = sss_hash_table_insert(pf->by_gid, sss_hash_u32(item->gid), &item->gid, item, NULL);
+    if (ret != EOK) {
+        return ret;
     }
-    return NULL;
+    item->key_hash = sss_hash_str(item->key);
+    ret = sss_hash_table_insert(pf->by_key, item->key_hash, item->key, item, NULL);
+    if (ret != EOK && ret != EEXIST) {
+        sss_hash_table_remove_item(pf->by_gid, sss_hash_u32(item->gid), item);
+        return ret;
+    }
+    return EOK;
 }
 
 static void be_pf_unindex(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    struct be_pf_item **pp;
+    bool found;
 
-    for (pp = &pf->by_gid[be_pf_hash_gid(item->gid)]; *pp != NULL; pp = &(*pp)->gid_next) {
-        if (*pp == item) {
-            *pp = item->gid_next;
-            break;
-        }
-    }
-    for (pp = &pf->by_key[be_pf_hash_key(item->key)]; *pp != NULL; pp = &(*pp)->key_next) {
-        if (*pp == item) {
-            *pp = item->key_next;
-            break;
-        }
-    }
+    found = sss_hash_table_remove_item(pf->by_gid, sss_hash_u32(item->gid), item);
+    assert(found);
+    (void)found;
+    /* Absent when another item held the name already. */
+    sss_hash_table_remove_item(pf->by_key, item->key_hash, item);
 }
 
 /* ---- queue ---------------------------------------------------------------------------- */
 
+static struct be_pf_item *be_pf_head(struct be_prefetch *pf)
+{
+    return sss_list_first_entry(&pf->queue, struct be_pf_item, link);
+}
+
+static bool be_pf_waited(const struct be_pf_item *item)
+{
+    return !sss_list_is_empty(&item->waiters);
+}
+
 static void be_pf_unlink(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    if (item->prev != NULL) {
-        item->prev->next = item->next;
-    } else {
-        pf->head = item->next;
-    }
-    if (item->next != NULL) {
-        item->next->prev = item->prev;
-    } else {
-        pf->tail = item->prev;
-    }
-    item->prev = item->next = NULL;
+    assert(sss_list_is_linked(&item->link) && pf->num_queued > 0);
+    sss_list_unlink(&item->link);
     pf->num_queued--;
 }
 
 static void be_pf_push_front(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    item->prev = NULL;
-    item->next = pf->head;
-    if (pf->head != NULL) {
-        pf->head->prev = item;
-    } else {
-        pf->tail = item;
-    }
-    pf->head = item;
+    sss_list_link_front(&pf->queue, &item->link);
     pf->num_queued++;
 }
 
 static void be_pf_push_back(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    item->next = NULL;
-    item->prev = pf->tail;
-    if (pf->tail != NULL) {
-        pf->tail->next = item;
-    } else {
-        pf->head = item;
-    }
-    pf->tail = item;
+    sss_list_link_tail(&pf->queue, &item->link);
     pf->num_queued++;
 }
 
@@ -224,8 +201,8 @@ static void be_pf_finish(struct be_prefetch *pf, struct be_pf_item *item, errno_
 {
     struct be_pf_waiter *w;
 
+    assert(!sss_list_is_linked(&item->link));
     be_pf_unindex(pf, item);
-    pf->num_items--;
     if (ret == EOK) {
         struct be_pf_recent *r = &pf->recent[pf->recent_next];
 
@@ -235,13 +212,9 @@ static void be_pf_finish(struct be_prefetch *pf, struct be_pf_item *item, errno_
         r->key = talloc_steal(pf, item->key);
         r->at = sss_monotonic_usec();
     }
-    while ((w = item->waiters) != NULL) {
-        item->waiters = w->next;
-        if (item->waiters != NULL) {
-            item->waiters->prev = NULL;
-        }
+    while ((w = sss_list_first_entry(&item->waiters, struct be_pf_waiter, link)) != NULL) {
+        sss_list_unlink(&w->link);
         w->item = NULL;
-        w->prev = w->next = NULL;
         if (ret != EOK) {
             pf->be->stats.pf_fallbacks++;
         }
@@ -261,7 +234,7 @@ static void be_pf_drop_queue(struct be_prefetch *pf, const char *why)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "member prefetch: %zu queued group(s) dropped: %s\n", n, why);
     pf->be->stats.pf_dropped += n;
-    while ((item = pf->head) != NULL) {
+    while ((item = be_pf_head(pf)) != NULL) {
         be_pf_unlink(pf, item);
         be_pf_finish(pf, item, ENETUNREACH);
     }
@@ -269,18 +242,16 @@ static void be_pf_drop_queue(struct be_prefetch *pf, const char *why)
 
 static int be_prefetch_destructor(struct be_prefetch *pf)
 {
-    struct be_pf_item *item;
     struct be_pf_waiter *w;
-    size_t i;
+    struct be_pf_waiter *tmp;
+    void *item;
+    size_t pos = 0;
 
     /* The back-end goes away: detach waiters, answer nobody (as be_op_destructor). */
-    for (i = 0; i < BE_PF_BUCKETS; i++) {
-        for (item = pf->by_gid[i]; item != NULL; item = item->gid_next) {
-            while ((w = item->waiters) != NULL) {
-                item->waiters = w->next;
-                w->item = NULL;
-                w->prev = w->next = NULL;
-            }
+    while (sss_hash_table_next(pf->by_gid, &pos, &item)) {
+        sss_list_for_each_entry_safe(w, tmp, &((struct be_pf_item *)item)->waiters, link) {
+            sss_list_unlink(&w->link);
+            w->item = NULL;
         }
     }
     return 0;
@@ -298,6 +269,14 @@ static struct be_prefetch *be_pf_get(struct be_ctx *be)
         return NULL;
     }
     pf->be = be;
+    sss_list_init(&pf->queue);
+    sss_list_init(&pf->batches);
+    pf->by_gid = sss_hash_table_new(pf, BE_PF_INDEX_HINT, be_pf_gid_equal, NULL);
+    pf->by_key = sss_hash_table_new(pf, BE_PF_INDEX_HINT, be_pf_key_equal, NULL);
+    if (pf->by_gid == NULL || pf->by_key == NULL) {
+        talloc_free(pf);
+        return NULL;
+    }
     talloc_set_destructor(pf, be_prefetch_destructor);
     be->prefetch = pf;
     return pf;
@@ -323,7 +302,7 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
         if (be_pf_find_gid(pf, groups[i]->gid) != NULL) {
             continue;
         }
-        if (pf->num_items >= BE_PF_MAX_QUEUED) {
+        if (sss_hash_table_count(pf->by_gid) >= BE_PF_MAX_QUEUED) {
             dropped = n - i;
             break;
         }
@@ -335,12 +314,12 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
         }
         item->gid = groups[i]->gid;
         item->list = pf->next_list;
-        item->gid_next = pf->by_gid[be_pf_hash_gid(item->gid)];
-        pf->by_gid[be_pf_hash_gid(item->gid)] = item;
-        item->key_next = pf->by_key[be_pf_hash_key(item->key)];
-        pf->by_key[be_pf_hash_key(item->key)] = item;
+        sss_list_init(&item->waiters);
+        if (be_pf_index(pf, item) != EOK) {
+            talloc_free(item);
+            continue;
+        }
         be_pf_push_back(pf, item);
-        pf->num_items++;
         added++;
     }
     be->stats.pf_queued += added;
@@ -359,17 +338,7 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
 
 static int be_pf_waiter_destructor(struct be_pf_waiter *w)
 {
-    if (w->item == NULL) {
-        return 0;
-    }
-    if (w->prev != NULL) {
-        w->prev->next = w->next;
-    } else {
-        w->item->waiters = w->next;
-    }
-    if (w->next != NULL) {
-        w->next->prev = w->prev;
-    }
+    sss_list_unlink(&w->link);
     w->item = NULL;
     return 0;
 }
@@ -399,27 +368,22 @@ static void be_pf_arm(struct be_prefetch *pf, uint64_t usec)
  * `id` asks for next) goes to the front in its order, the item itself first. */
 static void be_pf_promote(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    struct be_pf_item *first = pf->head;
-    struct be_pf_item *it = pf->tail;
-    struct be_pf_item *prev;
-    bool last;
+    struct sss_list front = SSS_LIST_INIT(front);
+    struct be_pf_item *it;
+    struct be_pf_item *tmp;
 
-    /* From the tail back to the old head; moved items land before the old head, so the
-     * walk never meets them again, and pushing each to the front keeps their order. */
-    while (it != NULL) {
-        prev = it->prev;
-        last = it == first;
-        if (it->list == item->list && it != item) {
-            be_pf_unlink(pf, it);
-            be_pf_push_front(pf, it);
+    /* The item, then the rest of its list in queue order, then everything else (the
+     * count of queued items does not change). */
+    sss_list_unlink(&item->link);
+    sss_list_link_tail(&front, &item->link);
+    sss_list_for_each_entry_safe(it, tmp, &pf->queue, link) {
+        if (it->list == item->list) {
+            sss_list_unlink(&it->link);
+            sss_list_link_tail(&front, &it->link);
         }
-        if (last) {
-            break;
-        }
-        it = prev;
     }
-    be_pf_unlink(pf, item);
-    be_pf_push_front(pf, item);
+    sss_list_splice_tail(&front, &pf->queue);
+    sss_list_splice_tail(&pf->queue, &front);
 }
 
 struct be_pf_just_stored {
@@ -474,7 +438,7 @@ bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_
             && sysdb_name_key(NULL, be->sysdb, filter->name, &key) != EOK) {
         return false;
     }
-    if (pf->num_items > 0) {
+    if (sss_hash_table_count(pf->by_gid) > 0) {
         item = key != NULL ? be_pf_find_key(pf, key) : be_pf_find_gid(pf, filter->id);
     }
     if (item == NULL) {
@@ -506,11 +470,7 @@ bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_
     w->item = item;
     w->fn = fn;
     w->pvt = pvt;
-    w->next = item->waiters;
-    if (item->waiters != NULL) {
-        item->waiters->prev = w;
-    }
-    item->waiters = w;
+    sss_list_link_front(&item->waiters, &w->link);
     talloc_set_destructor(w, be_pf_waiter_destructor);
     be->stats.pf_joined++;
     if (item->batch == NULL) {
@@ -524,7 +484,7 @@ bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_
 
 size_t be_prefetch_pending(struct be_ctx *be)
 {
-    return be->prefetch != NULL ? be->prefetch->num_items : 0;
+    return be->prefetch != NULL ? sss_hash_table_count(be->prefetch->by_gid) : 0;
 }
 
 /* ---- batches ---------------------------------------------------------------------------- */
@@ -552,16 +512,7 @@ static bool be_pf_fresh(struct be_ctx *be, const struct be_pf_item *item, time_t
 
 static int be_pf_batch_destructor(struct be_pf_batch *batch)
 {
-    struct be_prefetch *pf = batch->pf;
-
-    if (batch->prev != NULL) {
-        batch->prev->next = batch->next;
-    } else if (pf->batches == batch) {
-        pf->batches = batch->next;
-    }
-    if (batch->next != NULL) {
-        batch->next->prev = batch->prev;
-    }
+    sss_list_unlink(&batch->link);
     return 0;
 }
 
@@ -576,7 +527,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
     time_t now = time(NULL);
     size_t checks = 0;
     /* Somebody waits for the head: a small batch, answered sooner. */
-    size_t max = pf->head->waiters != NULL ? BE_PF_URGENT_BATCH : BE_PF_BATCH;
+    size_t max = be_pf_waited(be_pf_head(pf)) ? BE_PF_URGENT_BATCH : BE_PF_BATCH;
 
     batch = talloc_zero(pf, struct be_pf_batch);
     if (batch == NULL) {
@@ -590,7 +541,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
         talloc_free(batch);
         return ENOMEM;
     }
-    while (batch->n < max && checks < BE_PF_MAX_CHECKS && (item = pf->head) != NULL) {
+    while (batch->n < max && checks < BE_PF_MAX_CHECKS && (item = be_pf_head(pf)) != NULL) {
         be_pf_unlink(pf, item);
         checks++;
         if (be_pf_fresh(be, item, now)) {
@@ -604,7 +555,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
     if (batch->n == 0) {
         talloc_free(batch);
         /* Only fresh ones so far: the rest of the queue on a later loop turn. */
-        return pf->head != NULL ? EAGAIN : EOK;
+        return sss_list_is_empty(&pf->queue) ? EOK : EAGAIN;
     }
     /* The batch's LDAP operations and their callbacks carry its own request id. */
     saved_id = sss_debug_req_id;
@@ -622,11 +573,7 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
         return ENOMEM;
     }
     tevent_req_set_callback(subreq, be_pf_batch_found, batch);
-    batch->next = pf->batches;
-    if (pf->batches != NULL) {
-        pf->batches->prev = batch;
-    }
-    pf->batches = batch;
+    sss_list_link_tail(&pf->batches, &batch->link);
     talloc_set_destructor(batch, be_pf_batch_destructor);
     pf->in_flight++;
     DEBUG(SSSDBG_TRACE_INTERNAL, "member prefetch: batch of %zu group(s) sent, %zu queued\n",
@@ -661,6 +608,7 @@ static void be_pf_batch_end(struct be_pf_batch *batch, errno_t ret)
     if (pf->storing == batch) {
         pf->storing = NULL;
     }
+    assert(pf->in_flight > 0 && sss_list_is_linked(&batch->link));
     pf->in_flight--;
     pf->be->stats.pf_batches++;
     if (ret == EOK) {
@@ -809,7 +757,7 @@ static bool be_pf_batch_waited(const struct be_pf_batch *batch)
     size_t i;
 
     for (i = 0; i < batch->n; i++) {
-        if (batch->items[i] != NULL && batch->items[i]->waiters != NULL) {
+        if (batch->items[i] != NULL && be_pf_waited(batch->items[i])) {
             return true;
         }
     }
@@ -855,14 +803,17 @@ static void be_pf_store_turn(struct tevent_req *subreq)
     pf->store_turn = NULL;
     batch = pf->storing;
     if (batch == NULL) {
-        /* pf->batches is newest first: the last ready one seen is the oldest. */
-        for (b = pf->batches; b != NULL; b = b->next) {
+        /* The oldest ready batch somebody waits for, else the oldest ready one. */
+        sss_list_for_each_entry(b, &pf->batches, link) {
             if (!b->ready) {
                 continue;
             }
-            oldest = b;
+            if (oldest == NULL) {
+                oldest = b;
+            }
             if (be_pf_batch_waited(b)) {
                 waited = b;
+                break;
             }
         }
         batch = waited != NULL ? waited : oldest;
@@ -923,12 +874,13 @@ static void be_pf_batch_big_stored(struct tevent_req *subreq)
 static void be_pf_run(struct be_prefetch *pf)
 {
     struct be_ctx *be = pf->be;
+    struct be_pf_item *head;
     uint64_t now;
     uint64_t quiet;
     bool busy;
     errno_t ret;
 
-    if (pf->head == NULL) {
+    if (sss_list_is_empty(&pf->queue)) {
         return;
     }
     if (be_is_offline(be)) {
@@ -937,19 +889,19 @@ static void be_pf_run(struct be_prefetch *pf)
     }
     now = sss_monotonic_usec();
     quiet = now - be->last_op_usec;
-    while (pf->head != NULL) {
+    while ((head = be_pf_head(pf)) != NULL) {
         /* Hot: the head belongs to the list somebody is walking right now. */
-        bool hot = now < pf->hot_until && pf->head->list == pf->hot_list;
+        bool hot = now < pf->hot_until && head->list == pf->hot_list;
         size_t window = hot ? BE_PF_WINDOW : BE_PF_BG_WINDOW;
 
         /* A waiter told by the last batch start may have started an operation. */
         busy = !sss_list_is_empty(&be->ops);
 
         if (pf->in_flight >= window
-                && (pf->head->waiters == NULL || pf->in_flight >= window + BE_PF_URGENT)) {
+                && (!be_pf_waited(head) || pf->in_flight >= window + BE_PF_URGENT)) {
             return;     /* a batch ending runs this again */
         }
-        if (!hot && pf->head->waiters == NULL
+        if (!hot && !be_pf_waited(head)
                 && (busy || quiet < BE_PF_QUIET_USEC)) {
             /* Foreground work in flight or just done: look again later. */
             be_pf_arm(pf, busy || quiet >= BE_PF_QUIET_USEC
