@@ -156,15 +156,13 @@ static int be_account_info_state_destructor(struct be_account_info_state *state)
 /* The per-request log line, under the request's id. */
 static void be_account_info_log(struct be_account_info_state *state)
 {
-    uint64_t saved = sss_debug_req_id;
     uint64_t d = sss_monotonic_usec() - state->start_usec;
+    SSS_REQ_ID_SCOPE(state->req_id);
 
-    sss_debug_req_id = state->req_id;
     DEBUG(SSSDBG_TRACE_FUNC, "getAccountInfo %s %s: dp_error %u, error %u, %llu.%03llu ms%s: "
           "%s\n", be_type_name(state->type), state->filter, state->dp_error, state->error,
           (unsigned long long)(d / 1000), (unsigned long long)(d % 1000),
           state->coalesced ? " (joined a request in flight)" : "", state->message);
-    sss_debug_req_id = saved;
 }
 
 static void be_account_info_answer(struct tevent_req *req, uint16_t dp_error, uint32_t error,
@@ -306,20 +304,19 @@ static void be_account_prefetch_done(void *pvt, errno_t result)
 {
     struct be_account_info_state *state = talloc_get_type(pvt, struct be_account_info_state);
     struct be_ctx *be = state->be;
-    uint64_t saved = sss_debug_req_id;
     const char *why = NULL;
     struct be_filter f;
     struct be_op *op;
     char *key;
     char *msg;
     errno_t ret;
+    SSS_REQ_ID_SCOPE(state->req_id);
 
-    sss_debug_req_id = state->req_id;
     state->on_prefetch = false;
     tevent_req_defer_callback(state->req, be->ev);
     if (result == EOK) {
         be_account_info_answer(state->req, SSS_DP_ERR_OK, EOK, "Success");
-        goto done;
+        return;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "group %s: the prefetch did not store it (%s), own lookup\n",
           state->filter, sss_strerror(result));
@@ -327,19 +324,19 @@ static void be_account_prefetch_done(void *pvt, errno_t result)
     ret = be_parse_filter(state->type, state->filter, &f, &why);
     if (ret != EOK) {
         tevent_req_error(state->req, ret);
-        goto done;
+        return;
     }
     if (be_is_offline(be)) {
         be_offline_request_seen(be);
         msg = talloc_asprintf(state, "domain %s is offline", be->domain);
         be_account_info_answer(state->req, SSS_DP_ERR_OFFLINE, ENETUNREACH,
                                msg ? msg : "offline");
-        goto done;
+        return;
     }
     key = talloc_asprintf(state, "%u:%s", state->type, state->filter);
     if (key == NULL) {
         tevent_req_error(state->req, ENOMEM);
-        goto done;
+        return;
     }
     op = be_op_find(be, key);
     if (op == NULL) {
@@ -348,13 +345,11 @@ static void be_account_prefetch_done(void *pvt, errno_t result)
             talloc_free(key);
             be_account_probe_done(state, SSS_DP_ERR_FATAL, ret);
             tevent_req_error(state->req, ret);
-            goto done;
+            return;
         }
     }
     talloc_free(key);
     be_account_attach(state, op);
-done:
-    sss_debug_req_id = saved;
 }
 
 struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -365,7 +360,6 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     struct tevent_req *req;
     struct be_filter f;
     struct be_op *op = NULL;
-    uint64_t saved = sss_debug_req_id;
     const char *why = NULL;
     char *key = NULL;
     char *msg;
@@ -376,7 +370,8 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     if (req == NULL) {
         return NULL;
     }
-    sss_debug_req_id = req_id;
+    /* Everything this request does from here, to its post, runs under its id. */
+    SSS_REQ_ID_SCOPE(req_id);
     state->req = req;
     state->be = be;
     state->type = entry_type & SSS_DP_TYPE_MASK;
@@ -430,7 +425,6 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         be->stats.coalesced++;
         DEBUG(SSSDBG_TRACE_INTERNAL, "group %s waits for its member prefetch batch\n",
               filter);
-        sss_debug_req_id = saved;
         return req;
     }
     if (op != NULL) {
@@ -445,14 +439,12 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     }
     talloc_free(key);
     be_account_attach(state, op);
-    sss_debug_req_id = saved;
     return req;
 
 fail:
     be_account_probe_done(state, SSS_DP_ERR_FATAL, ret);
     tevent_req_error(req, ret);
 post:
-    sss_debug_req_id = saved;
     return tevent_req_post(req, ev);
 }
 
@@ -461,12 +453,11 @@ static void be_op_done(struct tevent_req *subreq)
     struct be_op *op = tevent_req_callback_data(subreq, struct be_op);
     struct be_ctx *be = op->be;
     struct be_account_info_state *w;
-    uint64_t saved = sss_debug_req_id;
     char *message = NULL;
     uint16_t dp_error;
     errno_t ret;
+    SSS_REQ_ID_SCOPE(op->req_id);
 
-    sss_debug_req_id = op->req_id;
     ret = op->is_enum ? be_enum_recv(subreq) : be_id_ldap_recv(subreq);
     talloc_free(subreq);
     if ((ret == EIO || ret == ENOTCONN) && !op->retried) {
@@ -476,7 +467,6 @@ static void be_op_done(struct tevent_req *subreq)
               sss_strerror(ret));
         op->retried = true;
         if (be_op_run(op) == EOK) {
-            sss_debug_req_id = saved;
             return;
         }
     }
@@ -487,16 +477,16 @@ static void be_op_done(struct tevent_req *subreq)
     sss_list_unlink(&op->link);
     while ((w = sss_list_first_entry(&op->waiters, struct be_account_info_state, link))
            != NULL) {
+        /* Callers run from the loop, after this operation is gone, each under its own id. */
+        SSS_REQ_ID_SCOPE(w->req_id);
+
         sss_list_unlink(&w->link);
         w->op = NULL;
-        /* Callers run from the loop, after this operation is gone, each under its own id. */
-        sss_debug_req_id = w->req_id;
         tevent_req_defer_callback(w->req, be->ev);
         be_account_info_answer(w->req, dp_error, (uint32_t)ret,
                                message != NULL ? message : "out of memory");
     }
     talloc_free(op);
-    sss_debug_req_id = saved;
 }
 
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

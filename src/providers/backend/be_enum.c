@@ -381,8 +381,11 @@ static void be_enum_task_round_done(struct tevent_req *subreq);
 static void be_enum_task_fire(struct tevent_context *ev, struct tevent_timer *te,
                               struct timeval now, void *pvt);
 
+/* The timer of the next round belongs to no request (the round takes an id of its own). */
 static void be_enum_task_schedule(struct be_enum_task *task, int seconds)
 {
+    SSS_REQ_ID_SCOPE(0);
+
     talloc_zfree(task->timer);
     task->timer = tevent_add_timer(task->be->ev, task, tevent_timeval_current_ofs(seconds, 0),
                                    be_enum_task_fire, task);
@@ -407,26 +410,24 @@ static void be_enum_task_fire(struct tevent_context *ev, struct tevent_timer *te
     }
     /* A round is a request of its own: its LDAP and cache work carries this id. */
     task->req_id = sss_new_req_id();
-    sss_debug_req_id = task->req_id;
+    SSS_REQ_ID_SCOPE(task->req_id);
     PROBE(BE_REQUEST_START, task->req_id, be->domain, BE_ENUM_ROUND_ENTRY, "*", 0);
     task->round = be_enum_send(task, ev, be, BE_ENUM_USERS | BE_ENUM_GROUPS);
     if (task->round == NULL) {
         PROBE(BE_REQUEST_DONE, task->req_id, be->domain, BE_ENUM_ROUND_ENTRY, "*",
               (int)be_dp_error_of(ENOMEM), ENOMEM);
         be_enum_task_schedule(task, be->enum_refresh);
-        sss_debug_req_id = 0;
         return;
     }
     tevent_req_set_callback(task->round, be_enum_task_round_done, task);
-    sss_debug_req_id = 0;
 }
 
 static void be_enum_task_round_done(struct tevent_req *subreq)
 {
     struct be_enum_task *task = tevent_req_callback_data(subreq, struct be_enum_task);
     errno_t ret;
+    SSS_REQ_ID_SCOPE(task->req_id);
 
-    sss_debug_req_id = task->req_id;
     ret = be_enum_recv(subreq);
     talloc_free(subreq);
     task->round = NULL;
@@ -437,8 +438,6 @@ static void be_enum_task_round_done(struct tevent_req *subreq)
     } else if (ret == EOK) {
         task->be->stats.enum_rounds++;
     }
-    /* The next round's timer belongs to no request. */
-    sss_debug_req_id = 0;
     be_enum_task_schedule(task, task->be->enum_refresh);
 }
 

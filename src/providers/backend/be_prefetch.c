@@ -523,7 +523,6 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
     struct be_pf_item *item;
     struct tevent_req *subreq;
     uint32_t *gids;
-    uint64_t saved_id;
     time_t now = time(NULL);
     size_t checks = 0;
     /* Somebody waits for the head: a small batch, answered sooner. */
@@ -557,11 +556,12 @@ static errno_t be_pf_batch_start(struct be_prefetch *pf)
         /* Only fresh ones so far: the rest of the queue on a later loop turn. */
         return sss_list_is_empty(&pf->queue) ? EOK : EAGAIN;
     }
-    /* The batch's LDAP operations and their callbacks carry its own request id. */
-    saved_id = sss_debug_req_id;
-    sss_debug_req_id = batch->req_id;
-    subreq = sdap_get_groups_by_gid_send(batch, be->ev, be->id_ctx, gids, batch->n);
-    sss_debug_req_id = saved_id;
+    {
+        /* The batch's LDAP operations and their callbacks carry its own request id. */
+        SSS_REQ_ID_SCOPE(batch->req_id);
+
+        subreq = sdap_get_groups_by_gid_send(batch, be->ev, be->id_ctx, gids, batch->n);
+    }
     if (subreq == NULL) {
         /* Items go back to the front, in order, for a later try. */
         while (batch->n > 0) {
