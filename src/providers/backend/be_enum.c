@@ -159,12 +159,15 @@ static errno_t be_enum_store_users(struct be_enum_state *state, bool *_finished)
     }
     for (; state->idx < end; state->idx++) {
         ret = be_store_user(be, state->users[state->idx], now);
-        if (ret != EOK && ret != EINVAL) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused: counted and logged, the others are stored */
+        }
+        if (ret != EOK) {
+            goto done;
         }
     }
-    ret = sysdb_transaction_commit(be->sysdb);
+done:
+    ret = sysdb_transaction_end(be->sysdb, ret);
     *_finished = state->idx == state->num_users;
     return ret;
 }
@@ -196,15 +199,18 @@ static errno_t be_enum_store_groups(struct be_enum_state *state)
             break;
         }
         ret = be_store_group(be, g, true, now);
-        if (ret != EOK && ret != EINVAL) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused: counted and logged, the others are stored */
+        }
+        if (ret != EOK) {
+            goto done;
         }
         names += g->num_member_users + g->num_member_groups;
         count++;
         state->idx++;
     }
-    return sysdb_transaction_commit(be->sysdb);
+done:
+    return sysdb_transaction_end(be->sysdb, ret);
 }
 
 /* First call: the stale names (full scan of the cache). Later calls: remove a slice. */
@@ -262,17 +268,20 @@ static errno_t be_enum_purge(struct be_enum_state *state, bool users, bool *_fin
     for (; state->idx < end; state->idx++) {
         ret = users ? sysdb_delete_user(be->sysdb, state->stale[state->idx])
                     : sysdb_delete_group(be->sysdb, state->stale[state->idx]);
-        if (ret == EOK) {
-            state->deleted++;
-            be->stats.enum_deleted++;
-            DEBUG(SSSDBG_TRACE_FUNC, "%s %s is no longer in the directory: removed\n",
-                  users ? "user" : "group", state->stale[state->idx]);
-        } else if (ret != ENOENT) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+        if (ret == ENOENT) {
+            ret = EOK;      /* removed meanwhile */
+            continue;
         }
+        if (ret != EOK) {
+            goto done;
+        }
+        state->deleted++;
+        be->stats.enum_deleted++;
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s is no longer in the directory: removed\n",
+              users ? "user" : "group", state->stale[state->idx]);
     }
-    ret = sysdb_transaction_commit(be->sysdb);
+done:
+    ret = sysdb_transaction_end(be->sysdb, ret);
     *_finished = state->idx == state->num_stale;
     return ret;
 }

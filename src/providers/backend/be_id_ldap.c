@@ -206,11 +206,11 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
     for (; *pos < end; (*pos)++) {
         ret = be_store_group_seen(be, groups[*pos], now, &expired);
         if (ret == EINVAL) {
+            ret = EOK;
             continue;
         }
         if (ret != EOK) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+            goto done;
         }
         out->gids[out->n] = groups[*pos]->gid;
         out->names[out->n++] = groups[*pos]->name;
@@ -218,7 +218,8 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
             out->fresh_less[out->num_fresh_less++] = groups[*pos];
         }
     }
-    return sysdb_transaction_commit(be->sysdb);
+done:
+    return sysdb_transaction_end(be->sysdb, ret);
 }
 
 /* One transaction: the user, the groups from *pos on (member lists kept), the user's group
@@ -227,14 +228,12 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
                                        struct sdap_group **groups, size_t num_groups,
                                        size_t *pos, struct be_initgr_out *out, time_t now)
 {
-    bool in_txn = false;
     errno_t ret;
 
     ret = sysdb_transaction_start(be->sysdb);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
-    in_txn = true;
     ret = be_store_user(be, user, now);
     if (ret != EOK) {
         goto done;
@@ -252,15 +251,11 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
               sss_strerror(ret));
         goto done;
     }
-    ret = sysdb_transaction_commit(be->sysdb);
-    in_txn = false;
+done:
+    ret = sysdb_transaction_end(be->sysdb, ret);
     if (ret == EOK) {
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored, %zu of them new\n", user->name,
               out->n, out->num_fresh_less);
-    }
-done:
-    if (in_txn) {
-        sysdb_transaction_cancel(be->sysdb);
     }
     return ret;
 }

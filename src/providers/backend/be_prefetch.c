@@ -670,7 +670,7 @@ static errno_t be_pf_store_small(struct be_pf_batch *batch, time_t now)
     struct be_ctx *be = batch->pf->be;
     struct be_pf_item *item;
     size_t from = batch->next_small;
-    size_t done = 0;
+    size_t count = 0;
     bool *ok;
     size_t i;
     errno_t ret;
@@ -681,38 +681,37 @@ static errno_t be_pf_store_small(struct be_pf_batch *batch, time_t now)
     }
     ret = sysdb_transaction_start(be->sysdb);
     if (ret != EOK) {
-        talloc_free(ok);
-        return ret;
+        goto done;
     }
-    for (i = from; i < batch->num_groups && done < BE_PF_STORE_SLICE; i++) {
+    for (i = from; i < batch->num_groups && count < BE_PF_STORE_SLICE; i++) {
         if (be_pf_big(batch->groups[i])) {
             continue;
         }
-        done++;
+        count++;
         ret = be_store_group(be, batch->groups[i], true, now);
         if (ret == EINVAL) {
+            ret = EOK;      /* refused: counted and logged; its waiters look it up */
             continue;
         }
         if (ret != EOK) {
-            sysdb_transaction_cancel(be->sysdb);
-            talloc_free(ok);
-            return ret;
+            break;
         }
         ok[i] = true;
     }
-    batch->next_small = i;
-    ret = sysdb_transaction_commit(be->sysdb);
+    ret = sysdb_transaction_end(be->sysdb, ret);
     if (ret != EOK) {
-        talloc_free(ok);
-        return ret;
+        goto done;
     }
+    batch->next_small = i;
     for (i = from; i < batch->next_small; i++) {
         if (ok[i] && (item = be_pf_batch_item(batch, batch->groups[i])) != NULL) {
             item->stored = true;
         }
     }
+    ret = batch->next_small < batch->num_groups ? EAGAIN : EOK;
+done:
     talloc_free(ok);
-    return batch->next_small < batch->num_groups ? EAGAIN : EOK;
+    return ret;
 }
 
 /* Starts the sliced store of the next big group; EOK when none is left. */
