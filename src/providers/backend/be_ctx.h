@@ -11,8 +11,9 @@
  *   be_store.c    sdap structs -> sysdb stores; groups with huge member lists in slices
  *   be_offline.c  the online/offline state machine and its retry timer
  *   be_enum.c     enumeration (periodic task and "*" requests), stale entry removal
- *   be_prefetch.c member lists of the groups an initgroups stored without them, fetched in
- *                 the background in batches; group requests for them wait for their batch
+ *   be_prefetch*.c member lists of the groups an initgroups stored without them, fetched
+ *                 in the background in batches; group requests for them wait for their
+ *                 batch (be_prefetch.h: the queue, the waiting side, a batch)
  *   be_dp.c       the bus side: the sssd.dataprovider table and the service signals
  *   be_main.c     the process: config, start-up, registration
  *
@@ -188,7 +189,7 @@ errno_t be_store_group_recv(struct tevent_req *req);
 errno_t be_delete_user(struct be_ctx *be, const struct be_filter *filter);
 errno_t be_delete_group(struct be_ctx *be, const struct be_filter *filter);
 
-/* ---- be_prefetch.c ------------------------------------------------------------------ */
+/* ---- be_prefetch.c, be_prefetch_wait.c ---------------------------------------------- */
 
 /* Gids per prefetch search; batches in flight; most groups waiting (more are dropped). */
 #define BE_PF_BATCH 100
