@@ -256,6 +256,15 @@ errno_t be_yield_recv(struct tevent_req *req)
     return EOK;
 }
 
+void be_req_finish(struct tevent_req *req, errno_t ret)
+{
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
 void be_step_done(struct be_ctx *be, uint64_t start_usec)
 {
     uint64_t d = sss_monotonic_usec() - start_usec;

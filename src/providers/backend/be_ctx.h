@@ -117,6 +117,9 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
 struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev);
 errno_t be_yield_recv(struct tevent_req *req);
 
+/* Ends a request from one of its callbacks: done on EOK, failed with ret otherwise. */
+void be_req_finish(struct tevent_req *req, errno_t ret);
+
 /* Records the duration of a sliced step that started at start_usec (be_stats.max_step_usec). */
 void be_step_done(struct be_ctx *be, uint64_t start_usec);
 
@@ -178,6 +181,9 @@ errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool w
 /* be_store_group without members; *_expired: stored expired as new (see sysdb_store_group_ext). */
 errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, time_t now,
                             bool *_expired);
+
+/* More than BE_BIG_GROUP member names: stored in slices (be_store_group_send), on its own. */
+bool be_group_is_big(const struct sdap_group *group);
 
 /* Stores a group with its members; lists over BE_BIG_GROUP names are built BE_NAME_SLICE
  * names per loop turn and written by one final store. Errors as be_store_group. */

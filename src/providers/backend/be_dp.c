@@ -74,11 +74,7 @@ static void be_dp_get_account_info_done(struct tevent_req *subreq)
     ret = be_account_info_recv(state, subreq, &state->dp_error, &state->error,
                                &state->message);
     talloc_free(subreq);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    be_req_finish(req, ret);
 }
 
 static errno_t be_dp_get_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

@@ -172,11 +172,6 @@ done:
     return ret;
 }
 
-static bool be_enum_big(const struct sdap_group *g)
-{
-    return g->num_member_users + g->num_member_groups > BE_BIG_GROUP;
-}
-
 /* Small groups, up to BE_ENUM_SLICE of them or BE_ENUM_SLICE_NAMES member names, in one
  * transaction; stops before a big group (stored on its own, sliced). */
 static errno_t be_enum_store_groups(struct be_enum_state *state)
@@ -195,7 +190,7 @@ static errno_t be_enum_store_groups(struct be_enum_state *state)
     while (state->idx < state->num_groups && count < BE_ENUM_SLICE
            && names < BE_ENUM_SLICE_NAMES) {
         g = state->groups[state->idx];
-        if (be_enum_big(g)) {
+        if (be_group_is_big(g)) {
             break;
         }
         ret = be_store_group(be, g, true, now);
@@ -309,7 +304,7 @@ static void be_enum_step(struct tevent_req *subreq)
         }
         break;
     case BE_ENUM_STORE_GROUPS:
-        if (state->idx < state->num_groups && be_enum_big(state->groups[state->idx])) {
+        if (state->idx < state->num_groups && be_group_is_big(state->groups[state->idx])) {
             subreq = be_store_group_send(state, state->ev, state->be,
                                          state->groups[state->idx]);
             if (subreq == NULL) {

@@ -27,8 +27,8 @@ struct be_id_ldap_state {
 
 static void be_id_ldap_user_done(struct tevent_req *subreq);
 static void be_id_ldap_group_done(struct tevent_req *subreq);
-static void be_id_ldap_group_stored(struct tevent_req *subreq);
 static void be_id_ldap_initgr_done(struct tevent_req *subreq);
+static void be_id_ldap_stored(struct tevent_req *subreq);
 
 struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                    struct be_ctx *be, uint32_t type,
@@ -36,7 +36,8 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
 {
     struct be_id_ldap_state *state;
     struct tevent_req *req;
-    struct tevent_req *subreq = NULL;
+    struct tevent_req *subreq;
+    tevent_req_fn found;
     enum sdap_by by;
     errno_t ret;
 
@@ -66,16 +67,12 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     case SSS_DP_USER:
         subreq = sdap_get_user_send(state, ev, be->id_ctx, by, state->filter.name,
                                     state->filter.id);
-        if (subreq != NULL) {
-            tevent_req_set_callback(subreq, be_id_ldap_user_done, req);
-        }
+        found = be_id_ldap_user_done;
         break;
     case SSS_DP_GROUP:
         subreq = sdap_get_group_send(state, ev, be->id_ctx, by, state->filter.name,
                                      state->filter.id);
-        if (subreq != NULL) {
-            tevent_req_set_callback(subreq, be_id_ldap_group_done, req);
-        }
+        found = be_id_ldap_group_done;
         break;
     case SSS_DP_INITGROUPS:
         if (by != SDAP_BY_NAME) {
@@ -83,9 +80,7 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
             goto done;
         }
         subreq = sdap_initgroups_send(state, ev, be->id_ctx, state->filter.name);
-        if (subreq != NULL) {
-            tevent_req_set_callback(subreq, be_id_ldap_initgr_done, req);
-        }
+        found = be_id_ldap_initgr_done;
         break;
     default:
         ret = EINVAL;
@@ -95,18 +90,10 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
         ret = ENOMEM;
         goto done;
     }
+    tevent_req_set_callback(subreq, found, req);
     return req;
 done:
     return sss_req_post(req, ev, ret);
-}
-
-static void be_id_ldap_finish(struct tevent_req *req, errno_t ret)
-{
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
 }
 
 static void be_id_ldap_user_done(struct tevent_req *subreq)
@@ -119,7 +106,7 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
 
     if (tmp_ctx == NULL) {
         talloc_free(subreq);
-        be_id_ldap_finish(req, ENOMEM);
+        be_req_finish(req, ENOMEM);
         return;
     }
     ret = sdap_get_user_recv(tmp_ctx, subreq, &user);
@@ -134,7 +121,7 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
     ret = be_store_user(state->be, user, time(NULL));
 done:
     talloc_free(tmp_ctx);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
 static void be_id_ldap_group_done(struct tevent_req *subreq)
@@ -159,20 +146,10 @@ static void be_id_ldap_group_done(struct tevent_req *subreq)
         ret = ENOMEM;
         goto done;
     }
-    tevent_req_set_callback(subreq, be_id_ldap_group_stored, req);
+    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
     return;
 done:
-    be_id_ldap_finish(req, ret);
-}
-
-static void be_id_ldap_group_stored(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    errno_t ret;
-
-    ret = be_store_group_recv(subreq);
-    talloc_free(subreq);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
 /* Groups stored per transaction (and per loop turn) by a big initgroups; the figure keeps one
@@ -357,11 +334,7 @@ static void be_initgr_store_step(struct tevent_req *subreq)
                                   &state->pos, &state->out, state->now);
     be_step_done(state->be, start);
 done:
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    be_req_finish(req, ret);
 }
 
 /* On success, the groups stored without members are handed to the prefetch queue (a user
@@ -377,8 +350,6 @@ static errno_t be_initgr_store_recv(struct tevent_req *req)
     return EOK;
 }
 
-static void be_id_ldap_initgr_stored(struct tevent_req *subreq);
-
 static void be_id_ldap_initgr_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -391,7 +362,7 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
 
     if (tmp_ctx == NULL) {
         talloc_free(subreq);
-        be_id_ldap_finish(req, ENOMEM);
+        be_req_finish(req, ENOMEM);
         return;
     }
     ret = sdap_initgroups_recv(tmp_ctx, subreq, &user, &groups, &num_groups);
@@ -409,22 +380,25 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
         ret = ENOMEM;
         goto done;
     }
-    tevent_req_set_callback(subreq, be_id_ldap_initgr_stored, req);
+    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
     talloc_free(tmp_ctx);
     return;
 done:
     talloc_free(tmp_ctx);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
-static void be_id_ldap_initgr_stored(struct tevent_req *subreq)
+/* The sliced store of a group or of an initgroups is over. */
+static void be_id_ldap_stored(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
     errno_t ret;
 
-    ret = be_initgr_store_recv(subreq);
+    ret = state->type == SSS_DP_GROUP ? be_store_group_recv(subreq)
+                                      : be_initgr_store_recv(subreq);
     talloc_free(subreq);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
 errno_t be_id_ldap_recv(struct tevent_req *req)

@@ -182,11 +182,6 @@ static struct be_pf_item *be_pf_batch_item(struct be_pf_batch *batch,
     return same ? item : NULL;
 }
 
-static bool be_pf_big(const struct sdap_group *g)
-{
-    return g->num_member_users + g->num_member_groups > BE_BIG_GROUP;
-}
-
 /* Stores the next BE_PF_STORE_SLICE small groups of the batch in one transaction.
  * EAGAIN: more are left (for another loop turn); EOK: all small ones are stored. */
 static errno_t be_pf_store_small(struct be_pf_batch *batch, time_t now)
@@ -208,7 +203,7 @@ static errno_t be_pf_store_small(struct be_pf_batch *batch, time_t now)
         goto done;
     }
     for (i = from; i < batch->num_groups && count < BE_PF_STORE_SLICE; i++) {
-        if (be_pf_big(batch->groups[i])) {
+        if (be_group_is_big(batch->groups[i])) {
             continue;
         }
         count++;
@@ -244,7 +239,7 @@ static errno_t be_pf_store_next_big(struct be_pf_batch *batch)
     struct tevent_req *subreq;
 
     for (; batch->next_big < batch->num_groups; batch->next_big++) {
-        if (be_pf_big(batch->groups[batch->next_big])) {
+        if (be_group_is_big(batch->groups[batch->next_big])) {
             subreq = be_store_group_send(batch, batch->pf->be->ev, batch->pf->be,
                                          batch->groups[batch->next_big]);
             if (subreq == NULL) {
