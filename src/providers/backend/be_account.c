@@ -83,7 +83,7 @@ static const char *be_entry_name(uint32_t type, const char *filter)
 static void be_account_probe_done(struct be_account_info_state *state, uint16_t dp_error,
                                    int result)
 {
-    PROBE(BE_REQUEST_DONE, state->req_id, state->be != NULL ? state->be->domain : "",
+    PROBE(BE_REQUEST_DONE, state->req_id, state->be->domain,
           be_entry_name(state->type, state->filter), state->filter, (int)dp_error, result);
 }
 
@@ -372,14 +372,16 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     }
     /* Everything this request does from here, to its post, runs under its id. */
     SSS_REQ_ID_SCOPE(req_id);
+    /* A missing or malformed filter is not bad use: it is answered as malformed. */
+    BE_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
     state->req = req;
     state->be = be;
     state->type = entry_type & SSS_DP_TYPE_MASK;
     state->req_id = req_id;
     state->start_usec = sss_monotonic_usec();
     state->filter = talloc_strdup(state, filter != NULL ? filter : "(null)");
-    if (be == NULL || state->filter == NULL) {
-        ret = be == NULL ? EINVAL : ENOMEM;
+    if (state->filter == NULL) {
+        ret = ENOMEM;
         goto fail;
     }
     be->stats.requests++;
@@ -458,6 +460,7 @@ static void be_op_done(struct tevent_req *subreq)
     errno_t ret;
     SSS_REQ_ID_SCOPE(op->req_id);
 
+    assert(sss_list_is_linked(&op->link));
     ret = op->is_enum ? be_enum_recv(subreq) : be_id_ldap_recv(subreq);
     talloc_free(subreq);
     if ((ret == EIO || ret == ENOTCONN) && !op->retried) {
@@ -469,6 +472,7 @@ static void be_op_done(struct tevent_req *subreq)
         if (be_op_run(op) == EOK) {
             return;
         }
+        /* Cannot even restart (out of memory): the first error is the answer. */
     }
     dp_error = be_map_result(op, be, ret, &message);
     be->last_op_usec = sss_monotonic_usec();
@@ -492,8 +496,10 @@ static void be_op_done(struct tevent_req *subreq)
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              uint16_t *_dp_error, uint32_t *_error, const char **_message)
 {
-    struct be_account_info_state *state = tevent_req_data(req, struct be_account_info_state);
+    struct be_account_info_state *state;
 
+    BE_CHECK_ARG(req != NULL, EINVAL);
+    state = tevent_req_data(req, struct be_account_info_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_dp_error != NULL) {
         *_dp_error = state->dp_error;

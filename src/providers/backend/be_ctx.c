@@ -113,20 +113,30 @@ static errno_t be_read_options(struct be_ctx *be, enum sysdb_case *_case_mode)
         goto done;
     }
 
-    if ((ret = be_get_uint(be, "entry_cache_user_timeout", &be->user_timeout)) != EOK
-        || (ret = be_get_uint(be, "entry_cache_group_timeout", &be->group_timeout)) != EOK
-        || (ret = confdb_get_bool(be->cdb, be->section, "enumerate", &be->enumerate)) != EOK) {
+    ret = be_get_uint(be, "entry_cache_user_timeout", &be->user_timeout);
+    if (ret != EOK) {
         goto done;
     }
-    if ((ret = be_get_uint(be, "ldap_enumeration_refresh_timeout", &value)) != EOK) {
+    ret = be_get_uint(be, "entry_cache_group_timeout", &be->group_timeout);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = confdb_get_bool(be->cdb, be->section, "enumerate", &be->enumerate);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = be_get_uint(be, "ldap_enumeration_refresh_timeout", &value);
+    if (ret != EOK) {
         goto done;
     }
     be->enum_refresh = value > 0 ? (int)value : 300;
-    if ((ret = be_get_uint(be, "offline_timeout", &value)) != EOK) {
+    ret = be_get_uint(be, "offline_timeout", &value);
+    if (ret != EOK) {
         goto done;
     }
     be->offline_timeout = value > 0 ? (int)value : 1;
-    if ((ret = be_get_uint(be, "offline_timeout_max", &value)) != EOK) {
+    ret = be_get_uint(be, "offline_timeout_max", &value);
+    if (ret != EOK) {
         goto done;
     }
     be->offline_timeout_max = (int)value < be->offline_timeout ? be->offline_timeout : (int)value;
@@ -143,9 +153,11 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
     enum sysdb_case case_mode = SYSDB_CASE_SENSITIVE;
     errno_t ret;
 
-    if (ev == NULL || cdb == NULL || domain == NULL || db_dir == NULL || _be == NULL) {
-        return EINVAL;
-    }
+    BE_CHECK_ARG(ev != NULL, EINVAL);
+    BE_CHECK_ARG(cdb != NULL, EINVAL);
+    BE_CHECK_ARG(domain != NULL, EINVAL);
+    BE_CHECK_ARG(db_dir != NULL, EINVAL);
+    BE_CHECK_ARG(_be != NULL, EINVAL);
     be = talloc_zero(mem_ctx, struct be_ctx);
     if (be == NULL) {
         return ENOMEM;

@@ -114,6 +114,8 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
     struct sbus_listener *listeners;
     errno_t ret;
 
+    BE_CHECK_ARG(be != NULL, EINVAL);
+    BE_CHECK_ARG(conn != NULL, EINVAL);
     methods = talloc_zero_array(be, struct sbus_method, 2);
     iface = talloc_zero(be, struct sbus_interface);
     listeners = talloc_zero_array(be, struct sbus_listener, 3);
@@ -133,9 +135,11 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
 
     be->conn = conn;
     ret = sbus_connection_add_interface(conn, SSS_BUS_PATH, iface);
-    if (ret == EOK) {
-        ret = sbus_connection_add_listeners(conn, listeners);
+    if (ret != EOK) {
+        goto done;
     }
+    ret = sbus_connection_add_listeners(conn, listeners);
+done:
     if (ret != EOK) {
         DEBUG(SSSDBG_FATAL_FAILURE, "Cannot serve sssd.dataprovider: %s\n", sss_strerror(ret));
     }

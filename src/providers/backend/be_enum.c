@@ -17,6 +17,8 @@
  * due while the domain is offline is skipped. A round failing with ENETUNREACH takes the
  * domain offline. "*" requests run a round of one kind through be_account.c.
  */
+#include <assert.h>
+
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
 #include "db/sysdb.h"
@@ -65,9 +67,8 @@ struct tevent_req *be_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     if (req == NULL) {
         return NULL;
     }
-    if (be == NULL || be->id_ctx == NULL || (what & (BE_ENUM_USERS | BE_ENUM_GROUPS)) == 0) {
-        return sss_req_post(req, ev, EINVAL);
-    }
+    BE_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG((what & (BE_ENUM_USERS | BE_ENUM_GROUPS)) != 0, sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->what = what;
@@ -432,6 +433,7 @@ static void be_enum_task_round_done(struct tevent_req *subreq)
     errno_t ret;
     SSS_REQ_ID_SCOPE(task->req_id);
 
+    assert(task->round == subreq);
     ret = be_enum_recv(subreq);
     talloc_free(subreq);
     task->round = NULL;
@@ -447,6 +449,7 @@ static void be_enum_task_round_done(struct tevent_req *subreq)
 
 errno_t be_enum_task_start(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL, EINVAL);
     if (!be->enumerate || !be->id_supported || be->enum_task != NULL) {
         return EOK;
     }

@@ -45,11 +45,12 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     if (req == NULL) {
         return NULL;
     }
-    if (be == NULL || be->id_ctx == NULL || filter == NULL
-        || filter->kind == BE_FILTER_ENUM) {
-        ret = EINVAL;
-        goto done;
-    }
+    BE_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG(filter != NULL && filter->kind != BE_FILTER_ENUM,
+                 sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG(type == SSS_DP_USER || type == SSS_DP_GROUP
+                 || (type == SSS_DP_INITGROUPS && filter->kind == BE_FILTER_NAME),
+                 sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->type = type;
@@ -74,17 +75,10 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                      state->filter.id);
         found = be_id_ldap_group_done;
         break;
-    case SSS_DP_INITGROUPS:
-        if (by != SDAP_BY_NAME) {
-            ret = EINVAL;
-            goto done;
-        }
+    default:        /* SSS_DP_INITGROUPS by name, checked above */
         subreq = sdap_initgroups_send(state, ev, be->id_ctx, state->filter.name);
         found = be_id_ldap_initgr_done;
         break;
-    default:
-        ret = EINVAL;
-        goto done;
     }
     if (subreq == NULL) {
         ret = ENOMEM;

@@ -21,6 +21,8 @@
  * Signals are emitted only when the back-end has a bus connection (be->conn); unit tests
  * read the state, the counters and the timer instead.
  */
+#include <assert.h>
+
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
 #include "sss_iface/sss_iface.h"
@@ -46,6 +48,7 @@ static void be_probe_start(struct be_offline *st);
 
 errno_t be_offline_init(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL, EINVAL);
     be->offline = talloc_zero(be, struct be_offline);
     if (be->offline == NULL) {
         return ENOMEM;
@@ -64,6 +67,7 @@ int be_offline_next_retry(struct be_ctx *be)
 {
     time_t now = time(NULL);
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL, -1);
     if (be->offline->timer == NULL) {
         return -1;
     }
@@ -72,6 +76,7 @@ int be_offline_next_retry(struct be_ctx *be)
 
 int be_offline_current_delay(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL && be->offline != NULL, -1);
     return be->offline->delay;
 }
 
@@ -126,8 +131,10 @@ static void be_schedule_probe(struct be_offline *st, int seconds)
 
 void be_go_offline(struct be_ctx *be, const char *why)
 {
-    struct be_offline *st = be->offline;
+    struct be_offline *st;
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    st = be->offline;
     if (st->offline) {
         if (st->timer == NULL && st->probe == NULL) {
             be_schedule_probe(st, st->delay);
@@ -199,6 +206,7 @@ static void be_probe_done(struct tevent_req *subreq)
     errno_t ret;
     SSS_REQ_ID_SCOPE(st->probe_id);
 
+    assert(st->probe == subreq);
     ret = sdap_get_user_recv(st, subreq, &user);
     talloc_free(subreq);
     talloc_free(user);
@@ -222,8 +230,10 @@ static void be_probe_done(struct tevent_req *subreq)
 
 void be_offline_request_seen(struct be_ctx *be)
 {
-    struct be_offline *st = be->offline;
+    struct be_offline *st;
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    st = be->offline;
     if (!st->offline || st->probe != NULL) {
         return;
     }
@@ -236,8 +246,10 @@ void be_offline_request_seen(struct be_ctx *be)
 
 void be_reset_offline(struct be_ctx *be)
 {
-    struct be_offline *st = be->offline;
+    struct be_offline *st;
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    st = be->offline;
     if (be->id_ctx != NULL) {
         sdap_id_ctx_reset_servers(be->id_ctx);
     }

@@ -140,6 +140,7 @@ void be_pf_drop_queue(struct be_prefetch *pf, const char *why)
         be_pf_unlink(pf, item);
         be_pf_finish(pf, item, ENETUNREACH);
     }
+    assert(pf->num_queued == 0);
 }
 
 static int be_prefetch_destructor(struct be_prefetch *pf)
@@ -192,6 +193,8 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
     size_t dropped = 0;
     size_t i;
 
+    BE_CHECK_ARG(be != NULL);
+    BE_CHECK_ARG(groups != NULL || n == 0);
     if (n == 0 || be->id_ctx == NULL || be_is_offline(be)) {
         return;
     }
@@ -312,5 +315,6 @@ void be_pf_arm(struct be_prefetch *pf, uint64_t usec)
 
 size_t be_prefetch_pending(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL, 0);
     return be->prefetch != NULL ? sss_hash_table_count(be->prefetch->by_gid) : 0;
 }

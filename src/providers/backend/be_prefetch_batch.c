@@ -49,9 +49,11 @@ errno_t be_pf_batch_start(struct be_prefetch *pf)
     uint32_t *gids;
     time_t now = time(NULL);
     size_t checks = 0;
-    /* Somebody waits for the head: a small batch, answered sooner. */
-    size_t max = be_pf_waited(be_pf_head(pf)) ? BE_PF_URGENT_BATCH : BE_PF_BATCH;
+    size_t max;
 
+    assert(!sss_list_is_empty(&pf->queue));
+    /* Somebody waits for the head: a small batch, answered sooner. */
+    max = be_pf_waited(be_pf_head(pf)) ? BE_PF_URGENT_BATCH : BE_PF_BATCH;
     batch = talloc_zero(pf, struct be_pf_batch);
     if (batch == NULL) {
         return ENOMEM;
@@ -317,6 +319,7 @@ static void be_pf_store_turn(struct tevent_req *subreq)
     uint64_t start;
     errno_t ret;
 
+    assert(pf->store_turn == subreq);
     talloc_free(subreq);
     pf->store_turn = NULL;
     batch = pf->storing;

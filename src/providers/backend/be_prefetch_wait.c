@@ -89,20 +89,24 @@ static bool be_pf_recently_stored(struct be_prefetch *pf, const struct be_filter
 bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_CTX *mem_ctx,
                       be_prefetch_fn fn, void *pvt)
 {
-    struct be_prefetch *pf = be->prefetch;
+    struct be_prefetch *pf;
     struct be_pf_item *item = NULL;
     struct be_pf_just_stored *js;
     struct be_pf_waiter *w;
     char *key = NULL;
     bool recent;
+    errno_t ret;
 
-    if (pf == NULL || filter == NULL
-            || (filter->kind != BE_FILTER_ID && filter->kind != BE_FILTER_NAME)) {
+    BE_CHECK_ARG(be != NULL && filter != NULL && fn != NULL, false);
+    pf = be->prefetch;
+    if (pf == NULL || (filter->kind != BE_FILTER_ID && filter->kind != BE_FILTER_NAME)) {
         return false;
     }
-    if (filter->kind == BE_FILTER_NAME
-            && sysdb_name_key(NULL, be->sysdb, filter->name, &key) != EOK) {
-        return false;
+    if (filter->kind == BE_FILTER_NAME) {
+        ret = sysdb_name_key(NULL, be->sysdb, filter->name, &key);
+        if (ret != EOK) {
+            return false;
+        }
     }
     if (sss_hash_table_count(pf->by_gid) > 0) {
         item = key != NULL ? be_pf_find_key(pf, key) : be_pf_find_gid(pf, filter->id);

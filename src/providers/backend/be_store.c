@@ -38,9 +38,8 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     struct sysdb_user su = { 0 };
     errno_t ret;
 
-    if (user == NULL) {
-        return EINVAL;
-    }
+    BE_CHECK_ARG(be != NULL, EINVAL);
+    BE_CHECK_ARG(user != NULL, EINVAL);
     if (user->uid == 0 || user->gid == 0) {
         return be_refused(be, "user", user->name, user->uid, EINVAL);
     }
@@ -71,9 +70,8 @@ static errno_t be_store_group_int(struct be_ctx *be, const struct sdap_group *gr
     struct sysdb_group sg;
     errno_t ret;
 
-    if (group == NULL) {
-        return EINVAL;
-    }
+    BE_CHECK_ARG(be != NULL, EINVAL);
+    BE_CHECK_ARG(group != NULL, EINVAL);
     if (group->gid == 0) {
         return be_refused(be, "group", group->name, group->gid, EINVAL);
     }
@@ -128,10 +126,8 @@ struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     if (req == NULL) {
         return NULL;
     }
-    if (be == NULL || group == NULL) {
-        ret = EINVAL;
-        goto done;
-    }
+    BE_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG(group != NULL, sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->group = group;
@@ -143,8 +139,12 @@ struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
         ret = be_refused(be, "group", group->name, group->gid, EINVAL);
         goto done;
     }
-    if ((ret = sysdb_name_list_new(state, be->sysdb, &state->users)) != EOK
-        || (ret = sysdb_name_list_new(state, be->sysdb, &state->groups)) != EOK) {
+    ret = sysdb_name_list_new(state, be->sysdb, &state->users);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_name_list_new(state, be->sysdb, &state->groups);
+    if (ret != EOK) {
         goto done;
     }
     subreq = be_yield_send(state, ev);
@@ -248,18 +248,21 @@ errno_t be_store_group_recv(struct tevent_req *req)
 
 static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *filter)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    TALLOC_CTX *tmp_ctx;
     struct sysdb_user *su = NULL;
     struct sysdb_group *sg = NULL;
     const char *name = NULL;
     errno_t ret;
 
+    BE_CHECK_ARG(filter != NULL, EINVAL);
+    BE_CHECK_ARG(filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_ID, EINVAL);
+    tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
     if (filter->kind == BE_FILTER_NAME) {
         name = filter->name;
-    } else if (filter->kind == BE_FILTER_ID) {
+    } else {
         if (filter->id == 0) {
             ret = EOK;      /* never cached */
             goto done;
@@ -274,9 +277,6 @@ static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *f
             goto done;
         }
         name = user ? su->name : sg->name;
-    } else {
-        ret = EINVAL;
-        goto done;
     }
     ret = user ? sysdb_delete_user(be->sysdb, name) : sysdb_delete_group(be->sysdb, name);
     if (ret == EOK) {

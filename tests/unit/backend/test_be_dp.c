@@ -22,6 +22,7 @@
 #include "providers/ldap/sdap.h"
 #include "providers/backend/be_ctx.h"
 #include "sss_iface/sss_dp.h"
+#include "tests/unit/common/tc_common.h"
 
 struct test_ctx {
     TALLOC_CTX *mem;
@@ -595,6 +596,41 @@ static void test_zero_ids_refused(void **state)
     assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "root", &u), ENOENT);
 }
 
+/* Bad use of the entry points is refused with EINVAL (and logged), never a crash. */
+static void test_bad_arguments(void **state)
+{
+    struct test_ctx *t = *state;
+    struct be_filter by_id = { .kind = BE_FILTER_ID, .id = 10001 };
+    struct be_filter all = { .kind = BE_FILTER_ENUM };
+    struct tevent_req *req;
+    struct be_ctx *be = NULL;
+
+    req = be_account_info_send(t->mem, t->ev, NULL, SSS_DP_USER, "name=alice", 1);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_account_info_recv(t->mem, req, NULL, NULL, NULL), EINVAL);
+    talloc_free(req);
+    assert_int_equal(be_account_info_recv(t->mem, NULL, NULL, NULL, NULL), EINVAL);
+    assert_int_equal(be_ctx_create(t->mem, t->ev, NULL, "test", t->dbdir, &be), EINVAL);
+    assert_null(be);
+
+    make_be(t, LIVE, env("BE_TEST_URI"));
+    req = be_id_ldap_send(t->mem, t->ev, t->be, SSS_DP_INITGROUPS, &by_id);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_id_ldap_recv(req), EINVAL);
+    talloc_free(req);
+    req = be_id_ldap_send(t->mem, t->ev, t->be, SSS_DP_USER, &all);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_id_ldap_recv(req), EINVAL);
+    talloc_free(req);
+    req = be_enum_send(t->mem, t->ev, t->be, 0);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_enum_recv(req), EINVAL);
+    talloc_free(req);
+    assert_int_equal(be_store_user(t->be, NULL, time(NULL)), EINVAL);
+    assert_int_equal(be_delete_group(t->be, &all), EINVAL);
+    assert_int_equal(be_prefetch_pending(t->be), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +649,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_go_offline_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enumeration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_ids_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
     };
 
     debug_init("test_be_dp", getenv("BE_TEST_DEBUG") != NULL
