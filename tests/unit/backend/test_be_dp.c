@@ -6,7 +6,8 @@
  * coalescing of identical requests, the unsupported-provider answer, the offline state machine
  * (dead server, failover to a backup, offline -> online when the server comes back, GoOffline
  * and ResetOffline), enumeration with stale entry removal, and the uid/gid 0 guard.
- * Every test has its own cache directory and back-end; leaks are checked in teardown.
+ * Every test has its own cache directory and back-end; leaks are checked in teardown
+ * (tests/unit/common: leak baseline, temporary directory, loop waits).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "tests/unit/common/tc_common.h"
 
 struct test_ctx {
+    struct tc_leaks leaks;
     TALLOC_CTX *mem;
     struct tevent_context *ev;
     struct be_ctx *be;
@@ -59,17 +61,19 @@ static void slapd_ctl(const char *what)
 
 static int setup(void **state)
 {
-    struct test_ctx *t = talloc_zero(NULL, struct test_ctx);
-    const char *base = getenv("BE_TEST_DB_DIR") != NULL ? getenv("BE_TEST_DB_DIR") : "/tmp";
+    struct tc_leaks leaks;
+    struct test_ctx *t;
 
+    tc_leak_start(&leaks);
+    t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
+    t->leaks = leaks;
     t->mem = talloc_new(t);
     t->ev = tevent_context_init(t->mem);
     assert_non_null(t->ev);
+    t->topdir = tc_tmpdir(t, "test_be_dp");
     /* A directory that does not exist yet: be_ctx_create must make it. */
-    t->topdir = talloc_asprintf(t, "%s/db-%d-%p", base, (int)getpid(), (void *)t);
-    assert_non_null(t->topdir);
-    t->dbdir = talloc_asprintf(t->topdir, "%s/sub", t->topdir);
+    t->dbdir = talloc_asprintf(t, "%s/sub", t->topdir);
     assert_non_null(t->dbdir);
     *state = t;
     return 0;
@@ -78,14 +82,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    char cmd[4096];
+    struct tc_leaks leaks = t->leaks;
 
     talloc_free(t->mem);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->topdir);
-    assert_int_equal(system(cmd), 0);
-    talloc_free(t->topdir);
-    assert_int_equal(talloc_total_blocks(t), 1);
+    tc_tmpdir_remove(t->topdir);
     talloc_free(t);
+    tc_leak_check(&leaks);
     return 0;
 }
 
@@ -111,29 +113,34 @@ static void make_be(struct test_ctx *t, const char *fmt, ...)
     assert_int_equal(ret, EOK);
 }
 
+/* ldb and tevent register their back-ends and modules on the NULL context once per
+ * process: a first back-end, opened and freed here, loads them before any test takes its
+ * leak baseline. */
+static int group_setup(void **state)
+{
+    struct test_ctx *t;
+
+    setup((void **)&t);
+    make_be(t, "id_provider = proxy\n");
+    talloc_free(t->mem);
+    tc_tmpdir_remove(t->topdir);
+    talloc_free(t);
+    return 0;
+}
+
 #define LDAP_OPTS "id_provider = ldap\nldap_search_base = dc=test\nldap_schema = rfc2307bis\n" \
                   "entry_cache_user_timeout = 1234\nentry_cache_group_timeout = 2345\n"
 #define LIVE LDAP_OPTS "ldap_uri = %s\n"
-
-static void req_done(struct tevent_req *req)
-{
-    *(bool *)tevent_req_callback_data_void(req) = true;
-}
 
 static struct answer ask(struct test_ctx *t, uint32_t type, const char *filter)
 {
     struct answer a = { 0 };
     struct tevent_req *req;
     uint64_t start = sss_monotonic_usec();
-    bool done = false;
     errno_t ret;
 
     req = be_account_info_send(t->mem, t->ev, t->be, type, filter, 42);
-    assert_non_null(req);
-    tevent_req_set_callback(req, req_done, &done);
-    while (!done) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
+    tc_wait_req(t->ev, req);
     ret = be_account_info_recv(t->mem, req, &a.dp_error, &a.error, &a.message);
     assert_int_equal(ret, EOK);
     talloc_free(req);
@@ -146,7 +153,9 @@ static void tick(struct tevent_context *ev, struct tevent_timer *te, struct time
 {
 }
 
-/* Runs the loop until cond(t) holds or ms passed; returns cond(t). */
+/* Runs the loop until cond(t) holds or ms passed; returns cond(t). Not tc_wait_flag: the
+ * tests need a bound in time (a probe after 1 s), and also that something does *not*
+ * happen within it. */
 static bool wait_until(struct test_ctx *t, bool (*cond)(struct test_ctx *), int ms)
 {
     uint64_t deadline = sss_monotonic_usec() + (uint64_t)ms * 1000;
@@ -398,15 +407,13 @@ static void test_coalescing(void **state)
         reqs[i] = be_account_info_send(t->mem, t->ev, t->be, SSS_DP_USER,
                                        i < 5 ? "name=carol" : "name=dave", 100 + i);
         assert_non_null(reqs[i]);
-        tevent_req_set_callback(reqs[i], req_done, &done[i]);
+        tevent_req_set_callback(reqs[i], tc_flag_done, &done[i]);
     }
     /* One caller goes away: the others are still answered. */
     talloc_zfree(reqs[2]);
     done[2] = true;
     for (i = 0; i < 6; i++) {
-        while (!done[i]) {
-            assert_int_equal(tevent_loop_once(t->ev), 0);
-        }
+        tc_wait_flag(t->ev, &done[i]);
     }
     for (i = 0; i < 6; i++) {
         if (reqs[i] == NULL) {
@@ -654,5 +661,5 @@ int main(void)
 
     debug_init("test_be_dp", getenv("BE_TEST_DEBUG") != NULL
                ? (int)strtol(getenv("BE_TEST_DEBUG"), NULL, 0) : 0, SSS_LOGGER_STDERR, NULL);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, group_setup, NULL);
 }
