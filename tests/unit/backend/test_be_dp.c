@@ -5,7 +5,8 @@
  * directory no longer holds, groups (nested, 2,000 members), initgroups, malformed requests,
  * coalescing of identical requests, the unsupported-provider answer, the offline state machine
  * (dead server, failover to a backup, offline -> online when the server comes back, GoOffline
- * and ResetOffline), enumeration with stale entry removal, and the uid/gid 0 guard.
+ * and ResetOffline), enumeration with stale entry removal, the uid/gid 0 guard, the member
+ * prefetch (queue, requests waiting for a batch) and the argument checks.
  * Every test has its own cache directory and back-end; leaks are checked in teardown
  * (tests/unit/common: leak baseline, temporary directory, loop waits).
  */
@@ -603,6 +604,91 @@ static void test_zero_ids_refused(void **state)
     assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "root", &u), ENOENT);
 }
 
+struct pf_wait {
+    bool done;
+    errno_t ret;
+};
+
+static void pf_told(void *pvt, errno_t ret)
+{
+    struct pf_wait *w = pvt;
+
+    w->done = true;
+    w->ret = ret;
+}
+
+static bool prefetch_idle(struct test_ctx *t) { return be_prefetch_pending(t->be) == 0; }
+
+/* The member prefetch driven directly: groups queued as an initgroups queues them, requests
+ * joining the batch by name and by gid, a group the directory does not hold, a waiter that
+ * goes away, and a request right after the store. */
+static void test_prefetch(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group groups[] = {
+        { .name = "g_dev", .gid = 20001 }, { .name = "g_ops", .gid = 20002 },
+        { .name = "g_web", .gid = 20003 }, { .name = "g_all", .gid = 20004 },
+        { .name = "g_gone", .gid = 29001 },
+    };
+    struct sdap_group *list[SSS_ARRAY_SIZE(groups)];
+    struct sdap_group *empty = &(struct sdap_group){ .name = "g_empty", .gid = 20005 };
+    struct be_filter web = { .kind = BE_FILTER_NAME, .name = "g_web" };
+    struct be_filter gone = { .kind = BE_FILTER_ID, .id = 29001 };
+    struct be_filter other = { .kind = BE_FILTER_ID, .id = 29999 };
+    struct be_filter by_empty = { .kind = BE_FILTER_ID, .id = 20005 };
+    struct pf_wait w_web = { false, -1 };
+    struct pf_wait w_gone = { false, -1 };
+    struct pf_wait w_other = { false, -1 };
+    struct pf_wait w_left = { false, -1 };
+    struct pf_wait w_again = { false, -1 };
+    struct sysdb_group *g = NULL;
+    TALLOC_CTX *leaving;
+    size_t i;
+
+    make_be(t, LIVE, env("BE_TEST_URI"));
+    for (i = 0; i < SSS_ARRAY_SIZE(groups); i++) {
+        list[i] = &groups[i];
+    }
+    be_prefetch_queue(t->be, list, SSS_ARRAY_SIZE(list));
+    assert_int_equal(be_prefetch_pending(t->be), 5);
+    be_prefetch_queue(t->be, list, SSS_ARRAY_SIZE(list));     /* queued already */
+    be_prefetch_queue(t->be, &empty, 1);
+    assert_int_equal(be_prefetch_pending(t->be), 6);
+    assert_int_equal(t->be->stats.pf_queued, 6);
+
+    assert_true(be_prefetch_join(t->be, &web, t->mem, pf_told, &w_web));
+    assert_true(be_prefetch_join(t->be, &gone, t->mem, pf_told, &w_gone));
+    assert_false(be_prefetch_join(t->be, &other, t->mem, pf_told, &w_other));
+    leaving = talloc_new(t->mem);
+    assert_true(be_prefetch_join(t->be, &by_empty, leaving, pf_told, &w_left));
+    talloc_free(leaving);       /* its wait is cancelled, its group still fetched */
+
+    tc_wait_flag(t->ev, &w_web.done);
+    assert_int_equal(w_web.ret, EOK);
+    tc_wait_flag(t->ev, &w_gone.done);
+    assert_int_equal(w_gone.ret, ENOENT);
+    assert_true(wait_until(t, prefetch_idle, 10000));
+    assert_false(w_other.done);
+    assert_false(w_left.done);
+    assert_int_equal(t->be->stats.pf_stored, 5);
+    assert_int_equal(t->be->stats.pf_joined, 3);
+    assert_int_equal(t->be->stats.pf_fallbacks, 1);
+
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->be->sysdb, "g_web", &g), EOK);
+    assert_true(has(g->members, "dave@test"));
+    assert_true(g->expire > time(NULL));
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->be->sysdb, "g_all", &g), EOK);
+    assert_true(has(g->members, "frank@test"));
+    assert_true(has(g->members, "alice@test"));
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->be->sysdb, 20005, &g), EOK);
+
+    /* Stored a moment ago: answered from the cache, from the loop. */
+    assert_true(be_prefetch_join(t->be, &web, t->mem, pf_told, &w_again));
+    assert_false(w_again.done);
+    tc_wait_flag(t->ev, &w_again.done);
+    assert_int_equal(w_again.ret, EOK);
+}
+
 /* Bad use of the entry points is refused with EINVAL (and logged), never a crash. */
 static void test_bad_arguments(void **state)
 {
@@ -656,6 +742,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_go_offline_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enumeration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_ids_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prefetch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
     };
 
