@@ -12,10 +12,10 @@
  * first). While somebody waits for a prefetched group, sooner: a group request for a queued
  * or in-flight group joins it (no LDAP search of its own), a queued one moves to the front,
  * in a batch of BE_PF_URGENT_BATCH, and for BE_PF_HOT_USEC after that the rest of that
- * initgroups' list runs BE_PF_WINDOW batches back to back (`id` walks the list in the queue's
- * order); other lists stay in the background. Stores run one batch at a time, a batch somebody waits for
- * first, BE_PF_STORE_SLICE groups per transaction with a loop turn between, and a group is
- * answered as soon as its slice is committed.
+ * initgroups' list runs BE_PF_WINDOW batches back to back (`id` walks the list in the
+ * queue's order); other lists stay in the background. Stores run one batch at a time, a
+ * batch somebody waits for first, BE_PF_STORE_SLICE groups per transaction with a loop turn
+ * between, and a group is answered as soon as its slice is committed.
  *
  * Failures: the batch's waiters are sent on their own lookup (the normal path, with its
  * retry and offline handling), and the queue is dropped (no retry storm against a failing
@@ -80,7 +80,6 @@ static void be_pf_unindex(struct be_prefetch *pf, struct be_pf_item *item)
     /* Absent when another item held the name already. */
     sss_hash_table_remove_item(pf->by_key, item->key_hash, item);
 }
-
 
 /* ---- queue ---------------------------------------------------------------------------- */
 
