@@ -18,6 +18,7 @@
  * The operation lives on the be_ctx, not on any caller, so a caller going away never
  * cancels a cache write another caller waits for.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -27,8 +28,7 @@
 struct be_account_info_state;
 
 struct be_op {
-    struct be_op *prev;
-    struct be_op *next;
+    struct sss_list link;                   /* in be->ops while it runs */
     struct be_ctx *be;
     char *key;
     uint64_t req_id;                        /* of the request that started it */
@@ -36,15 +36,14 @@ struct be_op {
     struct be_filter filter;
     bool is_enum;                           /* be_enum_send, else be_id_ldap_send */
     bool retried;                           /* restarted once after a broken connection */
-    struct be_account_info_state *waiters;  /* requests to answer */
+    struct sss_list waiters;                /* requests to answer (their link) */
 };
 
 struct be_account_info_state {
-    struct be_account_info_state *prev;
-    struct be_account_info_state *next;
+    struct sss_list link;       /* in op->waiters while attached */
     struct tevent_req *req;
     struct be_ctx *be;
-    struct be_op *op;
+    struct be_op *op;           /* the operation it waits for; NULL when none */
     uint32_t type;
     char *filter;
     uint64_t req_id;
@@ -81,20 +80,10 @@ static const char *be_entry_name(uint32_t type, const char *filter)
     return be_type_name(type);
 }
 
-uint16_t be_dp_error_of(errno_t ret)
-{
-    switch (ret) {
-    case EOK: return SSS_DP_ERR_OK;
-    case ENETUNREACH: return SSS_DP_ERR_OFFLINE;
-    case ETIMEDOUT: return SSS_DP_ERR_TIMEOUT;
-    default: return SSS_DP_ERR_FATAL;
-    }
-}
-
 static void be_account_probe_done(struct be_account_info_state *state, uint16_t dp_error,
                                    int result)
 {
-    PROBE(BE_REQUEST_DONE, state->req_id, state->be != NULL ? state->be->domain : "",
+    PROBE(BE_REQUEST_DONE, state->req_id, state->be->domain,
           be_entry_name(state->type, state->filter), state->filter, (int)dp_error, result);
 }
 
@@ -159,19 +148,7 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
 
 static int be_account_info_state_destructor(struct be_account_info_state *state)
 {
-    struct be_op *op = state->op;
-
-    if (op == NULL) {
-        return 0;
-    }
-    if (state->prev != NULL) {
-        state->prev->next = state->next;
-    } else {
-        op->waiters = state->next;
-    }
-    if (state->next != NULL) {
-        state->next->prev = state->prev;
-    }
+    sss_list_unlink(&state->link);
     state->op = NULL;
     return 0;
 }
@@ -179,15 +156,13 @@ static int be_account_info_state_destructor(struct be_account_info_state *state)
 /* The per-request log line, under the request's id. */
 static void be_account_info_log(struct be_account_info_state *state)
 {
-    uint64_t saved = sss_debug_req_id;
     uint64_t d = sss_monotonic_usec() - state->start_usec;
+    SSS_REQ_ID_SCOPE(state->req_id);
 
-    sss_debug_req_id = state->req_id;
     DEBUG(SSSDBG_TRACE_FUNC, "getAccountInfo %s %s: dp_error %u, error %u, %llu.%03llu ms%s: "
           "%s\n", be_type_name(state->type), state->filter, state->dp_error, state->error,
           (unsigned long long)(d / 1000), (unsigned long long)(d % 1000),
           state->coalesced ? " (joined a request in flight)" : "", state->message);
-    sss_debug_req_id = saved;
 }
 
 static void be_account_info_answer(struct tevent_req *req, uint16_t dp_error, uint32_t error,
@@ -214,23 +189,24 @@ static uint16_t be_map_result(TALLOC_CTX *mem_ctx, struct be_ctx *be, errno_t re
     switch (ret) {
     case EOK:
         *_message = talloc_strdup(mem_ctx, "Success");
-        return SSS_DP_ERR_OK;
+        break;
     case ENETUNREACH:
         be_go_offline(be, "no LDAP server reachable");
         *_message = talloc_asprintf(mem_ctx, "no server of domain %s is reachable: offline",
                                     be->domain);
-        return SSS_DP_ERR_OFFLINE;
+        break;
     case ETIMEDOUT:
         *_message = talloc_strdup(mem_ctx, "the directory did not answer in time");
-        return SSS_DP_ERR_TIMEOUT;
+        break;
     case EINVAL:
         *_message = talloc_strdup(mem_ctx, "the directory holds several entries for this "
                                   "name or id, or the request is invalid (see the log)");
-        return SSS_DP_ERR_FATAL;
+        break;
     default:
         *_message = talloc_asprintf(mem_ctx, "lookup failed: %s", sss_strerror(ret));
-        return SSS_DP_ERR_FATAL;
+        break;
     }
+    return be_dp_error_of(ret);
 }
 
 static void be_op_done(struct tevent_req *subreq);
@@ -239,7 +215,7 @@ static struct be_op *be_op_find(struct be_ctx *be, const char *key)
 {
     struct be_op *op;
 
-    for (op = be->ops; op != NULL; op = op->next) {
+    sss_list_for_each_entry(op, &be->ops, link) {
         if (strcmp(op->key, key) == 0) {
             return op;
         }
@@ -251,12 +227,13 @@ static struct be_op *be_op_find(struct be_ctx *be, const char *key)
 static int be_op_destructor(struct be_op *op)
 {
     struct be_account_info_state *w;
+    struct be_account_info_state *tmp;
 
-    while ((w = op->waiters) != NULL) {
-        op->waiters = w->next;
+    sss_list_for_each_entry_safe(w, tmp, &op->waiters, link) {
+        sss_list_unlink(&w->link);
         w->op = NULL;
-        w->prev = w->next = NULL;
     }
+    sss_list_unlink(&op->link);
     return 0;
 }
 
@@ -290,6 +267,7 @@ static errno_t be_op_start(struct be_ctx *be, const char *key, uint32_t type,
     if (op == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&op->waiters);
     talloc_set_destructor(op, be_op_destructor);
     op->be = be;
     op->req_id = req_id;
@@ -307,23 +285,16 @@ static errno_t be_op_start(struct be_ctx *be, const char *key, uint32_t type,
         talloc_free(op);
         return ret;
     }
-    op->next = be->ops;
-    if (be->ops != NULL) {
-        be->ops->prev = op;
-    }
-    be->ops = op;
+    sss_list_link_front(&be->ops, &op->link);
     *_op = op;
     return EOK;
 }
 
 static void be_account_attach(struct be_account_info_state *state, struct be_op *op)
 {
+    assert(state->op == NULL && sss_list_is_linked(&op->link));
     state->op = op;
-    state->next = op->waiters;
-    if (op->waiters != NULL) {
-        op->waiters->prev = state;
-    }
-    op->waiters = state;
+    sss_list_link_front(&op->waiters, &state->link);
 }
 
 /* The prefetch batch a group request waited for is over (called from the loop). EOK: the
@@ -333,20 +304,19 @@ static void be_account_prefetch_done(void *pvt, errno_t result)
 {
     struct be_account_info_state *state = talloc_get_type(pvt, struct be_account_info_state);
     struct be_ctx *be = state->be;
-    uint64_t saved = sss_debug_req_id;
     const char *why = NULL;
     struct be_filter f;
     struct be_op *op;
     char *key;
     char *msg;
     errno_t ret;
+    SSS_REQ_ID_SCOPE(state->req_id);
 
-    sss_debug_req_id = state->req_id;
     state->on_prefetch = false;
     tevent_req_defer_callback(state->req, be->ev);
     if (result == EOK) {
         be_account_info_answer(state->req, SSS_DP_ERR_OK, EOK, "Success");
-        goto done;
+        return;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "group %s: the prefetch did not store it (%s), own lookup\n",
           state->filter, sss_strerror(result));
@@ -354,19 +324,19 @@ static void be_account_prefetch_done(void *pvt, errno_t result)
     ret = be_parse_filter(state->type, state->filter, &f, &why);
     if (ret != EOK) {
         tevent_req_error(state->req, ret);
-        goto done;
+        return;
     }
     if (be_is_offline(be)) {
         be_offline_request_seen(be);
         msg = talloc_asprintf(state, "domain %s is offline", be->domain);
         be_account_info_answer(state->req, SSS_DP_ERR_OFFLINE, ENETUNREACH,
                                msg ? msg : "offline");
-        goto done;
+        return;
     }
     key = talloc_asprintf(state, "%u:%s", state->type, state->filter);
     if (key == NULL) {
         tevent_req_error(state->req, ENOMEM);
-        goto done;
+        return;
     }
     op = be_op_find(be, key);
     if (op == NULL) {
@@ -375,13 +345,11 @@ static void be_account_prefetch_done(void *pvt, errno_t result)
             talloc_free(key);
             be_account_probe_done(state, SSS_DP_ERR_FATAL, ret);
             tevent_req_error(state->req, ret);
-            goto done;
+            return;
         }
     }
     talloc_free(key);
     be_account_attach(state, op);
-done:
-    sss_debug_req_id = saved;
 }
 
 struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -392,7 +360,6 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     struct tevent_req *req;
     struct be_filter f;
     struct be_op *op = NULL;
-    uint64_t saved = sss_debug_req_id;
     const char *why = NULL;
     char *key = NULL;
     char *msg;
@@ -403,15 +370,18 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     if (req == NULL) {
         return NULL;
     }
-    sss_debug_req_id = req_id;
+    /* Everything this request does from here, to its post, runs under its id. */
+    SSS_REQ_ID_SCOPE(req_id);
+    /* A missing or malformed filter is not bad use: it is answered as malformed. */
+    BE_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
     state->req = req;
     state->be = be;
     state->type = entry_type & SSS_DP_TYPE_MASK;
     state->req_id = req_id;
     state->start_usec = sss_monotonic_usec();
     state->filter = talloc_strdup(state, filter != NULL ? filter : "(null)");
-    if (be == NULL || state->filter == NULL) {
-        ret = be == NULL ? EINVAL : ENOMEM;
+    if (state->filter == NULL) {
+        ret = ENOMEM;
         goto fail;
     }
     be->stats.requests++;
@@ -457,7 +427,6 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         be->stats.coalesced++;
         DEBUG(SSSDBG_TRACE_INTERNAL, "group %s waits for its member prefetch batch\n",
               filter);
-        sss_debug_req_id = saved;
         return req;
     }
     if (op != NULL) {
@@ -472,14 +441,12 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     }
     talloc_free(key);
     be_account_attach(state, op);
-    sss_debug_req_id = saved;
     return req;
 
 fail:
     be_account_probe_done(state, SSS_DP_ERR_FATAL, ret);
     tevent_req_error(req, ret);
 post:
-    sss_debug_req_id = saved;
     return tevent_req_post(req, ev);
 }
 
@@ -488,12 +455,12 @@ static void be_op_done(struct tevent_req *subreq)
     struct be_op *op = tevent_req_callback_data(subreq, struct be_op);
     struct be_ctx *be = op->be;
     struct be_account_info_state *w;
-    uint64_t saved = sss_debug_req_id;
     char *message = NULL;
     uint16_t dp_error;
     errno_t ret;
+    SSS_REQ_ID_SCOPE(op->req_id);
 
-    sss_debug_req_id = op->req_id;
+    assert(sss_list_is_linked(&op->link));
     ret = op->is_enum ? be_enum_recv(subreq) : be_id_ldap_recv(subreq);
     talloc_free(subreq);
     if ((ret == EIO || ret == ENOTCONN) && !op->retried) {
@@ -503,44 +470,36 @@ static void be_op_done(struct tevent_req *subreq)
               sss_strerror(ret));
         op->retried = true;
         if (be_op_run(op) == EOK) {
-            sss_debug_req_id = saved;
             return;
         }
+        /* Cannot even restart (out of memory): the first error is the answer. */
     }
     dp_error = be_map_result(op, be, ret, &message);
     be->last_op_usec = sss_monotonic_usec();
 
     /* Out of the list first: a request arriving from here on starts a new operation. */
-    if (op->prev != NULL) {
-        op->prev->next = op->next;
-    } else {
-        be->ops = op->next;
-    }
-    if (op->next != NULL) {
-        op->next->prev = op->prev;
-    }
-    while ((w = op->waiters) != NULL) {
-        op->waiters = w->next;
-        if (op->waiters != NULL) {
-            op->waiters->prev = NULL;
-        }
-        w->op = NULL;
-        w->prev = w->next = NULL;
+    sss_list_unlink(&op->link);
+    while ((w = sss_list_first_entry(&op->waiters, struct be_account_info_state, link))
+           != NULL) {
         /* Callers run from the loop, after this operation is gone, each under its own id. */
-        sss_debug_req_id = w->req_id;
+        SSS_REQ_ID_SCOPE(w->req_id);
+
+        sss_list_unlink(&w->link);
+        w->op = NULL;
         tevent_req_defer_callback(w->req, be->ev);
         be_account_info_answer(w->req, dp_error, (uint32_t)ret,
                                message != NULL ? message : "out of memory");
     }
     talloc_free(op);
-    sss_debug_req_id = saved;
 }
 
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              uint16_t *_dp_error, uint32_t *_error, const char **_message)
 {
-    struct be_account_info_state *state = tevent_req_data(req, struct be_account_info_state);
+    struct be_account_info_state *state;
 
+    BE_CHECK_ARG(req != NULL, EINVAL);
+    state = tevent_req_data(req, struct be_account_info_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_dp_error != NULL) {
         *_dp_error = state->dp_error;

@@ -1,6 +1,8 @@
 /*
  * struct be_ctx: the domain's options, its cache and its id provider, created once at start.
- * Also the small helper every sliced job uses to give the event loop a turn.
+ * Also what every other back-end file shares without depending on one another: the small
+ * helper every sliced job uses to give the event loop a turn, and the dp_error an
+ * operation's result stands for.
  *
  * Why the yield is a short timer and not a tevent immediate: tevent runs pending immediates
  * (and due timers) before it polls file descriptors, so a chain of immediates starves every
@@ -16,6 +18,7 @@
 #include "providers/ldap/sdap.h"
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
+#include "sss_iface/sss_dp.h"
 
 #define BE_YIELD_USEC 100
 
@@ -110,20 +113,30 @@ static errno_t be_read_options(struct be_ctx *be, enum sysdb_case *_case_mode)
         goto done;
     }
 
-    if ((ret = be_get_uint(be, "entry_cache_user_timeout", &be->user_timeout)) != EOK
-        || (ret = be_get_uint(be, "entry_cache_group_timeout", &be->group_timeout)) != EOK
-        || (ret = confdb_get_bool(be->cdb, be->section, "enumerate", &be->enumerate)) != EOK) {
+    ret = be_get_uint(be, "entry_cache_user_timeout", &be->user_timeout);
+    if (ret != EOK) {
         goto done;
     }
-    if ((ret = be_get_uint(be, "ldap_enumeration_refresh_timeout", &value)) != EOK) {
+    ret = be_get_uint(be, "entry_cache_group_timeout", &be->group_timeout);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = confdb_get_bool(be->cdb, be->section, "enumerate", &be->enumerate);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = be_get_uint(be, "ldap_enumeration_refresh_timeout", &value);
+    if (ret != EOK) {
         goto done;
     }
     be->enum_refresh = value > 0 ? (int)value : 300;
-    if ((ret = be_get_uint(be, "offline_timeout", &value)) != EOK) {
+    ret = be_get_uint(be, "offline_timeout", &value);
+    if (ret != EOK) {
         goto done;
     }
     be->offline_timeout = value > 0 ? (int)value : 1;
-    if ((ret = be_get_uint(be, "offline_timeout_max", &value)) != EOK) {
+    ret = be_get_uint(be, "offline_timeout_max", &value);
+    if (ret != EOK) {
         goto done;
     }
     be->offline_timeout_max = (int)value < be->offline_timeout ? be->offline_timeout : (int)value;
@@ -140,15 +153,18 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
     enum sysdb_case case_mode = SYSDB_CASE_SENSITIVE;
     errno_t ret;
 
-    if (ev == NULL || cdb == NULL || domain == NULL || db_dir == NULL || _be == NULL) {
-        return EINVAL;
-    }
+    BE_CHECK_ARG(ev != NULL, EINVAL);
+    BE_CHECK_ARG(cdb != NULL, EINVAL);
+    BE_CHECK_ARG(domain != NULL, EINVAL);
+    BE_CHECK_ARG(db_dir != NULL, EINVAL);
+    BE_CHECK_ARG(_be != NULL, EINVAL);
     be = talloc_zero(mem_ctx, struct be_ctx);
     if (be == NULL) {
         return ENOMEM;
     }
     be->ev = ev;
     be->cdb = cdb;
+    sss_list_init(&be->ops);
     be->domain = talloc_strdup(be, domain);
     be->section = confdb_domain_section(be, domain);
     if (be->domain == NULL || be->section == NULL) {
@@ -252,11 +268,32 @@ errno_t be_yield_recv(struct tevent_req *req)
     return EOK;
 }
 
+void be_req_finish(struct tevent_req *req, errno_t ret)
+{
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
 void be_step_done(struct be_ctx *be, uint64_t start_usec)
 {
     uint64_t d = sss_monotonic_usec() - start_usec;
 
     if (d > be->stats.max_step_usec) {
         be->stats.max_step_usec = d;
+    }
+}
+
+/* ---- results ----------------------------------------------------------------------- */
+
+uint16_t be_dp_error_of(errno_t ret)
+{
+    switch (ret) {
+    case EOK: return SSS_DP_ERR_OK;
+    case ENETUNREACH: return SSS_DP_ERR_OFFLINE;
+    case ETIMEDOUT: return SSS_DP_ERR_TIMEOUT;
+    default: return SSS_DP_ERR_FATAL;
     }
 }

@@ -3,15 +3,17 @@
  * tests. It answers sssd.dataprovider.getAccountInfo by asking the id provider and writing
  * the domain's cache, keeps the domain's online/offline state, and runs the enumeration task.
  *
- *   be_ctx.c      struct be_ctx: options, cache, id provider; the loop-yield helper
+ *   be_ctx.c      struct be_ctx: options, cache, id provider; the loop-yield helper;
+ *                 result -> dp_error (be_dp_error_of)
  *   be_account.c  one account request: filter parsing, in-flight coalescing, dispatch,
  *                 result -> (dp_error, error, message), the per-request log line
  *   be_id_ldap.c  user / group / initgroups lookups: LDAP result -> cache (or deletion)
  *   be_store.c    sdap structs -> sysdb stores; groups with huge member lists in slices
  *   be_offline.c  the online/offline state machine and its retry timer
  *   be_enum.c     enumeration (periodic task and "*" requests), stale entry removal
- *   be_prefetch.c member lists of the groups an initgroups stored without them, fetched in
- *                 the background in batches; group requests for them wait for their batch
+ *   be_prefetch*.c member lists of the groups an initgroups stored without them, fetched
+ *                 in the background in batches; group requests for them wait for their
+ *                 batch (be_prefetch.h: the queue, the waiting side, a batch)
  *   be_dp.c       the bus side: the sssd.dataprovider table and the service signals
  *   be_main.c     the process: config, start-up, registration
  *
@@ -39,6 +41,19 @@ struct be_offline;
 struct be_enum_task;
 struct be_op;
 struct be_prefetch;
+
+/*
+ * The argument check of the back-end's entry points (sd-bus's assert_return): when cond is
+ * false, logs the check that failed (the log line names the function) and returns what
+ * follows cond (nothing, in a void function). For what a caller can get wrong; internal
+ * invariants are assert()ed.
+ */
+#define BE_CHECK_ARG(cond, ...) do { \
+    if (!(cond)) { \
+        DEBUG(SSSDBG_CRIT_FAILURE, "invalid argument: %s\n", #cond); \
+        return __VA_ARGS__; \
+    } \
+} while (0)
 
 /* Member lists larger than this are built in slices across loop turns. */
 #define BE_BIG_GROUP 1000
@@ -90,7 +105,8 @@ struct be_ctx {
 
     struct be_offline *offline;
     struct be_enum_task *enum_task;
-    struct be_op *ops;                  /* operations in flight, for coalescing */
+    struct sss_list ops;                /* operations in flight (struct be_op), for
+                                         * coalescing */
     uint64_t last_op_usec;              /* when an operation last started or ended */
     struct be_prefetch *prefetch;       /* created on first use */
     struct be_stats stats;
@@ -114,8 +130,17 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
 struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev);
 errno_t be_yield_recv(struct tevent_req *req);
 
+/* Ends a request from one of its callbacks: done on EOK, failed with ret otherwise. */
+void be_req_finish(struct tevent_req *req, errno_t ret);
+
 /* Records the duration of a sliced step that started at start_usec (be_stats.max_step_usec). */
 void be_step_done(struct be_ctx *be, uint64_t start_usec);
+
+/* The dp_error an operation result stands for (EOK -> OK, ENETUNREACH -> OFFLINE,
+ * ETIMEDOUT -> TIMEOUT, anything else -> FATAL): the answer of an account request and the
+ * probes of internal requests (enumeration rounds, online probes). Here, beside struct
+ * be_ctx, so be_account.c, be_enum.c and be_offline.c each use it without needing another. */
+uint16_t be_dp_error_of(errno_t ret);
 
 /* ---- be_account.c ------------------------------------------------------------------- */
 
@@ -132,10 +157,6 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
                                         const char *filter, uint64_t req_id);
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              uint16_t *_dp_error, uint32_t *_error, const char **_message);
-
-/* The dp_error an operation result stands for (EOK -> OK, ENETUNREACH -> OFFLINE,
- * ETIMEDOUT -> TIMEOUT, anything else -> FATAL); for the probes of internal requests. */
-uint16_t be_dp_error_of(errno_t ret);
 
 /* ---- be_id_ldap.c ------------------------------------------------------------------- */
 
@@ -174,6 +195,9 @@ errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool w
 errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, time_t now,
                             bool *_expired);
 
+/* More than BE_BIG_GROUP member names: stored in slices (be_store_group_send), on its own. */
+bool be_group_is_big(const struct sdap_group *group);
+
 /* Stores a group with its members; lists over BE_BIG_GROUP names are built BE_NAME_SLICE
  * names per loop turn and written by one final store. Errors as be_store_group. */
 struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -184,7 +208,7 @@ errno_t be_store_group_recv(struct tevent_req *req);
 errno_t be_delete_user(struct be_ctx *be, const struct be_filter *filter);
 errno_t be_delete_group(struct be_ctx *be, const struct be_filter *filter);
 
-/* ---- be_prefetch.c ------------------------------------------------------------------ */
+/* ---- be_prefetch.c, be_prefetch_wait.c ---------------------------------------------- */
 
 /* Gids per prefetch search; batches in flight; most groups waiting (more are dropped). */
 #define BE_PF_BATCH 100

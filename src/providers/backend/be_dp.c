@@ -28,29 +28,36 @@ be_dp_get_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     struct be_ctx *be = talloc_get_type(data, struct be_ctx);
     struct be_dp_state *state;
     struct tevent_req *req;
-    struct tevent_req *subreq;
-    uint64_t saved = sss_debug_req_id;
+    struct tevent_req *subreq = NULL;
+    bool ours;
 
     req = tevent_req_create(mem_ctx, &state, struct be_dp_state);
     if (req == NULL) {
         return NULL;
     }
-    sss_debug_req_id = req_id;
     state->req_id = req_id;
-    DEBUG(SSSDBG_TRACE_INTERNAL, "getAccountInfo from %s (cli_id %u, flags %#x): type %#x, "
-          "filter '%s', domain '%s'\n", sbus_req->sender, cli_id, dp_flags, entry_type,
-          filter, domain);
-    if (domain == NULL || strcasecmp(domain, be->domain) != 0) {
-        state->dp_error = SSS_DP_ERR_FATAL;
-        state->error = EINVAL;
-        state->message = talloc_asprintf(state, "domain '%s' is not served here (this is "
-                                         "the back-end of %s)", domain, be->domain);
-        DEBUG(SSSDBG_OP_FAILURE, "%s\n", state->message);
-        sss_debug_req_id = saved;
+    /* The caller's request id for the check and the request; the bus dispatch this runs
+     * in (and a post of the refusal) goes on under its own. */
+    {
+        SSS_REQ_ID_SCOPE(req_id);
+
+        DEBUG(SSSDBG_TRACE_INTERNAL, "getAccountInfo from %s (cli_id %u, flags %#x): type "
+              "%#x, filter '%s', domain '%s'\n", sbus_req->sender, cli_id, dp_flags,
+              entry_type, filter, domain);
+        ours = domain != NULL && strcasecmp(domain, be->domain) == 0;
+        if (!ours) {
+            state->dp_error = SSS_DP_ERR_FATAL;
+            state->error = EINVAL;
+            state->message = talloc_asprintf(state, "domain '%s' is not served here (this "
+                                             "is the back-end of %s)", domain, be->domain);
+            DEBUG(SSSDBG_OP_FAILURE, "%s\n", state->message);
+        } else {
+            subreq = be_account_info_send(state, ev, be, entry_type, filter, req_id);
+        }
+    }
+    if (!ours) {
         return sss_req_post(req, ev, state->message == NULL ? ENOMEM : EOK);
     }
-    subreq = be_account_info_send(state, ev, be, entry_type, filter, req_id);
-    sss_debug_req_id = saved;
     if (subreq == NULL) {
         return sss_req_post(req, ev, ENOMEM);
     }
@@ -67,11 +74,7 @@ static void be_dp_get_account_info_done(struct tevent_req *subreq)
     ret = be_account_info_recv(state, subreq, &state->dp_error, &state->error,
                                &state->message);
     talloc_free(subreq);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    be_req_finish(req, ret);
 }
 
 static errno_t be_dp_get_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -111,6 +114,8 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
     struct sbus_listener *listeners;
     errno_t ret;
 
+    BE_CHECK_ARG(be != NULL, EINVAL);
+    BE_CHECK_ARG(conn != NULL, EINVAL);
     methods = talloc_zero_array(be, struct sbus_method, 2);
     iface = talloc_zero(be, struct sbus_interface);
     listeners = talloc_zero_array(be, struct sbus_listener, 3);
@@ -130,9 +135,11 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
 
     be->conn = conn;
     ret = sbus_connection_add_interface(conn, SSS_BUS_PATH, iface);
-    if (ret == EOK) {
-        ret = sbus_connection_add_listeners(conn, listeners);
+    if (ret != EOK) {
+        goto done;
     }
+    ret = sbus_connection_add_listeners(conn, listeners);
+done:
     if (ret != EOK) {
         DEBUG(SSSDBG_FATAL_FAILURE, "Cannot serve sssd.dataprovider: %s\n", sss_strerror(ret));
     }

@@ -17,6 +17,8 @@
  * due while the domain is offline is skipped. A round failing with ENETUNREACH takes the
  * domain offline. "*" requests run a round of one kind through be_account.c.
  */
+#include <assert.h>
+
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
 #include "db/sysdb.h"
@@ -65,9 +67,8 @@ struct tevent_req *be_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     if (req == NULL) {
         return NULL;
     }
-    if (be == NULL || be->id_ctx == NULL || (what & (BE_ENUM_USERS | BE_ENUM_GROUPS)) == 0) {
-        return sss_req_post(req, ev, EINVAL);
-    }
+    BE_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG((what & (BE_ENUM_USERS | BE_ENUM_GROUPS)) != 0, sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->what = what;
@@ -159,19 +160,17 @@ static errno_t be_enum_store_users(struct be_enum_state *state, bool *_finished)
     }
     for (; state->idx < end; state->idx++) {
         ret = be_store_user(be, state->users[state->idx], now);
-        if (ret != EOK && ret != EINVAL) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused: counted and logged, the others are stored */
+        }
+        if (ret != EOK) {
+            goto done;
         }
     }
-    ret = sysdb_transaction_commit(be->sysdb);
+done:
+    ret = sysdb_transaction_end(be->sysdb, ret);
     *_finished = state->idx == state->num_users;
     return ret;
-}
-
-static bool be_enum_big(const struct sdap_group *g)
-{
-    return g->num_member_users + g->num_member_groups > BE_BIG_GROUP;
 }
 
 /* Small groups, up to BE_ENUM_SLICE of them or BE_ENUM_SLICE_NAMES member names, in one
@@ -192,19 +191,22 @@ static errno_t be_enum_store_groups(struct be_enum_state *state)
     while (state->idx < state->num_groups && count < BE_ENUM_SLICE
            && names < BE_ENUM_SLICE_NAMES) {
         g = state->groups[state->idx];
-        if (be_enum_big(g)) {
+        if (be_group_is_big(g)) {
             break;
         }
         ret = be_store_group(be, g, true, now);
-        if (ret != EOK && ret != EINVAL) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused: counted and logged, the others are stored */
+        }
+        if (ret != EOK) {
+            goto done;
         }
         names += g->num_member_users + g->num_member_groups;
         count++;
         state->idx++;
     }
-    return sysdb_transaction_commit(be->sysdb);
+done:
+    return sysdb_transaction_end(be->sysdb, ret);
 }
 
 /* First call: the stale names (full scan of the cache). Later calls: remove a slice. */
@@ -262,17 +264,20 @@ static errno_t be_enum_purge(struct be_enum_state *state, bool users, bool *_fin
     for (; state->idx < end; state->idx++) {
         ret = users ? sysdb_delete_user(be->sysdb, state->stale[state->idx])
                     : sysdb_delete_group(be->sysdb, state->stale[state->idx]);
-        if (ret == EOK) {
-            state->deleted++;
-            be->stats.enum_deleted++;
-            DEBUG(SSSDBG_TRACE_FUNC, "%s %s is no longer in the directory: removed\n",
-                  users ? "user" : "group", state->stale[state->idx]);
-        } else if (ret != ENOENT) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+        if (ret == ENOENT) {
+            ret = EOK;      /* removed meanwhile */
+            continue;
         }
+        if (ret != EOK) {
+            goto done;
+        }
+        state->deleted++;
+        be->stats.enum_deleted++;
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s is no longer in the directory: removed\n",
+              users ? "user" : "group", state->stale[state->idx]);
     }
-    ret = sysdb_transaction_commit(be->sysdb);
+done:
+    ret = sysdb_transaction_end(be->sysdb, ret);
     *_finished = state->idx == state->num_stale;
     return ret;
 }
@@ -300,7 +305,7 @@ static void be_enum_step(struct tevent_req *subreq)
         }
         break;
     case BE_ENUM_STORE_GROUPS:
-        if (state->idx < state->num_groups && be_enum_big(state->groups[state->idx])) {
+        if (state->idx < state->num_groups && be_group_is_big(state->groups[state->idx])) {
             subreq = be_store_group_send(state, state->ev, state->be,
                                          state->groups[state->idx]);
             if (subreq == NULL) {
@@ -381,8 +386,11 @@ static void be_enum_task_round_done(struct tevent_req *subreq);
 static void be_enum_task_fire(struct tevent_context *ev, struct tevent_timer *te,
                               struct timeval now, void *pvt);
 
+/* The timer of the next round belongs to no request (the round takes an id of its own). */
 static void be_enum_task_schedule(struct be_enum_task *task, int seconds)
 {
+    SSS_REQ_ID_SCOPE(0);
+
     talloc_zfree(task->timer);
     task->timer = tevent_add_timer(task->be->ev, task, tevent_timeval_current_ofs(seconds, 0),
                                    be_enum_task_fire, task);
@@ -407,26 +415,25 @@ static void be_enum_task_fire(struct tevent_context *ev, struct tevent_timer *te
     }
     /* A round is a request of its own: its LDAP and cache work carries this id. */
     task->req_id = sss_new_req_id();
-    sss_debug_req_id = task->req_id;
+    SSS_REQ_ID_SCOPE(task->req_id);
     PROBE(BE_REQUEST_START, task->req_id, be->domain, BE_ENUM_ROUND_ENTRY, "*", 0);
     task->round = be_enum_send(task, ev, be, BE_ENUM_USERS | BE_ENUM_GROUPS);
     if (task->round == NULL) {
         PROBE(BE_REQUEST_DONE, task->req_id, be->domain, BE_ENUM_ROUND_ENTRY, "*",
               (int)be_dp_error_of(ENOMEM), ENOMEM);
         be_enum_task_schedule(task, be->enum_refresh);
-        sss_debug_req_id = 0;
         return;
     }
     tevent_req_set_callback(task->round, be_enum_task_round_done, task);
-    sss_debug_req_id = 0;
 }
 
 static void be_enum_task_round_done(struct tevent_req *subreq)
 {
     struct be_enum_task *task = tevent_req_callback_data(subreq, struct be_enum_task);
     errno_t ret;
+    SSS_REQ_ID_SCOPE(task->req_id);
 
-    sss_debug_req_id = task->req_id;
+    assert(task->round == subreq);
     ret = be_enum_recv(subreq);
     talloc_free(subreq);
     task->round = NULL;
@@ -437,13 +444,12 @@ static void be_enum_task_round_done(struct tevent_req *subreq)
     } else if (ret == EOK) {
         task->be->stats.enum_rounds++;
     }
-    /* The next round's timer belongs to no request. */
-    sss_debug_req_id = 0;
     be_enum_task_schedule(task, task->be->enum_refresh);
 }
 
 errno_t be_enum_task_start(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL, EINVAL);
     if (!be->enumerate || !be->id_supported || be->enum_task != NULL) {
         return EOK;
     }

@@ -27,8 +27,8 @@ struct be_id_ldap_state {
 
 static void be_id_ldap_user_done(struct tevent_req *subreq);
 static void be_id_ldap_group_done(struct tevent_req *subreq);
-static void be_id_ldap_group_stored(struct tevent_req *subreq);
 static void be_id_ldap_initgr_done(struct tevent_req *subreq);
+static void be_id_ldap_stored(struct tevent_req *subreq);
 
 struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                    struct be_ctx *be, uint32_t type,
@@ -36,7 +36,8 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
 {
     struct be_id_ldap_state *state;
     struct tevent_req *req;
-    struct tevent_req *subreq = NULL;
+    struct tevent_req *subreq;
+    tevent_req_fn found;
     enum sdap_by by;
     errno_t ret;
 
@@ -44,11 +45,12 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     if (req == NULL) {
         return NULL;
     }
-    if (be == NULL || be->id_ctx == NULL || filter == NULL
-        || filter->kind == BE_FILTER_ENUM) {
-        ret = EINVAL;
-        goto done;
-    }
+    BE_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG(filter != NULL && filter->kind != BE_FILTER_ENUM,
+                 sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG(type == SSS_DP_USER || type == SSS_DP_GROUP
+                 || (type == SSS_DP_INITGROUPS && filter->kind == BE_FILTER_NAME),
+                 sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->type = type;
@@ -66,47 +68,26 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     case SSS_DP_USER:
         subreq = sdap_get_user_send(state, ev, be->id_ctx, by, state->filter.name,
                                     state->filter.id);
-        if (subreq != NULL) {
-            tevent_req_set_callback(subreq, be_id_ldap_user_done, req);
-        }
+        found = be_id_ldap_user_done;
         break;
     case SSS_DP_GROUP:
         subreq = sdap_get_group_send(state, ev, be->id_ctx, by, state->filter.name,
                                      state->filter.id);
-        if (subreq != NULL) {
-            tevent_req_set_callback(subreq, be_id_ldap_group_done, req);
-        }
+        found = be_id_ldap_group_done;
         break;
-    case SSS_DP_INITGROUPS:
-        if (by != SDAP_BY_NAME) {
-            ret = EINVAL;
-            goto done;
-        }
+    default:        /* SSS_DP_INITGROUPS by name, checked above */
         subreq = sdap_initgroups_send(state, ev, be->id_ctx, state->filter.name);
-        if (subreq != NULL) {
-            tevent_req_set_callback(subreq, be_id_ldap_initgr_done, req);
-        }
+        found = be_id_ldap_initgr_done;
         break;
-    default:
-        ret = EINVAL;
-        goto done;
     }
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
     }
+    tevent_req_set_callback(subreq, found, req);
     return req;
 done:
     return sss_req_post(req, ev, ret);
-}
-
-static void be_id_ldap_finish(struct tevent_req *req, errno_t ret)
-{
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
 }
 
 static void be_id_ldap_user_done(struct tevent_req *subreq)
@@ -119,7 +100,7 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
 
     if (tmp_ctx == NULL) {
         talloc_free(subreq);
-        be_id_ldap_finish(req, ENOMEM);
+        be_req_finish(req, ENOMEM);
         return;
     }
     ret = sdap_get_user_recv(tmp_ctx, subreq, &user);
@@ -134,7 +115,7 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
     ret = be_store_user(state->be, user, time(NULL));
 done:
     talloc_free(tmp_ctx);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
 static void be_id_ldap_group_done(struct tevent_req *subreq)
@@ -159,20 +140,10 @@ static void be_id_ldap_group_done(struct tevent_req *subreq)
         ret = ENOMEM;
         goto done;
     }
-    tevent_req_set_callback(subreq, be_id_ldap_group_stored, req);
+    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
     return;
 done:
-    be_id_ldap_finish(req, ret);
-}
-
-static void be_id_ldap_group_stored(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    errno_t ret;
-
-    ret = be_store_group_recv(subreq);
-    talloc_free(subreq);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
 /* Groups stored per transaction (and per loop turn) by a big initgroups; the figure keeps one
@@ -206,11 +177,11 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
     for (; *pos < end; (*pos)++) {
         ret = be_store_group_seen(be, groups[*pos], now, &expired);
         if (ret == EINVAL) {
+            ret = EOK;
             continue;
         }
         if (ret != EOK) {
-            sysdb_transaction_cancel(be->sysdb);
-            return ret;
+            goto done;
         }
         out->gids[out->n] = groups[*pos]->gid;
         out->names[out->n++] = groups[*pos]->name;
@@ -218,7 +189,8 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
             out->fresh_less[out->num_fresh_less++] = groups[*pos];
         }
     }
-    return sysdb_transaction_commit(be->sysdb);
+done:
+    return sysdb_transaction_end(be->sysdb, ret);
 }
 
 /* One transaction: the user, the groups from *pos on (member lists kept), the user's group
@@ -227,14 +199,12 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
                                        struct sdap_group **groups, size_t num_groups,
                                        size_t *pos, struct be_initgr_out *out, time_t now)
 {
-    bool in_txn = false;
     errno_t ret;
 
     ret = sysdb_transaction_start(be->sysdb);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
-    in_txn = true;
     ret = be_store_user(be, user, now);
     if (ret != EOK) {
         goto done;
@@ -252,15 +222,11 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
               sss_strerror(ret));
         goto done;
     }
-    ret = sysdb_transaction_commit(be->sysdb);
-    in_txn = false;
+done:
+    ret = sysdb_transaction_end(be->sysdb, ret);
     if (ret == EOK) {
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored, %zu of them new\n", user->name,
               out->n, out->num_fresh_less);
-    }
-done:
-    if (in_txn) {
-        sysdb_transaction_cancel(be->sysdb);
     }
     return ret;
 }
@@ -362,11 +328,7 @@ static void be_initgr_store_step(struct tevent_req *subreq)
                                   &state->pos, &state->out, state->now);
     be_step_done(state->be, start);
 done:
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    be_req_finish(req, ret);
 }
 
 /* On success, the groups stored without members are handed to the prefetch queue (a user
@@ -382,8 +344,6 @@ static errno_t be_initgr_store_recv(struct tevent_req *req)
     return EOK;
 }
 
-static void be_id_ldap_initgr_stored(struct tevent_req *subreq);
-
 static void be_id_ldap_initgr_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -396,7 +356,7 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
 
     if (tmp_ctx == NULL) {
         talloc_free(subreq);
-        be_id_ldap_finish(req, ENOMEM);
+        be_req_finish(req, ENOMEM);
         return;
     }
     ret = sdap_initgroups_recv(tmp_ctx, subreq, &user, &groups, &num_groups);
@@ -414,22 +374,25 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
         ret = ENOMEM;
         goto done;
     }
-    tevent_req_set_callback(subreq, be_id_ldap_initgr_stored, req);
+    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
     talloc_free(tmp_ctx);
     return;
 done:
     talloc_free(tmp_ctx);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
-static void be_id_ldap_initgr_stored(struct tevent_req *subreq)
+/* The sliced store of a group or of an initgroups is over. */
+static void be_id_ldap_stored(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
     errno_t ret;
 
-    ret = be_initgr_store_recv(subreq);
+    ret = state->type == SSS_DP_GROUP ? be_store_group_recv(subreq)
+                                      : be_initgr_store_recv(subreq);
     talloc_free(subreq);
-    be_id_ldap_finish(req, ret);
+    be_req_finish(req, ret);
 }
 
 errno_t be_id_ldap_recv(struct tevent_req *req)

@@ -21,6 +21,8 @@
  * Signals are emitted only when the back-end has a bus connection (be->conn); unit tests
  * read the state, the counters and the timer instead.
  */
+#include <assert.h>
+
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
 #include "sss_iface/sss_iface.h"
@@ -46,6 +48,7 @@ static void be_probe_start(struct be_offline *st);
 
 errno_t be_offline_init(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL, EINVAL);
     be->offline = talloc_zero(be, struct be_offline);
     if (be->offline == NULL) {
         return ENOMEM;
@@ -64,6 +67,7 @@ int be_offline_next_retry(struct be_ctx *be)
 {
     time_t now = time(NULL);
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL, -1);
     if (be->offline->timer == NULL) {
         return -1;
     }
@@ -72,6 +76,7 @@ int be_offline_next_retry(struct be_ctx *be)
 
 int be_offline_current_delay(struct be_ctx *be)
 {
+    BE_CHECK_ARG(be != NULL && be->offline != NULL, -1);
     return be->offline->delay;
 }
 
@@ -106,15 +111,14 @@ static void be_probe_timer(struct tevent_context *ev, struct tevent_timer *te,
 
 static void be_schedule_probe(struct be_offline *st, int seconds)
 {
-    uint64_t saved_id;
-
     talloc_zfree(st->timer);
-    /* The timer belongs to no request (the probe it starts takes an id of its own). */
-    saved_id = sss_debug_req_id;
-    sss_debug_req_id = 0;
-    st->timer = tevent_add_timer(st->be->ev, st, tevent_timeval_current_ofs(seconds, 0),
-                                 be_probe_timer, st);
-    sss_debug_req_id = saved_id;
+    {
+        /* The timer belongs to no request (the probe it starts takes an id of its own). */
+        SSS_REQ_ID_SCOPE(0);
+
+        st->timer = tevent_add_timer(st->be->ev, st, tevent_timeval_current_ofs(seconds, 0),
+                                     be_probe_timer, st);
+    }
     if (st->timer == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot schedule the online probe of %s\n",
               st->be->domain);
@@ -127,8 +131,10 @@ static void be_schedule_probe(struct be_offline *st, int seconds)
 
 void be_go_offline(struct be_ctx *be, const char *why)
 {
-    struct be_offline *st = be->offline;
+    struct be_offline *st;
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    st = be->offline;
     if (st->offline) {
         if (st->timer == NULL && st->probe == NULL) {
             be_schedule_probe(st, st->delay);
@@ -169,7 +175,6 @@ static void be_probe_done(struct tevent_req *subreq);
 static void be_probe_start(struct be_offline *st)
 {
     struct be_ctx *be = st->be;
-    uint64_t saved_id = sss_debug_req_id;
 
     if (st->probe != NULL || be->id_ctx == NULL) {
         return;
@@ -179,7 +184,7 @@ static void be_probe_start(struct be_offline *st)
     st->last_probe = time(NULL);
     /* Its LDAP work runs under an id of its own, not under the request that asked for it. */
     st->probe_id = sss_new_req_id();
-    sss_debug_req_id = st->probe_id;
+    SSS_REQ_ID_SCOPE(st->probe_id);
     PROBE(BE_REQUEST_START, st->probe_id, be->domain, BE_PROBE_ENTRY, BE_PROBE_FILTER, 0);
     sdap_id_ctx_reset_servers(be->id_ctx);
     st->probe = sdap_get_user_send(st, be->ev, be->id_ctx, SDAP_BY_NAME, BE_PROBE_NAME, 0);
@@ -188,12 +193,10 @@ static void be_probe_start(struct be_offline *st)
         PROBE(BE_REQUEST_DONE, st->probe_id, be->domain, BE_PROBE_ENTRY, BE_PROBE_FILTER,
               (int)be_dp_error_of(ENOMEM), ENOMEM);
         be_schedule_probe(st, st->delay);
-        sss_debug_req_id = saved_id;
         return;
     }
     tevent_req_set_callback(st->probe, be_probe_done, st);
     DEBUG(SSSDBG_TRACE_FUNC, "Domain %s: probing the servers\n", be->domain);
-    sss_debug_req_id = saved_id;
 }
 
 static void be_probe_done(struct tevent_req *subreq)
@@ -201,8 +204,9 @@ static void be_probe_done(struct tevent_req *subreq)
     struct be_offline *st = tevent_req_callback_data(subreq, struct be_offline);
     struct sdap_user *user = NULL;
     errno_t ret;
+    SSS_REQ_ID_SCOPE(st->probe_id);
 
-    sss_debug_req_id = st->probe_id;
+    assert(st->probe == subreq);
     ret = sdap_get_user_recv(st, subreq, &user);
     talloc_free(subreq);
     talloc_free(user);
@@ -226,8 +230,10 @@ static void be_probe_done(struct tevent_req *subreq)
 
 void be_offline_request_seen(struct be_ctx *be)
 {
-    struct be_offline *st = be->offline;
+    struct be_offline *st;
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    st = be->offline;
     if (!st->offline || st->probe != NULL) {
         return;
     }
@@ -240,8 +246,10 @@ void be_offline_request_seen(struct be_ctx *be)
 
 void be_reset_offline(struct be_ctx *be)
 {
-    struct be_offline *st = be->offline;
+    struct be_offline *st;
 
+    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    st = be->offline;
     if (be->id_ctx != NULL) {
         sdap_id_ctx_reset_servers(be->id_ctx);
     }

@@ -12,236 +12,110 @@
  * first). While somebody waits for a prefetched group, sooner: a group request for a queued
  * or in-flight group joins it (no LDAP search of its own), a queued one moves to the front,
  * in a batch of BE_PF_URGENT_BATCH, and for BE_PF_HOT_USEC after that the rest of that
- * initgroups' list runs BE_PF_WINDOW batches back to back (`id` walks the list in the queue's
- * order); other lists stay in the background. Stores run one batch at a time, a batch somebody waits for
- * first, BE_PF_STORE_SLICE groups per transaction with a loop turn between, and a group is
- * answered as soon as its slice is committed.
+ * initgroups' list runs BE_PF_WINDOW batches back to back (`id` walks the list in the
+ * queue's order); other lists stay in the background. Stores run one batch at a time, a
+ * batch somebody waits for first, BE_PF_STORE_SLICE groups per transaction with a loop turn
+ * between, and a group is answered as soon as its slice is committed.
  *
  * Failures: the batch's waiters are sent on their own lookup (the normal path, with its
  * retry and offline handling), and the queue is dropped (no retry storm against a failing
  * server). ENETUNREACH takes the domain offline exactly as a lookup does. Offline: the queue
  * is dropped at the next scheduling point.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "providers/backend/be_ctx.h"
+#include "providers/backend/be_prefetch.h"
 #include "providers/ldap/sdap.h"
 #include "db/sysdb.h"
 
-/* Background batches wait for this much quiet after the last operation, and keep one
- * batch in flight. */
-#define BE_PF_QUIET_USEC 20000
-#define BE_PF_BG_WINDOW 1
-/* After a request waited for a prefetched group, batches run back to back (BE_PF_WINDOW in
- * flight) without waiting for quiet, for this long. */
-#define BE_PF_HOT_USEC 2000000
-/* Size of a batch started for a group somebody waits for. */
-#define BE_PF_URGENT_BATCH 20
-/* Groups stored per transaction (and loop turn): a step stays at a few ms. */
-#define BE_PF_STORE_SLICE 50
-/* Extra batches allowed over the window for a group somebody waits for. */
-#define BE_PF_URGENT 2
-#define BE_PF_BUCKETS 4096
-/* Cache reads (already fresh?) per batch start: a queue that a lookup or an enumeration
- * made fresh meanwhile is skipped a slice per loop turn, not all at once. */
-#define BE_PF_MAX_CHECKS (2 * BE_PF_BATCH)
-/* Groups stored by the prefetch remembered this long: a request the responder sent while
- * the batch was being stored (it saw the group expired) is answered from the cache instead
- * of searching again. Kept short: a later request may be a refresh that must search. */
-#define BE_PF_RECENT 512
-#define BE_PF_RECENT_USEC 1000000
-
-struct be_pf_batch;
-
-struct be_pf_waiter {
-    struct be_pf_waiter *prev;
-    struct be_pf_waiter *next;
-    struct be_pf_item *item;
-    be_prefetch_fn fn;
-    void *pvt;
-};
-
-struct be_pf_item {
-    struct be_pf_item *prev;        /* the queue, while queued */
-    struct be_pf_item *next;
-    struct be_pf_item *gid_next;    /* hash chains */
-    struct be_pf_item *key_next;
-    uint32_t gid;
-    uint64_t list;                  /* which initgroups queued it */
-    char *key;                      /* sysdb_name_key form of the name */
-    struct be_pf_batch *batch;      /* NULL while queued */
-    bool stored;                    /* the batch stored it */
-    struct be_pf_waiter *waiters;
-};
-
-struct be_prefetch {
-    struct be_ctx *be;
-    struct be_pf_item *head;
-    struct be_pf_item *tail;
-    size_t num_queued;
-    size_t num_items;               /* queued and in flight */
-    size_t in_flight;               /* batches */
-    struct be_pf_item *by_gid[BE_PF_BUCKETS];
-    struct be_pf_item *by_key[BE_PF_BUCKETS];
-    struct tevent_timer *timer;
-    uint64_t next_list;
-    uint64_t hot_list;              /* the list somebody walks (hot until hot_until) */
-    uint64_t hot_until;
-    struct be_pf_recent {           /* ring of the last groups stored */
-        uint32_t gid;
-        char *key;
-        uint64_t at;
-    } recent[BE_PF_RECENT];
-    size_t recent_next;
-    struct be_pf_batch *batches;    /* in flight */
-    struct be_pf_batch *storing;    /* the batch whose store is running */
-    struct tevent_req *store_turn;  /* the loop turn before the next store */
-};
-
-struct be_pf_batch {
-    struct be_pf_batch *prev;       /* pf->batches: every batch in flight */
-    struct be_pf_batch *next;
-    struct be_prefetch *pf;
-    uint64_t req_id;                /* a background request of its own (probes, log) */
-    bool ready;                     /* found, waiting for its store turn */
-    struct be_pf_item **items;
-    size_t n;
-    struct sdap_group **groups;     /* the result, while the big ones are stored */
-    size_t num_groups;
-    size_t next_small;              /* the sliced store's position */
-    size_t next_big;
-};
-
-static void be_pf_run(struct be_prefetch *pf);
-
 /* ---- index ---------------------------------------------------------------------------- */
 
-static size_t be_pf_hash_gid(uint32_t gid)
+static bool be_pf_gid_equal(const void *item, const void *key, void *ctx)
 {
-    return (gid * 2654435761u) & (BE_PF_BUCKETS - 1);
+    return ((const struct be_pf_item *)item)->gid == *(const uint32_t *)key;
 }
 
-static size_t be_pf_hash_key(const char *key)
+static bool be_pf_key_equal(const void *item, const void *key, void *ctx)
 {
-    uint32_t h = 2166136261u;
-
-    for (; *key != '\0'; key++) {
-        h = (h ^ (unsigned char)*key) * 16777619u;
-    }
-    return h & (BE_PF_BUCKETS - 1);
+    return strcmp(((const struct be_pf_item *)item)->key, key) == 0;
 }
 
-static struct be_pf_item *be_pf_find_gid(struct be_prefetch *pf, uint32_t gid)
+struct be_pf_item *be_pf_find_gid(struct be_prefetch *pf, uint32_t gid)
 {
-    struct be_pf_item *it;
-
-    for (it = pf->by_gid[be_pf_hash_gid(gid)]; it != NULL; it = it->gid_next) {
-        if (it->gid == gid) {
-            return it;
-        }
-    }
-    return NULL;
+    return sss_hash_table_get(pf->by_gid, sss_hash_u32(gid), &gid);
 }
 
-static struct be_pf_item *be_pf_find_key(struct be_prefetch *pf, const char *key)
+struct be_pf_item *be_pf_find_key(struct be_prefetch *pf, const char *key)
 {
-    struct be_pf_item *it;
+    return sss_hash_table_get(pf->by_key, sss_hash_str(key), key);
+}
 
-    for (it = pf->by_key[be_pf_hash_key(key)]; it != NULL; it = it->key_next) {
-        if (strcmp(it->key, key) == 0) {
-            return it;
-        }
+/* EEXIST: an item with that gid is indexed already. */
+static errno_t be_pf_index(struct be_prefetch *pf, struct be_pf_item *item)
+{
+    errno_t ret;
+
+    ret = sss_hash_table_insert(pf->by_gid, sss_hash_u32(item->gid), &item->gid, item, NULL);
+    if (ret != EOK) {
+        return ret;
     }
-    return NULL;
+    item->key_hash = sss_hash_str(item->key);
+    ret = sss_hash_table_insert(pf->by_key, item->key_hash, item->key, item, NULL);
+    if (ret != EOK && ret != EEXIST) {
+        sss_hash_table_remove_item(pf->by_gid, sss_hash_u32(item->gid), item);
+        return ret;
+    }
+    return EOK;
 }
 
 static void be_pf_unindex(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    struct be_pf_item **pp;
+    bool found;
 
-    for (pp = &pf->by_gid[be_pf_hash_gid(item->gid)]; *pp != NULL; pp = &(*pp)->gid_next) {
-        if (*pp == item) {
-            *pp = item->gid_next;
-            break;
-        }
-    }
-    for (pp = &pf->by_key[be_pf_hash_key(item->key)]; *pp != NULL; pp = &(*pp)->key_next) {
-        if (*pp == item) {
-            *pp = item->key_next;
-            break;
-        }
-    }
+    found = sss_hash_table_remove_item(pf->by_gid, sss_hash_u32(item->gid), item);
+    assert(found);
+    (void)found;
+    /* Absent when another item held the name already. */
+    sss_hash_table_remove_item(pf->by_key, item->key_hash, item);
 }
 
 /* ---- queue ---------------------------------------------------------------------------- */
 
-static void be_pf_unlink(struct be_prefetch *pf, struct be_pf_item *item)
+void be_pf_unlink(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    if (item->prev != NULL) {
-        item->prev->next = item->next;
-    } else {
-        pf->head = item->next;
-    }
-    if (item->next != NULL) {
-        item->next->prev = item->prev;
-    } else {
-        pf->tail = item->prev;
-    }
-    item->prev = item->next = NULL;
+    assert(sss_list_is_linked(&item->link) && pf->num_queued > 0);
+    sss_list_unlink(&item->link);
     pf->num_queued--;
 }
 
-static void be_pf_push_front(struct be_prefetch *pf, struct be_pf_item *item)
+void be_pf_push_front(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    item->prev = NULL;
-    item->next = pf->head;
-    if (pf->head != NULL) {
-        pf->head->prev = item;
-    } else {
-        pf->tail = item;
-    }
-    pf->head = item;
+    sss_list_link_front(&pf->queue, &item->link);
     pf->num_queued++;
 }
 
 static void be_pf_push_back(struct be_prefetch *pf, struct be_pf_item *item)
 {
-    item->next = NULL;
-    item->prev = pf->tail;
-    if (pf->tail != NULL) {
-        pf->tail->next = item;
-    } else {
-        pf->head = item;
-    }
-    pf->tail = item;
+    sss_list_link_tail(&pf->queue, &item->link);
     pf->num_queued++;
 }
 
 /* The item is over (it must be out of the queue): out of the index, waiters told, freed.
  * A waiter's callback may start other work, but never finds this item again. */
-static void be_pf_finish(struct be_prefetch *pf, struct be_pf_item *item, errno_t ret)
+void be_pf_finish(struct be_prefetch *pf, struct be_pf_item *item, errno_t ret)
 {
     struct be_pf_waiter *w;
 
+    assert(!sss_list_is_linked(&item->link));
     be_pf_unindex(pf, item);
-    pf->num_items--;
     if (ret == EOK) {
-        struct be_pf_recent *r = &pf->recent[pf->recent_next];
-
-        pf->recent_next = (pf->recent_next + 1) % BE_PF_RECENT;
-        talloc_free(r->key);
-        r->gid = item->gid;
-        r->key = talloc_steal(pf, item->key);
-        r->at = sss_monotonic_usec();
+        be_pf_remember(pf, item);
     }
-    while ((w = item->waiters) != NULL) {
-        item->waiters = w->next;
-        if (item->waiters != NULL) {
-            item->waiters->prev = NULL;
-        }
+    while ((w = sss_list_first_entry(&item->waiters, struct be_pf_waiter, link)) != NULL) {
+        sss_list_unlink(&w->link);
         w->item = NULL;
-        w->prev = w->next = NULL;
         if (ret != EOK) {
             pf->be->stats.pf_fallbacks++;
         }
@@ -251,7 +125,7 @@ static void be_pf_finish(struct be_prefetch *pf, struct be_pf_item *item, errno_
 }
 
 /* Every queued item dropped (waiters sent on their own lookup). */
-static void be_pf_drop_queue(struct be_prefetch *pf, const char *why)
+void be_pf_drop_queue(struct be_prefetch *pf, const char *why)
 {
     struct be_pf_item *item;
     size_t n = pf->num_queued;
@@ -261,26 +135,25 @@ static void be_pf_drop_queue(struct be_prefetch *pf, const char *why)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "member prefetch: %zu queued group(s) dropped: %s\n", n, why);
     pf->be->stats.pf_dropped += n;
-    while ((item = pf->head) != NULL) {
+    while ((item = be_pf_head(pf)) != NULL) {
         be_pf_unlink(pf, item);
         be_pf_finish(pf, item, ENETUNREACH);
     }
+    assert(pf->num_queued == 0);
 }
 
 static int be_prefetch_destructor(struct be_prefetch *pf)
 {
-    struct be_pf_item *item;
     struct be_pf_waiter *w;
-    size_t i;
+    struct be_pf_waiter *tmp;
+    void *item;
+    size_t pos = 0;
 
     /* The back-end goes away: detach waiters, answer nobody (as be_op_destructor). */
-    for (i = 0; i < BE_PF_BUCKETS; i++) {
-        for (item = pf->by_gid[i]; item != NULL; item = item->gid_next) {
-            while ((w = item->waiters) != NULL) {
-                item->waiters = w->next;
-                w->item = NULL;
-                w->prev = w->next = NULL;
-            }
+    while (sss_hash_table_next(pf->by_gid, &pos, &item)) {
+        sss_list_for_each_entry_safe(w, tmp, &((struct be_pf_item *)item)->waiters, link) {
+            sss_list_unlink(&w->link);
+            w->item = NULL;
         }
     }
     return 0;
@@ -298,6 +171,14 @@ static struct be_prefetch *be_pf_get(struct be_ctx *be)
         return NULL;
     }
     pf->be = be;
+    sss_list_init(&pf->queue);
+    sss_list_init(&pf->batches);
+    pf->by_gid = sss_hash_table_new(pf, BE_PF_INDEX_HINT, be_pf_gid_equal, NULL);
+    pf->by_key = sss_hash_table_new(pf, BE_PF_INDEX_HINT, be_pf_key_equal, NULL);
+    if (pf->by_gid == NULL || pf->by_key == NULL) {
+        talloc_free(pf);
+        return NULL;
+    }
     talloc_set_destructor(pf, be_prefetch_destructor);
     be->prefetch = pf;
     return pf;
@@ -311,6 +192,8 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
     size_t dropped = 0;
     size_t i;
 
+    BE_CHECK_ARG(be != NULL);
+    BE_CHECK_ARG(groups != NULL || n == 0);
     if (n == 0 || be->id_ctx == NULL || be_is_offline(be)) {
         return;
     }
@@ -323,7 +206,7 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
         if (be_pf_find_gid(pf, groups[i]->gid) != NULL) {
             continue;
         }
-        if (pf->num_items >= BE_PF_MAX_QUEUED) {
+        if (sss_hash_table_count(pf->by_gid) >= BE_PF_MAX_QUEUED) {
             dropped = n - i;
             break;
         }
@@ -335,12 +218,12 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
         }
         item->gid = groups[i]->gid;
         item->list = pf->next_list;
-        item->gid_next = pf->by_gid[be_pf_hash_gid(item->gid)];
-        pf->by_gid[be_pf_hash_gid(item->gid)] = item;
-        item->key_next = pf->by_key[be_pf_hash_key(item->key)];
-        pf->by_key[be_pf_hash_key(item->key)] = item;
+        sss_list_init(&item->waiters);
+        if (be_pf_index(pf, item) != EOK) {
+            talloc_free(item);
+            continue;
+        }
         be_pf_push_back(pf, item);
-        pf->num_items++;
         added++;
     }
     be->stats.pf_queued += added;
@@ -355,579 +238,18 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
     be_pf_run(pf);
 }
 
-/* ---- waiting ---------------------------------------------------------------------------- */
-
-static int be_pf_waiter_destructor(struct be_pf_waiter *w)
-{
-    if (w->item == NULL) {
-        return 0;
-    }
-    if (w->prev != NULL) {
-        w->prev->next = w->next;
-    } else {
-        w->item->waiters = w->next;
-    }
-    if (w->next != NULL) {
-        w->next->prev = w->prev;
-    }
-    w->item = NULL;
-    return 0;
-}
-
-static void be_pf_timer_fire(struct tevent_context *ev, struct tevent_timer *te,
-                             struct timeval tv, void *pvt)
-{
-    struct be_prefetch *pf = talloc_get_type(pvt, struct be_prefetch);
-
-    pf->timer = NULL;
-    be_pf_run(pf);
-}
-
-/* be_pf_run from the loop, after usec. */
-static void be_pf_arm(struct be_prefetch *pf, uint64_t usec)
-{
-    talloc_free(pf->timer);
-    pf->timer = tevent_add_timer(pf->be->ev, pf,
-                                 tevent_timeval_current_ofs(usec / 1000000, usec % 1000000),
-                                 be_pf_timer_fire, pf);
-    if (pf->timer == NULL) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "member prefetch: out of memory for a timer\n");
-    }
-}
-
-/* Somebody waits for a queued item: its whole list (the rest of that user's groups, which
- * `id` asks for next) goes to the front in its order, the item itself first. */
-static void be_pf_promote(struct be_prefetch *pf, struct be_pf_item *item)
-{
-    struct be_pf_item *first = pf->head;
-    struct be_pf_item *it = pf->tail;
-    struct be_pf_item *prev;
-    bool last;
-
-    /* From the tail back to the old head; moved items land before the old head, so the
-     * walk never meets them again, and pushing each to the front keeps their order. */
-    while (it != NULL) {
-        prev = it->prev;
-        last = it == first;
-        if (it->list == item->list && it != item) {
-            be_pf_unlink(pf, it);
-            be_pf_push_front(pf, it);
-        }
-        if (last) {
-            break;
-        }
-        it = prev;
-    }
-    be_pf_unlink(pf, item);
-    be_pf_push_front(pf, item);
-}
-
-struct be_pf_just_stored {
-    be_prefetch_fn fn;
-    void *pvt;
-};
-
-static void be_pf_just_stored_fire(struct tevent_context *ev, struct tevent_timer *te,
-                                   struct timeval tv, void *ptr)
-{
-    struct be_pf_just_stored *js = talloc_get_type_abort(ptr, struct be_pf_just_stored);
-
-    js->fn(js->pvt, EOK);
-}
-
-/* The group (gid, or key when not NULL) was stored by a batch within BE_PF_RECENT_USEC. */
-static bool be_pf_recently_stored(struct be_prefetch *pf, const struct be_filter *filter,
-                                  const char *key)
-{
-    uint64_t now = sss_monotonic_usec();
-    size_t i;
-
-    for (i = 0; i < BE_PF_RECENT; i++) {
-        const struct be_pf_recent *r = &pf->recent[i];
-
-        if (r->key == NULL || now - r->at > BE_PF_RECENT_USEC) {
-            continue;
-        }
-        if (key != NULL ? strcmp(r->key, key) == 0
-                        : (filter->kind == BE_FILTER_ID && r->gid == filter->id)) {
-            return true;
-        }
-    }
-    return false;
-}
-
-bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_CTX *mem_ctx,
-                      be_prefetch_fn fn, void *pvt)
-{
-    struct be_prefetch *pf = be->prefetch;
-    struct be_pf_item *item = NULL;
-    struct be_pf_just_stored *js;
-    struct be_pf_waiter *w;
-    char *key = NULL;
-    bool recent;
-
-    if (pf == NULL || filter == NULL
-            || (filter->kind != BE_FILTER_ID && filter->kind != BE_FILTER_NAME)) {
-        return false;
-    }
-    if (filter->kind == BE_FILTER_NAME
-            && sysdb_name_key(NULL, be->sysdb, filter->name, &key) != EOK) {
-        return false;
-    }
-    if (pf->num_items > 0) {
-        item = key != NULL ? be_pf_find_key(pf, key) : be_pf_find_gid(pf, filter->id);
-    }
-    if (item == NULL) {
-        /* Stored by a batch while this request was on its way: the cache has it. */
-        recent = be_pf_recently_stored(pf, filter, key);
-        talloc_free(key);
-        if (!recent) {
-            return false;
-        }
-        js = talloc_zero(mem_ctx, struct be_pf_just_stored);
-        if (js == NULL) {
-            return false;
-        }
-        js->fn = fn;
-        js->pvt = pvt;
-        if (tevent_add_timer(be->ev, js, tevent_timeval_zero(), be_pf_just_stored_fire,
-                             js) == NULL) {
-            talloc_free(js);
-            return false;
-        }
-        be->stats.pf_joined++;
-        return true;
-    }
-    talloc_free(key);
-    w = talloc_zero(mem_ctx, struct be_pf_waiter);
-    if (w == NULL) {
-        return false;
-    }
-    w->item = item;
-    w->fn = fn;
-    w->pvt = pvt;
-    w->next = item->waiters;
-    if (item->waiters != NULL) {
-        item->waiters->prev = w;
-    }
-    item->waiters = w;
-    talloc_set_destructor(w, be_pf_waiter_destructor);
-    be->stats.pf_joined++;
-    if (item->batch == NULL) {
-        be_pf_promote(pf, item);
-    }
-    pf->hot_list = item->list;
-    pf->hot_until = sss_monotonic_usec() + BE_PF_HOT_USEC;
-    be_pf_arm(pf, 0);
-    return true;
-}
-
-size_t be_prefetch_pending(struct be_ctx *be)
-{
-    return be->prefetch != NULL ? be->prefetch->num_items : 0;
-}
-
-/* ---- batches ---------------------------------------------------------------------------- */
-
-static void be_pf_batch_found(struct tevent_req *subreq);
-static void be_pf_batch_big_stored(struct tevent_req *subreq);
-
-/* A group already fresh in the cache (stored by a lookup since it was queued): the same
- * name with that gid. Another name holding the gid now (renumbered) is not this group. */
-static bool be_pf_fresh(struct be_ctx *be, const struct be_pf_item *item, time_t now)
-{
-    struct sysdb_group *grp = NULL;
-    char *key = NULL;
-    bool fresh;
-
-    if (sysdb_get_group_by_gid(NULL, be->sysdb, item->gid, &grp) != EOK) {
-        return false;
-    }
-    fresh = grp->expire > now
-            && sysdb_name_key(grp, be->sysdb, grp->name, &key) == EOK
-            && strcmp(key, item->key) == 0;
-    talloc_free(grp);
-    return fresh;
-}
-
-static int be_pf_batch_destructor(struct be_pf_batch *batch)
-{
-    struct be_prefetch *pf = batch->pf;
-
-    if (batch->prev != NULL) {
-        batch->prev->next = batch->next;
-    } else if (pf->batches == batch) {
-        pf->batches = batch->next;
-    }
-    if (batch->next != NULL) {
-        batch->next->prev = batch->prev;
-    }
-    return 0;
-}
-
-static errno_t be_pf_batch_start(struct be_prefetch *pf)
-{
-    struct be_ctx *be = pf->be;
-    struct be_pf_batch *batch;
-    struct be_pf_item *item;
-    struct tevent_req *subreq;
-    uint32_t *gids;
-    uint64_t saved_id;
-    time_t now = time(NULL);
-    size_t checks = 0;
-    /* Somebody waits for the head: a small batch, answered sooner. */
-    size_t max = pf->head->waiters != NULL ? BE_PF_URGENT_BATCH : BE_PF_BATCH;
-
-    batch = talloc_zero(pf, struct be_pf_batch);
-    if (batch == NULL) {
-        return ENOMEM;
-    }
-    batch->pf = pf;
-    batch->req_id = sss_new_req_id();
-    batch->items = talloc_array(batch, struct be_pf_item *, BE_PF_BATCH);
-    gids = talloc_array(batch, uint32_t, BE_PF_BATCH);
-    if (batch->items == NULL || gids == NULL) {
-        talloc_free(batch);
-        return ENOMEM;
-    }
-    while (batch->n < max && checks < BE_PF_MAX_CHECKS && (item = pf->head) != NULL) {
-        be_pf_unlink(pf, item);
-        checks++;
-        if (be_pf_fresh(be, item, now)) {
-            be_pf_finish(pf, item, EOK);
-            continue;
-        }
-        item->batch = batch;
-        batch->items[batch->n] = item;
-        gids[batch->n++] = item->gid;
-    }
-    if (batch->n == 0) {
-        talloc_free(batch);
-        /* Only fresh ones so far: the rest of the queue on a later loop turn. */
-        return pf->head != NULL ? EAGAIN : EOK;
-    }
-    /* The batch's LDAP operations and their callbacks carry its own request id. */
-    saved_id = sss_debug_req_id;
-    sss_debug_req_id = batch->req_id;
-    subreq = sdap_get_groups_by_gid_send(batch, be->ev, be->id_ctx, gids, batch->n);
-    sss_debug_req_id = saved_id;
-    if (subreq == NULL) {
-        /* Items go back to the front, in order, for a later try. */
-        while (batch->n > 0) {
-            item = batch->items[--batch->n];
-            item->batch = NULL;
-            be_pf_push_front(pf, item);
-        }
-        talloc_free(batch);
-        return ENOMEM;
-    }
-    tevent_req_set_callback(subreq, be_pf_batch_found, batch);
-    batch->next = pf->batches;
-    if (pf->batches != NULL) {
-        pf->batches->prev = batch;
-    }
-    pf->batches = batch;
-    talloc_set_destructor(batch, be_pf_batch_destructor);
-    pf->in_flight++;
-    DEBUG(SSSDBG_TRACE_INTERNAL, "member prefetch: batch of %zu group(s) sent, %zu queued\n",
-          batch->n, pf->num_queued);
-    return EOK;
-}
-
-/* Items of the batch that were stored are answered at once (their waiters need not wait
- * for the big groups of the same batch); they leave the batch's list. */
-static void be_pf_batch_answer_stored(struct be_pf_batch *batch)
-{
-    size_t i;
-
-    for (i = 0; i < batch->n; i++) {
-        if (batch->items[i] != NULL && batch->items[i]->stored) {
-            batch->pf->be->stats.pf_stored++;
-            be_pf_finish(batch->pf, batch->items[i], EOK);
-            batch->items[i] = NULL;
-        }
-    }
-}
-
-static void be_pf_store_next(struct be_prefetch *pf);
-
-/* The batch is over: the items not stored are told so, the next store and batches start. */
-static void be_pf_batch_end(struct be_pf_batch *batch, errno_t ret)
-{
-    struct be_prefetch *pf = batch->pf;
-    size_t left = 0;
-    size_t i;
-
-    if (pf->storing == batch) {
-        pf->storing = NULL;
-    }
-    pf->in_flight--;
-    pf->be->stats.pf_batches++;
-    if (ret == EOK) {
-        be_pf_batch_answer_stored(batch);
-    }
-    for (i = 0; i < batch->n; i++) {
-        left += batch->items[i] != NULL ? 1 : 0;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "member prefetch: batch of %zu: %zu not stored%s%s\n", batch->n,
-          left, ret != EOK ? ", failed: " : "", ret != EOK ? sss_strerror(ret) : "");
-    PROBE(BE_PREFETCH_BATCH, batch->req_id, pf->be->domain, (unsigned int)batch->n,
-          (unsigned int)(batch->n - left), ret);
-    if (ret == ENETUNREACH) {
-        be_go_offline(pf->be, "no LDAP server reachable");
-    }
-    if (ret != EOK) {
-        be_pf_drop_queue(pf, "a prefetch batch failed");
-    }
-    for (i = 0; i < batch->n; i++) {
-        /* Not stored: not returned (gone, duplicate, unusable) or refused; the waiters'
-         * own lookup tells which. */
-        if (batch->items[i] != NULL) {
-            be_pf_finish(pf, batch->items[i], ret != EOK ? ret : ENOENT);
-        }
-    }
-    talloc_free(batch);
-    be_pf_store_next(pf);
-    be_pf_run(pf);
-}
-
-static struct be_pf_item *be_pf_batch_item(struct be_pf_batch *batch,
-                                           const struct sdap_group *g)
-{
-    struct be_pf_item *item = be_pf_find_gid(batch->pf, g->gid);
-    char *key = NULL;
-    bool same;
-
-    if (item == NULL || item->batch != batch) {
-        return NULL;
-    }
-    /* Renamed since the initgroups: let the waiters' own lookup sort it out. */
-    if (sysdb_name_key(NULL, batch->pf->be->sysdb, g->name, &key) != EOK) {
-        return NULL;
-    }
-    same = strcmp(key, item->key) == 0;
-    talloc_free(key);
-    return same ? item : NULL;
-}
-
-static bool be_pf_big(const struct sdap_group *g)
-{
-    return g->num_member_users + g->num_member_groups > BE_BIG_GROUP;
-}
-
-/* Stores the next BE_PF_STORE_SLICE small groups of the batch in one transaction.
- * EAGAIN: more are left (for another loop turn); EOK: all small ones are stored. */
-static errno_t be_pf_store_small(struct be_pf_batch *batch, time_t now)
-{
-    struct be_ctx *be = batch->pf->be;
-    struct be_pf_item *item;
-    size_t from = batch->next_small;
-    size_t done = 0;
-    bool *ok;
-    size_t i;
-    errno_t ret;
-
-    ok = talloc_zero_array(batch, bool, batch->num_groups + 1);
-    if (ok == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_transaction_start(be->sysdb);
-    if (ret != EOK) {
-        talloc_free(ok);
-        return ret;
-    }
-    for (i = from; i < batch->num_groups && done < BE_PF_STORE_SLICE; i++) {
-        if (be_pf_big(batch->groups[i])) {
-            continue;
-        }
-        done++;
-        ret = be_store_group(be, batch->groups[i], true, now);
-        if (ret == EINVAL) {
-            continue;
-        }
-        if (ret != EOK) {
-            sysdb_transaction_cancel(be->sysdb);
-            talloc_free(ok);
-            return ret;
-        }
-        ok[i] = true;
-    }
-    batch->next_small = i;
-    ret = sysdb_transaction_commit(be->sysdb);
-    if (ret != EOK) {
-        talloc_free(ok);
-        return ret;
-    }
-    for (i = from; i < batch->next_small; i++) {
-        if (ok[i] && (item = be_pf_batch_item(batch, batch->groups[i])) != NULL) {
-            item->stored = true;
-        }
-    }
-    talloc_free(ok);
-    return batch->next_small < batch->num_groups ? EAGAIN : EOK;
-}
-
-/* Starts the sliced store of the next big group; EOK when none is left. */
-static errno_t be_pf_store_next_big(struct be_pf_batch *batch)
-{
-    struct tevent_req *subreq;
-
-    for (; batch->next_big < batch->num_groups; batch->next_big++) {
-        if (be_pf_big(batch->groups[batch->next_big])) {
-            subreq = be_store_group_send(batch, batch->pf->be->ev, batch->pf->be,
-                                         batch->groups[batch->next_big]);
-            if (subreq == NULL) {
-                return ENOMEM;
-            }
-            tevent_req_set_callback(subreq, be_pf_batch_big_stored, batch);
-            return EAGAIN;
-        }
-    }
-    return EOK;
-}
-
-static void be_pf_batch_found(struct tevent_req *subreq)
-{
-    struct be_pf_batch *batch = tevent_req_callback_data(subreq, struct be_pf_batch);
-    struct be_prefetch *pf = batch->pf;
-    errno_t ret;
-
-    ret = sdap_get_groups_by_gid_recv(batch, subreq, &batch->groups, &batch->num_groups);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        be_pf_batch_end(batch, ret);
-        return;
-    }
-    /* Stores run one batch at a time, after a loop turn: a batch a request waits for (or
-     * its big group's slices) never queues behind several other batches' stores. */
-    batch->ready = true;
-    be_pf_store_next(pf);
-}
-
-static bool be_pf_batch_waited(const struct be_pf_batch *batch)
-{
-    size_t i;
-
-    for (i = 0; i < batch->n; i++) {
-        if (batch->items[i] != NULL && batch->items[i]->waiters != NULL) {
-            return true;
-        }
-    }
-    return false;
-}
-
-static void be_pf_store_turn(struct tevent_req *subreq);
-
-/* The next store step after a loop turn. */
-static void be_pf_store_arm(struct be_prefetch *pf)
-{
-    if (pf->store_turn != NULL) {
-        return;
-    }
-    pf->store_turn = be_yield_send(pf, pf->be->ev);
-    if (pf->store_turn == NULL) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "member prefetch: out of memory for a loop turn\n");
-        return;
-    }
-    tevent_req_set_callback(pf->store_turn, be_pf_store_turn, pf);
-}
-
-/* Picks the next batch to store (one somebody waits for first) after a loop turn, unless
- * a store is running. */
-static void be_pf_store_next(struct be_prefetch *pf)
-{
-    if (pf->storing == NULL) {
-        be_pf_store_arm(pf);
-    }
-}
-
-static void be_pf_store_turn(struct tevent_req *subreq)
-{
-    struct be_prefetch *pf = tevent_req_callback_data(subreq, struct be_prefetch);
-    struct be_pf_batch *oldest = NULL;
-    struct be_pf_batch *waited = NULL;
-    struct be_pf_batch *batch;
-    struct be_pf_batch *b;
-    uint64_t start;
-    errno_t ret;
-
-    talloc_free(subreq);
-    pf->store_turn = NULL;
-    batch = pf->storing;
-    if (batch == NULL) {
-        /* pf->batches is newest first: the last ready one seen is the oldest. */
-        for (b = pf->batches; b != NULL; b = b->next) {
-            if (!b->ready) {
-                continue;
-            }
-            oldest = b;
-            if (be_pf_batch_waited(b)) {
-                waited = b;
-            }
-        }
-        batch = waited != NULL ? waited : oldest;
-        if (batch == NULL) {
-            return;
-        }
-        batch->ready = false;
-        pf->storing = batch;
-    }
-    start = sss_monotonic_usec();
-    ret = be_pf_store_small(batch, time(NULL));
-    be_step_done(pf->be, start);
-    if (ret == EOK || ret == EAGAIN) {
-        be_pf_batch_answer_stored(batch);
-    }
-    if (ret == EAGAIN) {
-        be_pf_store_arm(pf);
-        return;
-    }
-    if (ret == EOK) {
-        ret = be_pf_store_next_big(batch);
-        if (ret == EAGAIN) {
-            return;
-        }
-    }
-    be_pf_batch_end(batch, ret);
-}
-
-static void be_pf_batch_big_stored(struct tevent_req *subreq)
-{
-    struct be_pf_batch *batch = tevent_req_callback_data(subreq, struct be_pf_batch);
-    struct be_pf_item *item;
-    errno_t ret;
-
-    ret = be_store_group_recv(subreq);
-    talloc_free(subreq);
-    if (ret == EOK) {
-        item = be_pf_batch_item(batch, batch->groups[batch->next_big]);
-        if (item != NULL) {
-            item->stored = true;
-            be_pf_batch_answer_stored(batch);
-        }
-    }
-    if (ret != EOK && ret != EINVAL) {
-        be_pf_batch_end(batch, ret);
-        return;
-    }
-    batch->next_big++;
-    ret = be_pf_store_next_big(batch);
-    if (ret == EAGAIN) {
-        return;
-    }
-    be_pf_batch_end(batch, ret);
-}
-
 /* ---- scheduling ------------------------------------------------------------------------- */
 
-static void be_pf_run(struct be_prefetch *pf)
+void be_pf_run(struct be_prefetch *pf)
 {
     struct be_ctx *be = pf->be;
+    struct be_pf_item *head;
     uint64_t now;
     uint64_t quiet;
+    bool busy;
     errno_t ret;
 
-    if (pf->head == NULL) {
+    if (sss_list_is_empty(&pf->queue)) {
         return;
     }
     if (be_is_offline(be)) {
@@ -936,19 +258,22 @@ static void be_pf_run(struct be_prefetch *pf)
     }
     now = sss_monotonic_usec();
     quiet = now - be->last_op_usec;
-    while (pf->head != NULL) {
+    while ((head = be_pf_head(pf)) != NULL) {
         /* Hot: the head belongs to the list somebody is walking right now. */
-        bool hot = now < pf->hot_until && pf->head->list == pf->hot_list;
+        bool hot = now < pf->hot_until && head->list == pf->hot_list;
         size_t window = hot ? BE_PF_WINDOW : BE_PF_BG_WINDOW;
 
+        /* A waiter told by the last batch start may have started an operation. */
+        busy = !sss_list_is_empty(&be->ops);
+
         if (pf->in_flight >= window
-                && (pf->head->waiters == NULL || pf->in_flight >= window + BE_PF_URGENT)) {
+                && (!be_pf_waited(head) || pf->in_flight >= window + BE_PF_URGENT)) {
             return;     /* a batch ending runs this again */
         }
-        if (!hot && pf->head->waiters == NULL
-                && (be->ops != NULL || quiet < BE_PF_QUIET_USEC)) {
+        if (!hot && !be_pf_waited(head)
+                && (busy || quiet < BE_PF_QUIET_USEC)) {
             /* Foreground work in flight or just done: look again later. */
-            be_pf_arm(pf, be->ops != NULL || quiet >= BE_PF_QUIET_USEC
+            be_pf_arm(pf, busy || quiet >= BE_PF_QUIET_USEC
                           ? BE_PF_QUIET_USEC : BE_PF_QUIET_USEC - quiet);
             return;
         }
@@ -964,4 +289,31 @@ static void be_pf_run(struct be_prefetch *pf)
             return;
         }
     }
+}
+
+static void be_pf_timer_fire(struct tevent_context *ev, struct tevent_timer *te,
+                             struct timeval tv, void *pvt)
+{
+    struct be_prefetch *pf = talloc_get_type(pvt, struct be_prefetch);
+
+    pf->timer = NULL;
+    be_pf_run(pf);
+}
+
+/* be_pf_run from the loop, after usec. */
+void be_pf_arm(struct be_prefetch *pf, uint64_t usec)
+{
+    talloc_free(pf->timer);
+    pf->timer = tevent_add_timer(pf->be->ev, pf,
+                                 tevent_timeval_current_ofs(usec / 1000000, usec % 1000000),
+                                 be_pf_timer_fire, pf);
+    if (pf->timer == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "member prefetch: out of memory for a timer\n");
+    }
+}
+
+size_t be_prefetch_pending(struct be_ctx *be)
+{
+    BE_CHECK_ARG(be != NULL, 0);
+    return be->prefetch != NULL ? sss_hash_table_count(be->prefetch->by_gid) : 0;
 }

@@ -38,9 +38,8 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     struct sysdb_user su = { 0 };
     errno_t ret;
 
-    if (user == NULL) {
-        return EINVAL;
-    }
+    BE_CHECK_ARG(be != NULL, EINVAL);
+    BE_CHECK_ARG(user != NULL, EINVAL);
     if (user->uid == 0 || user->gid == 0) {
         return be_refused(be, "user", user->name, user->uid, EINVAL);
     }
@@ -71,9 +70,8 @@ static errno_t be_store_group_int(struct be_ctx *be, const struct sdap_group *gr
     struct sysdb_group sg;
     errno_t ret;
 
-    if (group == NULL) {
-        return EINVAL;
-    }
+    BE_CHECK_ARG(be != NULL, EINVAL);
+    BE_CHECK_ARG(group != NULL, EINVAL);
     if (group->gid == 0) {
         return be_refused(be, "group", group->name, group->gid, EINVAL);
     }
@@ -97,6 +95,11 @@ errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, t
 }
 
 /* ---- a group with a huge member list, in slices ------------------------------------- */
+
+bool be_group_is_big(const struct sdap_group *group)
+{
+    return group->num_member_users + group->num_member_groups > BE_BIG_GROUP;
+}
 
 struct be_store_group_state {
     struct tevent_context *ev;
@@ -123,14 +126,12 @@ struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     if (req == NULL) {
         return NULL;
     }
-    if (be == NULL || group == NULL) {
-        ret = EINVAL;
-        goto done;
-    }
+    BE_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
+    BE_CHECK_ARG(group != NULL, sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->group = group;
-    if (group->num_member_users + group->num_member_groups <= BE_BIG_GROUP) {
+    if (!be_group_is_big(group)) {
         ret = be_store_group(be, group, true, time(NULL));
         goto done;
     }
@@ -138,8 +139,12 @@ struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
         ret = be_refused(be, "group", group->name, group->gid, EINVAL);
         goto done;
     }
-    if ((ret = sysdb_name_list_new(state, be->sysdb, &state->users)) != EOK
-        || (ret = sysdb_name_list_new(state, be->sysdb, &state->groups)) != EOK) {
+    ret = sysdb_name_list_new(state, be->sysdb, &state->users);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_name_list_new(state, be->sysdb, &state->groups);
+    if (ret != EOK) {
         goto done;
     }
     subreq = be_yield_send(state, ev);
@@ -153,32 +158,41 @@ done:
     return sss_req_post(req, ev, ret);
 }
 
-/* Adds up to BE_NAME_SLICE names; *_finished once both lists are complete. */
+/* Adds names[*next..num) to list, at most *budget of them; both advance. */
+static errno_t be_name_list_slice(struct sysdb_name_list *list, const char *const *names,
+                                  size_t num, size_t *next, size_t *budget)
+{
+    size_t n = num - *next < *budget ? num - *next : *budget;
+    errno_t ret;
+
+    if (n == 0) {
+        return EOK;
+    }
+    ret = sysdb_name_list_add(list, names + *next, n);
+    if (ret != EOK) {
+        return ret;
+    }
+    *next += n;
+    *budget -= n;
+    return EOK;
+}
+
+/* Adds up to BE_NAME_SLICE names, users first; *_finished once both lists are complete. */
 static errno_t be_store_group_slice(struct be_store_group_state *state, bool *_finished)
 {
     const struct sdap_group *g = state->group;
     size_t budget = BE_NAME_SLICE;
-    size_t n;
     errno_t ret;
 
-    n = g->num_member_users - state->next_user;
-    n = n < budget ? n : budget;
-    if (n > 0) {
-        ret = sysdb_name_list_add(state->users, g->member_users + state->next_user, n);
-        if (ret != EOK) {
-            return ret;
-        }
-        state->next_user += n;
-        budget -= n;
+    ret = be_name_list_slice(state->users, g->member_users, g->num_member_users,
+                             &state->next_user, &budget);
+    if (ret != EOK) {
+        return ret;
     }
-    n = g->num_member_groups - state->next_group;
-    n = n < budget ? n : budget;
-    if (n > 0) {
-        ret = sysdb_name_list_add(state->groups, g->member_groups + state->next_group, n);
-        if (ret != EOK) {
-            return ret;
-        }
-        state->next_group += n;
+    ret = be_name_list_slice(state->groups, g->member_groups, g->num_member_groups,
+                             &state->next_group, &budget);
+    if (ret != EOK) {
+        return ret;
     }
     *_finished = state->next_user == g->num_member_users
                  && state->next_group == g->num_member_groups;
@@ -221,11 +235,7 @@ static void be_store_group_step(struct tevent_req *subreq)
         return;
     }
 done:
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    be_req_finish(req, ret);
 }
 
 errno_t be_store_group_recv(struct tevent_req *req)
@@ -238,18 +248,21 @@ errno_t be_store_group_recv(struct tevent_req *req)
 
 static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *filter)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    TALLOC_CTX *tmp_ctx;
     struct sysdb_user *su = NULL;
     struct sysdb_group *sg = NULL;
     const char *name = NULL;
     errno_t ret;
 
+    BE_CHECK_ARG(filter != NULL, EINVAL);
+    BE_CHECK_ARG(filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_ID, EINVAL);
+    tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
     if (filter->kind == BE_FILTER_NAME) {
         name = filter->name;
-    } else if (filter->kind == BE_FILTER_ID) {
+    } else {
         if (filter->id == 0) {
             ret = EOK;      /* never cached */
             goto done;
@@ -264,9 +277,6 @@ static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *f
             goto done;
         }
         name = user ? su->name : sg->name;
-    } else {
-        ret = EINVAL;
-        goto done;
     }
     ret = user ? sysdb_delete_user(be->sysdb, name) : sysdb_delete_group(be->sysdb, name);
     if (ret == EOK) {

@@ -5,8 +5,10 @@
  * directory no longer holds, groups (nested, 2,000 members), initgroups, malformed requests,
  * coalescing of identical requests, the unsupported-provider answer, the offline state machine
  * (dead server, failover to a backup, offline -> online when the server comes back, GoOffline
- * and ResetOffline), enumeration with stale entry removal, and the uid/gid 0 guard.
- * Every test has its own cache directory and back-end; leaks are checked in teardown.
+ * and ResetOffline), enumeration with stale entry removal, the uid/gid 0 guard, the member
+ * prefetch (queue, requests waiting for a batch) and the argument checks.
+ * Every test has its own cache directory and back-end; leaks are checked in teardown
+ * (tests/unit/common: leak baseline, temporary directory, loop waits).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,8 +24,10 @@
 #include "providers/ldap/sdap.h"
 #include "providers/backend/be_ctx.h"
 #include "sss_iface/sss_dp.h"
+#include "tests/unit/common/tc_common.h"
 
 struct test_ctx {
+    struct tc_leaks leaks;
     TALLOC_CTX *mem;
     struct tevent_context *ev;
     struct be_ctx *be;
@@ -58,17 +62,19 @@ static void slapd_ctl(const char *what)
 
 static int setup(void **state)
 {
-    struct test_ctx *t = talloc_zero(NULL, struct test_ctx);
-    const char *base = getenv("BE_TEST_DB_DIR") != NULL ? getenv("BE_TEST_DB_DIR") : "/tmp";
+    struct tc_leaks leaks;
+    struct test_ctx *t;
 
+    tc_leak_start(&leaks);
+    t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
+    t->leaks = leaks;
     t->mem = talloc_new(t);
     t->ev = tevent_context_init(t->mem);
     assert_non_null(t->ev);
+    t->topdir = tc_tmpdir(t, "test_be_dp");
     /* A directory that does not exist yet: be_ctx_create must make it. */
-    t->topdir = talloc_asprintf(t, "%s/db-%d-%p", base, (int)getpid(), (void *)t);
-    assert_non_null(t->topdir);
-    t->dbdir = talloc_asprintf(t->topdir, "%s/sub", t->topdir);
+    t->dbdir = talloc_asprintf(t, "%s/sub", t->topdir);
     assert_non_null(t->dbdir);
     *state = t;
     return 0;
@@ -77,14 +83,12 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    char cmd[4096];
+    struct tc_leaks leaks = t->leaks;
 
     talloc_free(t->mem);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->topdir);
-    assert_int_equal(system(cmd), 0);
-    talloc_free(t->topdir);
-    assert_int_equal(talloc_total_blocks(t), 1);
+    tc_tmpdir_remove(t->topdir);
     talloc_free(t);
+    tc_leak_check(&leaks);
     return 0;
 }
 
@@ -110,29 +114,34 @@ static void make_be(struct test_ctx *t, const char *fmt, ...)
     assert_int_equal(ret, EOK);
 }
 
+/* ldb and tevent register their back-ends and modules on the NULL context once per
+ * process: a first back-end, opened and freed here, loads them before any test takes its
+ * leak baseline. */
+static int group_setup(void **state)
+{
+    struct test_ctx *t;
+
+    setup((void **)&t);
+    make_be(t, "id_provider = proxy\n");
+    talloc_free(t->mem);
+    tc_tmpdir_remove(t->topdir);
+    talloc_free(t);
+    return 0;
+}
+
 #define LDAP_OPTS "id_provider = ldap\nldap_search_base = dc=test\nldap_schema = rfc2307bis\n" \
                   "entry_cache_user_timeout = 1234\nentry_cache_group_timeout = 2345\n"
 #define LIVE LDAP_OPTS "ldap_uri = %s\n"
-
-static void req_done(struct tevent_req *req)
-{
-    *(bool *)tevent_req_callback_data_void(req) = true;
-}
 
 static struct answer ask(struct test_ctx *t, uint32_t type, const char *filter)
 {
     struct answer a = { 0 };
     struct tevent_req *req;
     uint64_t start = sss_monotonic_usec();
-    bool done = false;
     errno_t ret;
 
     req = be_account_info_send(t->mem, t->ev, t->be, type, filter, 42);
-    assert_non_null(req);
-    tevent_req_set_callback(req, req_done, &done);
-    while (!done) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
+    tc_wait_req(t->ev, req);
     ret = be_account_info_recv(t->mem, req, &a.dp_error, &a.error, &a.message);
     assert_int_equal(ret, EOK);
     talloc_free(req);
@@ -145,7 +154,9 @@ static void tick(struct tevent_context *ev, struct tevent_timer *te, struct time
 {
 }
 
-/* Runs the loop until cond(t) holds or ms passed; returns cond(t). */
+/* Runs the loop until cond(t) holds or ms passed; returns cond(t). Not tc_wait_flag: the
+ * tests need a bound in time (a probe after 1 s), and also that something does *not*
+ * happen within it. */
 static bool wait_until(struct test_ctx *t, bool (*cond)(struct test_ctx *), int ms)
 {
     uint64_t deadline = sss_monotonic_usec() + (uint64_t)ms * 1000;
@@ -397,15 +408,13 @@ static void test_coalescing(void **state)
         reqs[i] = be_account_info_send(t->mem, t->ev, t->be, SSS_DP_USER,
                                        i < 5 ? "name=carol" : "name=dave", 100 + i);
         assert_non_null(reqs[i]);
-        tevent_req_set_callback(reqs[i], req_done, &done[i]);
+        tevent_req_set_callback(reqs[i], tc_flag_done, &done[i]);
     }
     /* One caller goes away: the others are still answered. */
     talloc_zfree(reqs[2]);
     done[2] = true;
     for (i = 0; i < 6; i++) {
-        while (!done[i]) {
-            assert_int_equal(tevent_loop_once(t->ev), 0);
-        }
+        tc_wait_flag(t->ev, &done[i]);
     }
     for (i = 0; i < 6; i++) {
         if (reqs[i] == NULL) {
@@ -418,7 +427,7 @@ static void test_coalescing(void **state)
     sdap_id_ctx_get_stats(t->be->id_ctx, &after);
     assert_int_equal(t->be->stats.coalesced, 4);
     assert_int_equal(after.searches - before.searches, 2);   /* carol once, dave once */
-    assert_null(t->be->ops);
+    assert_true(sss_list_is_empty(&t->be->ops));
 }
 
 static void test_unsupported_provider(void **state)
@@ -595,6 +604,126 @@ static void test_zero_ids_refused(void **state)
     assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "root", &u), ENOENT);
 }
 
+struct pf_wait {
+    bool done;
+    errno_t ret;
+};
+
+static void pf_told(void *pvt, errno_t ret)
+{
+    struct pf_wait *w = pvt;
+
+    w->done = true;
+    w->ret = ret;
+}
+
+static bool prefetch_idle(struct test_ctx *t) { return be_prefetch_pending(t->be) == 0; }
+
+/* The member prefetch driven directly: groups queued as an initgroups queues them, requests
+ * joining the batch by name and by gid, a group the directory does not hold, a waiter that
+ * goes away, and a request right after the store. */
+static void test_prefetch(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group groups[] = {
+        { .name = "g_dev", .gid = 20001 }, { .name = "g_ops", .gid = 20002 },
+        { .name = "g_web", .gid = 20003 }, { .name = "g_all", .gid = 20004 },
+        { .name = "g_gone", .gid = 29001 },
+    };
+    struct sdap_group *list[SSS_ARRAY_SIZE(groups)];
+    struct sdap_group *empty = &(struct sdap_group){ .name = "g_empty", .gid = 20005 };
+    struct be_filter web = { .kind = BE_FILTER_NAME, .name = "g_web" };
+    struct be_filter gone = { .kind = BE_FILTER_ID, .id = 29001 };
+    struct be_filter other = { .kind = BE_FILTER_ID, .id = 29999 };
+    struct be_filter by_empty = { .kind = BE_FILTER_ID, .id = 20005 };
+    struct pf_wait w_web = { false, -1 };
+    struct pf_wait w_gone = { false, -1 };
+    struct pf_wait w_other = { false, -1 };
+    struct pf_wait w_left = { false, -1 };
+    struct pf_wait w_again = { false, -1 };
+    struct sysdb_group *g = NULL;
+    TALLOC_CTX *leaving;
+    size_t i;
+
+    make_be(t, LIVE, env("BE_TEST_URI"));
+    for (i = 0; i < SSS_ARRAY_SIZE(groups); i++) {
+        list[i] = &groups[i];
+    }
+    be_prefetch_queue(t->be, list, SSS_ARRAY_SIZE(list));
+    assert_int_equal(be_prefetch_pending(t->be), 5);
+    be_prefetch_queue(t->be, list, SSS_ARRAY_SIZE(list));     /* queued already */
+    be_prefetch_queue(t->be, &empty, 1);
+    assert_int_equal(be_prefetch_pending(t->be), 6);
+    assert_int_equal(t->be->stats.pf_queued, 6);
+
+    assert_true(be_prefetch_join(t->be, &web, t->mem, pf_told, &w_web));
+    assert_true(be_prefetch_join(t->be, &gone, t->mem, pf_told, &w_gone));
+    assert_false(be_prefetch_join(t->be, &other, t->mem, pf_told, &w_other));
+    leaving = talloc_new(t->mem);
+    assert_true(be_prefetch_join(t->be, &by_empty, leaving, pf_told, &w_left));
+    talloc_free(leaving);       /* its wait is cancelled, its group still fetched */
+
+    tc_wait_flag(t->ev, &w_web.done);
+    assert_int_equal(w_web.ret, EOK);
+    tc_wait_flag(t->ev, &w_gone.done);
+    assert_int_equal(w_gone.ret, ENOENT);
+    assert_true(wait_until(t, prefetch_idle, 10000));
+    assert_false(w_other.done);
+    assert_false(w_left.done);
+    assert_int_equal(t->be->stats.pf_stored, 5);
+    assert_int_equal(t->be->stats.pf_joined, 3);
+    assert_int_equal(t->be->stats.pf_fallbacks, 1);
+
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->be->sysdb, "g_web", &g), EOK);
+    assert_true(has(g->members, "dave@test"));
+    assert_true(g->expire > time(NULL));
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->be->sysdb, "g_all", &g), EOK);
+    assert_true(has(g->members, "frank@test"));
+    assert_true(has(g->members, "alice@test"));
+    assert_int_equal(sysdb_get_group_by_gid(t->mem, t->be->sysdb, 20005, &g), EOK);
+
+    /* Stored a moment ago: answered from the cache, from the loop. */
+    assert_true(be_prefetch_join(t->be, &web, t->mem, pf_told, &w_again));
+    assert_false(w_again.done);
+    tc_wait_flag(t->ev, &w_again.done);
+    assert_int_equal(w_again.ret, EOK);
+}
+
+/* Bad use of the entry points is refused with EINVAL (and logged), never a crash. */
+static void test_bad_arguments(void **state)
+{
+    struct test_ctx *t = *state;
+    struct be_filter by_id = { .kind = BE_FILTER_ID, .id = 10001 };
+    struct be_filter all = { .kind = BE_FILTER_ENUM };
+    struct tevent_req *req;
+    struct be_ctx *be = NULL;
+
+    req = be_account_info_send(t->mem, t->ev, NULL, SSS_DP_USER, "name=alice", 1);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_account_info_recv(t->mem, req, NULL, NULL, NULL), EINVAL);
+    talloc_free(req);
+    assert_int_equal(be_account_info_recv(t->mem, NULL, NULL, NULL, NULL), EINVAL);
+    assert_int_equal(be_ctx_create(t->mem, t->ev, NULL, "test", t->dbdir, &be), EINVAL);
+    assert_null(be);
+
+    make_be(t, LIVE, env("BE_TEST_URI"));
+    req = be_id_ldap_send(t->mem, t->ev, t->be, SSS_DP_INITGROUPS, &by_id);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_id_ldap_recv(req), EINVAL);
+    talloc_free(req);
+    req = be_id_ldap_send(t->mem, t->ev, t->be, SSS_DP_USER, &all);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_id_ldap_recv(req), EINVAL);
+    talloc_free(req);
+    req = be_enum_send(t->mem, t->ev, t->be, 0);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(be_enum_recv(req), EINVAL);
+    talloc_free(req);
+    assert_int_equal(be_store_user(t->be, NULL, time(NULL)), EINVAL);
+    assert_int_equal(be_delete_group(t->be, &all), EINVAL);
+    assert_int_equal(be_prefetch_pending(t->be), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,9 +742,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_go_offline_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enumeration, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_ids_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prefetch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),
     };
 
     debug_init("test_be_dp", getenv("BE_TEST_DEBUG") != NULL
                ? (int)strtol(getenv("BE_TEST_DEBUG"), NULL, 0) : 0, SSS_LOGGER_STDERR, NULL);
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -64,7 +64,6 @@ uri=$(slapd_start "$tmp/slapd" "$tmp/data.ldif" "dc=test") || exit 99
 export BE_TEST_URI=$uri
 export BE_TEST_DEAD_URI="ldap://127.0.0.1:$(slapd_free_port)"
 export BE_TEST_CTL="$self ctl $tmp/slapd"
-export BE_TEST_DB_DIR="$tmp/db"
 
 if [ "${BE_TEST_VALGRIND:-0}" = 1 ]; then
     valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
