@@ -211,73 +211,79 @@ done:
 }
 
 /*
- * Sets up a new file, or one whose format version is not SYSDB_VERSION, which is emptied
- * first (logged): entries and indexes in one transaction, then the version entry, whose
- * presence means a complete setup. The version is read again under the write lock, so that two
- * processes opening an old cache at once rebuild it once.
+ * Inside the first setup transaction: unless the version was set up by another process
+ * meanwhile (*_current), empties the file (logged when it held another version) and writes
+ * the indexes. The version is read under the write lock, so that two processes opening an
+ * old cache at once rebuild it once.
  */
-static errno_t sysdb_setup_new(struct sysdb_ctx *sysdb, struct ldb_dn *base)
+static errno_t sysdb_setup_rebuild(struct sysdb_ctx *sysdb, struct ldb_dn *base,
+                                   bool *_current)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
-    const char *version = NULL;
+    const char *version;
     errno_t ret;
 
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_transaction_start(sysdb);
-    if (ret != EOK) {
-        goto done;
-    }
     ret = sysdb_read_entry(tmp_ctx, sysdb, base, NULL, &msg);
     if (ret == EOK) {
         version = sysdb_msg_str(msg, SYSDB_A_VERSION);
         if (version != NULL && strcmp(version, SYSDB_VERSION) == 0) {
-            ret = sysdb_transaction_commit(sysdb);  /* set up by another process meanwhile */
+            *_current = true;
             goto done;
         }
         DEBUG(SSSDBG_CRIT_FAILURE, "%s holds a cache of format version %s, this is version "
               SYSDB_VERSION ": emptying it; entries will be fetched again\n",
               sysdb->path, version != NULL ? version : "(none)");
     } else if (ret != ENOENT) {
-        goto cancel;
+        goto done;
     }
     /* An interrupted old setup may have left entries without a version entry, too. */
     ret = sysdb_wipe(sysdb);
-    if (ret == EOK) {
-        ret = sysdb_setup_indexes(sysdb);
-    }
-    if (ret != EOK) {
-        goto cancel;
-    }
-    ret = sysdb_transaction_commit(sysdb);
     if (ret != EOK) {
         goto done;
+    }
+    ret = sysdb_setup_indexes(sysdb);
+
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/*
+ * Sets up a new file, or one whose format version is not SYSDB_VERSION, which is emptied
+ * first: entries and indexes in one transaction, then the version entry, whose presence
+ * means a complete setup.
+ */
+static errno_t sysdb_setup_new(struct sysdb_ctx *sysdb, struct ldb_dn *base)
+{
+    bool current = false;
+    errno_t ret;
+
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_setup_rebuild(sysdb, base, &current);
+    ret = sysdb_transaction_end(sysdb, ret);
+    if (ret != EOK || current) {
+        return ret;
     }
     /* The version entry in a transaction of its own: ldb picks its record format from
      * @INDEXLIST at a transaction's start (else it repacks the records at the commit). An
      * open interrupted before this commit finds no version and sets up again. */
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     ret = sysdb_setup_base(sysdb);
     if (ret == EEXIST) {
         ret = EOK;   /* another process finished first; the caller reads it back */
     }
-    if (ret != EOK) {
-        goto cancel;
-    }
-    ret = sysdb_transaction_commit(sysdb);
-    goto done;
-
-cancel:
-    sysdb_transaction_cancel(sysdb);
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    return sysdb_transaction_end(sysdb, ret);
 }
 
 /* Sets up a new file, rebuilds one of another version, or checks that an existing one is

@@ -89,6 +89,51 @@ static bool sysdb_same_str(const char *a, const char *b)
     return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
 }
 
+/* The part of a group store inside its transaction. *_stored_expired: whether the entry was
+ * written expired (members unknown). */
+static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   const struct sysdb_group *grp, const char *stored,
+                                   bool with_members, struct ldb_message *msg, time_t now,
+                                   bool *_stored_expired)
+{
+    struct ldb_message *kept_msg = NULL;
+    bool kept;
+    errno_t ret;
+
+    /* The same query finds the entry itself when its id is unchanged (then a modify),
+     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
+     * finds the name (its id changed). */
+    ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
+                                 msg->dn, &kept, &kept_msg);
+    if (ret != EOK) {
+        return ret;
+    }
+    *_stored_expired = false;
+    /* Seen again through an initgroups, unchanged: nothing to write. A modify would rewrite
+     * the whole record, member lists included (700 KB for 50,000 members) for every member
+     * whose groups are looked up. */
+    if (!with_members && kept && kept_msg != NULL
+            && sysdb_same_str(sysdb_msg_name(sysdb, kept_msg), stored)
+            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_ORIG_DN), grp->orig_dn)) {
+        return EOK;
+    }
+    /* Without members (a group seen through initgroups) the entry is not fresh: a group
+     * already cached with this gid keeps its members and its expiry; a new one (or one
+     * whose gid changed) is stored expired, so the next getgrnam/getgrgid fetches its
+     * members instead of answering an empty list until it expires. */
+    if (!with_members && !kept) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
+        if (ret == EOK) {
+            ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, 0);
+        }
+        if (ret != EOK) {
+            return ret;
+        }
+        *_stored_expired = true;
+    }
+    return sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
+}
+
 /* The store behind both public variants; lists are written when with_members is true. */
 static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb_group *grp,
                                      bool with_members, struct sysdb_name_list *members,
@@ -99,9 +144,6 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     bool stored_expired = false;
-    bool in_tx = false;
-    struct ldb_message *kept_msg = NULL;
-    bool kept;
     char *stored;
     char *key;
     errno_t ret;
@@ -159,58 +201,14 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
-
-    /* The same query finds the entry itself when its id is unchanged (then a modify),
-     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
-     * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
-                                 msg->dn, &kept, &kept_msg);
-    if (ret != EOK) {
-        goto done;
-    }
-    /* Seen again through an initgroups, unchanged: nothing to write. A modify would rewrite
-     * the whole record, member lists included (700 KB for 50,000 members) for every member
-     * whose groups are looked up. */
-    if (!with_members && kept && kept_msg != NULL
-            && sysdb_same_str(sysdb_msg_name(sysdb, kept_msg), stored)
-            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_ORIG_DN), grp->orig_dn)) {
-        in_tx = false;
-        ret = sysdb_transaction_commit(sysdb);
-        if (ret == EOK && _stored_expired != NULL) {
-            *_stored_expired = false;
-        }
-        goto done;
-    }
-    /* Without members (a group seen through initgroups) the entry is not fresh: a group
-     * already cached with this gid keeps its members and its expiry; a new one (or one
-     * whose gid changed) is stored expired, so the next getgrnam/getgrgid fetches its
-     * members instead of answering an empty list until it expires. */
-    if (!with_members && !kept) {
-        ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
-        if (ret == EOK) {
-            ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, 0);
-        }
-        if (ret != EOK) {
-            goto done;
-        }
-        stored_expired = true;
-    }
-    ret = sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
-    if (ret != EOK) {
-        goto done;
-    }
-
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_group_replace(tmp_ctx, sysdb, grp, stored, with_members, msg, now,
+                              &stored_expired);
+    ret = sysdb_transaction_end(sysdb, ret);
     if (ret == EOK && _stored_expired != NULL) {
         *_stored_expired = stored_expired;
     }
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
 }

@@ -457,7 +457,6 @@ errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     const char *attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };
     struct ldb_message *entry;
     struct ldb_dn *dn;
-    bool in_tx = false;
     errno_t ret;
 
     if (sysdb == NULL || name == NULL) {
@@ -475,22 +474,13 @@ errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
     ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &entry);
-    if (ret != EOK) {
-        goto done;
+    if (ret == EOK) {
+        ret = sysdb_expire_msg(sysdb, entry);
     }
-    ret = sysdb_expire_msg(sysdb, entry);
-    if (ret != EOK) {
-        goto done;
-    }
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
 }
@@ -499,7 +489,6 @@ errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message **msgs;
-    bool in_tx = false;
     size_t count;
     size_t i;
     errno_t ret;
@@ -515,24 +504,13 @@ errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
     ret = sysdb_search_all(tmp_ctx, sysdb, kind, &msgs, &count);
-    if (ret != EOK) {
-        goto done;
-    }
-    for (i = 0; i < count; i++) {
+    for (i = 0; ret == EOK && i < count; i++) {
         ret = sysdb_expire_msg(sysdb, msgs[i]);
-        if (ret != EOK) {
-            goto done;
-        }
     }
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
 }

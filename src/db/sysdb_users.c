@@ -66,13 +66,27 @@ done:
     return EOK;
 }
 
+/* The part of a user store inside its transaction: the same query finds the entry itself
+ * when its id is unchanged (then a modify), and any other name holding the id (deleted).
+ * Otherwise: add, or modify if the add finds the name (its id changed). */
+static errno_t sysdb_user_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, uint32_t uid,
+                                  struct ldb_message *msg)
+{
+    bool kept;
+    errno_t ret;
+
+    ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_USER, uid, msg->dn, &kept, NULL);
+    if (ret != EOK) {
+        return ret;
+    }
+    return sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
+}
+
 errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
                          time_t now, uint32_t cache_timeout)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
-    bool in_tx = false;
-    bool kept;
     char *stored;
     char *key;
     errno_t ret;
@@ -129,28 +143,10 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
-
-    /* The same query finds the entry itself when its id is unchanged (then a modify),
-     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
-     * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(tmp_ctx, sysdb, SYSDB_KIND_USER, user->uid,
-                                 msg->dn, &kept, NULL);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_write_entry(sysdb, msg, kept ? SYSDB_EXISTS_YES : SYSDB_EXISTS_UNKNOWN);
-    if (ret != EOK) {
-        goto done;
-    }
-
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_user_replace(tmp_ctx, sysdb, user->uid, msg);
+    ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
 }
@@ -422,6 +418,51 @@ static errno_t sysdb_initgr_given_gids(TALLOC_CTX *mem_ctx, const uint32_t *give
     return EOK;
 }
 
+/* The part of an initgroups store inside its transaction: the gids of the list (given, or
+ * read from the groups), then the user entry's list attributes. */
+static errno_t sysdb_initgr_write(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  const char *user, const char *const *group_names,
+                                  struct sysdb_name_list *list, const uint32_t *given_gids,
+                                  struct ldb_message *msg, time_t now, uint32_t cache_timeout)
+{
+    const char *names;
+    size_t names_len;
+    size_t count = sysdb_name_list_count(list);
+    char *gids = NULL;
+    size_t gids_len = 0;
+    errno_t ret;
+
+    names = sysdb_name_list_data(list, &names_len);
+    /* Given gids are used only when no name was dropped as a duplicate (then they are
+     * aligned with the stored list); otherwise each group is read for its gid. */
+    if (given_gids != NULL && group_names != NULL
+            && count == sysdb_names_count(group_names)) {
+        ret = sysdb_initgr_given_gids(mem_ctx, given_gids, count, &gids, &gids_len);
+    } else {
+        ret = sysdb_initgr_gids(mem_ctx, sysdb, names, names_len, count, &gids, &gids_len);
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    /* An empty list is no value at all (ldb values are never empty here). */
+    ret = sysdb_msg_set_val(msg, SYSDB_A_INITGR_NAMES, names_len ? names : NULL, names_len);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_val(msg, SYSDB_A_INITGR_GIDS, gids_len ? gids : NULL, gids_len);
+    }
+    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_UPDATE, (uint64_t)now);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, (uint64_t)now + cache_timeout);
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_YES);
+    if (ret == ENOENT) {
+        DEBUG(SSSDBG_OP_FAILURE, "initgroups of %s, which is not cached\n", user);
+    }
+    return ret;
+}
+
 static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *user,
                                           const char *const *group_names,
                                           const uint32_t *given_gids,
@@ -430,11 +471,6 @@ static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *u
     TALLOC_CTX *tmp_ctx;
     struct sysdb_name_list *list;
     struct ldb_message *msg;
-    const char *names;
-    size_t names_len;
-    char *gids = NULL;
-    size_t gids_len = 0;
-    bool in_tx = false;
     errno_t ret;
 
     if (sysdb == NULL || user == NULL || now < 0) {
@@ -452,8 +488,6 @@ static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *u
     if (ret != EOK) {
         goto done;
     }
-    names = sysdb_name_list_data(list, &names_len);
-
     msg = ldb_msg_new(tmp_ctx);
     if (msg == NULL) {
         ret = ENOMEM;
@@ -468,48 +502,11 @@ static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *u
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
-
-    /* Given gids are used only when no name was dropped as a duplicate (then they are
-     * aligned with the stored list); otherwise each group is read for its gid. */
-    if (given_gids != NULL && group_names != NULL
-            && sysdb_name_list_count(list) == sysdb_names_count(group_names)) {
-        ret = sysdb_initgr_given_gids(tmp_ctx, given_gids, sysdb_name_list_count(list),
-                                      &gids, &gids_len);
-    } else {
-        ret = sysdb_initgr_gids(tmp_ctx, sysdb, names, names_len,
-                                sysdb_name_list_count(list), &gids, &gids_len);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    /* An empty list is no value at all (ldb values are never empty here). */
-    ret = sysdb_msg_set_val(msg, SYSDB_A_INITGR_NAMES, names_len ? names : NULL, names_len);
-    if (ret == EOK) {
-        ret = sysdb_msg_set_val(msg, SYSDB_A_INITGR_GIDS, gids_len ? gids : NULL, gids_len);
-    }
-    if (ret == EOK) ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_UPDATE, (uint64_t)now);
-    if (ret == EOK) {
-        ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, (uint64_t)now + cache_timeout);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_YES);
-    if (ret == ENOENT) {
-        DEBUG(SSSDBG_OP_FAILURE, "initgroups of %s, which is not cached\n", user);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_initgr_write(tmp_ctx, sysdb, user, group_names, list, given_gids, msg,
+                             now, cache_timeout);
+    ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
 }
