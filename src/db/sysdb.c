@@ -1,7 +1,7 @@
 /*
  * sysdb core: opening a domain's cache (connect, first-time setup of @INDEXLIST and the
- * version entry, checks on reopen) and nested transactions. The ldb plumbing shared by the
- * user and group code is in sysdb_ldb.c.
+ * version entry, checks on reopen). The ldb plumbing shared by the user and group code,
+ * transactions included, is in sysdb_ldb.c.
  */
 #include "config.h"
 
@@ -16,7 +16,6 @@
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
 #include "db/sysdb_bigcache.h"
-#include "util/probes.h"
 
 /* LMDB reserves this much address space (not disk, not RAM); the file grows as needed. */
 #define SYSDB_MDB_MAP_SIZE "lmdb_env_size:8589934592"
@@ -550,89 +549,6 @@ const char *sysdb_path(struct sysdb_ctx *sysdb)
 const char *sysdb_domain(struct sysdb_ctx *sysdb)
 {
     return sysdb == NULL ? NULL : sysdb->domain;
-}
-
-errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
-{
-    int lret;
-
-    if (sysdb == NULL) {
-        return EINVAL;
-    }
-    if (sysdb->tx_depth == 0) {
-        lret = ldb_transaction_start(sysdb->ldb);
-        if (lret != LDB_SUCCESS) {
-            return sysdb_ldb_error(sysdb, lret, "Transaction start");
-        }
-        sysdb->tx_doomed = false;
-        /* After the start: begin marks the moment the write lock is held. */
-        PROBE(SYSDB_TXN_BEGIN, sss_debug_req_id, sysdb->domain);
-    }
-    sysdb->tx_depth++;
-    return EOK;
-}
-
-errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
-{
-    int lret;
-    errno_t ret;
-
-    if (sysdb == NULL || sysdb->tx_depth == 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Commit without a transaction\n");
-        return EINVAL;
-    }
-    sysdb->tx_depth--;
-    if (sysdb->tx_depth > 0) {
-        return EOK;
-    }
-    if (sysdb->tx_doomed) {
-        DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
-        ldb_transaction_cancel(sysdb->ldb);
-        sysdb->tx_doomed = false;
-        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, EIO);
-        return EIO;
-    }
-    lret = ldb_transaction_commit(sysdb->ldb);
-    ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
-    PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
-    return ret;
-}
-
-errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
-{
-    int lret;
-
-    if (sysdb == NULL || sysdb->tx_depth == 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel without a transaction\n");
-        return EINVAL;
-    }
-    sysdb->tx_depth--;
-    if (sysdb->tx_depth > 0) {
-        sysdb->tx_doomed = true;
-        return EOK;
-    }
-    sysdb->tx_doomed = false;
-    lret = ldb_transaction_cancel(sysdb->ldb);
-    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
-    if (lret != LDB_SUCCESS) {
-        return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
-    }
-    return EOK;
-}
-
-errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret)
-{
-    errno_t cret;
-
-    if (ret == EOK) {
-        return sysdb_transaction_commit(sysdb);
-    }
-    cret = sysdb_transaction_cancel(sysdb);
-    if (cret != EOK) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel after %s failed: %s\n", sss_strerror(ret),
-              sss_strerror(cret));
-    }
-    return ret;
 }
 
 /* The containers' DNs, made once. */

@@ -1,7 +1,7 @@
 /*
  * sysdb ldb plumbing shared by the user and group code: every ldb request goes through
- * here (with the event-context workaround below), plus DNs, reads, index searches,
- * add-or-modify, uid/gid takeover, deletes, expiry and message helpers.
+ * here (with the event-context workaround below), nested transactions, plus DNs, reads,
+ * index searches, add-or-modify, uid/gid takeover, deletes, expiry and message helpers.
  */
 #include "config.h"
 
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "db/sysdb_private.h"
+#include "util/probes.h"
 
 static const char *sysdb_kind_class[] = {
     [SYSDB_KIND_USER] = "user",
@@ -101,6 +102,93 @@ errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what)
           sysdb->path, ldb_strerror(lret), lret, ldb_errstring(sysdb->ldb));
     return EIO;
 }
+
+/* ---- nested transactions ---- */
+
+errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
+{
+    int lret;
+
+    if (sysdb == NULL) {
+        return EINVAL;
+    }
+    if (sysdb->tx_depth == 0) {
+        lret = ldb_transaction_start(sysdb->ldb);
+        if (lret != LDB_SUCCESS) {
+            return sysdb_ldb_error(sysdb, lret, "Transaction start");
+        }
+        sysdb->tx_doomed = false;
+        /* After the start: begin marks the moment the write lock is held. */
+        PROBE(SYSDB_TXN_BEGIN, sss_debug_req_id, sysdb->domain);
+    }
+    sysdb->tx_depth++;
+    return EOK;
+}
+
+errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
+{
+    int lret;
+    errno_t ret;
+
+    if (sysdb == NULL || sysdb->tx_depth == 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Commit without a transaction\n");
+        return EINVAL;
+    }
+    sysdb->tx_depth--;
+    if (sysdb->tx_depth > 0) {
+        return EOK;
+    }
+    if (sysdb->tx_doomed) {
+        DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
+        ldb_transaction_cancel(sysdb->ldb);
+        sysdb->tx_doomed = false;
+        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, EIO);
+        return EIO;
+    }
+    lret = ldb_transaction_commit(sysdb->ldb);
+    ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
+    PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
+    return ret;
+}
+
+errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
+{
+    int lret;
+
+    if (sysdb == NULL || sysdb->tx_depth == 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel without a transaction\n");
+        return EINVAL;
+    }
+    sysdb->tx_depth--;
+    if (sysdb->tx_depth > 0) {
+        sysdb->tx_doomed = true;
+        return EOK;
+    }
+    sysdb->tx_doomed = false;
+    lret = ldb_transaction_cancel(sysdb->ldb);
+    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
+    if (lret != LDB_SUCCESS) {
+        return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
+    }
+    return EOK;
+}
+
+errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret)
+{
+    errno_t cret;
+
+    if (ret == EOK) {
+        return sysdb_transaction_commit(sysdb);
+    }
+    cret = sysdb_transaction_cancel(sysdb);
+    if (cret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel after %s failed: %s\n", sss_strerror(ret),
+              sss_strerror(cret));
+    }
+    return ret;
+}
+
+/* ---- entries ---- */
 
 errno_t sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                        const char *key, struct ldb_dn **_dn)
