@@ -20,11 +20,6 @@
 /* LMDB reserves this much address space (not disk, not RAM); the file grows as needed. */
 #define SYSDB_MDB_MAP_SIZE "lmdb_env_size:8589934592"
 
-static const char *sysdb_kind_container[] = {
-    [SYSDB_KIND_USER] = "users",
-    [SYSDB_KIND_GROUP] = "groups",
-};
-
 static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb);
 
 static const char *sysdb_case_names[] = {
@@ -90,24 +85,13 @@ static bool sysdb_domain_valid(const char *domain)
  * the file holds no entry. */
 static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     int lret;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    msg = ldb_msg_new(tmp_ctx);
+    msg = sysdb_msg_new(NULL, sysdb, "@INDEXLIST");
     if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
-    if (msg->dn == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_UID_IDX);
     if (lret == LDB_SUCCESS) {
@@ -125,9 +109,7 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
         ret = ENOMEM;
         goto done;
     }
-    sysdb_ldb_enter();
-    lret = ldb_delete(sysdb->ldb, msg->dn);
-    sysdb_ldb_leave();
+    lret = sysdb_ldb_delete(sysdb, msg->dn);
     if (lret != LDB_SUCCESS && lret != LDB_ERR_NO_SUCH_OBJECT) {
         ret = sysdb_ldb_error(sysdb, lret, "Deleting @INDEXLIST");
         goto done;
@@ -136,7 +118,7 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
     ret = sysdb_ldb_error(sysdb, lret, "Adding @INDEXLIST");
 
 done:
-    talloc_free(tmp_ctx);
+    talloc_free(msg);
     return ret;
 }
 
@@ -174,38 +156,23 @@ static errno_t sysdb_wipe(struct sysdb_ctx *sysdb)
 /* The version entry: written last, so its presence means a complete setup. */
 static errno_t sysdb_setup_base(struct sysdb_ctx *sysdb)
 {
-    TALLOC_CTX *tmp_ctx;
+    const struct sysdb_str_attr base[] = {
+        { SYSDB_A_VERSION, "version", SYSDB_VERSION },
+        { SYSDB_A_DOMAIN, "domain", sysdb->domain },
+        { SYSDB_A_CASE, "case mode", sysdb_case_names[sysdb->case_mode] },
+    };
     struct ldb_message *msg;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
+    msg = sysdb_msg_new(NULL, sysdb, SYSDB_BASE_DN);
+    if (msg == NULL) {
         return ENOMEM;
     }
-    msg = ldb_msg_new(tmp_ctx);
-    if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    msg->dn = ldb_dn_new(msg, sysdb->ldb, SYSDB_BASE_DN);
-    if (msg->dn == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sysdb_msg_set_str(msg, SYSDB_A_VERSION, SYSDB_VERSION);
+    ret = sysdb_msg_set_strs(msg, base, sizeof(base) / sizeof(base[0]));
     if (ret == EOK) {
-        ret = sysdb_msg_set_str(msg, SYSDB_A_DOMAIN, sysdb->domain);
+        ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
     }
-    if (ret == EOK) {
-        ret = sysdb_msg_set_str(msg, SYSDB_A_CASE, sysdb_case_names[sysdb->case_mode]);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
-
-done:
-    talloc_free(tmp_ctx);
+    talloc_free(msg);
     return ret;
 }
 
@@ -558,7 +525,7 @@ static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 
     for (kind = SYSDB_KIND_USER; kind <= SYSDB_KIND_GROUP; kind++) {
         sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s",
-                                              sysdb_kind_container[kind]);
+                                              sysdb_kinds[kind].container);
         if (sysdb->base_dn[kind] == NULL) {
             return ENOMEM;
         }

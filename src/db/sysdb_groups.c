@@ -9,15 +9,12 @@
 #include <stdio.h>
 
 #include "db/sysdb_private.h"
-#include "db/sysdb_rcache.h"
 #include "db/sysdb_bigcache.h"
 
 static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                   struct ldb_message *msg, struct sysdb_group **_group)
 {
-    const struct ldb_message_element *el;
     struct sysdb_group *grp;
-    uint64_t num;
     size_t count;
     errno_t ret;
 
@@ -32,32 +29,22 @@ static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         ret = EIO;
         goto done;
     }
-    ret = sysdb_msg_num(msg, SYSDB_A_GID, UINT32_MAX, &num);
+    ret = sysdb_msg_u32(msg, SYSDB_A_GID, &grp->gid);
     if (ret != EOK) {
         goto done;
     }
-    grp->gid = (uint32_t)num;
-    ret = sysdb_msg_num(msg, SYSDB_A_LAST_UPDATE, INT64_MAX, &num);
+    ret = sysdb_msg_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, &grp->last_update,
+                          &grp->expire);
     if (ret != EOK) {
         goto done;
     }
-    grp->last_update = (time_t)num;
-    ret = sysdb_msg_num(msg, SYSDB_A_EXPIRE, INT64_MAX, &num);
-    if (ret != EOK) {
-        goto done;
-    }
-    grp->expire = (time_t)num;
     grp->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
 
-    el = ldb_msg_find_element(msg, SYSDB_A_MEMBERS);
-    ret = sysdb_packed_split(grp, el && el->num_values == 1 ? &el->values[0] : NULL,
-                             &grp->members, &count);
+    ret = sysdb_msg_names(grp, msg, SYSDB_A_MEMBERS, &grp->members, &count);
     if (ret != EOK) {
         goto done;
     }
-    el = ldb_msg_find_element(msg, SYSDB_A_MEMBER_GROUPS);
-    ret = sysdb_packed_split(grp, el && el->num_values == 1 ? &el->values[0] : NULL,
-                             &grp->member_groups, &count);
+    ret = sysdb_msg_names(grp, msg, SYSDB_A_MEMBER_GROUPS, &grp->member_groups, &count);
 
 done:
     if (ret != EOK) {
@@ -122,10 +109,7 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
      * whose gid changed) is stored expired, so the next getgrnam/getgrgid fetches its
      * members instead of answering an empty list until it expires. */
     if (!with_members && !kept) {
-        ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
-        if (ret == EOK) {
-            ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, 0);
-        }
+        ret = sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, now, 0);
         if (ret != EOK) {
             return ret;
         }
@@ -142,10 +126,10 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
                                      bool *_stored_expired)
 {
     TALLOC_CTX *tmp_ctx;
+    struct sysdb_str_attr odn;
     struct ldb_message *msg;
     bool stored_expired = false;
-    char *stored;
-    char *key;
+    const char *stored;
     errno_t ret;
 
     if (sysdb == NULL || grp == NULL || grp->name == NULL || now < 0) {
@@ -155,46 +139,39 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
         DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache group %s with gid 0\n", grp->name);
         return EINVAL;
     }
-    if (sysdb_check_attr(grp->orig_dn, "original DN") != EOK) {
-        return EINVAL;
+    odn = (struct sysdb_str_attr){ SYSDB_A_ORIG_DN, "original DN", grp->orig_dn };
+    ret = sysdb_check_attrs(&odn, 1);
+    if (ret != EOK) {
+        return ret;
     }
 
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_stored(tmp_ctx, sysdb, grp->name, &stored);
+    ret = sysdb_entry_msg(tmp_ctx, sysdb, SYSDB_KIND_GROUP, grp->name, grp->gid,
+                          &msg, &stored);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_name_key(tmp_ctx, sysdb, grp->name, &key);
+    ret = sysdb_msg_set_strs(msg, &odn, 1);
     if (ret != EOK) {
         goto done;
     }
-
-    msg = ldb_msg_new(tmp_ctx);
-    if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sysdb_entry_dn(msg, sysdb, SYSDB_KIND_GROUP, key, &msg->dn);
-    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_NAME, sysdb_name_attr(stored, key));
-    if (ret == EOK) ret = sysdb_msg_set_id(msg, SYSDB_KIND_GROUP, grp->gid);
-    if (ret == EOK) ret = sysdb_msg_set_str(msg, SYSDB_A_ORIG_DN, grp->orig_dn);
-    if (ret == EOK && with_members) {
-        ret = sysdb_msg_set_num(msg, SYSDB_A_LAST_UPDATE, (uint64_t)now);
-        if (ret == EOK) {
-            ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, (uint64_t)now + cache_timeout);
+    if (with_members) {
+        ret = sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, now,
+                                  (uint64_t)now + cache_timeout);
+        if (ret != EOK) {
+            goto done;
         }
-        if (ret == EOK) {
-            ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBERS, members);
+        ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBERS, members);
+        if (ret != EOK) {
+            goto done;
         }
-        if (ret == EOK) {
-            ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBER_GROUPS, member_groups);
+        ret = sysdb_msg_set_list(msg, SYSDB_A_MEMBER_GROUPS, member_groups);
+        if (ret != EOK) {
+            goto done;
         }
-    }
-    if (ret != EOK) {
-        goto done;
     }
 
     ret = sysdb_transaction_start(sysdb);
@@ -284,96 +261,82 @@ static size_t sysdb_group_msg_bytes(const struct ldb_message *msg)
     return n;
 }
 
-/* A group by key (key-form name or gid): from the read cache, or read, flattened and
- * cached when small enough (misses too). */
-static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                 const struct sysdb_rc_key *key, struct sysdb_group **_group)
+/* The read cache's form of a group entry read; E2BIG when its lists make it too big to
+ * keep flat (a 50,000-member group would pay a millisecond for the copy). */
+static errno_t sysdb_group_flatten(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   struct ldb_message *msg, void **_blob, size_t *_len)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message *msg;
     struct sysdb_group *grp;
-    struct ldb_dn *dn;
-    const void *cached;
-    void *blob;
-    size_t len;
-    size_t bytes;
-    uint64_t gen;
     errno_t ret;
 
-    gen = sysdb_rcache_gen(sysdb);
-    if (sysdb_rcache_get(sysdb, key, gen, &cached, &len)) {
-        if (cached == NULL) {
-            return ENOENT;
-        }
-        grp = sysdb_unflat_group(mem_ctx, cached, len);
+    if (sysdb_group_msg_bytes(msg) > SYSDB_RCACHE_MAX_ENTRY) {
+        return E2BIG;
+    }
+    ret = sysdb_msg_to_group(mem_ctx, sysdb, msg, &grp);
+    if (ret != EOK) {
+        return ret;
+    }
+    return sysdb_flat_group(mem_ctx, grp, _blob, _len);
+}
+
+static const struct sysdb_flat_view sysdb_group_view = {
+    .kind = SYSDB_KIND_GROUP,
+    .attrs = NULL,
+    .flatten = sysdb_group_flatten,
+};
+
+/* A group too big to keep flat, just read: its parsed tree itself is kept in the big-group
+ * cache and shared with this result (or, when it cannot be kept, is the result). */
+static errno_t sysdb_group_keep_big(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                    const struct sysdb_rc_key *key, uint64_t gen,
+                                    struct ldb_message *msg, struct sysdb_group **_group)
+{
+    struct sysdb_group *grp;
+    size_t bytes = sysdb_group_msg_bytes(msg);
+    errno_t ret;
+
+    ret = sysdb_msg_to_group(mem_ctx, sysdb, msg, &grp);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (sysdb_bigcache_put(sysdb->bigcache, key, gen, grp, bytes)) {
+        grp = sysdb_bigcache_get(sysdb->bigcache, mem_ctx, key, gen);
         if (grp == NULL) {
             return ENOMEM;
         }
-        *_group = grp;
-        return EOK;
-    }
-    grp = sysdb_bigcache_get(sysdb->bigcache, mem_ctx, key, gen);
-    if (grp != NULL) {
-        *_group = grp;
-        return EOK;
-    }
-
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    if (key->name == NULL) {
-        ret = sysdb_search_by_id(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->id,
-                                 NULL, &msg);
-    } else {
-        ret = sysdb_entry_dn(tmp_ctx, sysdb, SYSDB_KIND_GROUP, key->name, &dn);
-        if (ret == EOK) {
-            ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
-        }
-    }
-    if (ret == ENOENT) {
-        sysdb_rcache_put(sysdb, key, gen, NULL, 0);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    bytes = sysdb_group_msg_bytes(msg);
-    if (bytes > SYSDB_RCACHE_MAX_ENTRY) {
-        /* Too big for a flat copy (a 50,000-member group would pay a millisecond for it):
-         * the parsed tree itself is kept, and shared with this result. */
-        ret = sysdb_msg_to_group(tmp_ctx, sysdb, msg, &grp);
-        if (ret != EOK) {
-            goto done;
-        }
-        if (sysdb_bigcache_put(sysdb->bigcache, key, gen, grp, bytes)) {
-            grp = sysdb_bigcache_get(sysdb->bigcache, mem_ctx, key, gen);
-            ret = grp != NULL ? EOK : ENOMEM;
-        } else {
-            talloc_steal(mem_ctx, grp);
-        }
-        if (ret == EOK) {
-            *_group = grp;
-        }
-        goto done;
-    }
-    ret = sysdb_msg_to_group(tmp_ctx, sysdb, msg, &grp);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_flat_group(tmp_ctx, grp, &blob, &len);
-    if (ret != EOK) {
-        goto done;
-    }
-    sysdb_rcache_put(sysdb, key, gen, blob, len);
-    grp = sysdb_unflat_group(mem_ctx, blob, len);
-    if (grp == NULL) {
-        ret = ENOMEM;
-        goto done;
     }
     *_group = grp;
+    return EOK;
+}
 
-done:
-    talloc_free(tmp_ctx);
+/* A group by key (key-form name or gid): from the read cache or the big-group cache, or
+ * read, flattened and cached when small enough (misses too). */
+static errno_t sysdb_group_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const struct sysdb_rc_key *key, struct sysdb_group **_group)
+{
+    struct sysdb_flat flat;
+    struct sysdb_group *grp = NULL;
+    errno_t ret;
+
+    ret = sysdb_flat_cached(sysdb, key, &flat);
+    if (ret == EAGAIN) {
+        grp = sysdb_bigcache_get(sysdb->bigcache, mem_ctx, key, flat.gen);
+        if (grp != NULL) {
+            *_group = grp;
+            return EOK;
+        }
+        ret = sysdb_flat_load(sysdb, &sysdb_group_view, key, &flat);
+    }
+    if (ret == E2BIG) {
+        ret = sysdb_group_keep_big(mem_ctx, sysdb, key, flat.gen, flat.msg, &grp);
+    } else if (ret == EOK) {
+        grp = sysdb_unflat_group(mem_ctx, flat.blob, flat.len);
+        ret = grp != NULL ? EOK : ENOMEM;
+    }
+    sysdb_flat_done(&flat);
+    if (ret == EOK) {
+        *_group = grp;
+    }
     return ret;
 }
 
@@ -381,14 +344,15 @@ errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                 const char *name, struct sysdb_group **_group)
 {
     char keybuf[SYSDB_KEY_ROOM];
-    struct sysdb_rc_key key = { .kind = SYSDB_RC_GROUP_NAME, .name = keybuf };
+    struct sysdb_rc_key key;
+    errno_t ret;
 
     if (sysdb == NULL || name == NULL || _group == NULL) {
         return EINVAL;
     }
-    key.len = sysdb_name_key_buf(sysdb, name, keybuf);
-    if (key.len == 0) {
-        return EINVAL;
+    ret = sysdb_rc_name_key(sysdb, SYSDB_RC_GROUP_NAME, name, keybuf, &key);
+    if (ret != EOK) {
+        return ret;
     }
     return sysdb_group_fetch(mem_ctx, sysdb, &key, _group);
 }
@@ -404,44 +368,26 @@ errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     return sysdb_group_fetch(mem_ctx, sysdb, &key, _group);
 }
 
-errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                               struct sysdb_group ***_groups, size_t *_count)
+static errno_t sysdb_group_parse(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  struct ldb_message *msg, void *slot)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message **msgs;
-    struct sysdb_group **groups;
-    size_t count;
-    size_t i;
+    return sysdb_msg_to_group(mem_ctx, sysdb, msg, slot);
+}
+
+errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              struct sysdb_group ***_groups, size_t *_count)
+{
+    void *groups;
     errno_t ret;
 
     if (sysdb == NULL || _groups == NULL || _count == NULL) {
         return EINVAL;
     }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
+    ret = sysdb_entry_enumerate(mem_ctx, sysdb, SYSDB_KIND_GROUP, NULL, sysdb_group_parse,
+                                &groups, _count);
+    if (ret == EOK) {
+        *_groups = groups;
     }
-    ret = sysdb_search_all(tmp_ctx, sysdb, SYSDB_KIND_GROUP, &msgs, &count);
-    if (ret != EOK) {
-        goto done;
-    }
-    groups = talloc_zero_array(tmp_ctx, struct sysdb_group *, count + 1);
-    if (groups == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < count; i++) {
-        ret = sysdb_msg_to_group(groups, sysdb, msgs[i], &groups[i]);
-        if (ret != EOK) {
-            goto done;
-        }
-    }
-    *_groups = talloc_steal(mem_ctx, groups);
-    *_count = count;
-    ret = EOK;
-
-done:
-    talloc_free(tmp_ctx);
     return ret;
 }
 

@@ -12,21 +12,6 @@
 #include "db/sysdb_private.h"
 #include "util/probes.h"
 
-static const char *sysdb_kind_class[] = {
-    [SYSDB_KIND_USER] = "user",
-    [SYSDB_KIND_GROUP] = "group",
-};
-
-static const char *sysdb_kind_id[] = {
-    [SYSDB_KIND_USER] = SYSDB_A_UID,
-    [SYSDB_KIND_GROUP] = SYSDB_A_GID,
-};
-
-static const char *sysdb_kind_id_idx[] = {
-    [SYSDB_KIND_USER] = SYSDB_A_UID_IDX,
-    [SYSDB_KIND_GROUP] = SYSDB_A_GID_IDX,
-};
-
 /* The indexed form of an id: multiplying by an odd constant is a bijection on 32 bits (ids
  * stay unique) that scatters consecutive ids; fixed-width hex. */
 static void sysdb_id_idx_value(uint32_t id, char out[9])
@@ -76,7 +61,7 @@ static int sysdb_ldb_modify(struct sysdb_ctx *sysdb, const struct ldb_message *m
     return lret;
 }
 
-static int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
+int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
 {
     int lret;
 
@@ -320,50 +305,45 @@ static errno_t sysdb_search_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     char filter[32];
 
     sysdb_id_idx_value(id, value);
-    snprintf(filter, sizeof(filter), "(%s=%s)", sysdb_kind_id_idx[kind], value);
+    snprintf(filter, sizeof(filter), "(%s=%s)", sysdb_kinds[kind].id_idx_attr, value);
     return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }
 
 errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                            uint32_t id, const char *const *attrs, struct ldb_message **_msg)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message **msgs;
     size_t count;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_search_id(tmp_ctx, sysdb, kind, id, attrs, &msgs, &count);
+    /* The array holds the messages: the one kept is stolen out of it before it goes. */
+    ret = sysdb_search_id(NULL, sysdb, kind, id, attrs, &msgs, &count);
     if (ret != EOK) {
-        goto done;
-    }
-    if (count == 0) {
-        ret = ENOENT;
-        goto done;
+        return ret;
     }
     if (count > 1) {
         DEBUG(SSSDBG_MINOR_FAILURE, "%zu %s entries hold %s %" PRIu32 "; using the first\n",
-              count, sysdb_kind_class[kind], sysdb_kind_id[kind], id);
+              count, sysdb_kinds[kind].name, sysdb_kinds[kind].id_attr, id);
     }
-    *_msg = talloc_steal(mem_ctx, msgs[0]);
-
-done:
-    talloc_free(tmp_ctx);
+    if (count == 0) {
+        ret = ENOENT;
+    } else {
+        *_msg = talloc_steal(mem_ctx, msgs[0]);
+    }
+    talloc_free(msgs);
     return ret;
 }
 
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                         struct ldb_message ***_msgs, size_t *_count)
+                         const char *const *attrs, struct ldb_message ***_msgs,
+                         size_t *_count)
 {
     /* Every user has a uid and every group a gid, and only they do (a full scan: ldb does
      * not index presence). */
     char filter[16];
 
-    snprintf(filter, sizeof(filter), "(%s=*)", sysdb_kind_id[kind]);
-    return sysdb_search_filter(mem_ctx, sysdb, filter, NULL, _msgs, _count);
+    snprintf(filter, sizeof(filter), "(%s=*)", sysdb_kinds[kind].id_attr);
+    return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }
 
 /* Adds a copy of msg: plain elements, the empty ones (attributes to clear) dropped, and a
@@ -460,7 +440,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
             continue;
         }
         DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%" PRIu32 " now belongs to another name: deleting %s\n",
-              sysdb_kind_class[kind], sysdb_kind_id[kind], id,
+              sysdb_kinds[kind].name, sysdb_kinds[kind].id_attr, id,
               ldb_dn_get_linearized(msgs[i]->dn));
         lret = sysdb_ldb_delete(sysdb, msgs[i]->dn);
         if (lret != LDB_SUCCESS) {
@@ -481,7 +461,6 @@ done:
 
 errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_dn *dn;
     int lret;
     errno_t ret;
@@ -489,53 +468,37 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     if (sysdb == NULL || name == NULL) {
         return EINVAL;
     }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_name_dn(tmp_ctx, sysdb, kind, name, &dn);
+    ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     lret = sysdb_ldb_delete(sysdb, dn);
-    ret = sysdb_ldb_error(sysdb, lret, "Delete");
-
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    talloc_free(dn);
+    return sysdb_ldb_error(sysdb, lret, "Delete");
 }
 
 /* Sets the expiry attributes of one entry to SYSDB_EXPIRED_TS (initgroups list only when
  * the entry has one). */
 static errno_t sysdb_expire_msg(struct sysdb_ctx *sysdb, struct ldb_message *entry)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     int lret;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    msg = ldb_msg_new(tmp_ctx);
+    msg = ldb_msg_new(NULL);
     if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     msg->dn = entry->dn;
     ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, SYSDB_EXPIRED_TS);
     if (ret == EOK && ldb_msg_find_element(entry, SYSDB_A_INITGR_EXPIRE) != NULL) {
         ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, SYSDB_EXPIRED_TS);
     }
-    if (ret != EOK) {
-        goto done;
+    if (ret == EOK) {
+        lret = sysdb_ldb_modify(sysdb, msg);
+        ret = sysdb_ldb_error(sysdb, lret, "Modify");
     }
-    lret = sysdb_ldb_modify(sysdb, msg);
-    ret = sysdb_ldb_error(sysdb, lret, "Modify");
-
-done:
-    talloc_free(tmp_ctx);
+    talloc_free(msg);
     return ret;
 }
 
@@ -576,6 +539,7 @@ done:
 errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
 {
     TALLOC_CTX *tmp_ctx;
+    const char *attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };   /* what sysdb_expire_msg needs */
     struct ldb_message **msgs;
     size_t count;
     size_t i;
@@ -592,7 +556,7 @@ errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_search_all(tmp_ctx, sysdb, kind, &msgs, &count);
+    ret = sysdb_search_all(tmp_ctx, sysdb, kind, attrs, &msgs, &count);
     for (i = 0; ret == EOK && i < count; i++) {
         ret = sysdb_expire_msg(sysdb, msgs[i]);
     }
@@ -610,6 +574,23 @@ static errno_t sysdb_msg_replace(struct ldb_message *msg, const char *attr,
 
     lret = ldb_msg_add_empty(msg, attr, LDB_FLAG_MOD_REPLACE, _el);
     return lret == LDB_SUCCESS ? EOK : ENOMEM;
+}
+
+struct ldb_message *sysdb_msg_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  const char *dn)
+{
+    struct ldb_message *msg;
+
+    msg = ldb_msg_new(mem_ctx);
+    if (msg == NULL) {
+        return NULL;
+    }
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, dn);
+    if (msg->dn == NULL) {
+        talloc_free(msg);
+        return NULL;
+    }
+    return msg;
 }
 
 errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
@@ -638,7 +619,7 @@ errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t
     char *idx;
     errno_t ret;
 
-    ret = sysdb_msg_set_num(msg, sysdb_kind_id[kind], id);
+    ret = sysdb_msg_set_num(msg, sysdb_kinds[kind].id_attr, id);
     if (ret != EOK) {
         return ret;
     }
@@ -647,7 +628,7 @@ errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t
         return ENOMEM;
     }
     sysdb_id_idx_value(id, idx);
-    return sysdb_msg_set_str(msg, sysdb_kind_id_idx[kind], idx);
+    return sysdb_msg_set_str(msg, sysdb_kinds[kind].id_idx_attr, idx);
 }
 
 errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char *str)
@@ -699,22 +680,85 @@ errno_t sysdb_msg_num(const struct ldb_message *msg, const char *attr, uint64_t 
     return EOK;
 }
 
-errno_t sysdb_check_attr(const char *value, const char *what)
+errno_t sysdb_msg_u32(const struct ldb_message *msg, const char *attr, uint32_t *_num)
+{
+    uint64_t num;
+    errno_t ret;
+
+    ret = sysdb_msg_num(msg, attr, UINT32_MAX, &num);
+    if (ret != EOK) {
+        return ret;
+    }
+    *_num = (uint32_t)num;
+    return EOK;
+}
+
+errno_t sysdb_msg_times(const struct ldb_message *msg, const char *update_attr,
+                        const char *expire_attr, time_t *_update, time_t *_expire)
+{
+    uint64_t update;
+    uint64_t expire;
+    errno_t ret;
+
+    ret = sysdb_msg_num(msg, update_attr, INT64_MAX, &update);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_msg_num(msg, expire_attr, INT64_MAX, &expire);
+    if (ret != EOK) {
+        return ret;
+    }
+    *_update = (time_t)update;
+    *_expire = (time_t)expire;
+    return EOK;
+}
+
+errno_t sysdb_msg_set_times(struct ldb_message *msg, const char *update_attr,
+                            const char *expire_attr, time_t now, uint64_t expire)
+{
+    errno_t ret;
+
+    ret = sysdb_msg_set_num(msg, update_attr, (uint64_t)now);
+    if (ret != EOK) {
+        return ret;
+    }
+    return sysdb_msg_set_num(msg, expire_attr, expire);
+}
+
+errno_t sysdb_check_attrs(const struct sysdb_str_attr *attrs, size_t count)
 {
     size_t len;
+    size_t i;
 
-    if (value == NULL) {
-        return EOK;
+    for (i = 0; i < count; i++) {
+        if (attrs[i].value == NULL) {
+            continue;
+        }
+        len = strlen(attrs[i].value);
+        if (len > SYSDB_ATTR_MAX) {
+            DEBUG(SSSDBG_OP_FAILURE, "Refusing %s of %zu bytes (limit %d)\n",
+                  attrs[i].what, len, SYSDB_ATTR_MAX);
+            return EINVAL;
+        }
+        if (!sysdb_utf8_valid(attrs[i].value, len)) {
+            DEBUG(SSSDBG_OP_FAILURE, "Refusing %s: not UTF-8\n", attrs[i].what);
+            return EINVAL;
+        }
     }
-    len = strlen(value);
-    if (len > SYSDB_ATTR_MAX) {
-        DEBUG(SSSDBG_OP_FAILURE, "Refusing %s of %zu bytes (limit %d)\n",
-              what, len, SYSDB_ATTR_MAX);
-        return EINVAL;
-    }
-    if (!sysdb_utf8_valid(value, len)) {
-        DEBUG(SSSDBG_OP_FAILURE, "Refusing %s: not UTF-8\n", what);
-        return EINVAL;
+    return EOK;
+}
+
+errno_t sysdb_msg_set_strs(struct ldb_message *msg, const struct sysdb_str_attr *attrs,
+                           size_t count)
+{
+    errno_t ret;
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        ret = sysdb_msg_set_str(msg, attrs[i].attr, attrs[i].value);
+        if (ret != EOK) {
+            return ret;
+        }
     }
     return EOK;
 }

@@ -517,6 +517,16 @@ errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
     return EOK;
 }
 
+errno_t sysdb_msg_names(TALLOC_CTX *mem_ctx, const struct ldb_message *msg, const char *attr,
+                        const char ***_names, size_t *_count)
+{
+    const struct ldb_message_element *el;
+
+    el = ldb_msg_find_element(msg, attr);
+    return sysdb_packed_split(mem_ctx, el != NULL && el->num_values == 1 ? &el->values[0] : NULL,
+                              _names, _count);
+}
+
 errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                       const char *name, struct ldb_dn **_dn)
 {
