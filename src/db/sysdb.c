@@ -168,10 +168,13 @@ static errno_t sysdb_setup_base(struct sysdb_ctx *sysdb)
     if (msg == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_msg_set_strs(msg, base, sizeof(base) / sizeof(base[0]));
-    if (ret == EOK) {
-        ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
+    ret = sysdb_msg_set_strs(msg, base, SSS_ARRAY_SIZE(base));
+    if (ret != EOK) {
+        goto done;
     }
+    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
+
+done:
     talloc_free(msg);
     return ret;
 }
@@ -282,9 +285,10 @@ static errno_t sysdb_setup(struct sysdb_ctx *sysdb)
     if (ret == ENOENT) {
         /* Read-only checks first: the usual open takes no write lock. */
         ret = sysdb_setup_new(sysdb, dn);
-        if (ret == EOK) {
-            ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+        if (ret != EOK) {
+            goto done;
         }
+        ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
     }
     if (ret != EOK) {
         goto done;
@@ -383,12 +387,12 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
     int lret;
     errno_t ret;
 
-    if (db_dir == NULL || domain == NULL || _sysdb == NULL || !sysdb_domain_valid(domain)
-            || (unsigned int)case_mode > SYSDB_CASE_PRESERVING
-            || (unsigned int)backend > SYSDB_BACKEND_MDB) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid arguments\n");
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(db_dir != NULL);
+    SYSDB_ARG_CHECK(domain != NULL);
+    SYSDB_ARG_CHECK(_sysdb != NULL);
+    SYSDB_ARG_CHECK(sysdb_domain_valid(domain));
+    SYSDB_ARG_CHECK((unsigned int)case_mode <= SYSDB_CASE_PRESERVING);
+    SYSDB_ARG_CHECK((unsigned int)backend <= SYSDB_BACKEND_MDB);
     if (backend == SYSDB_BACKEND_DEFAULT) {
         backend = sysdb_default_backend(db_dir, domain);
     }
@@ -451,9 +455,10 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
             goto done;
         }
         ret = sysdb_precreate(sysdb->path);
-        if (ret == EOK) {
-            ret = sysdb_precreate(url);
+        if (ret != EOK) {
+            goto done;
         }
+        ret = sysdb_precreate(url);
         talloc_free(url);
         if (ret != EOK) {
             goto done;

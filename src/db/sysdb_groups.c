@@ -132,9 +132,10 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     const char *stored;
     errno_t ret;
 
-    if (sysdb == NULL || grp == NULL || grp->name == NULL || now < 0) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(grp != NULL);
+    SYSDB_ARG_CHECK(grp->name != NULL);
+    SYSDB_ARG_CHECK(now >= 0);
     if (grp->gid == 0) {
         DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache group %s with gid 0\n", grp->name);
         return EINVAL;
@@ -205,24 +206,18 @@ errno_t sysdb_store_group_ext(struct sysdb_ctx *sysdb, const struct sysdb_group 
     struct sysdb_name_list *member_groups = NULL;
     errno_t ret;
 
-    if (sysdb == NULL || grp == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(grp != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
     if (with_members) {
-        ret = sysdb_name_list_new(tmp_ctx, sysdb, &members);
-        if (ret == EOK) {
-            ret = sysdb_name_list_add(members, grp->members, (size_t)-1);
+        ret = sysdb_name_list_make(tmp_ctx, sysdb, grp->members, &members);
+        if (ret != EOK) {
+            goto done;
         }
-        if (ret == EOK) {
-            ret = sysdb_name_list_new(tmp_ctx, sysdb, &member_groups);
-        }
-        if (ret == EOK) {
-            ret = sysdb_name_list_add(member_groups, grp->member_groups, (size_t)-1);
-        }
+        ret = sysdb_name_list_make(tmp_ctx, sysdb, grp->member_groups, &member_groups);
         if (ret != EOK) {
             goto done;
         }
@@ -347,9 +342,9 @@ errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     struct sysdb_rc_key key;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL || _group == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
+    SYSDB_ARG_CHECK(_group != NULL);
     ret = sysdb_rc_name_key(sysdb, SYSDB_RC_GROUP_NAME, name, keybuf, &key);
     if (ret != EOK) {
         return ret;
@@ -362,9 +357,8 @@ errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_rc_key key = { .kind = SYSDB_RC_GROUP_GID, .id = gid };
 
-    if (sysdb == NULL || _group == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(_group != NULL);
     return sysdb_group_fetch(mem_ctx, sysdb, &key, _group);
 }
 
@@ -380,9 +374,8 @@ errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     void *groups;
     errno_t ret;
 
-    if (sysdb == NULL || _groups == NULL || _count == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(_groups != NULL && _count != NULL);
     ret = sysdb_entry_enumerate(mem_ctx, sysdb, SYSDB_KIND_GROUP, NULL, sysdb_group_parse,
                                 &groups, _count);
     if (ret == EOK) {

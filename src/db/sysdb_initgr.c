@@ -164,18 +164,14 @@ static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *u
     struct ldb_message *msg;
     errno_t ret;
 
-    if (sysdb == NULL || user == NULL || now < 0) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(user != NULL);
+    SYSDB_ARG_CHECK(now >= 0);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_name_list_new(tmp_ctx, sysdb, &list);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_name_list_add(list, group_names, (size_t)-1);
+    ret = sysdb_name_list_make(tmp_ctx, sysdb, group_names, &list);
     if (ret != EOK) {
         goto done;
     }
@@ -213,9 +209,7 @@ errno_t sysdb_store_initgroups_gids(struct sysdb_ctx *sysdb, const char *user,
                                     const char *const *group_names, const uint32_t *gids,
                                     time_t now, uint32_t cache_timeout)
 {
-    if (gids == NULL && group_names != NULL && group_names[0] != NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(gids != NULL || group_names == NULL || group_names[0] == NULL);
     return sysdb_store_initgroups_int(sysdb, user, group_names, gids, now, cache_timeout);
 }
 
@@ -312,13 +306,12 @@ static errno_t sysdb_initgr_flatten(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
 
     if (ldb_msg_find_element(msg, SYSDB_A_INITGR_EXPIRE) != NULL) {
         ret = sysdb_msg_num(msg, SYSDB_A_INITGR_EXPIRE, INT64_MAX, &num);
-        if (ret == EOK) {
-            ret = sysdb_msg_gids(mem_ctx, msg, &gids, &head.count);
-        }
         if (ret != EOK) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "Malformed group list in %s\n",
-                  ldb_dn_get_linearized(msg->dn));
-            return ret;
+            goto malformed;
+        }
+        ret = sysdb_msg_gids(mem_ctx, msg, &gids, &head.count);
+        if (ret != EOK) {
+            goto malformed;
         }
         head.expire = (int64_t)num;
         head.have_list = 1;
@@ -346,6 +339,10 @@ static errno_t sysdb_initgr_flatten(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
     *_blob = blob;
     *_len = ofs + ulen;
     return EOK;
+
+malformed:
+    DEBUG(SSSDBG_CRIT_FAILURE, "Malformed group list in %s\n", ldb_dn_get_linearized(msg->dn));
+    return ret;
 }
 
 static const char *const sysdb_initgr_attrs[] = {
@@ -371,10 +368,9 @@ errno_t sysdb_get_user_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     uint32_t *gids = NULL;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL || _have_list == NULL || _gids == NULL
-            || _count == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
+    SYSDB_ARG_CHECK(_have_list != NULL && _gids != NULL && _count != NULL);
     ret = sysdb_rc_name_key(sysdb, SYSDB_RC_INITGR, name, keybuf, &key);
     if (ret != EOK) {
         return ret;
@@ -429,9 +425,9 @@ errno_t sysdb_get_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const
     bool have;
     errno_t ret;
 
-    if (sysdb == NULL || user == NULL || _gids == NULL || _count == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(user != NULL);
+    SYSDB_ARG_CHECK(_gids != NULL && _count != NULL);
     ret = sysdb_get_user_initgroups(mem_ctx, sysdb, user, NULL, &have, &gids, &count, &expire);
     if (ret != EOK) {
         return ret;
@@ -458,9 +454,9 @@ errno_t sysdb_get_initgroups_names(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     time_t expire;
     errno_t ret;
 
-    if (sysdb == NULL || user == NULL || _names == NULL || _count == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(user != NULL);
+    SYSDB_ARG_CHECK(_names != NULL && _count != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

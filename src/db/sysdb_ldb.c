@@ -5,7 +5,9 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -94,10 +96,10 @@ errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
 {
     int lret;
 
-    if (sysdb == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    assert(sysdb->tx_depth < UINT_MAX);
     if (sysdb->tx_depth == 0) {
+        assert(!sysdb->tx_doomed);
         lret = ldb_transaction_start(sysdb->ldb);
         if (lret != LDB_SUCCESS) {
             return sysdb_ldb_error(sysdb, lret, "Transaction start");
@@ -110,52 +112,51 @@ errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
     return EOK;
 }
 
-errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
+/* Closes one level of the open transaction. Inner levels only count down (a cancel dooms
+ * the whole); the outermost commits, or cancels when asked or doomed (then a commit
+ * returns EIO). EINVAL (logged) when none is open. */
+static errno_t sysdb_transaction_close(struct sysdb_ctx *sysdb, bool commit)
 {
     int lret;
     errno_t ret;
 
-    if (sysdb == NULL || sysdb->tx_depth == 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Commit without a transaction\n");
+    if (sysdb->tx_depth == 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s without a transaction\n", commit ? "Commit" : "Cancel");
         return EINVAL;
     }
     sysdb->tx_depth--;
+    sysdb->tx_doomed |= !commit;
     if (sysdb->tx_depth > 0) {
         return EOK;
     }
-    if (sysdb->tx_doomed) {
+    if (!sysdb->tx_doomed) {
+        lret = ldb_transaction_commit(sysdb->ldb);
+        ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
+        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
+        return ret;
+    }
+    sysdb->tx_doomed = false;
+    if (commit) {
         DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
         ldb_transaction_cancel(sysdb->ldb);
-        sysdb->tx_doomed = false;
         PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, EIO);
         return EIO;
     }
-    lret = ldb_transaction_commit(sysdb->ldb);
-    ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
-    PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
-    return ret;
+    lret = ldb_transaction_cancel(sysdb->ldb);
+    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
+    return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
+}
+
+errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
+{
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    return sysdb_transaction_close(sysdb, true);
 }
 
 errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
 {
-    int lret;
-
-    if (sysdb == NULL || sysdb->tx_depth == 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel without a transaction\n");
-        return EINVAL;
-    }
-    sysdb->tx_depth--;
-    if (sysdb->tx_depth > 0) {
-        sysdb->tx_doomed = true;
-        return EOK;
-    }
-    sysdb->tx_doomed = false;
-    lret = ldb_transaction_cancel(sysdb->ldb);
-    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
-    if (lret != LDB_SUCCESS) {
-        return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
-    }
-    return EOK;
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    return sysdb_transaction_close(sysdb, false);
 }
 
 errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret)
@@ -399,6 +400,8 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
 {
     int lret;
 
+    assert(sysdb->tx_depth > 0);
+
     if (exists != SYSDB_EXISTS_YES) {
         lret = sysdb_add_entry(sysdb, msg);
         if (lret != LDB_ERR_ENTRY_ALREADY_EXISTS || exists == SYSDB_EXISTS_NO) {
@@ -425,6 +428,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     int lret;
     errno_t ret;
 
+    assert(sysdb->tx_depth > 0);    /* the deletes and the write that follows are one */
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -465,9 +469,8 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     int lret;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
     ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
         return ret;
@@ -485,69 +488,99 @@ static errno_t sysdb_expire_msg(struct sysdb_ctx *sysdb, struct ldb_message *ent
     int lret;
     errno_t ret;
 
+    assert(sysdb->tx_depth > 0);
     msg = ldb_msg_new(NULL);
     if (msg == NULL) {
         return ENOMEM;
     }
     msg->dn = entry->dn;
     ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, SYSDB_EXPIRED_TS);
-    if (ret == EOK && ldb_msg_find_element(entry, SYSDB_A_INITGR_EXPIRE) != NULL) {
+    if (ret != EOK) {
+        goto done;
+    }
+    if (ldb_msg_find_element(entry, SYSDB_A_INITGR_EXPIRE) != NULL) {
         ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, SYSDB_EXPIRED_TS);
+        if (ret != EOK) {
+            goto done;
+        }
     }
-    if (ret == EOK) {
-        lret = sysdb_ldb_modify(sysdb, msg);
-        ret = sysdb_ldb_error(sysdb, lret, "Modify");
-    }
+    lret = sysdb_ldb_modify(sysdb, msg);
+    ret = sysdb_ldb_error(sysdb, lret, "Modify");
+
+done:
     talloc_free(msg);
     return ret;
 }
 
+/* What sysdb_expire_msg() needs of an entry (and the DN, always there). */
+static const char *const sysdb_expire_attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };
+
+/* Inside the transaction of sysdb_expire_by_name(): reads the entry, then expires it. */
+static errno_t sysdb_expire_dn(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
+{
+    struct ldb_message *entry;
+    errno_t ret;
+
+    ret = sysdb_read_entry(NULL, sysdb, dn, sysdb_expire_attrs, &entry);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_expire_msg(sysdb, entry);
+    talloc_free(entry);
+    return ret;
+}
+
+/* Inside the transaction of sysdb_expire_all(): every entry of kind. */
+static errno_t sysdb_expire_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 enum sysdb_kind kind)
+{
+    struct ldb_message **msgs;
+    size_t count;
+    size_t i;
+    errno_t ret;
+
+    ret = sysdb_search_all(mem_ctx, sysdb, kind, sysdb_expire_attrs, &msgs, &count);
+    if (ret != EOK) {
+        return ret;
+    }
+    for (i = 0; i < count; i++) {
+        ret = sysdb_expire_msg(sysdb, msgs[i]);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
+}
+
 errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name)
 {
-    TALLOC_CTX *tmp_ctx;
-    const char *attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };
-    struct ldb_message *entry;
     struct ldb_dn *dn;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL) {
-        return EINVAL;
-    }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_name_dn(tmp_ctx, sysdb, kind, name, &dn);
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
+    ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &entry);
-    if (ret == EOK) {
-        ret = sysdb_expire_msg(sysdb, entry);
-    }
+    ret = sysdb_expire_dn(sysdb, dn);
     ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    talloc_free(tmp_ctx);
+    talloc_free(dn);
     return ret;
 }
 
 errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
 {
     TALLOC_CTX *tmp_ctx;
-    const char *attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };   /* what sysdb_expire_msg needs */
-    struct ldb_message **msgs;
-    size_t count;
-    size_t i;
     errno_t ret;
 
-    if (sysdb == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -556,10 +589,7 @@ errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_search_all(tmp_ctx, sysdb, kind, attrs, &msgs, &count);
-    for (i = 0; ret == EOK && i < count; i++) {
-        ret = sysdb_expire_msg(sysdb, msgs[i]);
-    }
+    ret = sysdb_expire_kind(tmp_ctx, sysdb, kind);
     ret = sysdb_transaction_end(sysdb, ret);
 
 done:

@@ -188,9 +188,8 @@ static errno_t sysdb_name_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     size_t len;
     char *out;
 
-    if (sysdb == NULL || name == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
     len = strnlen(name, SYSDB_NAME_MAX + sysdb->domain_len + 2);
     out = talloc_size(mem_ctx, sysdb_name_room(sysdb, len));
     if (out == NULL) {
@@ -234,9 +233,7 @@ errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char 
 errno_t sysdb_fqname(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                      char **_fqname)
 {
-    if (_fqname == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(_fqname != NULL);
     return sysdb_name_stored(mem_ctx, sysdb, name, _fqname);
 }
 
@@ -247,9 +244,9 @@ errno_t sysdb_short_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const cha
     size_t dlen;
     char *out;
 
-    if (sysdb == NULL || fqname == NULL || _short == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(fqname != NULL);
+    SYSDB_ARG_CHECK(_short != NULL);
     len = strlen(fqname);
     dlen = sysdb->domain_len;
     if (len > dlen + 1 && fqname[len - dlen - 1] == '@'
@@ -304,9 +301,8 @@ errno_t sysdb_name_list_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_name_list *list;
 
-    if (sysdb == NULL || _list == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(_list != NULL);
     list = talloc_zero(mem_ctx, struct sysdb_name_list);
     if (list == NULL) {
         return ENOMEM;
@@ -356,9 +352,8 @@ errno_t sysdb_name_list_add(struct sysdb_name_list *list, const char *const *nam
     char *stored;
     errno_t ret;
 
-    if (list == NULL || (names == NULL && count != 0 && count != (size_t)-1)) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(list != NULL);
+    SYSDB_ARG_CHECK(names != NULL || count == 0 || count == (size_t)-1);
     if (names == NULL) {
         return EOK;
     }
@@ -427,6 +422,25 @@ errno_t sysdb_name_list_add(struct sysdb_name_list *list, const char *const *nam
         }
         list->count++;
     }
+    return EOK;
+}
+
+errno_t sysdb_name_list_make(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const char *const *names, struct sysdb_name_list **_list)
+{
+    struct sysdb_name_list *list;
+    errno_t ret;
+
+    ret = sysdb_name_list_new(mem_ctx, sysdb, &list);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_name_list_add(list, names, (size_t)-1);
+    if (ret != EOK) {
+        talloc_free(list);
+        return ret;
+    }
+    *_list = list;
     return EOK;
 }
 

@@ -42,6 +42,19 @@
 
 #define SYSDB_VERSION "2"
 
+/*
+ * The argument check of a public entry point, after sd-bus's assert_return(): when cond is
+ * false, logs the function and the condition that failed and returns EINVAL. For what a
+ * correct caller never passes (NULL pointers, out-of-range values); input a client chose
+ * (names, attribute values) is refused with its own message by the code that checks it.
+ */
+#define SYSDB_ARG_CHECK(cond) do { \
+    if (__builtin_expect(!(cond), 0)) { \
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s: invalid argument: %s\n", __func__, #cond); \
+        return EINVAL; \
+    } \
+} while (0)
+
 #define SYSDB_BASE_DN "cn=sysdb"
 #define SYSDB_A_GUID "guid"   /* mdb record key (ldb @IDXGUID) */
 #define SYSDB_A_NAME "name"
@@ -137,6 +150,10 @@ size_t sysdb_name_key_buf(struct sysdb_ctx *sysdb, const char *name, char *buf);
 
 /* true for valid UTF-8 of len bytes without NUL. */
 bool sysdb_utf8_valid(const char *s, size_t len);
+
+/* A list of names (NULL-terminated; NULL: none), as sysdb_name_list_new() + _add(). */
+errno_t sysdb_name_list_make(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const char *const *names, struct sysdb_name_list **_list);
 
 /* The packed bytes of a list (each name NUL-terminated) and its name count. */
 const char *sysdb_name_list_data(struct sysdb_name_list *list, size_t *_len);

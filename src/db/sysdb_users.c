@@ -109,9 +109,10 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     const char *stored;
     errno_t ret;
 
-    if (sysdb == NULL || user == NULL || user->name == NULL || now < 0) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(user != NULL);
+    SYSDB_ARG_CHECK(user->name != NULL);
+    SYSDB_ARG_CHECK(now >= 0);
     if (user->uid == 0 || user->gid == 0) {
         DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache %s with uid/gid 0\n", user->name);
         return EINVAL;
@@ -187,9 +188,9 @@ errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     struct sysdb_rc_key key;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL || _user == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
+    SYSDB_ARG_CHECK(_user != NULL);
     ret = sysdb_rc_name_key(sysdb, SYSDB_RC_USER_NAME, name, keybuf, &key);
     if (ret != EOK) {
         return ret;
@@ -202,9 +203,8 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_rc_key key = { .kind = SYSDB_RC_USER_UID, .id = uid };
 
-    if (sysdb == NULL || _user == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(_user != NULL);
     return sysdb_user_fetch(mem_ctx, sysdb, &key, _user);
 }
 
@@ -220,9 +220,8 @@ errno_t sysdb_enumerate_users(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     void *users;
     errno_t ret;
 
-    if (sysdb == NULL || _users == NULL || _count == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(_users != NULL && _count != NULL);
     ret = sysdb_entry_enumerate(mem_ctx, sysdb, SYSDB_KIND_USER, sysdb_user_attrs,
                                 sysdb_user_parse, &users, _count);
     if (ret == EOK) {

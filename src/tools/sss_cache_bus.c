@@ -40,6 +40,9 @@ struct tevent_req *sss_cache_notify_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         return NULL;
     }
     if (ev == NULL || address == NULL || notice == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s: invalid argument: %s\n", __func__,
+              ev == NULL ? "ev != NULL" : address == NULL ? "address != NULL"
+                                                          : "notice != NULL");
         return sss_req_post(req, ev, EINVAL);
     }
     state->ev = ev;
@@ -53,33 +56,51 @@ struct tevent_req *sss_cache_notify_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     return req;
 }
 
+typedef errno_t sss_cache_emit_fn(struct sbus_connection *conn, const char *path);
+
+/* Emits an argument-free signal when it is wanted. */
+static errno_t sss_cache_emit_if(struct sbus_connection *conn, bool wanted,
+                                 sss_cache_emit_fn *emit)
+{
+    return wanted ? emit(conn, SSS_BUS_PATH) : EOK;
+}
+
 /* Emits every signal of the notice; stops at the first failure. */
 static errno_t sss_cache_notify_emit(struct sbus_connection *conn,
                                      const struct sss_cache_notice *n)
 {
-    errno_t ret = EOK;
+    errno_t ret;
     size_t i;
 
-    if (n->mc_users) {
-        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers(conn, SSS_BUS_PATH);
+    ret = sss_cache_emit_if(conn, n->mc_users,
+                            sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers);
+    if (ret != EOK) {
+        return ret;
     }
-    if (ret == EOK && n->mc_groups) {
-        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups(conn, SSS_BUS_PATH);
+    ret = sss_cache_emit_if(conn, n->mc_groups,
+                            sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups);
+    if (ret != EOK) {
+        return ret;
     }
-    for (i = 0; ret == EOK && !n->mc_groups && i < n->n_gids; i++) {
+    for (i = 0; !n->mc_groups && i < n->n_gids; i++) {
         ret = sbus_emit_sssd_nss_MemoryCache_InvalidateGroupById(conn, SSS_BUS_PATH,
                                                                  n->gids[i]);
+        if (ret != EOK) {
+            return ret;
+        }
     }
-    if (ret == EOK && n->mc_initgroups) {
-        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups(conn, SSS_BUS_PATH);
+    ret = sss_cache_emit_if(conn, n->mc_initgroups,
+                            sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups);
+    if (ret != EOK) {
+        return ret;
     }
-    if (ret == EOK && n->neg_users) {
-        ret = sbus_emit_sssd_Responder_NegativeCache_ResetUsers(conn, SSS_BUS_PATH);
+    ret = sss_cache_emit_if(conn, n->neg_users,
+                            sbus_emit_sssd_Responder_NegativeCache_ResetUsers);
+    if (ret != EOK) {
+        return ret;
     }
-    if (ret == EOK && n->neg_groups) {
-        ret = sbus_emit_sssd_Responder_NegativeCache_ResetGroups(conn, SSS_BUS_PATH);
-    }
-    return ret;
+    return sss_cache_emit_if(conn, n->neg_groups,
+                             sbus_emit_sssd_Responder_NegativeCache_ResetGroups);
 }
 
 static void sss_cache_notify_connected(struct tevent_req *subreq)

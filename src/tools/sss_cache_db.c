@@ -17,6 +17,9 @@ errno_t sss_cache_domain_case(struct confdb *cdb, const char *domain, enum sysdb
     char *value = NULL;
     errno_t ret;
 
+    SSS_CACHE_ARG_CHECK(cdb != NULL);
+    SSS_CACHE_ARG_CHECK(domain != NULL);
+    SSS_CACHE_ARG_CHECK(_mode != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -175,9 +178,10 @@ errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const c
     char *path;
     errno_t ret;
 
-    if (db_dir == NULL || domain == NULL || sel == NULL || found == NULL) {
-        return EINVAL;
-    }
+    SSS_CACHE_ARG_CHECK(db_dir != NULL);
+    SSS_CACHE_ARG_CHECK(domain != NULL);
+    SSS_CACHE_ARG_CHECK(sel != NULL);
+    SSS_CACHE_ARG_CHECK(found != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
