@@ -9,12 +9,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tests/unit/common/tc_common.h"
 #include "util/util.h"
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
@@ -27,32 +27,11 @@
 static enum sysdb_backend backend = SYSDB_BACKEND_TDB;
 
 struct test_ctx {
-    char dir[64];
+    struct tc_leaks leaks;
     TALLOC_CTX *mem;
+    char *dir;                  /* on mem */
     struct sysdb_ctx *sysdb;
-    size_t blocks;
 };
-
-static void rm_dir(const char *dir)
-{
-    DIR *d;
-    struct dirent *e;
-    char path[512];
-
-    d = opendir(dir);
-    if (d == NULL) {
-        return;
-    }
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
-            continue;
-        }
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-        unlink(path);
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static int setup_mode(void **state, enum sysdb_case mode)
 {
@@ -60,11 +39,10 @@ static int setup_mode(void **state, enum sysdb_case mode)
 
     tc = calloc(1, sizeof(*tc));
     assert_non_null(tc);
-    tc->blocks = talloc_total_blocks(NULL);
-    strcpy(tc->dir, "/tmp/test_sysdb-XXXXXX");
-    assert_non_null(mkdtemp(tc->dir));
+    tc_leak_start(&tc->leaks);
     tc->mem = talloc_new(NULL);
     assert_non_null(tc->mem);
+    tc->dir = tc_tmpdir(tc->mem, "test_sysdb");
     assert_int_equal(sysdb_open_ext(tc->mem, tc->dir, DOM, mode, backend, &tc->sysdb), EOK);
     *state = tc;
     return 0;
@@ -89,9 +67,10 @@ static int teardown(void **state)
 {
     struct test_ctx *tc = *state;
 
+    talloc_free(tc->sysdb);
+    tc_tmpdir_remove(tc->dir);
     talloc_free(tc->mem);
-    assert_int_equal(talloc_total_blocks(NULL), tc->blocks);
-    rm_dir(tc->dir);
+    tc_leak_check(&tc->leaks);
     free(tc);
     return 0;
 }
@@ -984,7 +963,7 @@ static void raw_add(struct ldb_context *ldb, const char *dn, uint8_t guid_tag, .
 static void test_old_version_rebuilt(void **state)
 {
     struct test_ctx *tc = *state;
-    char dir[64];
+    char *dir;
     char url[128];
     struct ldb_context *ldb;
     struct sysdb_ctx *sysdb;
@@ -992,8 +971,7 @@ static void test_old_version_rebuilt(void **state)
     struct sysdb_user **users;
     size_t count;
 
-    strcpy(dir, "/tmp/test_sysdb_v1-XXXXXX");
-    assert_non_null(mkdtemp(dir));
+    dir = tc_tmpdir(tc->mem, "test_sysdb_v1");
     snprintf(url, sizeof(url), "%s://%s/cache_" DOM ".ldb",
              backend == SYSDB_BACKEND_MDB ? "mdb" : "tdb", dir);
     ldb = ldb_init(tc->mem, NULL);
@@ -1031,7 +1009,7 @@ static void test_old_version_rebuilt(void **state)
     assert_int_equal(count, 1);
     talloc_free(users);
     talloc_free(sysdb);
-    rm_dir(dir);
+    tc_tmpdir_remove(dir);
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -1064,27 +1042,32 @@ static const struct CMUnitTest tests[] = {
     T(test_large_initgroups),
 };
 
-int main(void)
+/* Opens and closes a cache of each back-end before any baseline is taken: ldb loads its
+ * back-end modules once per process, onto the NULL context. */
+static void warm_up(void)
 {
-    struct test_ctx *tc;
-    void *state;
-    int failed;
+    TALLOC_CTX *mem;
+    struct sysdb_ctx *sysdb;
+    char *dir;
 
-    /* ldb loads its back-end modules once per process; do it before taking baselines. */
     talloc_enable_null_tracking();
     talloc_free(tevent_context_init(NULL));
-    setup(&state);
-    tc = state;
-    rm_dir(tc->dir);
-    talloc_free(tc->mem);
-    free(tc);
-    backend = SYSDB_BACKEND_MDB;
-    setup(&state);
-    tc = state;
-    rm_dir(tc->dir);
-    talloc_free(tc->mem);
-    free(tc);
+    mem = talloc_new(NULL);
+    assert_non_null(mem);
+    dir = tc_tmpdir(mem, "test_sysdb_warm");
+    assert_int_equal(sysdb_open_ext(mem, dir, "tdb.dom", SYSDB_CASE_SENSITIVE,
+                                    SYSDB_BACKEND_TDB, &sysdb), EOK);
+    assert_int_equal(sysdb_open_ext(mem, dir, "mdb.dom", SYSDB_CASE_SENSITIVE,
+                                    SYSDB_BACKEND_MDB, &sysdb), EOK);
+    tc_tmpdir_remove(dir);
+    talloc_free(mem);
+}
 
+int main(void)
+{
+    int failed;
+
+    warm_up();
     backend = SYSDB_BACKEND_TDB;
     failed = cmocka_run_group_tests_name("sysdb_tdb", tests, NULL, NULL);
     backend = SYSDB_BACKEND_MDB;
