@@ -233,6 +233,8 @@ errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysd
                          const char *const *attrs, struct ldb_message ***_msgs,
                          size_t *_count);
 
+/* --- messages (sysdb_msg.c; sysdb_msg_set_id in sysdb_ldb.c) --- */
+
 /* A new message for the entry whose DN is dn (a string), or NULL (no memory). */
 struct ldb_message *sysdb_msg_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                   const char *dn);
