@@ -35,11 +35,11 @@
 
 /*
  * The argument check of the entry points below, after sd-bus's assert_return(): when cond
- * is false, logs the function and the condition that failed and returns EINVAL.
+ * is false, logs the condition that failed (DEBUG names the function) and returns EINVAL.
  */
 #define SSS_CACHE_ARG_CHECK(cond) do { \
     if (!(cond)) { \
-        DEBUG(SSSDBG_CRIT_FAILURE, "%s: invalid argument: %s\n", __func__, #cond); \
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
         return EINVAL; \
     } \
 } while (0)

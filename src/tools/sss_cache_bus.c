@@ -40,7 +40,7 @@ struct tevent_req *sss_cache_notify_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         return NULL;
     }
     if (ev == NULL || address == NULL || notice == NULL) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "%s: invalid argument: %s\n", __func__,
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n",
               ev == NULL ? "ev != NULL" : address == NULL ? "address != NULL"
                                                           : "notice != NULL");
         return sss_req_post(req, ev, EINVAL);
