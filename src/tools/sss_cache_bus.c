@@ -56,32 +56,52 @@ struct tevent_req *sss_cache_notify_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     return req;
 }
 
-typedef errno_t sss_cache_emit_fn(struct sbus_connection *conn, const char *path);
+/* An argument-free signal, and whether the notice wants it. */
+struct sss_cache_signal {
+    bool wanted;
+    errno_t (*emit)(struct sbus_connection *conn, const char *path);
+};
 
-/* Emits an argument-free signal when it is wanted. */
-static errno_t sss_cache_emit_if(struct sbus_connection *conn, bool wanted,
-                                 sss_cache_emit_fn *emit)
+/* Emits the wanted signals of a list, in order; stops at the first failure. */
+static errno_t sss_cache_emit_list(struct sbus_connection *conn,
+                                   const struct sss_cache_signal *list, size_t count)
 {
-    return wanted ? emit(conn, SSS_BUS_PATH) : EOK;
+    errno_t ret;
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        if (!list[i].wanted) {
+            continue;
+        }
+        ret = list[i].emit(conn, SSS_BUS_PATH);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
 }
 
 /* Emits every signal of the notice; stops at the first failure. */
 static errno_t sss_cache_notify_emit(struct sbus_connection *conn,
                                      const struct sss_cache_notice *n)
 {
+    const struct sss_cache_signal all[] = {
+        { n->mc_users, sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers },
+        { n->mc_groups, sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups },
+    };
+    const struct sss_cache_signal then[] = {
+        { n->mc_initgroups, sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups },
+        { n->neg_users, sbus_emit_sssd_Responder_NegativeCache_ResetUsers },
+        { n->neg_groups, sbus_emit_sssd_Responder_NegativeCache_ResetGroups },
+    };
     errno_t ret;
     size_t i;
 
-    ret = sss_cache_emit_if(conn, n->mc_users,
-                            sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers);
+    ret = sss_cache_emit_list(conn, all, SSS_ARRAY_SIZE(all));
     if (ret != EOK) {
         return ret;
     }
-    ret = sss_cache_emit_if(conn, n->mc_groups,
-                            sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups);
-    if (ret != EOK) {
-        return ret;
-    }
+    /* Groups one by one, unless they all go. */
     for (i = 0; !n->mc_groups && i < n->n_gids; i++) {
         ret = sbus_emit_sssd_nss_MemoryCache_InvalidateGroupById(conn, SSS_BUS_PATH,
                                                                  n->gids[i]);
@@ -89,18 +109,7 @@ static errno_t sss_cache_notify_emit(struct sbus_connection *conn,
             return ret;
         }
     }
-    ret = sss_cache_emit_if(conn, n->mc_initgroups,
-                            sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups);
-    if (ret != EOK) {
-        return ret;
-    }
-    ret = sss_cache_emit_if(conn, n->neg_users,
-                            sbus_emit_sssd_Responder_NegativeCache_ResetUsers);
-    if (ret != EOK) {
-        return ret;
-    }
-    return sss_cache_emit_if(conn, n->neg_groups,
-                             sbus_emit_sssd_Responder_NegativeCache_ResetGroups);
+    return sss_cache_emit_list(conn, then, SSS_ARRAY_SIZE(then));
 }
 
 static void sss_cache_notify_connected(struct tevent_req *subreq)
