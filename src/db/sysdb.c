@@ -1,7 +1,7 @@
 /*
  * sysdb core: opening a domain's cache (connect, first-time setup of @INDEXLIST and the
- * version entry, checks on reopen) and nested transactions. The ldb plumbing shared by the
- * user and group code is in sysdb_ldb.c.
+ * version entry, checks on reopen). The ldb plumbing shared by the user and group code,
+ * transactions included, is in sysdb_ldb.c.
  */
 #include "config.h"
 
@@ -16,15 +16,9 @@
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
 #include "db/sysdb_bigcache.h"
-#include "util/probes.h"
 
 /* LMDB reserves this much address space (not disk, not RAM); the file grows as needed. */
 #define SYSDB_MDB_MAP_SIZE "lmdb_env_size:8589934592"
-
-static const char *sysdb_kind_container[] = {
-    [SYSDB_KIND_USER] = "users",
-    [SYSDB_KIND_GROUP] = "groups",
-};
 
 static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb);
 
@@ -91,24 +85,13 @@ static bool sysdb_domain_valid(const char *domain)
  * the file holds no entry. */
 static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     int lret;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    msg = ldb_msg_new(tmp_ctx);
+    msg = sysdb_msg_new(NULL, sysdb, "@INDEXLIST");
     if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
-    if (msg->dn == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_UID_IDX);
     if (lret == LDB_SUCCESS) {
@@ -126,9 +109,7 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
         ret = ENOMEM;
         goto done;
     }
-    sysdb_ldb_enter();
-    lret = ldb_delete(sysdb->ldb, msg->dn);
-    sysdb_ldb_leave();
+    lret = sysdb_ldb_delete(sysdb, msg->dn);
     if (lret != LDB_SUCCESS && lret != LDB_ERR_NO_SUCH_OBJECT) {
         ret = sysdb_ldb_error(sysdb, lret, "Deleting @INDEXLIST");
         goto done;
@@ -137,7 +118,7 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
     ret = sysdb_ldb_error(sysdb, lret, "Adding @INDEXLIST");
 
 done:
-    talloc_free(tmp_ctx);
+    talloc_free(msg);
     return ret;
 }
 
@@ -175,35 +156,66 @@ static errno_t sysdb_wipe(struct sysdb_ctx *sysdb)
 /* The version entry: written last, so its presence means a complete setup. */
 static errno_t sysdb_setup_base(struct sysdb_ctx *sysdb)
 {
+    const struct sysdb_str_attr base[] = {
+        { SYSDB_A_VERSION, "version", SYSDB_VERSION },
+        { SYSDB_A_DOMAIN, "domain", sysdb->domain },
+        { SYSDB_A_CASE, "case mode", sysdb_case_names[sysdb->case_mode] },
+    };
+    struct ldb_message *msg;
+    errno_t ret;
+
+    msg = sysdb_msg_new(NULL, sysdb, SYSDB_BASE_DN);
+    if (msg == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_msg_set_strs(msg, base, SSS_ARRAY_SIZE(base));
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
+
+done:
+    talloc_free(msg);
+    return ret;
+}
+
+/*
+ * Inside the first setup transaction: unless the version was set up by another process
+ * meanwhile (*_current), empties the file (logged when it held another version) and writes
+ * the indexes. The version is read under the write lock, so that two processes opening an
+ * old cache at once rebuild it once.
+ */
+static errno_t sysdb_setup_rebuild(struct sysdb_ctx *sysdb, struct ldb_dn *base,
+                                   bool *_current)
+{
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
+    const char *version;
     errno_t ret;
 
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    msg = ldb_msg_new(tmp_ctx);
-    if (msg == NULL) {
-        ret = ENOMEM;
+    ret = sysdb_read_entry(tmp_ctx, sysdb, base, NULL, &msg);
+    if (ret == EOK) {
+        version = sysdb_msg_str(msg, SYSDB_A_VERSION);
+        if (version != NULL && strcmp(version, SYSDB_VERSION) == 0) {
+            *_current = true;
+            goto done;
+        }
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s holds a cache of format version %s, this is version "
+              SYSDB_VERSION ": emptying it; entries will be fetched again\n",
+              sysdb->path, version != NULL ? version : "(none)");
+    } else if (ret != ENOENT) {
         goto done;
     }
-    msg->dn = ldb_dn_new(msg, sysdb->ldb, SYSDB_BASE_DN);
-    if (msg->dn == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sysdb_msg_set_str(msg, SYSDB_A_VERSION, SYSDB_VERSION);
-    if (ret == EOK) {
-        ret = sysdb_msg_set_str(msg, SYSDB_A_DOMAIN, sysdb->domain);
-    }
-    if (ret == EOK) {
-        ret = sysdb_msg_set_str(msg, SYSDB_A_CASE, sysdb_case_names[sysdb->case_mode]);
-    }
+    /* An interrupted old setup may have left entries without a version entry, too. */
+    ret = sysdb_wipe(sysdb);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO);
+    ret = sysdb_setup_indexes(sysdb);
 
 done:
     talloc_free(tmp_ctx);
@@ -212,72 +224,35 @@ done:
 
 /*
  * Sets up a new file, or one whose format version is not SYSDB_VERSION, which is emptied
- * first (logged): entries and indexes in one transaction, then the version entry, whose
- * presence means a complete setup. The version is read again under the write lock, so that two
- * processes opening an old cache at once rebuild it once.
+ * first: entries and indexes in one transaction, then the version entry, whose presence
+ * means a complete setup.
  */
 static errno_t sysdb_setup_new(struct sysdb_ctx *sysdb, struct ldb_dn *base)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message *msg;
-    const char *version = NULL;
+    bool current = false;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
-    ret = sysdb_read_entry(tmp_ctx, sysdb, base, NULL, &msg);
-    if (ret == EOK) {
-        version = sysdb_msg_str(msg, SYSDB_A_VERSION);
-        if (version != NULL && strcmp(version, SYSDB_VERSION) == 0) {
-            ret = sysdb_transaction_commit(sysdb);  /* set up by another process meanwhile */
-            goto done;
-        }
-        DEBUG(SSSDBG_CRIT_FAILURE, "%s holds a cache of format version %s, this is version "
-              SYSDB_VERSION ": emptying it; entries will be fetched again\n",
-              sysdb->path, version != NULL ? version : "(none)");
-    } else if (ret != ENOENT) {
-        goto cancel;
-    }
-    /* An interrupted old setup may have left entries without a version entry, too. */
-    ret = sysdb_wipe(sysdb);
-    if (ret == EOK) {
-        ret = sysdb_setup_indexes(sysdb);
-    }
-    if (ret != EOK) {
-        goto cancel;
-    }
-    ret = sysdb_transaction_commit(sysdb);
-    if (ret != EOK) {
-        goto done;
+    ret = sysdb_setup_rebuild(sysdb, base, &current);
+    ret = sysdb_transaction_end(sysdb, ret);
+    if (ret != EOK || current) {
+        return ret;
     }
     /* The version entry in a transaction of its own: ldb picks its record format from
      * @INDEXLIST at a transaction's start (else it repacks the records at the commit). An
      * open interrupted before this commit finds no version and sets up again. */
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     ret = sysdb_setup_base(sysdb);
     if (ret == EEXIST) {
         ret = EOK;   /* another process finished first; the caller reads it back */
     }
-    if (ret != EOK) {
-        goto cancel;
-    }
-    ret = sysdb_transaction_commit(sysdb);
-    goto done;
-
-cancel:
-    sysdb_transaction_cancel(sysdb);
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    return sysdb_transaction_end(sysdb, ret);
 }
 
 /* Sets up a new file, rebuilds one of another version, or checks that an existing one is
@@ -310,9 +285,10 @@ static errno_t sysdb_setup(struct sysdb_ctx *sysdb)
     if (ret == ENOENT) {
         /* Read-only checks first: the usual open takes no write lock. */
         ret = sysdb_setup_new(sysdb, dn);
-        if (ret == EOK) {
-            ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
+        if (ret != EOK) {
+            goto done;
         }
+        ret = sysdb_read_entry(tmp_ctx, sysdb, dn, NULL, &msg);
     }
     if (ret != EOK) {
         goto done;
@@ -411,12 +387,12 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
     int lret;
     errno_t ret;
 
-    if (db_dir == NULL || domain == NULL || _sysdb == NULL || !sysdb_domain_valid(domain)
-            || (unsigned int)case_mode > SYSDB_CASE_PRESERVING
-            || (unsigned int)backend > SYSDB_BACKEND_MDB) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid arguments\n");
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(db_dir != NULL);
+    SYSDB_ARG_CHECK(domain != NULL);
+    SYSDB_ARG_CHECK(_sysdb != NULL);
+    SYSDB_ARG_CHECK(sysdb_domain_valid(domain));
+    SYSDB_ARG_CHECK((unsigned int)case_mode <= SYSDB_CASE_PRESERVING);
+    SYSDB_ARG_CHECK((unsigned int)backend <= SYSDB_BACKEND_MDB);
     if (backend == SYSDB_BACKEND_DEFAULT) {
         backend = sysdb_default_backend(db_dir, domain);
     }
@@ -479,9 +455,10 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
             goto done;
         }
         ret = sysdb_precreate(sysdb->path);
-        if (ret == EOK) {
-            ret = sysdb_precreate(url);
+        if (ret != EOK) {
+            goto done;
         }
+        ret = sysdb_precreate(url);
         talloc_free(url);
         if (ret != EOK) {
             goto done;
@@ -546,89 +523,6 @@ const char *sysdb_domain(struct sysdb_ctx *sysdb)
     return sysdb == NULL ? NULL : sysdb->domain;
 }
 
-errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
-{
-    int lret;
-
-    if (sysdb == NULL) {
-        return EINVAL;
-    }
-    if (sysdb->tx_depth == 0) {
-        lret = ldb_transaction_start(sysdb->ldb);
-        if (lret != LDB_SUCCESS) {
-            return sysdb_ldb_error(sysdb, lret, "Transaction start");
-        }
-        sysdb->tx_doomed = false;
-        /* After the start: begin marks the moment the write lock is held. */
-        PROBE(SYSDB_TXN_BEGIN, sss_debug_req_id, sysdb->domain);
-    }
-    sysdb->tx_depth++;
-    return EOK;
-}
-
-errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
-{
-    int lret;
-    errno_t ret;
-
-    if (sysdb == NULL || sysdb->tx_depth == 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Commit without a transaction\n");
-        return EINVAL;
-    }
-    sysdb->tx_depth--;
-    if (sysdb->tx_depth > 0) {
-        return EOK;
-    }
-    if (sysdb->tx_doomed) {
-        DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
-        ldb_transaction_cancel(sysdb->ldb);
-        sysdb->tx_doomed = false;
-        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, EIO);
-        return EIO;
-    }
-    lret = ldb_transaction_commit(sysdb->ldb);
-    ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
-    PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
-    return ret;
-}
-
-errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
-{
-    int lret;
-
-    if (sysdb == NULL || sysdb->tx_depth == 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel without a transaction\n");
-        return EINVAL;
-    }
-    sysdb->tx_depth--;
-    if (sysdb->tx_depth > 0) {
-        sysdb->tx_doomed = true;
-        return EOK;
-    }
-    sysdb->tx_doomed = false;
-    lret = ldb_transaction_cancel(sysdb->ldb);
-    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
-    if (lret != LDB_SUCCESS) {
-        return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
-    }
-    return EOK;
-}
-
-errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret)
-{
-    errno_t cret;
-
-    if (ret == EOK) {
-        return sysdb_transaction_commit(sysdb);
-    }
-    cret = sysdb_transaction_cancel(sysdb);
-    if (cret != EOK) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel after %s failed: %s\n", sss_strerror(ret),
-              sss_strerror(cret));
-    }
-    return ret;
-}
-
 /* The containers' DNs, made once. */
 static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 {
@@ -636,7 +530,7 @@ static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 
     for (kind = SYSDB_KIND_USER; kind <= SYSDB_KIND_GROUP; kind++) {
         sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s",
-                                              sysdb_kind_container[kind]);
+                                              sysdb_kinds[kind].container);
         if (sysdb->base_dn[kind] == NULL) {
             return ENOMEM;
         }

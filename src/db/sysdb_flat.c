@@ -64,9 +64,13 @@ static uintptr_t flat_list(struct flat_buf *fb, const char *const *list)
     return off;
 }
 
-/* Two passes over the same code: measure, then write. */
-static void flat_user_write(struct flat_buf *fb, const struct sysdb_user *u)
+/* Writers of a result into a flat buffer. Each runs twice over the same code: measure
+ * (fb->base NULL), then write. */
+typedef void flat_write_fn(struct flat_buf *fb, const void *result);
+
+static void flat_user_write(struct flat_buf *fb, const void *result)
 {
+    const struct sysdb_user *u = result;
     struct sysdb_user f = *u;
 
     fb->used = FLAT_ALIGN(sizeof(f));
@@ -80,8 +84,9 @@ static void flat_user_write(struct flat_buf *fb, const struct sysdb_user *u)
     }
 }
 
-static void flat_group_write(struct flat_buf *fb, const struct sysdb_group *g)
+static void flat_group_write(struct flat_buf *fb, const void *result)
 {
+    const struct sysdb_group *g = result;
     struct sysdb_group f = *g;
 
     fb->used = FLAT_ALIGN(sizeof(f));
@@ -94,36 +99,32 @@ static void flat_group_write(struct flat_buf *fb, const struct sysdb_group *g)
     }
 }
 
-errno_t sysdb_flat_user(TALLOC_CTX *mem_ctx, const struct sysdb_user *user,
-                        void **_blob, size_t *_len)
+static errno_t flat_make(TALLOC_CTX *mem_ctx, flat_write_fn *write, const void *result,
+                         void **_blob, size_t *_len)
 {
     struct flat_buf fb = { NULL, 0 };
 
-    flat_user_write(&fb, user);
+    write(&fb, result);
     fb.base = talloc_size(mem_ctx, fb.used);
     if (fb.base == NULL) {
         return ENOMEM;
     }
-    flat_user_write(&fb, user);
+    write(&fb, result);
     *_blob = fb.base;
     *_len = fb.used;
     return EOK;
 }
 
+errno_t sysdb_flat_user(TALLOC_CTX *mem_ctx, const struct sysdb_user *user,
+                        void **_blob, size_t *_len)
+{
+    return flat_make(mem_ctx, flat_user_write, user, _blob, _len);
+}
+
 errno_t sysdb_flat_group(TALLOC_CTX *mem_ctx, const struct sysdb_group *group,
                          void **_blob, size_t *_len)
 {
-    struct flat_buf fb = { NULL, 0 };
-
-    flat_group_write(&fb, group);
-    fb.base = talloc_size(mem_ctx, fb.used);
-    if (fb.base == NULL) {
-        return ENOMEM;
-    }
-    flat_group_write(&fb, group);
-    *_blob = fb.base;
-    *_len = fb.used;
-    return EOK;
+    return flat_make(mem_ctx, flat_group_write, group, _blob, _len);
 }
 
 static const char *flat_ptr(char *base, const char *off)
@@ -149,16 +150,28 @@ static const char **flat_ptr_list(char *base, const char **off)
     return list;
 }
 
+/* The one allocation of a result: a copy of the blob named like the struct it holds. */
+static inline char *flat_copy(TALLOC_CTX *mem_ctx, const void *blob, size_t len,
+                              const char *name)
+{
+    char *base;
+
+    base = talloc_memdup(mem_ctx, blob, len);
+    if (base != NULL) {
+        talloc_set_name_const(base, name);
+    }
+    return base;
+}
+
 struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size_t len)
 {
     struct sysdb_user *u;
     char *base;
 
-    base = talloc_memdup(mem_ctx, blob, len);
+    base = flat_copy(mem_ctx, blob, len, "struct sysdb_user");
     if (base == NULL) {
         return NULL;
     }
-    talloc_set_name_const(base, "struct sysdb_user");
     u = (struct sysdb_user *)(void *)base;
     u->name = flat_ptr(base, u->name);
     u->gecos = flat_ptr(base, u->gecos);
@@ -173,11 +186,10 @@ struct sysdb_group *sysdb_unflat_group(TALLOC_CTX *mem_ctx, const void *blob, si
     struct sysdb_group *g;
     char *base;
 
-    base = talloc_memdup(mem_ctx, blob, len);
+    base = flat_copy(mem_ctx, blob, len, "struct sysdb_group");
     if (base == NULL) {
         return NULL;
     }
-    talloc_set_name_const(base, "struct sysdb_group");
     g = (struct sysdb_group *)(void *)base;
     g->name = flat_ptr(base, g->name);
     g->orig_dn = flat_ptr(base, g->orig_dn);

@@ -1,30 +1,19 @@
 /*
  * sysdb ldb plumbing shared by the user and group code: every ldb request goes through
- * here (with the event-context workaround below), plus DNs, reads, index searches,
- * add-or-modify, uid/gid takeover, deletes, expiry and message helpers.
+ * here (with the event-context workaround below), nested transactions, plus DNs, reads,
+ * index searches, add-or-modify, uid/gid takeover, deletes and expiry. Building and
+ * reading messages is in sysdb_msg.c.
  */
 #include "config.h"
 
+#include <assert.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "db/sysdb_private.h"
-
-static const char *sysdb_kind_class[] = {
-    [SYSDB_KIND_USER] = "user",
-    [SYSDB_KIND_GROUP] = "group",
-};
-
-static const char *sysdb_kind_id[] = {
-    [SYSDB_KIND_USER] = SYSDB_A_UID,
-    [SYSDB_KIND_GROUP] = SYSDB_A_GID,
-};
-
-static const char *sysdb_kind_id_idx[] = {
-    [SYSDB_KIND_USER] = SYSDB_A_UID_IDX,
-    [SYSDB_KIND_GROUP] = SYSDB_A_GID_IDX,
-};
+#include "util/probes.h"
 
 /* The indexed form of an id: multiplying by an odd constant is a bijection on 32 bits (ids
  * stay unique) that scatters consecutive ids; fixed-width hex. */
@@ -75,7 +64,7 @@ static int sysdb_ldb_modify(struct sysdb_ctx *sysdb, const struct ldb_message *m
     return lret;
 }
 
-static int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
+int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
 {
     int lret;
 
@@ -101,6 +90,92 @@ errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what)
           sysdb->path, ldb_strerror(lret), lret, ldb_errstring(sysdb->ldb));
     return EIO;
 }
+
+/* ---- nested transactions ---- */
+
+errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
+{
+    int lret;
+
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    assert(sysdb->tx_depth < UINT_MAX);
+    if (sysdb->tx_depth == 0) {
+        assert(!sysdb->tx_doomed);
+        lret = ldb_transaction_start(sysdb->ldb);
+        if (lret != LDB_SUCCESS) {
+            return sysdb_ldb_error(sysdb, lret, "Transaction start");
+        }
+        sysdb->tx_doomed = false;
+        /* After the start: begin marks the moment the write lock is held. */
+        PROBE(SYSDB_TXN_BEGIN, sss_debug_req_id, sysdb->domain);
+    }
+    sysdb->tx_depth++;
+    return EOK;
+}
+
+/* Closes one level of the open transaction. Inner levels only count down (a cancel dooms
+ * the whole); the outermost commits, or cancels when asked or doomed (then a commit
+ * returns EIO). EINVAL (logged) when none is open. */
+static errno_t sysdb_transaction_close(struct sysdb_ctx *sysdb, bool commit)
+{
+    int lret;
+    errno_t ret;
+
+    if (sysdb->tx_depth == 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s without a transaction\n", commit ? "Commit" : "Cancel");
+        return EINVAL;
+    }
+    sysdb->tx_depth--;
+    sysdb->tx_doomed |= !commit;
+    if (sysdb->tx_depth > 0) {
+        return EOK;
+    }
+    if (!sysdb->tx_doomed) {
+        lret = ldb_transaction_commit(sysdb->ldb);
+        ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
+        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
+        return ret;
+    }
+    sysdb->tx_doomed = false;
+    if (commit) {
+        DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
+        ldb_transaction_cancel(sysdb->ldb);
+        PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, EIO);
+        return EIO;
+    }
+    lret = ldb_transaction_cancel(sysdb->ldb);
+    PROBE(SYSDB_TXN_CANCEL, sss_debug_req_id, sysdb->domain);
+    return sysdb_ldb_error(sysdb, lret, "Transaction cancel");
+}
+
+errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
+{
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    return sysdb_transaction_close(sysdb, true);
+}
+
+errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
+{
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    return sysdb_transaction_close(sysdb, false);
+}
+
+errno_t sysdb_transaction_end(struct sysdb_ctx *sysdb, errno_t ret)
+{
+    errno_t cret;
+
+    if (ret == EOK) {
+        return sysdb_transaction_commit(sysdb);
+    }
+    cret = sysdb_transaction_cancel(sysdb);
+    if (cret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cancel after %s failed: %s\n", sss_strerror(ret),
+              sss_strerror(cret));
+    }
+    return ret;
+}
+
+/* ---- entries ---- */
 
 errno_t sysdb_entry_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                        const char *key, struct ldb_dn **_dn)
@@ -232,50 +307,45 @@ static errno_t sysdb_search_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     char filter[32];
 
     sysdb_id_idx_value(id, value);
-    snprintf(filter, sizeof(filter), "(%s=%s)", sysdb_kind_id_idx[kind], value);
+    snprintf(filter, sizeof(filter), "(%s=%s)", sysdb_kinds[kind].id_idx_attr, value);
     return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }
 
 errno_t sysdb_search_by_id(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                            uint32_t id, const char *const *attrs, struct ldb_message **_msg)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message **msgs;
     size_t count;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_search_id(tmp_ctx, sysdb, kind, id, attrs, &msgs, &count);
+    /* The array holds the messages: the one kept is stolen out of it before it goes. */
+    ret = sysdb_search_id(NULL, sysdb, kind, id, attrs, &msgs, &count);
     if (ret != EOK) {
-        goto done;
-    }
-    if (count == 0) {
-        ret = ENOENT;
-        goto done;
+        return ret;
     }
     if (count > 1) {
         DEBUG(SSSDBG_MINOR_FAILURE, "%zu %s entries hold %s %" PRIu32 "; using the first\n",
-              count, sysdb_kind_class[kind], sysdb_kind_id[kind], id);
+              count, sysdb_kinds[kind].name, sysdb_kinds[kind].id_attr, id);
     }
-    *_msg = talloc_steal(mem_ctx, msgs[0]);
-
-done:
-    talloc_free(tmp_ctx);
+    if (count == 0) {
+        ret = ENOENT;
+    } else {
+        *_msg = talloc_steal(mem_ctx, msgs[0]);
+    }
+    talloc_free(msgs);
     return ret;
 }
 
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                         struct ldb_message ***_msgs, size_t *_count)
+                         const char *const *attrs, struct ldb_message ***_msgs,
+                         size_t *_count)
 {
     /* Every user has a uid and every group a gid, and only they do (a full scan: ldb does
      * not index presence). */
     char filter[16];
 
-    snprintf(filter, sizeof(filter), "(%s=*)", sysdb_kind_id[kind]);
-    return sysdb_search_filter(mem_ctx, sysdb, filter, NULL, _msgs, _count);
+    snprintf(filter, sizeof(filter), "(%s=*)", sysdb_kinds[kind].id_attr);
+    return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }
 
 /* Adds a copy of msg: plain elements, the empty ones (attributes to clear) dropped, and a
@@ -331,6 +401,8 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
 {
     int lret;
 
+    assert(sysdb->tx_depth > 0);
+
     if (exists != SYSDB_EXISTS_YES) {
         lret = sysdb_add_entry(sysdb, msg);
         if (lret != LDB_ERR_ENTRY_ALREADY_EXISTS || exists == SYSDB_EXISTS_NO) {
@@ -357,6 +429,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     int lret;
     errno_t ret;
 
+    assert(sysdb->tx_depth > 0);    /* the deletes and the write that follows are one */
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -372,7 +445,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
             continue;
         }
         DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%" PRIu32 " now belongs to another name: deleting %s\n",
-              sysdb_kind_class[kind], sysdb_kind_id[kind], id,
+              sysdb_kinds[kind].name, sysdb_kinds[kind].id_attr, id,
               ldb_dn_get_linearized(msgs[i]->dn));
         lret = sysdb_ldb_delete(sysdb, msgs[i]->dn);
         if (lret != LDB_SUCCESS) {
@@ -393,120 +466,122 @@ done:
 
 errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_dn *dn;
     int lret;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL) {
-        return EINVAL;
-    }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_name_dn(tmp_ctx, sysdb, kind, name, &dn);
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
+    ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     lret = sysdb_ldb_delete(sysdb, dn);
-    ret = sysdb_ldb_error(sysdb, lret, "Delete");
-
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    talloc_free(dn);
+    return sysdb_ldb_error(sysdb, lret, "Delete");
 }
 
 /* Sets the expiry attributes of one entry to SYSDB_EXPIRED_TS (initgroups list only when
  * the entry has one). */
 static errno_t sysdb_expire_msg(struct sysdb_ctx *sysdb, struct ldb_message *entry)
 {
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     int lret;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    msg = ldb_msg_new(tmp_ctx);
+    assert(sysdb->tx_depth > 0);
+    msg = ldb_msg_new(NULL);
     if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     msg->dn = entry->dn;
     ret = sysdb_msg_set_num(msg, SYSDB_A_EXPIRE, SYSDB_EXPIRED_TS);
-    if (ret == EOK && ldb_msg_find_element(entry, SYSDB_A_INITGR_EXPIRE) != NULL) {
-        ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, SYSDB_EXPIRED_TS);
-    }
     if (ret != EOK) {
         goto done;
+    }
+    if (ldb_msg_find_element(entry, SYSDB_A_INITGR_EXPIRE) != NULL) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_INITGR_EXPIRE, SYSDB_EXPIRED_TS);
+        if (ret != EOK) {
+            goto done;
+        }
     }
     lret = sysdb_ldb_modify(sysdb, msg);
     ret = sysdb_ldb_error(sysdb, lret, "Modify");
 
 done:
-    talloc_free(tmp_ctx);
+    talloc_free(msg);
     return ret;
+}
+
+/* What sysdb_expire_msg() needs of an entry (and the DN, always there). */
+static const char *const sysdb_expire_attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };
+
+/* Inside the transaction of sysdb_expire_by_name(): reads the entry, then expires it. */
+static errno_t sysdb_expire_dn(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
+{
+    struct ldb_message *entry;
+    errno_t ret;
+
+    ret = sysdb_read_entry(NULL, sysdb, dn, sysdb_expire_attrs, &entry);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_expire_msg(sysdb, entry);
+    talloc_free(entry);
+    return ret;
+}
+
+/* Inside the transaction of sysdb_expire_all(): every entry of kind. */
+static errno_t sysdb_expire_kind(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 enum sysdb_kind kind)
+{
+    struct ldb_message **msgs;
+    size_t count;
+    size_t i;
+    errno_t ret;
+
+    ret = sysdb_search_all(mem_ctx, sysdb, kind, sysdb_expire_attrs, &msgs, &count);
+    if (ret != EOK) {
+        return ret;
+    }
+    for (i = 0; i < count; i++) {
+        ret = sysdb_expire_msg(sysdb, msgs[i]);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
 }
 
 errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name)
 {
-    TALLOC_CTX *tmp_ctx;
-    const char *attrs[] = { SYSDB_A_INITGR_EXPIRE, NULL };
-    struct ldb_message *entry;
     struct ldb_dn *dn;
-    bool in_tx = false;
     errno_t ret;
 
-    if (sysdb == NULL || name == NULL) {
-        return EINVAL;
-    }
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_name_dn(tmp_ctx, sysdb, kind, name, &dn);
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
+    ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
-    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &entry);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_expire_msg(sysdb, entry);
-    if (ret != EOK) {
-        goto done;
-    }
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_expire_dn(sysdb, dn);
+    ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
-    talloc_free(tmp_ctx);
+    talloc_free(dn);
     return ret;
 }
 
 errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
 {
     TALLOC_CTX *tmp_ctx;
-    struct ldb_message **msgs;
-    bool in_tx = false;
-    size_t count;
-    size_t i;
     errno_t ret;
 
-    if (sysdb == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -515,56 +590,12 @@ errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
     if (ret != EOK) {
         goto done;
     }
-    in_tx = true;
-    ret = sysdb_search_all(tmp_ctx, sysdb, kind, &msgs, &count);
-    if (ret != EOK) {
-        goto done;
-    }
-    for (i = 0; i < count; i++) {
-        ret = sysdb_expire_msg(sysdb, msgs[i]);
-        if (ret != EOK) {
-            goto done;
-        }
-    }
-    in_tx = false;
-    ret = sysdb_transaction_commit(sysdb);
+    ret = sysdb_expire_kind(tmp_ctx, sysdb, kind);
+    ret = sysdb_transaction_end(sysdb, ret);
 
 done:
-    if (in_tx) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
-}
-
-static errno_t sysdb_msg_replace(struct ldb_message *msg, const char *attr,
-                                 struct ldb_message_element **_el)
-{
-    int lret;
-
-    lret = ldb_msg_add_empty(msg, attr, LDB_FLAG_MOD_REPLACE, _el);
-    return lret == LDB_SUCCESS ? EOK : ENOMEM;
-}
-
-errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
-                          size_t len)
-{
-    struct ldb_message_element *el;
-    errno_t ret;
-
-    ret = sysdb_msg_replace(msg, attr, &el);
-    if (ret != EOK || data == NULL) {
-        return ret;
-    }
-    el->values = talloc_array(msg->elements, struct ldb_val, 1);
-    if (el->values == NULL) {
-        return ENOMEM;
-    }
-    /* The value is not copied: data must live as long as msg. */
-    el->values[0].data = (uint8_t *)discard_const(data);
-    el->values[0].length = len;
-    el->num_values = 1;
-    return EOK;
 }
 
 errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t id)
@@ -572,7 +603,7 @@ errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t
     char *idx;
     errno_t ret;
 
-    ret = sysdb_msg_set_num(msg, sysdb_kind_id[kind], id);
+    ret = sysdb_msg_set_num(msg, sysdb_kinds[kind].id_attr, id);
     if (ret != EOK) {
         return ret;
     }
@@ -581,74 +612,5 @@ errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t
         return ENOMEM;
     }
     sysdb_id_idx_value(id, idx);
-    return sysdb_msg_set_str(msg, sysdb_kind_id_idx[kind], idx);
-}
-
-errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char *str)
-{
-    return sysdb_msg_set_val(msg, attr, str, str == NULL ? 0 : strlen(str));
-}
-
-errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t num)
-{
-    char *str;
-
-    str = talloc_asprintf(msg, "%" PRIu64, num);
-    if (str == NULL) {
-        return ENOMEM;
-    }
-    return sysdb_msg_set_str(msg, attr, str);
-}
-
-const char *sysdb_msg_str(const struct ldb_message *msg, const char *attr)
-{
-    const struct ldb_message_element *el;
-
-    el = ldb_msg_find_element(msg, attr);
-    if (el == NULL || el->num_values != 1 || el->values[0].data == NULL
-            || el->values[0].data[el->values[0].length] != '\0'
-            || strlen((const char *)el->values[0].data) != el->values[0].length) {
-        return NULL;
-    }
-    return (const char *)el->values[0].data;
-}
-
-errno_t sysdb_msg_num(const struct ldb_message *msg, const char *attr, uint64_t max,
-                      uint64_t *_num)
-{
-    const char *str;
-    char *end;
-    unsigned long long num;
-
-    str = sysdb_msg_str(msg, attr);
-    if (str == NULL || str[0] < '0' || str[0] > '9') {
-        return EIO;
-    }
-    errno = 0;
-    num = strtoull(str, &end, 10);
-    if (errno != 0 || *end != '\0' || num > max) {
-        return EIO;
-    }
-    *_num = num;
-    return EOK;
-}
-
-errno_t sysdb_check_attr(const char *value, const char *what)
-{
-    size_t len;
-
-    if (value == NULL) {
-        return EOK;
-    }
-    len = strlen(value);
-    if (len > SYSDB_ATTR_MAX) {
-        DEBUG(SSSDBG_OP_FAILURE, "Refusing %s of %zu bytes (limit %d)\n",
-              what, len, SYSDB_ATTR_MAX);
-        return EINVAL;
-    }
-    if (!sysdb_utf8_valid(value, len)) {
-        DEBUG(SSSDBG_OP_FAILURE, "Refusing %s: not UTF-8\n", what);
-        return EINVAL;
-    }
-    return EOK;
+    return sysdb_msg_set_str(msg, sysdb_kinds[kind].id_idx_attr, idx);
 }

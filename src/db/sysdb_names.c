@@ -6,12 +6,14 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <wctype.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 #include "db/sysdb_private.h"
+#include "util/sss_hash.h"
 
 /* Decodes one UTF-8 sequence at s (n bytes left). Returns its length and the code point,
  * or 0 for an invalid, overlong or surrogate sequence, or a NUL byte. */
@@ -186,9 +188,8 @@ static errno_t sysdb_name_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     size_t len;
     char *out;
 
-    if (sysdb == NULL || name == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(name != NULL);
     len = strnlen(name, SYSDB_NAME_MAX + sysdb->domain_len + 2);
     out = talloc_size(mem_ctx, sysdb_name_room(sysdb, len));
     if (out == NULL) {
@@ -232,9 +233,7 @@ errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char 
 errno_t sysdb_fqname(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                      char **_fqname)
 {
-    if (_fqname == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(_fqname != NULL);
     return sysdb_name_stored(mem_ctx, sysdb, name, _fqname);
 }
 
@@ -245,9 +244,9 @@ errno_t sysdb_short_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const cha
     size_t dlen;
     char *out;
 
-    if (sysdb == NULL || fqname == NULL || _short == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(fqname != NULL);
+    SYSDB_ARG_CHECK(_short != NULL);
     len = strlen(fqname);
     dlen = sysdb->domain_len;
     if (len > dlen + 1 && fqname[len - dlen - 1] == '@'
@@ -272,22 +271,29 @@ struct sysdb_name_list {
     char *keys;         /* folded forms (preserving mode only; otherwise keys are in buf) */
     size_t klen;
     size_t kcap;
-    uint32_t *slots;    /* hash table: key offset + 1, 0 = empty */
-    size_t nslots;      /* power of two */
+    /* The names seen, for dropping duplicates: items are key offsets + 1 (never NULL)
+     * cast to pointers, so the buffers may move; made by the first add. */
+    struct sss_hash_table *seen;
     size_t count;
 };
 
-/* FNV-1a, 64 bits folded to the table size by the caller. */
-static uint64_t sysdb_hash(const char *s, size_t len)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    size_t i;
+/* A lookup key of the seen table: klen bytes, not necessarily NUL-terminated. */
+struct sysdb_name_ref {
+    const char *key;
+    size_t klen;
+};
 
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h ^ (h >> 29);
+static const char *sysdb_name_list_keybuf(struct sysdb_name_list *list)
+{
+    return list->sysdb->case_mode == SYSDB_CASE_PRESERVING ? list->keys : list->buf;
+}
+
+static bool sysdb_name_list_equal(const void *item, const void *key, void *ctx)
+{
+    const struct sysdb_name_ref *ref = key;
+    const char *other = sysdb_name_list_keybuf(ctx) + ((uintptr_t)item - 1);
+
+    return memcmp(other, ref->key, ref->klen) == 0 && other[ref->klen] == '\0';
 }
 
 errno_t sysdb_name_list_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
@@ -295,9 +301,8 @@ errno_t sysdb_name_list_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_name_list *list;
 
-    if (sysdb == NULL || _list == NULL) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(sysdb != NULL);
+    SYSDB_ARG_CHECK(_list != NULL);
     list = talloc_zero(mem_ctx, struct sysdb_name_list);
     if (list == NULL) {
         return ENOMEM;
@@ -332,84 +337,23 @@ static errno_t sysdb_buf_reserve(TALLOC_CTX *owner, char **buf, size_t *cap, siz
     return EOK;
 }
 
-static const char *sysdb_name_list_keybuf(struct sysdb_name_list *list)
-{
-    return list->sysdb->case_mode == SYSDB_CASE_PRESERVING ? list->keys : list->buf;
-}
-
-/* Finds the slot of key (klen bytes): the matching one, or the empty one to fill. */
-static size_t sysdb_name_list_slot(struct sysdb_name_list *list, const char *key, size_t klen,
-                                   bool *_found)
-{
-    const char *keybuf = sysdb_name_list_keybuf(list);
-    size_t mask = list->nslots - 1;
-    size_t i = sysdb_hash(key, klen) & mask;
-    const char *other;
-
-    while (list->slots[i] != 0) {
-        other = keybuf + list->slots[i] - 1;
-        if (memcmp(other, key, klen) == 0 && other[klen] == '\0') {
-            *_found = true;
-            return i;
-        }
-        i = (i + 1) & mask;
-    }
-    *_found = false;
-    return i;
-}
-
-static errno_t sysdb_name_list_grow_slots(struct sysdb_name_list *list, size_t want)
-{
-    const char *keybuf = sysdb_name_list_keybuf(list);
-    uint32_t *old = list->slots;
-    size_t oldn = list->nslots;
-    size_t n = oldn ? oldn : 64;
-    size_t i;
-    size_t s;
-    bool found;
-
-    while (n < 2 * want) {
-        n *= 2;
-    }
-    if (n == oldn) {
-        return EOK;
-    }
-    list->slots = talloc_zero_array(list, uint32_t, n);
-    if (list->slots == NULL) {
-        list->slots = old;
-        return ENOMEM;
-    }
-    list->nslots = n;
-    for (i = 0; i < oldn; i++) {
-        if (old[i] != 0) {
-            const char *key = keybuf + old[i] - 1;
-            s = sysdb_name_list_slot(list, key, strlen(key), &found);
-            list->slots[s] = old[i];
-        }
-    }
-    talloc_free(old);
-    return EOK;
-}
-
 errno_t sysdb_name_list_add(struct sysdb_name_list *list, const char *const *names,
                             size_t count)
 {
     struct sysdb_ctx *sysdb;
+    struct sysdb_name_ref ref;
+    uint64_t hash;
+    void *item;
     bool preserving;
     size_t i;
     size_t len;
     size_t room;
     size_t n;
-    size_t kn;
-    size_t s;
     char *stored;
-    char *key;
-    bool found;
     errno_t ret;
 
-    if (list == NULL || (names == NULL && count != 0 && count != (size_t)-1)) {
-        return EINVAL;
-    }
+    SYSDB_ARG_CHECK(list != NULL);
+    SYSDB_ARG_CHECK(names != NULL || count == 0 || count == (size_t)-1);
     if (names == NULL) {
         return EOK;
     }
@@ -423,9 +367,12 @@ errno_t sysdb_name_list_add(struct sysdb_name_list *list, const char *const *nam
     sysdb = list->sysdb;
     preserving = sysdb->case_mode == SYSDB_CASE_PRESERVING;
 
-    ret = sysdb_name_list_grow_slots(list, list->count + count);
-    if (ret != EOK) {
-        return ret;
+    if (list->seen == NULL) {
+        /* Sized for the first slice: one call with a whole list never grows it. */
+        list->seen = sss_hash_table_new(list, count, sysdb_name_list_equal, list);
+        if (list->seen == NULL) {
+            return ENOMEM;
+        }
     }
 
     for (i = 0; i < count; i++) {
@@ -450,23 +397,50 @@ errno_t sysdb_name_list_add(struct sysdb_name_list *list, const char *const *nam
             if (ret != EOK) {
                 return ret;
             }
-            key = list->keys + list->klen;
-            kn = sysdb_name_write(sysdb, names[i], len, true, key);
+            ref.key = list->keys + list->klen;
+            ref.klen = sysdb_name_write(sysdb, names[i], len, true, list->keys + list->klen);
         } else {
-            key = stored;
-            kn = n;
+            ref.key = stored;
+            ref.klen = n;
         }
-        s = sysdb_name_list_slot(list, key, kn, &found);
-        if (found) {
+        /* The name is written past the end of the list: it becomes part of it only when
+         * it was not seen before. Every key ends in the same "@domain": only the part
+         * before it is hashed. */
+        assert(ref.klen > sysdb->domain_len + 1);
+        item = (void *)(uintptr_t)((preserving ? list->klen : list->len) + 1);
+        hash = sss_hash_bytes(ref.key, ref.klen - sysdb->domain_len - 1);
+        ret = sss_hash_table_insert(list->seen, hash, &ref, item, NULL);
+        if (ret == EEXIST) {
             continue;
         }
-        list->slots[s] = (uint32_t)((preserving ? list->klen : list->len) + 1);
+        if (ret != EOK) {
+            return ret;
+        }
         list->len += n + 1;
         if (preserving) {
-            list->klen += kn + 1;
+            list->klen += ref.klen + 1;
         }
         list->count++;
     }
+    return EOK;
+}
+
+errno_t sysdb_name_list_make(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const char *const *names, struct sysdb_name_list **_list)
+{
+    struct sysdb_name_list *list;
+    errno_t ret;
+
+    ret = sysdb_name_list_new(mem_ctx, sysdb, &list);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_name_list_add(list, names, (size_t)-1);
+    if (ret != EOK) {
+        talloc_free(list);
+        return ret;
+    }
+    *_list = list;
     return EOK;
 }
 
@@ -555,6 +529,16 @@ errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
     *_names = names;
     *_count = count;
     return EOK;
+}
+
+errno_t sysdb_msg_names(TALLOC_CTX *mem_ctx, const struct ldb_message *msg, const char *attr,
+                        const char ***_names, size_t *_count)
+{
+    const struct ldb_message_element *el;
+
+    el = ldb_msg_find_element(msg, attr);
+    return sysdb_packed_split(mem_ctx, el != NULL && el->num_values == 1 ? &el->values[0] : NULL,
+                              _names, _count);
 }
 
 errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,

@@ -38,8 +38,23 @@
 
 #include "util/util.h"
 #include "db/sysdb.h"
+#include "db/sysdb_rcache.h"
 
 #define SYSDB_VERSION "2"
+
+/*
+ * The argument check of a public entry point, after sd-bus's assert_return(): when cond is
+ * false, logs the condition that failed (DEBUG names the function) and returns EINVAL.
+ * For what a correct caller never passes (NULL pointers, out-of-range values); input a
+ * client chose (names, attribute values) is refused with its own message by the code that
+ * checks it.
+ */
+#define SYSDB_ARG_CHECK(cond) do { \
+    if (__builtin_expect(!(cond), 0)) { \
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
+        return EINVAL; \
+    } \
+} while (0)
 
 #define SYSDB_BASE_DN "cn=sysdb"
 #define SYSDB_A_GUID "guid"   /* mdb record key (ldb @IDXGUID) */
@@ -72,6 +87,16 @@ enum sysdb_kind {
     SYSDB_KIND_USER,
     SYSDB_KIND_GROUP,
 };
+
+/* What the code users and groups share needs to know of a kind: sysdb_kinds[kind]
+ * (sysdb_entry.c). */
+struct sysdb_kind_desc {
+    const char *name;           /* "user", "group": for logs */
+    const char *container;      /* the kind's base DN is cn=<container> */
+    const char *id_attr;        /* uid / gid */
+    const char *id_idx_attr;    /* uidx / gidx: the indexed scrambled id */
+};
+extern const struct sysdb_kind_desc sysdb_kinds[];
 
 struct sysdb_ctx {
     struct ldb_context *ldb;
@@ -117,8 +142,19 @@ errno_t sysdb_name_stored(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const ch
 errno_t sysdb_name_dn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                       const char *name, struct ldb_dn **_dn);
 
+/* Longest key form of a name accepted by any function (with NUL). */
+#define SYSDB_KEY_ROOM (2 * (2 * SYSDB_NAME_MAX + 2) + SYSDB_NAME_MAX + 2)
+
+/* Writes the key form of name into buf (SYSDB_KEY_ROOM bytes); returns its length, 0 for
+ * an invalid name (logged). */
+size_t sysdb_name_key_buf(struct sysdb_ctx *sysdb, const char *name, char *buf);
+
 /* true for valid UTF-8 of len bytes without NUL. */
 bool sysdb_utf8_valid(const char *s, size_t len);
+
+/* A list of names (NULL-terminated; NULL: none), as sysdb_name_list_new() + _add(). */
+errno_t sysdb_name_list_make(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const char *const *names, struct sysdb_name_list **_list);
 
 /* The packed bytes of a list (each name NUL-terminated) and its name count. */
 const char *sysdb_name_list_data(struct sysdb_name_list *list, size_t *_len);
@@ -127,6 +163,9 @@ const char *sysdb_name_list_data(struct sysdb_name_list *list, size_t *_len);
  * EIO when the value is not a sequence of NUL-terminated strings. */
 errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
                            const char ***_names, size_t *_count);
+/* The same for the packed list attribute attr of msg (absent: empty). */
+errno_t sysdb_msg_names(TALLOC_CTX *mem_ctx, const struct ldb_message *msg, const char *attr,
+                        const char ***_names, size_t *_count);
 
 /* --- ldb plumbing (sysdb_ldb.c) --- */
 
@@ -134,8 +173,9 @@ errno_t sysdb_packed_split(TALLOC_CTX *mem_ctx, const struct ldb_val *val,
 void sysdb_ldb_enter(void);
 void sysdb_ldb_leave(void);
 
-/* ldb_add with the per-request event context workaround (see sysdb_ldb.c). */
+/* ldb_add / ldb_delete with the per-request event context workaround (see sysdb_ldb.c). */
 int sysdb_ldb_add(struct sysdb_ctx *sysdb, const struct ldb_message *msg);
+int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn);
 
 /* ldb error -> errno_t, logging ldb's message at OP_FAILURE for unexpected errors. */
 errno_t sysdb_ldb_error(struct sysdb_ctx *sysdb, int lret, const char *what);
@@ -189,9 +229,16 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
 errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);
 errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind);
 
-/* All entries of a kind (full scan). */
+/* All entries of a kind (full scan), with attrs (NULL: all). */
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
-                         struct ldb_message ***_msgs, size_t *_count);
+                         const char *const *attrs, struct ldb_message ***_msgs,
+                         size_t *_count);
+
+/* --- messages (sysdb_msg.c; sysdb_msg_set_id in sysdb_ldb.c) --- */
+
+/* A new message for the entry whose DN is dn (a string), or NULL (no memory). */
+struct ldb_message *sysdb_msg_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  const char *dn);
 
 /* Message building: replace attr by one value (string / number); NULL str clears it. */
 errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char *str);
@@ -207,9 +254,123 @@ const char *sysdb_msg_str(const struct ldb_message *msg, const char *attr);
 errno_t sysdb_msg_num(const struct ldb_message *msg, const char *attr, uint64_t max,
                       uint64_t *_num);
 
-/* Checks an optional string attribute for storing: NULL ok; EINVAL over SYSDB_ATTR_MAX
- * or not UTF-8. */
-errno_t sysdb_check_attr(const char *value, const char *what);
+/* A number attribute that must fit 32 bits (ids); EIO when malformed. */
+errno_t sysdb_msg_u32(const struct ldb_message *msg, const char *attr, uint32_t *_num);
+/* An entry's update time and expiry, as stored by sysdb_msg_set_times(); EIO when
+ * malformed. */
+errno_t sysdb_msg_times(const struct ldb_message *msg, const char *update_attr,
+                        const char *expire_attr, time_t *_update, time_t *_expire);
+
+/* Sets an entry's update time (now) and its expiry. */
+errno_t sysdb_msg_set_times(struct ldb_message *msg, const char *update_attr,
+                            const char *expire_attr, time_t now, uint64_t expire);
+
+/* An optional string attribute of an entry to store. */
+struct sysdb_str_attr {
+    const char *attr;
+    const char *what;       /* its name in logs */
+    const char *value;      /* NULL: none (a stored one is removed) */
+};
+/* EINVAL (logged) when a value is over SYSDB_ATTR_MAX or not UTF-8. */
+errno_t sysdb_check_attrs(const struct sysdb_str_attr *attrs, size_t count);
+errno_t sysdb_msg_set_strs(struct ldb_message *msg, const struct sysdb_str_attr *attrs,
+                           size_t count);
+
+/* --- users and groups alike (sysdb_entry.c) --- */
+
+/* The message a store of an entry of kind starts from: its DN, its name attribute (only
+ * when the stored form differs from the key form) and its id. *_stored: the name's stored
+ * form, on mem_ctx. EINVAL for an invalid name. */
+errno_t sysdb_entry_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
+                        const char *name, uint32_t id, struct ldb_message **_msg,
+                        const char **_stored);
+
+/* Reads an entry (msg, which it takes) as a new result on mem_ctx and stores the result's
+ * pointer at slot: a struct sysdb_user ** or struct sysdb_group **, as void *. */
+typedef errno_t (*sysdb_parse_fn)(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                  struct ldb_message *msg, void *slot);
+
+/* Every entry of kind (a full scan reading attrs; NULL: all), parsed: *_array is a
+ * NULL-terminated array of result pointers on mem_ctx, as parse stored them. */
+errno_t sysdb_entry_enumerate(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              enum sysdb_kind kind, const char *const *attrs,
+                              sysdb_parse_fn parse, void **_array, size_t *_count);
+
+/* The read-cache key of a lookup of kind by name, its key form written into keybuf
+ * (SYSDB_KEY_ROOM bytes). EINVAL (logged) for an invalid name. */
+static inline errno_t sysdb_rc_name_key(struct sysdb_ctx *sysdb, enum sysdb_rc_kind kind,
+                                        const char *name, char *keybuf,
+                                        struct sysdb_rc_key *_key)
+{
+    _key->kind = kind;
+    _key->id = 0;
+    _key->name = keybuf;
+    _key->len = sysdb_name_key_buf(sysdb, name, keybuf);
+    return _key->len == 0 ? EINVAL : EOK;
+}
+
+/*
+ * How a lookup's result is read and kept flat in the read cache: the kind of entry, the
+ * attributes the result needs (NULL: all) and flatten, which makes the blob from the entry
+ * read (both on mem_ctx; msg may be stolen), or says E2BIG: too big to keep flat (then the
+ * caller gets the message). Only misses go through flatten: a hit is unflattened by the
+ * lookup's own typed function.
+ */
+struct sysdb_flat_view {
+    enum sysdb_kind kind;
+    const char *const *attrs;
+    errno_t (*flatten)(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct ldb_message *msg,
+                       void **_blob, size_t *_len);
+};
+
+/* A flat lookup result in hand: the read cache's copy (valid until the next sysdb call) or
+ * a blob just loaded, owned by tmp; sysdb_flat_done() releases it. */
+struct sysdb_flat {
+    uint64_t gen;               /* database generation the lookup is tagged with */
+    const void *blob;
+    size_t len;
+    TALLOC_CTX *tmp;            /* what a load allocated; NULL after a hit */
+    struct ldb_message *msg;    /* after a load's E2BIG: the entry read (on tmp) */
+};
+
+/* The read cache's entry for key. EOK: flat holds it; ENOENT: cached as missing; EAGAIN:
+ * not cached, flat->gen set for sysdb_flat_load(). The hot path: no allocation. */
+static inline errno_t sysdb_flat_cached(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key,
+                                        struct sysdb_flat *flat)
+{
+    flat->tmp = NULL;
+    flat->msg = NULL;
+    flat->gen = sysdb_rcache_gen(sysdb);
+    if (!sysdb_rcache_get(sysdb, key, flat->gen, &flat->blob, &flat->len)) {
+        return EAGAIN;
+    }
+    return flat->blob != NULL ? EOK : ENOENT;
+}
+
+/* After EAGAIN from sysdb_flat_cached(): reads the entry key names (by key-form name, or by
+ * id), flattens it through view and caches it (a miss too). ENOENT: no such entry; E2BIG:
+ * too big to keep flat, flat->msg is the entry read. */
+errno_t sysdb_flat_load(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *view,
+                        const struct sysdb_rc_key *key, struct sysdb_flat *flat);
+
+static inline void sysdb_flat_done(struct sysdb_flat *flat)
+{
+    if (flat->tmp != NULL) {    /* a hit allocated nothing: no call */
+        talloc_free(flat->tmp);
+        flat->tmp = NULL;
+    }
+}
+
+/* --- users (sysdb_users.c) --- */
+
+/* Every attribute a struct sysdb_user needs (not the possibly large group list). */
+#define SYSDB_USER_ATTRS SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, \
+    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
+
+/* A user entry read as a struct sysdb_user on mem_ctx, which takes msg. EIO (logged) for a
+ * malformed entry. */
+errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                          struct ldb_message *msg, struct sysdb_user **_user);
 
 /* --- flat results (sysdb_flat.c) --- */
 
@@ -221,12 +382,5 @@ errno_t sysdb_flat_group(TALLOC_CTX *mem_ctx, const struct sysdb_group *group,
                          void **_blob, size_t *_len);
 struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size_t len);
 struct sysdb_group *sysdb_unflat_group(TALLOC_CTX *mem_ctx, const void *blob, size_t len);
-
-/* Longest key form of a name accepted by any function (with NUL). */
-#define SYSDB_KEY_ROOM (2 * (2 * SYSDB_NAME_MAX + 2) + SYSDB_NAME_MAX + 2)
-
-/* Writes the key form of name into buf (SYSDB_KEY_ROOM bytes); returns its length, 0 for
- * an invalid name (logged). */
-size_t sysdb_name_key_buf(struct sysdb_ctx *sysdb, const char *name, char *buf);
 
 #endif /* SSS_SYSDB_PRIVATE_H */

@@ -40,6 +40,9 @@ struct tevent_req *sss_cache_notify_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         return NULL;
     }
     if (ev == NULL || address == NULL || notice == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n",
+              ev == NULL ? "ev != NULL" : address == NULL ? "address != NULL"
+                                                          : "notice != NULL");
         return sss_req_post(req, ev, EINVAL);
     }
     state->ev = ev;
@@ -53,33 +56,60 @@ struct tevent_req *sss_cache_notify_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     return req;
 }
 
+/* An argument-free signal, and whether the notice wants it. */
+struct sss_cache_signal {
+    bool wanted;
+    errno_t (*emit)(struct sbus_connection *conn, const char *path);
+};
+
+/* Emits the wanted signals of a list, in order; stops at the first failure. */
+static errno_t sss_cache_emit_list(struct sbus_connection *conn,
+                                   const struct sss_cache_signal *list, size_t count)
+{
+    errno_t ret;
+    size_t i;
+
+    for (i = 0; i < count; i++) {
+        if (!list[i].wanted) {
+            continue;
+        }
+        ret = list[i].emit(conn, SSS_BUS_PATH);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
+}
+
 /* Emits every signal of the notice; stops at the first failure. */
 static errno_t sss_cache_notify_emit(struct sbus_connection *conn,
                                      const struct sss_cache_notice *n)
 {
-    errno_t ret = EOK;
+    const struct sss_cache_signal all[] = {
+        { n->mc_users, sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers },
+        { n->mc_groups, sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups },
+    };
+    const struct sss_cache_signal then[] = {
+        { n->mc_initgroups, sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups },
+        { n->neg_users, sbus_emit_sssd_Responder_NegativeCache_ResetUsers },
+        { n->neg_groups, sbus_emit_sssd_Responder_NegativeCache_ResetGroups },
+    };
+    errno_t ret;
     size_t i;
 
-    if (n->mc_users) {
-        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers(conn, SSS_BUS_PATH);
+    ret = sss_cache_emit_list(conn, all, SSS_ARRAY_SIZE(all));
+    if (ret != EOK) {
+        return ret;
     }
-    if (ret == EOK && n->mc_groups) {
-        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups(conn, SSS_BUS_PATH);
-    }
-    for (i = 0; ret == EOK && !n->mc_groups && i < n->n_gids; i++) {
+    /* Groups one by one, unless they all go. */
+    for (i = 0; !n->mc_groups && i < n->n_gids; i++) {
         ret = sbus_emit_sssd_nss_MemoryCache_InvalidateGroupById(conn, SSS_BUS_PATH,
                                                                  n->gids[i]);
+        if (ret != EOK) {
+            return ret;
+        }
     }
-    if (ret == EOK && n->mc_initgroups) {
-        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups(conn, SSS_BUS_PATH);
-    }
-    if (ret == EOK && n->neg_users) {
-        ret = sbus_emit_sssd_Responder_NegativeCache_ResetUsers(conn, SSS_BUS_PATH);
-    }
-    if (ret == EOK && n->neg_groups) {
-        ret = sbus_emit_sssd_Responder_NegativeCache_ResetGroups(conn, SSS_BUS_PATH);
-    }
-    return ret;
+    return sss_cache_emit_list(conn, then, SSS_ARRAY_SIZE(then));
 }
 
 static void sss_cache_notify_connected(struct tevent_req *subreq)

@@ -17,6 +17,9 @@ errno_t sss_cache_domain_case(struct confdb *cdb, const char *domain, enum sysdb
     char *value = NULL;
     errno_t ret;
 
+    SSS_CACHE_ARG_CHECK(cdb != NULL);
+    SSS_CACHE_ARG_CHECK(domain != NULL);
+    SSS_CACHE_ARG_CHECK(_mode != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -173,12 +176,12 @@ errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const c
     struct stat st;
     uint32_t *gids;
     char *path;
-    bool in_transaction = false;
     errno_t ret;
 
-    if (db_dir == NULL || domain == NULL || sel == NULL || found == NULL) {
-        return EINVAL;
-    }
+    SSS_CACHE_ARG_CHECK(db_dir != NULL);
+    SSS_CACHE_ARG_CHECK(domain != NULL);
+    SSS_CACHE_ARG_CHECK(sel != NULL);
+    SSS_CACHE_ARG_CHECK(found != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -206,15 +209,9 @@ errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const c
     if (ret != EOK) {
         goto done;
     }
-    in_transaction = true;
-
     /* Collect apart, so a failed domain (transaction cancelled) adds nothing. */
     ret = sss_cache_expire_sel(tmp_ctx, sysdb, sel, &here);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_transaction_commit(sysdb);
-    in_transaction = false;
+    ret = sysdb_transaction_end(sysdb, ret);
     if (ret != EOK) {
         goto done;
     }
@@ -235,9 +232,6 @@ errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const c
     ret = EOK;
 
 done:
-    if (in_transaction) {
-        sysdb_transaction_cancel(sysdb);
-    }
     talloc_free(tmp_ctx);
     return ret;
 }

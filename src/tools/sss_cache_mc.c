@@ -125,9 +125,7 @@ errno_t sss_cache_mc_reset_file(const char *path)
     errno_t ret;
     int fd;
 
-    if (path == NULL) {
-        return EINVAL;
-    }
+    SSS_CACHE_ARG_CHECK(path != NULL);
     fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd == -1) {
         ret = errno;
@@ -172,9 +170,7 @@ errno_t sss_cache_mc_reset(const char *mc_dir, unsigned int files)
     char *path;
     size_t i;
 
-    if (mc_dir == NULL) {
-        return EINVAL;
-    }
+    SSS_CACHE_ARG_CHECK(mc_dir != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

@@ -107,6 +107,22 @@ static errno_t sss_cache_domains(TALLOC_CTX *mem_ctx, struct confdb *cdb,
     return EOK;
 }
 
+/* Expires in one domain, with the case mode its configuration gives. */
+static errno_t sss_cache_expire_in(TALLOC_CTX *mem_ctx, struct confdb *cdb,
+                                   const char *domain, const char *db_dir,
+                                   const struct sss_cache_sel *sel,
+                                   struct sss_cache_found *found)
+{
+    enum sysdb_case mode;
+    errno_t ret;
+
+    ret = sss_cache_domain_case(cdb, domain, &mode);
+    if (ret != EOK) {
+        return ret;
+    }
+    return sss_cache_expire_domain(mem_ctx, db_dir, domain, mode, sel, found);
+}
+
 /* Expires in every domain; a domain that fails is reported and the others still done.
  * *_failed: some domain failed. */
 static errno_t sss_cache_expire_all_domains(TALLOC_CTX *mem_ctx, struct confdb *cdb,
@@ -114,16 +130,12 @@ static errno_t sss_cache_expire_all_domains(TALLOC_CTX *mem_ctx, struct confdb *
                                             const struct sss_cache_sel *sel,
                                             struct sss_cache_found *found, bool *_failed)
 {
-    enum sysdb_case mode;
     errno_t ret;
     size_t i;
 
     *_failed = false;
     for (i = 0; domains[i] != NULL; i++) {
-        ret = sss_cache_domain_case(cdb, domains[i], &mode);
-        if (ret == EOK) {
-            ret = sss_cache_expire_domain(mem_ctx, db_dir, domains[i], mode, sel, found);
-        }
+        ret = sss_cache_expire_in(mem_ctx, cdb, domains[i], db_dir, sel, found);
         if (ret == ENOMEM) {
             return ret;
         }
@@ -170,10 +182,12 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
     bool matched;
     errno_t ret;
 
-    if (cdb == NULL || sel == NULL || paths == NULL || paths->db_dir == NULL
-            || paths->mc_dir == NULL || paths->bus_address == NULL) {
-        return EINVAL;
-    }
+    SSS_CACHE_ARG_CHECK(cdb != NULL);
+    SSS_CACHE_ARG_CHECK(sel != NULL);
+    SSS_CACHE_ARG_CHECK(paths != NULL);
+    SSS_CACHE_ARG_CHECK(paths->db_dir != NULL);
+    SSS_CACHE_ARG_CHECK(paths->mc_dir != NULL);
+    SSS_CACHE_ARG_CHECK(paths->bus_address != NULL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

@@ -10,12 +10,12 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/unit/common/tc_common.h"
 #include "util/util.h"
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
@@ -25,39 +25,20 @@
 #define TMO 5400
 
 struct rc_test {
-    char dir[64];
     TALLOC_CTX *mem;
+    char *dir;                  /* on mem */
     struct sysdb_ctx *sysdb;
     enum sysdb_backend backend;
 };
-
-static void rm_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char path[512];
-
-    if (d == NULL) {
-        return;
-    }
-    while ((e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
-            snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    }
-    closedir(d);
-    rmdir(dir);
-}
 
 static int setup_backend(void **state, enum sysdb_backend backend)
 {
     struct rc_test *t = calloc(1, sizeof(*t));
 
     assert_non_null(t);
-    strcpy(t->dir, "/tmp/test_sysdb_rcache-XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
     t->mem = talloc_new(NULL);
+    assert_non_null(t->mem);
+    t->dir = tc_tmpdir(t->mem, "test_sysdb_rcache");
     t->backend = backend;
     assert_int_equal(sysdb_open_ext(t->mem, t->dir, DOM, SYSDB_CASE_INSENSITIVE, backend,
                                     &t->sysdb), EOK);
@@ -79,8 +60,9 @@ static int teardown(void **state)
 {
     struct rc_test *t = *state;
 
+    talloc_free(t->sysdb);
+    tc_tmpdir_remove(t->dir);
     talloc_free(t->mem);
-    rm_dir(t->dir);
     free(t);
     return 0;
 }

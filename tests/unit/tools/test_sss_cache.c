@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "tests/unit/common/tc_common.h"
+#include "tests/unit/common/tc_bus.h"
 #include "util/util.h"
 #include "db/sysdb.h"
 #include "confdb/confdb.h"
@@ -47,14 +49,14 @@ static const char test_conf[] =
     "ldap_uri = ldap://127.0.0.1\n";
 
 struct test_ctx {
-    char dir[64];
+    struct tc_leaks leaks;
+    char *dir;              /* on mem */
     char db_dir[96];
     char mc_dir[96];
     char bus_addr[128];
     TALLOC_CTX *mem;
     struct confdb *cdb;
     struct sss_cache_paths paths;
-    size_t blocks;
     time_t now;
     int mc_fd[3];           /* passwd, group, initgroups: opened before the run */
 };
@@ -219,16 +221,15 @@ static int setup(void **state)
 
     t = calloc(1, sizeof(*t));
     assert_non_null(t);
-    t->blocks = talloc_total_blocks(NULL);
-    strcpy(t->dir, "/tmp/test_sss_cache.XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
+    tc_leak_start(&t->leaks);
+    t->mem = talloc_new(NULL);
+    assert_non_null(t->mem);
+    t->dir = tc_tmpdir(t->mem, "test_sss_cache");
     snprintf(t->db_dir, sizeof(t->db_dir), "%s/db", t->dir);
     snprintf(t->mc_dir, sizeof(t->mc_dir), "%s/mc", t->dir);
     snprintf(t->bus_addr, sizeof(t->bus_addr), "unix:path=%s/no-bus-here", t->dir);
     assert_int_equal(mkdir(t->db_dir, 0700), 0);
     assert_int_equal(mkdir(t->mc_dir, 0755), 0);
-    t->mem = talloc_new(NULL);
-    assert_non_null(t->mem);
     assert_int_equal(confdb_parse_buffer(t->mem, "test", test_conf, strlen(test_conf),
                                          &t->cdb, &error), EOK);
     t->paths.db_dir = t->db_dir;
@@ -256,7 +257,6 @@ static int setup_populated(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    char cmd[128];
     int i;
 
     for (i = 0; i < 3; i++) {
@@ -264,13 +264,9 @@ static int teardown(void **state)
             close(t->mc_fd[i]);
         }
     }
+    tc_tmpdir_remove(t->dir);
     talloc_free(t->mem);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", t->dir);
-    assert_int_equal(system(cmd), 0);
-    if (talloc_total_blocks(NULL) != t->blocks) {
-        talloc_report_full(NULL, stderr);
-    }
-    assert_int_equal(talloc_total_blocks(NULL), t->blocks);
+    tc_leak_check(&t->leaks);
     free(t);
     return 0;
 }
@@ -629,50 +625,16 @@ struct bus_test {
     struct tevent_context *ev;
     struct sbus_server *server;
     struct sbus_connection *nss;
-    bool done;
 };
-
-static void bus_done(struct tevent_req *req)
-{
-    *(bool *)tevent_req_callback_data_void(req) = true;
-}
-
-static void loop_until(struct tevent_context *ev, bool *flag)
-{
-    int i;
-
-    for (i = 0; i < 5000 && !*flag; i++) {
-        assert_int_equal(tevent_loop_once(ev), 0);
-    }
-    assert_true(*flag);
-}
-
-static struct sbus_connection *bus_peer(TALLOC_CTX *mem, struct bus_test *b, const char *name)
-{
-    struct sbus_connection *conn = NULL;
-    struct tevent_req *req;
-    bool done = false;
-
-    req = sbus_connect_send(mem, b->ev, sbus_server_get_address(b->server), name);
-    assert_non_null(req);
-    tevent_req_set_callback(req, bus_done, &done);
-    loop_until(b->ev, &done);
-    assert_int_equal(sbus_connect_recv(mem, req, &conn), EOK);
-    talloc_free(req);
-    return conn;
-}
 
 /* Runs the notice through the bus; returns nss_told. */
 static bool notify(struct bus_test *b, TALLOC_CTX *mem, const struct sss_cache_notice *n)
 {
     struct tevent_req *req;
-    bool done = false;
     bool told = false;
 
     req = sss_cache_notify_send(mem, b->ev, sbus_server_get_address(b->server), n);
-    assert_non_null(req);
-    tevent_req_set_callback(req, bus_done, &done);
-    loop_until(b->ev, &done);
+    tc_wait_req(b->ev, req);
     assert_int_equal(sss_cache_notify_recv(req, &told), EOK);
     talloc_free(req);
     return told;
@@ -691,19 +653,16 @@ static void test_bus_signals(void **state)
     struct sss_cache_notice all = { .mc_users = true, .mc_groups = true,
                                     .mc_initgroups = true, .neg_users = true,
                                     .neg_groups = true };
-    char path[160];
-    bool done = false;
     bool told;
 
     b.ev = tevent_context_init(t->mem);
     assert_non_null(b.ev);
-    snprintf(path, sizeof(path), "%s/bus", t->dir);
-    assert_int_equal(sbus_server_create(t->mem, b.ev, path, geteuid(), &b.server), EOK);
+    b.server = tc_bus_server(t->mem, b.ev, t->dir);
 
     /* Nobody owns sssd.nss: the signals go out, the caller is told to reset the files. */
     assert_false(notify(&b, t->mem, &all));
 
-    b.nss = bus_peer(t->mem, &b, SSS_BUS_NSS);
+    b.nss = tc_bus_connect(t->mem, b.ev, b.server, SSS_BUS_NSS);
     l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllUsers(on_users, &seen);
     l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllGroups(on_groups, &seen);
     l[2] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllInitgroups(on_initgr, &seen);
@@ -715,9 +674,7 @@ static void test_bus_signals(void **state)
     /* A round trip from the listener puts its AddMatch rules in place. */
     req = sbus_call_org_freedesktop_DBus_GetId_send(t->mem, b.nss, SBUS_DBUS_NAME,
                                                     SBUS_DBUS_PATH);
-    assert_non_null(req);
-    tevent_req_set_callback(req, bus_done, &done);
-    loop_until(b.ev, &done);
+    tc_wait_req(b.ev, req);
     talloc_free(req);
 
     /* One group: by gid, initgroups, negative cache of groups. */
@@ -761,6 +718,23 @@ static void test_bus_unreachable(void **state)
                          EOK);
 }
 
+/* Opens and closes a cache before any baseline is taken: ldb loads its back-end modules
+ * once per process, onto the NULL context. */
+static void warm_up(void)
+{
+    TALLOC_CTX *mem;
+    struct sysdb_ctx *sysdb;
+    char *dir;
+
+    talloc_enable_null_tracking();
+    mem = talloc_new(NULL);
+    assert_non_null(mem);
+    dir = tc_tmpdir(mem, "test_sss_cache_warm");
+    assert_int_equal(sysdb_open(mem, dir, ONE, SYSDB_CASE_SENSITIVE, &sysdb), EOK);
+    tc_tmpdir_remove(dir);
+    talloc_free(mem);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -783,5 +757,6 @@ int main(void)
 
     /* The tool's own messages go to stderr; keep the library logs quiet. */
     debug_init("test_sss_cache", 0, SSS_LOGGER_STDERR, NULL);
+    warm_up();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
