@@ -138,30 +138,20 @@ uint64_t sysdb_rcache_gen(struct sysdb_ctx *sysdb)
 }
 
 /*
- * The first slot of the key's set. The kind goes into the seed (no extra round). An id is
- * hashed most significant byte first, so that the byte that varies among consecutive ids (a
- * directory's uids) gets the last multiply and consecutive ids spread evenly over the sets;
- * one byte per call, because sss_hash_add_u32()'s loop through memory is not unrolled at
- * -O2 and cost a seventh of a warm lookup by id. The fold to a set is this table's own: with
- * sss_hash_fold32() the warm benchmark's users and group lists shared sets more (9 keys over
- * a full set instead of 3; two-call initgroups 0.28 -> 0.37 us).
+ * The first slot of the key's set. The kind goes into the seed (no extra round); an id is
+ * hashed most significant byte first (sss_hash_add_u32), so consecutive ids spread evenly
+ * over the sets. The fold to a set is this table's own: with sss_hash_fold32() the warm
+ * benchmark's users and group lists shared sets more (9 keys over a full set instead of 3;
+ * two-call initgroups 0.28 -> 0.37 us).
  */
 static inline size_t rc_set_index(const struct sysdb_rc_key *key)
 {
     uint64_t h = SSS_HASH_INIT ^ (uint64_t)key->kind;
-    uint8_t b;
 
     if (key->name != NULL) {
         h = sss_hash_add(h, key->name, key->len);
     } else {
-        b = (uint8_t)(key->id >> 24);
-        h = sss_hash_add(h, &b, 1);
-        b = (uint8_t)(key->id >> 16);
-        h = sss_hash_add(h, &b, 1);
-        b = (uint8_t)(key->id >> 8);
-        h = sss_hash_add(h, &b, 1);
-        b = (uint8_t)key->id;
-        h = sss_hash_add(h, &b, 1);
+        h = sss_hash_add_u32(h, key->id);
     }
     return ((size_t)(h ^ (h >> 29)) & (SYSDB_RCACHE_SLOTS / SYSDB_RCACHE_WAYS - 1))
            * SYSDB_RCACHE_WAYS;

@@ -29,6 +29,7 @@
 /* ---- the hash function ------------------------------------------------------------- */
 
 #define SSS_HASH_INIT 14695981039346656037ULL
+#define SSS_HASH_PRIME 1099511628211ULL
 
 static inline uint64_t sss_hash_add(uint64_t h, const void *data, size_t len)
 {
@@ -37,7 +38,7 @@ static inline uint64_t sss_hash_add(uint64_t h, const void *data, size_t len)
 
     for (i = 0; i < len; i++) {
         h ^= p[i];
-        h *= 1099511628211ULL;
+        h *= SSS_HASH_PRIME;
     }
     return h;
 }
@@ -47,15 +48,20 @@ static inline uint64_t sss_hash_add_str(uint64_t h, const char *s)
 {
     for (; *s != '\0'; s++) {
         h ^= (unsigned char)*s;
-        h *= 1099511628211ULL;
+        h *= SSS_HASH_PRIME;
     }
     return h;
 }
 
-/* Adds an integer as its 4 bytes (host order: hashes never leave the process). */
+/* Adds an integer as its 4 bytes, most significant first, so the byte that varies among
+ * consecutive ids (a directory's uids) gets the last multiply. Spelled out: the loop of
+ * sss_hash_add() over a stack copy is not unrolled at -O2 and costs more than the hash. */
 static inline uint64_t sss_hash_add_u32(uint64_t h, uint32_t v)
 {
-    return sss_hash_add(h, &v, sizeof(v));
+    h = (h ^ (v >> 24)) * SSS_HASH_PRIME;
+    h = (h ^ ((v >> 16) & 0xff)) * SSS_HASH_PRIME;
+    h = (h ^ ((v >> 8) & 0xff)) * SSS_HASH_PRIME;
+    return (h ^ (v & 0xff)) * SSS_HASH_PRIME;
 }
 
 static inline uint64_t sss_hash_bytes(const void *data, size_t len)
