@@ -367,6 +367,50 @@ static void test_negcache(void **state)
     talloc_free(nc);
 }
 
+/* Keys that print alike are different entries; entries nobody asks about again are swept
+ * as the cache grows, so a stream of distinct misses does not pile up. */
+static void test_negcache_keys_and_sweep(void **state)
+{
+    struct test_ctx *t = *state;
+    struct resp_ncache *nc;
+    char name[32];
+    size_t peak = 0;
+    size_t blocks;
+    int round;
+    int i;
+
+    assert_int_equal(resp_ncache_create(t, 10, &nc), EOK);
+    resp_ncache_set_clock(nc, fake_clock);
+    fake_now = 1000;
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "ab", "c"), EOK);
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "a", "bc"));
+    assert_false(resp_ncache_check_id(nc, RESP_NCACHE_USER, "ab", 0));
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", "12"), EOK);
+    assert_false(resp_ncache_check_id(nc, RESP_NCACHE_USER, "d", 12));
+    /* an add renews an entry */
+    fake_now = 1009;
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "ab", "c"), EOK);
+    fake_now = 1015;
+    assert_true(resp_ncache_check_name(nc, RESP_NCACHE_USER, "ab", "c"));
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "12"));
+    resp_ncache_reset(nc, RESP_NCACHE_USER);
+
+    /* 50 rounds of 100 distinct misses, each round a timeout after the one before */
+    for (round = 0; round < 50; round++) {
+        for (i = 0; i < 100; i++) {
+            snprintf(name, sizeof(name), "gone%d.%d", round, i);
+            assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", name), EOK);
+        }
+        assert_int_equal(resp_ncache_count(nc, RESP_NCACHE_USER), 100);
+        blocks = talloc_total_blocks(nc);
+        peak = blocks > peak ? blocks : peak;
+        fake_now += 10;
+    }
+    /* the table and its arrays, and at most a few hundred entries */
+    assert_true(peak < 300);
+    talloc_free(nc);
+}
+
 /* ---- enumeration cursor ---- */
 
 static uint32_t reply_count(struct test_ctx *t, struct nss_reply *r)
@@ -452,6 +496,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_group_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_negcache_keys_and_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
     };
 
