@@ -8,6 +8,7 @@
  * reading). Anything that ends a client from inside a handler's call
  * stack is deferred to an immediate event, so a handler never sees its memory vanish.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
@@ -17,6 +18,8 @@
 
 #include "responder/common/resp_socket.h"
 #include "responder/common/resp_busy_poll.h"
+#include "responder/common/resp_check.h"
+#include "util/sss_list.h"
 
 struct resp_server {
     struct tevent_context *ev;
@@ -27,7 +30,7 @@ struct resp_server {
     dev_t dev;
     ino_t ino;
     struct tevent_fd *fde;
-    struct resp_client *clients;
+    struct sss_list clients;        /* struct resp_client.link */
     size_t num_clients;
 };
 
@@ -37,7 +40,7 @@ struct resp_server {
 #define RESP_STASH_SIZE 512
 
 struct resp_client {
-    struct resp_client *prev, *next;
+    struct sss_list link;           /* in srv->clients */
     struct resp_server *srv;
     int fd;
     struct ucred creds;
@@ -78,14 +81,8 @@ static int resp_client_destructor(struct resp_client *cli)
         close(cli->fd);
         cli->fd = -1;
     }
-    if (cli->prev != NULL) {
-        cli->prev->next = cli->next;
-    } else {
-        srv->clients = cli->next;
-    }
-    if (cli->next != NULL) {
-        cli->next->prev = cli->prev;
-    }
+    sss_list_unlink(&cli->link);
+    assert(srv->num_clients > 0);
     srv->num_clients--;
     return 0;
 }
@@ -93,9 +90,12 @@ static int resp_client_destructor(struct resp_client *cli)
 static int resp_request_destructor(struct resp_request *req)
 {
     resp_busy_poll_request_done();
-    if (req->cli != NULL && req->cli->req == req) {
-        req->cli->req = NULL;
-    }
+    /* A client has one request at a time, and it is the request's talloc parent. */
+    assert(req->cli->req == req);
+    req->cli->req = NULL;
+    /* Not a save/restore: the request ends here, usually in an immediate event that runs
+     * under its id (the finisher); what follows in that loop turn (reading the client's
+     * next request) is no longer this request's work. */
     if (sss_debug_req_id == req->id) {
         sss_debug_req_id = 0;
     }
@@ -173,6 +173,8 @@ static void resp_client_dispatch(struct resp_client *cli)
     resp_cmd_fn fn;
     errno_t ret;
 
+    /* Reading stops while a request is in flight (resp_client_fd_handler()). */
+    assert(cli->req == NULL);
     req = talloc_zero(cli, struct resp_request);
     if (req == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory for a request of fd %d\n", cli->fd);
@@ -192,7 +194,7 @@ static void resp_client_dispatch(struct resp_client *cli)
      * polls again costs no epoll_ctl(). The idle timer is likewise left in place and
      * ignores a busy client when it fires. */
 
-    sss_debug_req_id = req->id;
+    SSS_REQ_ID_SCOPE(req->id);
     DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": command 0x%04x from pid %d uid %d "
           "(%zu bytes)\n", req->id, req->cmd, (int)cli->creds.pid, (int)cli->creds.uid,
           resp_frame_received(cli->frame));
@@ -201,7 +203,6 @@ static void resp_client_dispatch(struct resp_client *cli)
     if (fn == NULL) {
         DEBUG(SSSDBG_OP_FAILURE, "Request %" PRIu64 ": unknown command 0x%04x from pid %d, "
               "closing the connection\n", req->id, req->cmd, (int)cli->creds.pid);
-        sss_debug_req_id = 0;
         talloc_free(cli);
         return;
     }
@@ -209,11 +210,8 @@ static void resp_client_dispatch(struct resp_client *cli)
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "Request %" PRIu64 ": command 0x%04x failed [%d]: %s; "
               "closing the connection\n", req->id, req->cmd, ret, sss_strerror(ret));
-        sss_debug_req_id = 0;
         talloc_free(cli);
-        return;
     }
-    sss_debug_req_id = 0;
 }
 
 /* One non-blocking recv into buf. 0: nothing to read now, or cli is gone (a failed read
@@ -372,9 +370,10 @@ static void resp_client_send(struct resp_client *cli)
         TEVENT_FD_NOT_WRITEABLE(cli->fde);
         return;
     }
-    sss_debug_req_id = req->id;
-    ret = resp_client_write(cli, req);
-    sss_debug_req_id = 0;
+    {
+        SSS_REQ_ID_SCOPE(req->id);
+        ret = resp_client_write(cli, req);
+    }
     switch (ret) {
     case EAGAIN:
         /* A client that stops reading its reply is idle too. */
@@ -397,6 +396,8 @@ static void resp_client_finisher(struct tevent_context *ev, struct tevent_immedi
 {
     struct resp_client *cli = talloc_get_type(pvt, struct resp_client);
 
+    /* Scheduled once the whole reply was written; freeing the client cancels it. */
+    assert(cli->req != NULL && cli->req->reply != NULL);
     talloc_free(cli->req);
     resp_client_read_mode(cli);
 }
@@ -447,11 +448,7 @@ static void resp_server_accept_one(struct resp_server *srv, int fd)
     }
     cli->srv = srv;
     cli->fd = fd;
-    cli->next = srv->clients;
-    if (srv->clients != NULL) {
-        srv->clients->prev = cli;
-    }
-    srv->clients = cli;
+    sss_list_link_tail(&srv->clients, &cli->link);
     srv->num_clients++;
     talloc_set_destructor(cli, resp_client_destructor);
 
@@ -510,10 +507,11 @@ static void resp_server_accept(struct tevent_context *ev, struct tevent_fd *fde,
 
 static int resp_server_destructor(struct resp_server *srv)
 {
+    struct resp_client *cli;
     struct stat st;
 
-    while (srv->clients != NULL) {
-        talloc_free(srv->clients);
+    while ((cli = sss_list_first_entry(&srv->clients, struct resp_client, link)) != NULL) {
+        talloc_free(cli);
     }
     talloc_zfree(srv->fde);
     if (srv->fd != -1) {
@@ -611,15 +609,16 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     size_t n;
     errno_t ret;
 
-    if (ev == NULL || conf == NULL || conf->path == NULL || conf->cmds == NULL
-            || conf->versions == NULL || conf->versions[0] == 0 || _srv == NULL
-            || (conf->max_request != 0 && conf->max_request < SSS_NSS_HEADER_SIZE)) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(ev != NULL, EINVAL);
+    RESP_CHECK_ARG(_srv != NULL, EINVAL);
+    RESP_CHECK_ARG(conf != NULL && conf->path != NULL && conf->cmds != NULL, EINVAL);
+    RESP_CHECK_ARG(conf->versions != NULL && conf->versions[0] != 0, EINVAL);
+    RESP_CHECK_ARG(conf->max_request == 0 || conf->max_request >= SSS_NSS_HEADER_SIZE, EINVAL);
     srv = talloc_zero(mem_ctx, struct resp_server);
     if (srv == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&srv->clients);
     srv->fd = -1;
     srv->ev = ev;
     srv->conf = *conf;
@@ -672,6 +671,7 @@ done:
 
 size_t resp_server_num_clients(struct resp_server *srv)
 {
+    RESP_CHECK_ARG(srv != NULL, 0);
     return srv->num_clients;
 }
 
@@ -679,41 +679,49 @@ size_t resp_server_num_clients(struct resp_server *srv)
 
 uint32_t resp_request_cmd(struct resp_request *req)
 {
+    RESP_CHECK_ARG(req != NULL, 0);
     return req->cmd;
 }
 
 const uint8_t *resp_request_body(struct resp_request *req, size_t *_len)
 {
+    RESP_CHECK_ARG(req != NULL && _len != NULL, NULL);
     return resp_frame_body(req->cli->frame, _len);
 }
 
 uint64_t resp_request_id(struct resp_request *req)
 {
+    RESP_CHECK_ARG(req != NULL, 0);
     return req->id;
 }
 
 void *resp_request_pvt(struct resp_request *req)
 {
+    RESP_CHECK_ARG(req != NULL, NULL);
     return req->cli->srv->conf.pvt;
 }
 
 struct tevent_context *resp_request_ev(struct resp_request *req)
 {
+    RESP_CHECK_ARG(req != NULL, NULL);
     return req->cli->srv->ev;
 }
 
 struct resp_client *resp_request_client(struct resp_request *req)
 {
+    RESP_CHECK_ARG(req != NULL, NULL);
     return req->cli;
 }
 
 const struct ucred *resp_client_creds(struct resp_client *cli)
 {
+    RESP_CHECK_ARG(cli != NULL, NULL);
     return &cli->creds;
 }
 
 void resp_client_set_data(struct resp_client *cli, void *data)
 {
+    RESP_CHECK_ARG(cli != NULL);
     if (cli->data != data) {
         talloc_free(cli->data);
     }
@@ -722,11 +730,13 @@ void resp_client_set_data(struct resp_client *cli, void *data)
 
 void *resp_client_get_data(struct resp_client *cli)
 {
+    RESP_CHECK_ARG(cli != NULL, NULL);
     return cli->data;
 }
 
 uint32_t resp_client_version(struct resp_client *cli)
 {
+    RESP_CHECK_ARG(cli != NULL, 0);
     return cli->version;
 }
 
@@ -737,9 +747,8 @@ errno_t resp_request_done(struct resp_request *req, struct resp_reply *reply)
     size_t len;
     errno_t ret;
 
-    if (req == NULL || reply == NULL || req->reply != NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(req != NULL && reply != NULL, EINVAL);
+    RESP_CHECK_ARG(req->reply == NULL, EINVAL);     /* answered twice */
     /* The reply carries the request's command, whatever it was built with. */
     pkt = resp_reply_packet(reply, &len);
     memcpy(&hdr_cmd, pkt + SSS_HDR_CMD * sizeof(uint32_t), sizeof(hdr_cmd));
@@ -777,9 +786,7 @@ errno_t resp_request_done_status(struct resp_request *req, uint32_t status)
     struct resp_reply *reply;
     errno_t ret;
 
-    if (req == NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(req != NULL, EINVAL);
     reply = resp_reply_new(req, req->cmd);
     if (reply == NULL) {
         return ENOMEM;
@@ -794,24 +801,26 @@ errno_t resp_request_done_status(struct resp_request *req, uint32_t status)
 
 void resp_request_abort(struct resp_request *req)
 {
-    if (req == NULL || req->cli == NULL) {
-        return;
-    }
+    RESP_CHECK_ARG(req != NULL);
     resp_client_close_later(req->cli, "request aborted");
 }
 
 errno_t resp_cmd_get_version(struct resp_request *req)
 {
-    struct resp_client *cli = req->cli;
-    const uint32_t *versions = cli->srv->versions;
+    struct resp_client *cli;
+    const uint32_t *versions;
     struct resp_reply *reply;
     const uint8_t *body;
     uint32_t asked = 0;
-    uint32_t answer = versions[0];
+    uint32_t answer;
     size_t len;
     size_t i;
     errno_t ret;
 
+    RESP_CHECK_ARG(req != NULL, EINVAL);
+    cli = req->cli;
+    versions = cli->srv->versions;
+    answer = versions[0];
     body = resp_request_body(req, &len);
     if (len == sizeof(uint32_t)) {
         memcpy(&asked, body, sizeof(asked));
