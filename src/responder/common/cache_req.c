@@ -434,7 +434,9 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     uint32_t error = 0;
     errno_t ret;
 
-    sss_debug_req_id = state->req_id;
+    /* The back-end's answer resumes this request: what it does next is logged (and the
+     * events it schedules are tagged) under its id. */
+    SSS_REQ_ID_SCOPE(state->req_id);
     ret = cache_req_dp_recv(subreq, &dp_error, &error);
     talloc_free(subreq);
     ret = cache_req_after_dp(req, ret, dp_error, error);

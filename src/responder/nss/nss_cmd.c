@@ -164,7 +164,7 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
     errno_t result;
     errno_t ret;
 
-    sss_debug_req_id = resp_request_id(rreq);
+    SSS_REQ_ID_SCOPE(resp_request_id(rreq));
     ret = cache_req_recv(state, subreq, &res);
     talloc_free(subreq);
     nss_cmd_log(state, res, ret);
@@ -209,5 +209,4 @@ done:
         resp_request_done_status(rreq, ret == ENOMEM ? ENOMEM : EIO);
     }
     talloc_free(state);
-    sss_debug_req_id = 0;
 }
