@@ -7,6 +7,23 @@
 #include <stdio.h>
 
 #include "responder/nss/nss_mc_private.h"
+#include "responder/common/resp_check.h"
+
+/* Whether a store of a record of type into mc goes on. false with *_ret EOK for a disabled
+ * cache (NULL, or left unmapped by a failed reset), with EINVAL for another type's file. */
+static bool nss_mc_store_begin(struct nss_mc *mc, enum nss_mc_type type, errno_t *_ret)
+{
+    *_ret = EOK;
+    if (mc == NULL) {
+        return false;
+    }
+    if (mc->type != type) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "invalid argument: a record for the %s file\n", mc->path);
+        *_ret = EINVAL;
+        return false;
+    }
+    return mc->base != NULL;
+}
 
 /* Copies n strings (NULL as "") one after the other, each with its NUL. */
 static size_t put_strs(uint8_t *dst, const char *const *strs, size_t n)
@@ -27,38 +44,27 @@ static size_t put_strs(uint8_t *dst, const char *const *strs, size_t n)
     return pos;
 }
 
-static bool nss_mc_usable(struct nss_mc *mc, enum nss_mc_type type)
-{
-    return mc->base != NULL && mc->type == type;
-}
-
 errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw,
                                 uint32_t max_ttl)
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_pwd_data *d;
     struct nss_mc_part part;
-    const char *strs[5];
+    const char *strs[NSS_PW_NUM_STRS];
     char idkey[16];
     size_t strs_len;
     errno_t ret;
 
-    if (mc == NULL || (mc->base == NULL && mc->type == NSS_MC_PASSWD)) {
-        return EOK;
+    if (!nss_mc_store_begin(mc, NSS_MC_PASSWD, &ret)) {
+        return ret;
     }
-    if (!nss_mc_usable(mc, NSS_MC_PASSWD) || pw == NULL || pw->name == NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(pw != NULL && pw->name != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    strs[0] = pw->name;
-    strs[1] = mc->pwfield;
-    strs[2] = pw->gecos;
-    strs[3] = pw->dir;
-    strs[4] = pw->shell;
-    strs_len = put_strs(NULL, strs, 5);
+    nss_pw_strs(pw, mc->pwfield, strs);
+    strs_len = put_strs(NULL, strs, NSS_PW_NUM_STRS);
     if (strs_len > UINT32_MAX - sizeof(*d) - sizeof(struct sss_mc_rec)) {
         ret = E2BIG;
         goto done;
@@ -72,7 +78,7 @@ errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw
     d->uid = pw->uid;
     d->gid = pw->gid;
     d->strs_len = (uint32_t)strs_len;
-    put_strs((uint8_t *)d->strs, strs, 5);
+    put_strs((uint8_t *)d->strs, strs, NSS_PW_NUM_STRS);
     snprintf(idkey, sizeof(idkey), "%ld", (long)pw->uid);
 
     part.p = d;
@@ -96,12 +102,12 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
     size_t i;
     errno_t ret;
 
-    if (mc == NULL || (mc->base == NULL && mc->type == NSS_MC_GROUP)) {
-        return EOK;
+    if (!nss_mc_store_begin(mc, NSS_MC_GROUP, &ret)) {
+        return ret;
     }
-    if (!nss_mc_usable(mc, NSS_MC_GROUP) || gr == NULL || gr->name == NULL
-            || gr->num_members > UINT32_MAX
-            || (gr->num_members != 0 && gr->members == NULL)) {
+    RESP_CHECK_ARG(gr != NULL && gr->name != NULL, EINVAL);
+    RESP_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
+    if (gr->num_members > UINT32_MAX) {
         return EINVAL;
     }
     /* The header, name and passwd field are built here; the member names follow them,
@@ -163,11 +169,12 @@ errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char 
     uint8_t *p;
     errno_t ret;
 
-    if (mc == NULL || (mc->base == NULL && mc->type == NSS_MC_INITGROUPS)) {
-        return EOK;
+    if (!nss_mc_store_begin(mc, NSS_MC_INITGROUPS, &ret)) {
+        return ret;
     }
-    if (!nss_mc_usable(mc, NSS_MC_INITGROUPS) || name == NULL || unique_name == NULL
-            || (num_gids != 0 && gids == NULL) || num_gids > UINT32_MAX / sizeof(uint32_t)) {
+    RESP_CHECK_ARG(name != NULL && unique_name != NULL, EINVAL);
+    RESP_CHECK_ARG(num_gids == 0 || gids != NULL, EINVAL);
+    if (num_gids > UINT32_MAX / sizeof(uint32_t)) {
         return EINVAL;
     }
     gids_len = num_gids * sizeof(uint32_t);

@@ -8,6 +8,7 @@
  * (atomic for a reader), a record is linked only once it is complete and unlinked before
  * it is wiped, and every change of a record is framed by its barriers (b2 first, b1 last).
  */
+#include <assert.h>
 #include <time.h>
 
 #include "responder/nss/nss_mc_private.h"
@@ -304,6 +305,8 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
     if (slot == MC_INVALID_VAL32) {
         slot = nss_mc_evict(mc, n);
     }
+    /* rec_len fits the data table (checked above), so both give a run inside it. */
+    assert(slot + n <= mc->slots);
     for (i = 0; i < n; i++) {
         bit_set(mc->ft, slot + i, true);
     }

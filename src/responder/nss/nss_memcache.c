@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "responder/nss/nss_mc_private.h"
+#include "responder/common/resp_check.h"
 
 #define NSS_MC_FILE_MODE 0664
 
@@ -30,9 +31,7 @@ errno_t nss_mc_slots_for_mb(uint32_t size_mb, uint32_t *_slots)
     uint64_t slots;
     uint64_t total;
 
-    if (_slots == NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(_slots != NULL, EINVAL);
     slots = MC_ALIGN64((uint64_t)size_mb * (1048576 / MC_SLOT_SIZE));
     total = MC_HEADER_SIZE + MC_ALIGN64(slots * MC_SLOT_SIZE) + MC_ALIGN64(slots / 8)
             + MC_ALIGN64(slots * sizeof(uint32_t));
@@ -166,7 +165,7 @@ static errno_t nss_mc_create_file(struct nss_mc *mc)
             break;
         }
     }
-    if (ret != 0) {
+    if (ret != EOK) {
         goto done;
     }
     step = "mmap";
@@ -221,13 +220,12 @@ errno_t nss_mc_open(TALLOC_CTX *mem_ctx, const struct nss_mc_conf *conf,
     uint64_t total;
     errno_t ret;
 
-    if (conf == NULL || conf->dir == NULL || _mc == NULL || conf->type > NSS_MC_INITGROUPS
-            || conf->slots % 8 != 0) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(conf != NULL && conf->dir != NULL && _mc != NULL, EINVAL);
+    RESP_CHECK_ARG(conf->type <= NSS_MC_INITGROUPS && conf->slots % 8 == 0, EINVAL);
     total = MC_HEADER_SIZE + (uint64_t)conf->slots * (MC_SLOT_SIZE + sizeof(uint32_t))
             + conf->slots / 8;
     if (total > UINT32_MAX) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%u slots do not fit a memory cache file\n", conf->slots);
         return EINVAL;
     }
     tmp_ctx = talloc_new(NULL);
@@ -299,9 +297,7 @@ errno_t nss_mc_invalidate_name(struct nss_mc *mc, const char *name)
     if (mc == NULL || mc->base == NULL) {
         return EOK;
     }
-    if (name == NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(name != NULL, EINVAL);
     return nss_mc_drop(mc, 1, name, 0) ? EOK : ENOENT;
 }
 
@@ -312,9 +308,7 @@ errno_t nss_mc_invalidate_id(struct nss_mc *mc, uint32_t id)
     if (mc == NULL || mc->base == NULL) {
         return EOK;
     }
-    if (mc->type == NSS_MC_INITGROUPS) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(mc->type != NSS_MC_INITGROUPS, EINVAL);
     snprintf(idkey, sizeof(idkey), "%ld", (long)id);
     return nss_mc_drop(mc, 2, idkey, id) ? EOK : ENOENT;
 }
