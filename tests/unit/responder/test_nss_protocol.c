@@ -6,18 +6,19 @@
 #include <cmocka.h>
 
 #include "responder/nss/nss_protocol.h"
+#include "tests/unit/common/tc_common.h"
 
-static size_t base_blocks;
+static struct tc_leaks leaks;
 
 static int setup(void **state)
 {
-    base_blocks = talloc_total_blocks(NULL);
+    tc_leak_start(&leaks);
     return 0;
 }
 
 static int teardown(void **state)
 {
-    assert_int_equal(talloc_total_blocks(NULL), base_blocks);
+    tc_leak_check(&leaks);
     return 0;
 }
 
