@@ -523,9 +523,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_many_clients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stale_and_bad_paths, setup, teardown),
     };
+    int ret;
 
     debug_level = 0;
     /* tevent allocates its backend list once; do it before the leak baselines */
     talloc_free(tevent_context_init(NULL));
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    ret = cmocka_run_group_tests(tests, NULL, NULL);
+    /* tc_leak_start() turned null tracking on; an empty null context left behind is what
+     * LeakSanitizer reports as a leak. */
+    talloc_disable_null_tracking();
+    return ret;
 }
