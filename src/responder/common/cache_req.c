@@ -3,6 +3,7 @@
  * per domain between the cache, the back-end and the expired entry, and keeps the negative
  * cache. Reading the cache is cache_req_cache.c, calling the back-end cache_req_dp.c.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -142,6 +143,8 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     state->id = id;
     if (rctx == NULL || type > CACHE_REQ_INITGROUPS
             || (cache_req_by_name(type) && name == NULL)) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "invalid argument: rctx %s, type %d, name %s\n",
+              rctx == NULL ? "NULL" : "set", (int)type, name == NULL ? "NULL" : "set");
         ret = EINVAL;
         goto done;
     }
@@ -396,6 +399,8 @@ static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint
     struct cache_req_entry *fresh = NULL;
     errno_t ret;
 
+    /* A back-end call is only made for the domain being tried (cache_req_try_domain()). */
+    assert(state->dom != NULL);
     if (call_ret == EOK && dp_error == SSS_DP_ERR_OK) {
         ret = cache_req_cache_read(state, state->rctx, state->dom, state->type,
                                    state->short_name, state->id, &fresh);
@@ -434,7 +439,9 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     uint32_t error = 0;
     errno_t ret;
 
-    sss_debug_req_id = state->req_id;
+    /* The back-end's answer resumes this request: what it does next is logged (and the
+     * events it schedules are tagged) under its id. */
+    SSS_REQ_ID_SCOPE(state->req_id);
     ret = cache_req_dp_recv(subreq, &dp_error, &error);
     talloc_free(subreq);
     ret = cache_req_after_dp(req, ret, dp_error, error);

@@ -4,6 +4,7 @@
  * the engine decides what they are worth.
  */
 #include "responder/common/cache_req_private.h"
+#include "responder/common/resp_names.h"
 #include "db/sysdb_rcache.h"
 
 /* Drops repeated gids, keeping the first occurrence of each (lists are short). */
@@ -100,14 +101,7 @@ errno_t cache_req_entry_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
                                    struct resp_domain *dom, struct cache_req_entry *entry,
                                    char **_short)
 {
-    struct sysdb_ctx *sysdb;
-    const char *name;
-    errno_t ret;
-
-    ret = resp_domain_sysdb(rctx, dom, &sysdb);
-    if (ret != EOK) {
-        return ret;
-    }
-    name = entry->user != NULL ? entry->user->name : entry->group->name;
-    return sysdb_short_name(mem_ctx, sysdb, name, _short);
+    return resp_short_name(mem_ctx, rctx, dom,
+                           entry->user != NULL ? entry->user->name : entry->group->name,
+                           _short);
 }

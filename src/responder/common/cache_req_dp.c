@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "responder/common/cache_req_private.h"
+#include "responder/common/resp_check.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
 
@@ -89,9 +90,9 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     struct tevent_req *subreq;
     DBusMessage *msg;
     char *key = NULL;
-    uint64_t saved_id;
     errno_t ret;
 
+    RESP_CHECK_ARG(rctx != NULL && dom != NULL && filter != NULL, NULL);
     req = tevent_req_create(mem_ctx, &state, struct cache_req_dp_state);
     if (req == NULL) {
         return NULL;
@@ -127,10 +128,10 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
         goto done;
     }
     /* The call goes out under the id it carries (a background refresh has its own). */
-    saved_id = sss_debug_req_id;
-    sss_debug_req_id = req_id;
-    subreq = sbus_call_send(state, rctx->conn, msg, key, rctx->dp_timeout_ms);
-    sss_debug_req_id = saved_id;
+    {
+        SSS_REQ_ID_SCOPE(req_id);
+        subreq = sbus_call_send(state, rctx->conn, msg, key, rctx->dp_timeout_ms);
+    }
     talloc_free(key);
     if (subreq == NULL) {
         ret = ENOMEM;

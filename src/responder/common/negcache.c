@@ -1,26 +1,42 @@
 /*
- * The negative cache (negcache.h): a chained hash table of keys "<type>:<domain>:<n|i>:<key>"
- * with an expiry time each. A fixed number of buckets keeps it simple; the table only ever
- * holds entries younger than entry_negative_timeout, which bounds its size by the lookup
- * rate of missing entries.
+ * The negative cache (negcache.h) on the project's hash table (util/sss_hash.h). An entry
+ * is keyed by (type, domain, name) or (type, domain, id); the key is hashed field by field,
+ * never printed into a string, so a check (made by every lookup, for every domain it tries)
+ * allocates nothing and reads the clock only when it finds an entry.
+ *
+ * Expiry: an expired entry found by a check or an add is dropped (or renewed) there and
+ * then. Entries nobody asks about again are swept: each add that finds the table at its
+ * sweep threshold drops every expired entry, and the next threshold is twice what is left
+ * (at least NCACHE_SWEEP_MIN). So the table holds at most about twice the entries added
+ * within one timeout, and sweeping costs amortised O(1) per add.
  */
-#include <stdio.h>
+#include <assert.h>
 
 #include "responder/common/negcache.h"
+#include "util/sss_hash.h"
 
-#define NCACHE_BUCKETS 1024
+/* Below this many entries nothing is swept: a handful of dead entries costs nothing. */
+#define NCACHE_SWEEP_MIN 64
 
-struct ncache_entry {
-    struct ncache_entry *next;
+struct ncache_key {
     enum resp_ncache_type type;
+    const char *domain;
+    const char *name;           /* NULL: keyed by id */
+    uint32_t id;
+};
+
+/* One allocation: the strings of the key follow the struct. */
+struct ncache_entry {
+    uint64_t hash;
     time_t expire;
-    char *key;
+    struct ncache_key key;
 };
 
 struct resp_ncache {
     uint32_t timeout;
     time_t (*clock)(void);
-    struct ncache_entry *buckets[NCACHE_BUCKETS];
+    struct sss_hash_table *table;
+    size_t sweep_at;            /* the table's count that triggers the next sweep */
 };
 
 static time_t ncache_time(void)
@@ -28,204 +44,251 @@ static time_t ncache_time(void)
     return time(NULL);
 }
 
+static bool ncache_equal(const void *item, const void *key, void *ctx)
+{
+    const struct ncache_entry *e = item;
+    const struct ncache_key *k = key;
+
+    if (e->key.type != k->type || (e->key.name == NULL) != (k->name == NULL)) {
+        return false;
+    }
+    if (k->name != NULL ? strcmp(e->key.name, k->name) != 0 : e->key.id != k->id) {
+        return false;
+    }
+    return strcmp(e->key.domain, k->domain) == 0;
+}
+
+/* The domain's NUL is hashed too, so ("ab", "c") and ("a", "bc") differ before the
+ * equality check; so is a tag telling names from ids. */
+static uint64_t ncache_hash(const struct ncache_key *k)
+{
+    uint64_t h = sss_hash_add_u32(SSS_HASH_INIT, (uint32_t)k->type);
+
+    h = sss_hash_add(h, k->domain, strlen(k->domain) + 1);
+    if (k->name != NULL) {
+        return sss_hash_add_str(sss_hash_add(h, "n", 1), k->name);
+    }
+    return sss_hash_add_u32(sss_hash_add(h, "i", 1), k->id);
+}
+
 errno_t resp_ncache_create(TALLOC_CTX *mem_ctx, uint32_t timeout, struct resp_ncache **_nc)
 {
     struct resp_ncache *nc;
 
+    if (_nc == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: _nc is NULL\n");
+        return EINVAL;
+    }
     nc = talloc_zero(mem_ctx, struct resp_ncache);
     if (nc == NULL) {
         return ENOMEM;
     }
     nc->timeout = timeout;
     nc->clock = ncache_time;
+    nc->sweep_at = NCACHE_SWEEP_MIN;
+    nc->table = sss_hash_table_new(nc, 0, ncache_equal, NULL);
+    if (nc->table == NULL) {
+        talloc_free(nc);
+        return ENOMEM;
+    }
     *_nc = nc;
     return EOK;
 }
 
 void resp_ncache_set_clock(struct resp_ncache *nc, time_t (*clock)(void))
 {
+    if (nc == NULL) {
+        return;
+    }
     nc->clock = clock != NULL ? clock : ncache_time;
 }
 
-/* FNV-1a over the key. */
-static size_t ncache_bucket(const char *key)
+/* The live entry under k, or NULL; an expired one met here is dropped. */
+static struct ncache_entry *ncache_find(struct resp_ncache *nc, const struct ncache_key *k,
+                                        uint64_t hash)
 {
-    uint32_t h = 2166136261u;
+    struct ncache_entry *e;
 
-    for (; *key != '\0'; key++) {
-        h ^= (uint8_t)*key;
-        h *= 16777619u;
-    }
-    return h % NCACHE_BUCKETS;
-}
-
-static char *ncache_key(TALLOC_CTX *mem_ctx, enum resp_ncache_type type, const char *domain,
-                        const char *name, uint32_t id)
-{
-    if (domain == NULL) {
+    e = sss_hash_table_get(nc->table, hash, k);
+    if (e == NULL) {
         return NULL;
     }
-    if (name != NULL) {
-        return talloc_asprintf(mem_ctx, "%d:%s:n:%s", (int)type, domain, name);
+    if (e->expire > nc->clock()) {
+        return e;
     }
-    return talloc_asprintf(mem_ctx, "%d:%s:i:%u", (int)type, domain, id);
-}
-
-/* Finds key, dropping the expired entries of its bucket on the way. */
-static struct ncache_entry *ncache_lookup(struct resp_ncache *nc, const char *key)
-{
-    struct ncache_entry **pp = &nc->buckets[ncache_bucket(key)];
-    struct ncache_entry *e;
-    time_t now = nc->clock();
-
-    while ((e = *pp) != NULL) {
-        if (e->expire <= now) {
-            *pp = e->next;
-            talloc_free(e);
-            continue;
-        }
-        if (strcmp(e->key, key) == 0) {
-            return e;
-        }
-        pp = &e->next;
-    }
+    sss_hash_table_remove_item(nc->table, hash, e);
+    talloc_free(e);
     return NULL;
 }
 
-static bool ncache_check(struct resp_ncache *nc, enum resp_ncache_type type,
-                         const char *domain, const char *name, uint32_t id)
+static bool ncache_check(struct resp_ncache *nc, const struct ncache_key *k)
 {
-    char buf[256];
-    char *key;
-    bool found;
-    int n;
-
-    if (nc == NULL || nc->timeout == 0) {
+    if (nc == NULL || nc->timeout == 0 || k->domain == NULL) {
         return false;
     }
-    if (domain == NULL) {
-        return false;
-    }
-    /* Every lookup checks here: the key of ncache_key() built on the stack when it fits. */
-    if (name != NULL) {
-        n = snprintf(buf, sizeof(buf), "%d:%s:n:%s", (int)type, domain, name);
-    } else {
-        n = snprintf(buf, sizeof(buf), "%d:%s:i:%u", (int)type, domain, id);
-    }
-    if (n >= 0 && (size_t)n < sizeof(buf)) {
-        return ncache_lookup(nc, buf) != NULL;
-    }
-    key = ncache_key(nc, type, domain, name, id);
-    if (key == NULL) {
-        return false;
-    }
-    found = ncache_lookup(nc, key) != NULL;
-    talloc_free(key);
-    return found;
+    return ncache_find(nc, k, ncache_hash(k)) != NULL;
 }
 
-static errno_t ncache_add(struct resp_ncache *nc, enum resp_ncache_type type,
-                          const char *domain, const char *name, uint32_t id)
+static bool ncache_keep_live(void *item, void *pvt)
+{
+    struct ncache_entry *e = item;
+    const time_t *now = pvt;
+
+    if (e->expire > *now) {
+        return true;
+    }
+    talloc_free(e);
+    return false;
+}
+
+static bool ncache_keep_other_type(void *item, void *pvt)
+{
+    struct ncache_entry *e = item;
+    const enum resp_ncache_type *type = pvt;
+
+    if (e->key.type != *type) {
+        return true;
+    }
+    talloc_free(e);
+    return false;
+}
+
+/* Drops every expired entry once the table reached its threshold (see the top). */
+static void ncache_sweep(struct resp_ncache *nc)
+{
+    time_t now;
+    size_t left;
+
+    if (sss_hash_table_count(nc->table) < nc->sweep_at) {
+        return;
+    }
+    now = nc->clock();
+    sss_hash_table_filter(nc->table, ncache_keep_live, &now);
+    left = sss_hash_table_count(nc->table);
+    nc->sweep_at = left * 2 > NCACHE_SWEEP_MIN ? left * 2 : NCACHE_SWEEP_MIN;
+}
+
+static struct ncache_entry *ncache_entry_new(struct resp_ncache *nc,
+                                             const struct ncache_key *k, uint64_t hash)
+{
+    size_t dom_len = strlen(k->domain) + 1;
+    size_t name_len = k->name != NULL ? strlen(k->name) + 1 : 0;
+    struct ncache_entry *e;
+    char *p;
+
+    e = talloc_size(nc, sizeof(*e) + dom_len + name_len);
+    if (e == NULL) {
+        return NULL;
+    }
+    talloc_set_name_const(e, "struct ncache_entry");
+    p = (char *)(e + 1);
+    memcpy(p, k->domain, dom_len);
+    e->key = *k;
+    e->key.domain = p;
+    if (k->name != NULL) {
+        memcpy(p + dom_len, k->name, name_len);
+        e->key.name = p + dom_len;
+    }
+    e->hash = hash;
+    return e;
+}
+
+static errno_t ncache_add(struct resp_ncache *nc, const struct ncache_key *k)
 {
     struct ncache_entry *e;
-    char *key;
-    size_t b;
+    uint64_t hash;
+    errno_t ret;
 
-    if (nc == NULL || domain == NULL) {
+    if (nc == NULL || k->domain == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s is NULL\n",
+              nc == NULL ? "nc" : "domain");
         return EINVAL;
     }
     if (nc->timeout == 0) {
         return EOK;
     }
-    key = ncache_key(nc, type, domain, name, id);
-    if (key == NULL) {
-        return ENOMEM;
-    }
-    e = ncache_lookup(nc, key);
+    hash = ncache_hash(k);
+    e = ncache_find(nc, k, hash);
     if (e != NULL) {
-        talloc_free(key);
         e->expire = nc->clock() + nc->timeout;
         return EOK;
     }
-    e = talloc_zero(nc, struct ncache_entry);
+    ncache_sweep(nc);
+    e = ncache_entry_new(nc, k, hash);
     if (e == NULL) {
-        talloc_free(key);
         return ENOMEM;
     }
-    e->key = talloc_steal(e, key);
-    e->type = type;
     e->expire = nc->clock() + nc->timeout;
-    b = ncache_bucket(key);
-    e->next = nc->buckets[b];
-    nc->buckets[b] = e;
+    ret = sss_hash_table_insert(nc->table, hash, &e->key, e, NULL);
+    if (ret != EOK) {
+        /* EEXIST cannot happen: ncache_find() just looked. */
+        assert(ret != EEXIST);
+        talloc_free(e);
+        return ret;
+    }
     return EOK;
 }
 
 bool resp_ncache_check_name(struct resp_ncache *nc, enum resp_ncache_type type,
                             const char *domain, const char *name)
 {
-    return name != NULL && ncache_check(nc, type, domain, name, 0);
+    struct ncache_key k = { .type = type, .domain = domain, .name = name };
+
+    return name != NULL && ncache_check(nc, &k);
 }
 
 bool resp_ncache_check_id(struct resp_ncache *nc, enum resp_ncache_type type,
                           const char *domain, uint32_t id)
 {
-    return ncache_check(nc, type, domain, NULL, id);
+    struct ncache_key k = { .type = type, .domain = domain, .id = id };
+
+    return ncache_check(nc, &k);
 }
 
 errno_t resp_ncache_add_name(struct resp_ncache *nc, enum resp_ncache_type type,
                              const char *domain, const char *name)
 {
+    struct ncache_key k = { .type = type, .domain = domain, .name = name };
+
     if (name == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: name is NULL\n");
         return EINVAL;
     }
-    return ncache_add(nc, type, domain, name, 0);
+    return ncache_add(nc, &k);
 }
 
 errno_t resp_ncache_add_id(struct resp_ncache *nc, enum resp_ncache_type type,
                            const char *domain, uint32_t id)
 {
-    return ncache_add(nc, type, domain, NULL, id);
+    struct ncache_key k = { .type = type, .domain = domain, .id = id };
+
+    return ncache_add(nc, &k);
 }
 
 void resp_ncache_reset(struct resp_ncache *nc, enum resp_ncache_type type)
 {
-    struct ncache_entry **pp;
-    struct ncache_entry *e;
-    size_t b;
-
     if (nc == NULL) {
         return;
     }
-    for (b = 0; b < NCACHE_BUCKETS; b++) {
-        pp = &nc->buckets[b];
-        while ((e = *pp) != NULL) {
-            if (e->type == type) {
-                *pp = e->next;
-                talloc_free(e);
-            } else {
-                pp = &e->next;
-            }
-        }
-    }
+    sss_hash_table_filter(nc->table, ncache_keep_other_type, &type);
 }
 
 size_t resp_ncache_count(struct resp_ncache *nc, enum resp_ncache_type type)
 {
     struct ncache_entry *e;
+    void *item;
     time_t now;
+    size_t pos = 0;
     size_t n = 0;
-    size_t b;
 
     if (nc == NULL) {
         return 0;
     }
     now = nc->clock();
-    for (b = 0; b < NCACHE_BUCKETS; b++) {
-        for (e = nc->buckets[b]; e != NULL; e = e->next) {
-            if (e->type == type && e->expire > now) {
-                n++;
-            }
+    while (sss_hash_table_next(nc->table, &pos, &item)) {
+        e = item;
+        if (e->key.type == type && e->expire > now) {
+            n++;
         }
     }
     return n;

@@ -7,8 +7,9 @@
  *
  * Keys are (type, domain, name) or (type, domain, id); names are compared as given (callers
  * pass them folded for case-insensitive domains). A timeout of 0 disables the cache.
- * Expired entries are dropped when met and by every add. The clock is time() unless a test
- * sets another one.
+ * Expired entries are dropped when met, and swept as the cache grows, so it never holds
+ * much more than twice what was added within one timeout. The clock is time() unless a
+ * test sets another one.
  *
  * Ownership: struct resp_ncache is a talloc object; entries are its children.
  */
@@ -25,7 +26,7 @@ enum resp_ncache_type {
 
 struct resp_ncache;
 
-/* ENOMEM only. */
+/* EINVAL (_nc NULL), ENOMEM. */
 errno_t resp_ncache_create(TALLOC_CTX *mem_ctx, uint32_t timeout, struct resp_ncache **_nc);
 
 /* Replaces the clock (tests). NULL restores time(). */

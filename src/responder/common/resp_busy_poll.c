@@ -4,6 +4,7 @@
  * how long the loop slept, and the BEFORE_WAIT point is where the spin happens: when a
  * socket becomes readable during the spin, tevent's own epoll_wait returns at once.
  */
+#include <assert.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
@@ -21,7 +22,7 @@ static struct {
     bool missed;                    /* this wait's spin caught nothing */
     int last_fd;                    /* the client of the last request */
     unsigned int run;               /* requests in a row from that client */
-    unsigned int open;              /* requests not ended */
+    unsigned int open;              /* requests of this process not ended */
     uint64_t wait_start;
     struct resp_busy_poll_stats stats;
     tevent_trace_callback_t prev_cb;
@@ -113,7 +114,6 @@ static bool bp_setup(struct tevent_context *ev)
     bp.spin_next = false;
     bp.last_fd = -1;
     bp.run = 0;
-    bp.open = 0;
     /* _SSS_BUSY_POLL_US: the spin in microseconds, 0 to switch it off (benchmarks). */
     env = getenv("_SSS_BUSY_POLL_US");
     bp.spin_ns = (env != NULL ? strtol(env, NULL, 10) : RESP_BUSY_POLL_SPIN_US) * 1000L;
@@ -152,9 +152,10 @@ void resp_busy_poll_request(int fd)
 
 void resp_busy_poll_request_done(void)
 {
-    if (bp.open > 0) {
-        bp.open--;
-    }
+    /* One call per resp_busy_poll_request(), whatever loop the request ran on: the count
+     * is the process's, never reset. */
+    assert(bp.open > 0);
+    bp.open--;
 }
 
 void resp_busy_poll_get_stats(struct resp_busy_poll_stats *stats)

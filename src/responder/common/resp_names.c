@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "responder/common/resp_names.h"
+#include "responder/common/resp_check.h"
 
 errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
                         struct resp_domain **_dom, char **_short)
@@ -13,7 +14,9 @@ errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *
     const char *at;
     char *short_name;
 
-    if (rctx == NULL || input == NULL || input[0] == '\0' || _dom == NULL || _short == NULL) {
+    RESP_CHECK_ARG(rctx != NULL && input != NULL, EINVAL);
+    RESP_CHECK_ARG(_dom != NULL && _short != NULL, EINVAL);
+    if (input[0] == '\0') {
         return EINVAL;
     }
     at = strrchr(input, '@');
@@ -61,6 +64,19 @@ char *resp_format_fqname(TALLOC_CTX *mem_ctx, const char *format, const char *na
         p++;
     }
     return out;
+}
+
+errno_t resp_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
+                        const char *stored, char **_short)
+{
+    struct sysdb_ctx *sysdb;
+    errno_t ret;
+
+    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    return sysdb_short_name(mem_ctx, sysdb, stored, _short);
 }
 
 char *resp_output_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,

@@ -27,6 +27,11 @@
 errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
                         struct resp_domain **_dom, char **_short);
 
+/* The short form of a name as dom's cache stores it (sysdb_short_name()), on mem_ctx.
+ * Errors: those of resp_domain_sysdb(), EINVAL, ENOMEM. */
+errno_t resp_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
+                        const char *stored, char **_short);
+
 /* The name clients see for short_name of dom. NULL on ENOMEM. */
 char *resp_output_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
                        const char *short_name);

@@ -3,7 +3,10 @@
  * the end of the request it is assembling: first the 16-byte header, then exactly the body
  * the header declares, so a client that pipelines cannot make us swallow its next request.
  */
+#include <assert.h>
+
 #include "responder/common/resp_packet.h"
+#include "responder/common/resp_check.h"
 
 enum resp_frame_state {
     RESP_FRAME_PARTIAL,
@@ -32,9 +35,7 @@ struct resp_frame *resp_frame_new(TALLOC_CTX *mem_ctx, size_t max_len)
 {
     struct resp_frame *f;
 
-    if (max_len < SSS_NSS_HEADER_SIZE || max_len > UINT32_MAX) {
-        return NULL;
-    }
+    RESP_CHECK_ARG(max_len >= SSS_NSS_HEADER_SIZE && max_len <= UINT32_MAX, NULL);
     f = talloc_zero(mem_ctx, struct resp_frame);
     if (f == NULL) {
         return NULL;
@@ -88,11 +89,12 @@ errno_t resp_frame_advance(struct resp_frame *f, size_t n)
         return f->error;
     }
     resp_frame_space(f, &space);
-    if (n > space) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(n <= space, EINVAL);
     had_len = f->have >= sizeof(uint32_t);
     f->have += n;
+    /* resp_frame_space() never offers more than the header, then the declared length,
+     * which was checked against max_len as soon as it was known. */
+    assert(f->have <= f->max_len);
     if (!had_len && f->have >= sizeof(uint32_t)) {
         /* The length is known as soon as its four bytes are in. */
         f->len = get_u32(f->buf);
@@ -218,9 +220,7 @@ errno_t resp_reply_put(struct resp_reply *r, const void *data, size_t len)
 {
     errno_t ret;
 
-    if (r == NULL || (data == NULL && len != 0)) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(r != NULL && (data != NULL || len == 0), EINVAL);
     ret = resp_reply_reserve(r, len);
     if (ret != EOK) {
         return ret;
@@ -239,18 +239,14 @@ errno_t resp_reply_put_u32(struct resp_reply *r, uint32_t v)
 
 errno_t resp_reply_put_str(struct resp_reply *r, const char *s)
 {
-    if (s == NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(s != NULL, EINVAL);
     return resp_reply_put(r, s, strlen(s) + 1);
 }
 
 errno_t resp_reply_set_u32(struct resp_reply *r, size_t off, uint32_t v)
 {
-    if (r == NULL || off > r->len - SSS_NSS_HEADER_SIZE
-            || r->len - SSS_NSS_HEADER_SIZE - off < sizeof(v)) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(r != NULL && off <= r->len - SSS_NSS_HEADER_SIZE, EINVAL);
+    RESP_CHECK_ARG(r->len - SSS_NSS_HEADER_SIZE - off >= sizeof(v), EINVAL);
     memcpy(r->buf + SSS_NSS_HEADER_SIZE + off, &v, sizeof(v));
     return EOK;
 }
@@ -262,9 +258,7 @@ void resp_reply_set_status(struct resp_reply *r, uint32_t status)
 
 errno_t resp_reply_truncate(struct resp_reply *r, size_t body_len)
 {
-    if (r == NULL || body_len > r->len - SSS_NSS_HEADER_SIZE) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(r != NULL && body_len <= r->len - SSS_NSS_HEADER_SIZE, EINVAL);
     r->len = SSS_NSS_HEADER_SIZE + body_len;
     return EOK;
 }

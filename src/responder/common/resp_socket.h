@@ -10,9 +10,10 @@
  * a tevent request) with resp_request_done() or resp_request_done_status(). Returning an
  * error from the handler instead closes the connection. Only one request per client is in
  * flight: the server reads nothing more from that client until the reply is written.
- * Each request gets an id unique across the star (sss_new_req_id()); the server sets
- * sss_debug_req_id to it while it dispatches and writes, and asynchronous code sets it
- * again from resp_request_id() when it resumes (so every log line of a request carries it).
+ * Each request gets an id unique across the star (sss_new_req_id()); the server serves
+ * it under that id (SSS_REQ_ID_SCOPE) while it dispatches and writes, and asynchronous code
+ * takes it again from resp_request_id() when it resumes (so every log line of a request
+ * carries it).
  *
  * Ownership: the server is a talloc object on the caller's mem_ctx; freeing it closes every
  * client and the listening socket and removes the socket file. Clients and requests belong

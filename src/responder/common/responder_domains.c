@@ -1,11 +1,14 @@
 /*
  * Domain state of a responder and the signals every responder listens for
  * (responder_domains.h): reads each domain's lookup options once at start, opens each
- * domain's cache lazily, and applies the back-ends' announcements.
+ * domain's cache lazily, and applies the back-ends' announcements. Also the main() every
+ * responder shares.
  */
+#include <stdio.h>
 #include <strings.h>
 
 #include "responder/common/responder_domains.h"
+#include "responder/common/resp_check.h"
 #include "sss_iface/sss_iface.h"
 
 static errno_t resp_case_mode(struct confdb *cdb, const char *section,
@@ -56,18 +59,30 @@ static errno_t resp_domain_read(struct resp_ctx *rctx, struct resp_domain *dom,
         goto done;
     }
     ret = confdb_get_bool(rctx->cdb, section, "use_fully_qualified_names", &dom->fqnames);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_bool(rctx->cdb, section, "enumerate", &dom->enumerate);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = resp_case_mode(rctx->cdb, section, &dom->case_mode);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_uint32(rctx->cdb, section, "min_id", &dom->min_id);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_uint32(rctx->cdb, section, "max_id", &dom->max_id);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_string(rctx->cdb, rctx->domains, section, "full_name_format",
                             &dom->name_format);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     if (dom->name_format == NULL) {
         dom->name_format = talloc_strdup(rctx->domains,
                                          global_format != NULL ? global_format : "%1$s@%2$s");
@@ -78,7 +93,9 @@ static errno_t resp_domain_read(struct resp_ctx *rctx, struct resp_domain *dom,
     }
     ret = confdb_get_list(rctx->cdb, rctx->domains, section, "filter_users",
                           &dom->filter_users);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_list(rctx->cdb, rctx->domains, section, "filter_groups",
                           &dom->filter_groups);
 done:
@@ -105,19 +122,33 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
         return ENOMEM;
     }
     ret = confdb_get_domains(rctx->cdb, tmp_ctx, &names);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_string(rctx->cdb, tmp_ctx, "sssd", "full_name_format", &format);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_string(rctx->cdb, tmp_ctx, "sssd", "default_domain_suffix", &suffix);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_int(rctx->cdb, "nss", "entry_negative_timeout", &neg_timeout);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_int(rctx->cdb, "nss", "entry_cache_nowait_percentage", &nowait);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_list(rctx->cdb, rctx, "nss", "filter_users", &rctx->filter_users);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_list(rctx->cdb, rctx, "nss", "filter_groups", &rctx->filter_groups);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
 
     for (n = 0; names[n] != NULL; n++) {
         /* count */
@@ -131,7 +162,9 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
     for (i = 0; i < n; i++) {
         rctx->domains[i].name = talloc_steal(rctx->domains, names[i]);
         ret = resp_domain_read(rctx, &rctx->domains[i], format);
-        if (ret != EOK) goto done;
+        if (ret != EOK) {
+            goto done;
+        }
     }
     if (suffix != NULL && suffix[0] != '\0') {
         rctx->default_domain = resp_domain_find(rctx, suffix);
@@ -161,9 +194,8 @@ errno_t resp_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
     struct resp_ctx *rctx;
     errno_t ret;
 
-    if (ev == NULL || cdb == NULL || db_dir == NULL || _rctx == NULL) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(ev != NULL && cdb != NULL, EINVAL);
+    RESP_CHECK_ARG(db_dir != NULL && _rctx != NULL, EINVAL);
     rctx = talloc_zero(mem_ctx, struct resp_ctx);
     if (rctx == NULL) {
         return ENOMEM;
@@ -191,6 +223,7 @@ errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
     struct resp_ctx *rctx;
     errno_t ret;
 
+    RESP_CHECK_ARG(svc != NULL && _rctx != NULL, EINVAL);
     ret = resp_ctx_create(mem_ctx, sss_service_ev(svc), sss_service_confdb(svc),
                           sss_service_conn(svc), SSSD_DB_PATH, &rctx);
     if (ret != EOK) {
@@ -205,6 +238,7 @@ struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name)
 {
     size_t i;
 
+    RESP_CHECK_ARG(rctx != NULL, NULL);
     if (name == NULL) {
         return NULL;
     }
@@ -221,6 +255,7 @@ errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
 {
     errno_t ret;
 
+    RESP_CHECK_ARG(rctx != NULL && dom != NULL && _sysdb != NULL, EINVAL);
     if (dom->sysdb == NULL) {
         ret = sysdb_open(rctx, rctx->db_dir, dom->name, dom->case_mode, &dom->sysdb);
         if (ret != EOK) {
@@ -263,6 +298,7 @@ void resp_domain_set_online(struct resp_ctx *rctx, const char *name, bool online
 
 void resp_reset_negative_cache(struct resp_ctx *rctx, enum resp_ncache_type type)
 {
+    RESP_CHECK_ARG(rctx != NULL);
     resp_ncache_reset(rctx->ncache, type);
     rctx->negcache_resets++;
 }
@@ -299,29 +335,79 @@ static void resp_reset_groups(struct sbus_request *sbus_req, void *data)
     resp_reset_negative_cache(talloc_get_type(data, struct resp_ctx), RESP_NCACHE_GROUP);
 }
 
-errno_t resp_listen_common(struct resp_ctx *rctx)
+errno_t resp_add_listeners(TALLOC_CTX *owner, struct sbus_connection *conn,
+                           const struct sbus_listener *listeners, size_t n)
 {
-    struct sbus_listener *l;
+    struct sbus_listener *copy;
 
-    if (rctx->conn == NULL) {
-        return EINVAL;
-    }
-    l = talloc_zero_array(rctx, struct sbus_listener, 7);
-    if (l == NULL) {
+    RESP_CHECK_ARG(conn != NULL && listeners != NULL && n > 0, EINVAL);
+    copy = talloc_memdup(owner, listeners, n * sizeof(*listeners));
+    if (copy == NULL) {
         return ENOMEM;
     }
-    l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetActive(
-               resp_set_active, rctx);
-    l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetInconsistent(
-               resp_set_inconsistent, rctx);
-    l[2] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetOnline(
-               resp_set_online, rctx);
-    l[3] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_Domain_SetOffline(
-               resp_set_offline, rctx);
-    l[4] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_NegativeCache_ResetUsers(
-               resp_reset_users, rctx);
-    l[5] = (struct sbus_listener)SBUS_LISTENER_sssd_Responder_NegativeCache_ResetGroups(
-               resp_reset_groups, rctx);
-    l[6] = (struct sbus_listener)SBUS_LISTENERS_END;
-    return sbus_connection_add_listeners(rctx->conn, l);
+    return sbus_connection_add_listeners(conn, copy);
+}
+
+errno_t resp_listen_common(struct resp_ctx *rctx)
+{
+    const struct sbus_listener listeners[] = {
+        SBUS_LISTENER_sssd_Responder_Domain_SetActive(resp_set_active, rctx),
+        SBUS_LISTENER_sssd_Responder_Domain_SetInconsistent(resp_set_inconsistent, rctx),
+        SBUS_LISTENER_sssd_Responder_Domain_SetOnline(resp_set_online, rctx),
+        SBUS_LISTENER_sssd_Responder_Domain_SetOffline(resp_set_offline, rctx),
+        SBUS_LISTENER_sssd_Responder_NegativeCache_ResetUsers(resp_reset_users, rctx),
+        SBUS_LISTENER_sssd_Responder_NegativeCache_ResetGroups(resp_reset_groups, rctx),
+        SBUS_LISTENERS_END
+    };
+
+    RESP_CHECK_ARG(rctx != NULL && rctx->conn != NULL, EINVAL);
+    return resp_add_listeners(rctx, rctx->conn, listeners, SSS_ARRAY_SIZE(listeners));
+}
+
+/* ---- main ---- */
+
+struct resp_main_ctx {
+    resp_init_fn init;
+};
+
+static errno_t resp_service_init(struct sss_service *svc, void *data)
+{
+    struct resp_main_ctx *m = data;
+    struct resp_ctx *rctx;
+    errno_t ret;
+
+    ret = resp_domains_init(svc, svc, &rctx);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = resp_listen_common(rctx);
+    if (ret != EOK) {
+        return ret;
+    }
+    return m->init != NULL ? m->init(svc, rctx) : EOK;
+}
+
+int resp_main(int argc, const char *argv[], const char *name, resp_init_fn init)
+{
+    struct resp_main_ctx m = { .init = init };
+    struct sss_service_opts opts;
+    struct sss_service_def def = {
+        .section = name,
+        .register_name = name,
+        .type = SSS_SERVICE_TYPE_RESPONDER,
+        .init = resp_service_init,
+        .data = &m,
+    };
+    char process[64];
+    errno_t ret;
+
+    RESP_CHECK_ARG(name != NULL, 1);
+    snprintf(process, sizeof(process), "sssd_%s", name);
+    def.process = process;
+    ret = sss_service_parse_args(argc, argv, false, &opts);
+    if (ret != EOK) {
+        return 1;
+    }
+    /* Runs the loop: m, def and process outlive the service. */
+    return sss_service_main(&opts, &def);
 }

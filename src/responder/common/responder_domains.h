@@ -9,7 +9,8 @@
  * Ownership: struct resp_ctx is a talloc object on the caller's mem_ctx; domains, caches and
  * the negative cache are its children. resp_ctx_create() takes everything it needs as
  * arguments (tests build one on a temporary cache directory and an in-process bus);
- * resp_domains_init() builds the daemon's from a struct sss_service.
+ * resp_domains_init() builds the daemon's from a struct sss_service, and resp_main() is
+ * the whole main() of a responder.
  */
 #ifndef RESPONDER_DOMAINS_H
 #define RESPONDER_DOMAINS_H
@@ -70,8 +71,23 @@ struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name);
 errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
                           struct sysdb_ctx **_sysdb);
 
-/* Listens for sssd.Responder.Domain and sssd.Responder.NegativeCache signals. */
+/* Listens for sssd.Responder.Domain and sssd.Responder.NegativeCache signals. EINVAL
+ * without a bus connection, errors of sbus_connection_add_listeners(). */
 errno_t resp_listen_common(struct resp_ctx *rctx);
+
+/* Adds n listeners (the last one SBUS_LISTENERS_END) to conn; the bus keeps pointers to
+ * them, so they are copied onto owner, which must live as long as conn. */
+errno_t resp_add_listeners(TALLOC_CTX *owner, struct sbus_connection *conn,
+                           const struct sbus_listener *listeners, size_t n);
+
+/* What a responder adds to the common set-up (rctx built, common signals listened for):
+ * its interfaces, listeners and client socket. */
+typedef errno_t (*resp_init_fn)(struct sss_service *svc, struct resp_ctx *rctx);
+
+/* A responder's main(): the service "sssd_<name>" (config section and bus name <name>),
+ * set up by resp_domains_init(), resp_listen_common() and then init (NULL: nothing more).
+ * Returns the process exit status. */
+int resp_main(int argc, const char *argv[], const char *name, resp_init_fn init);
 
 /* What the signals do, callable directly (tests, sss_cache-like paths). */
 void resp_domain_set_online(struct resp_ctx *rctx, const char *name, bool online);

@@ -128,13 +128,12 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     body = resp_request_body(rreq, &len);
     ret = nss_request_parse(resp_request_cmd(rreq), body, len, &state->nreq);
     nss_probe_start(rreq, ret == EOK ? &state->nreq : NULL);
-    if (ret == EOK) {
-        ret = nss_cmd_type(state->nreq.cmd, &state->type, &mc_type);
-    }
     if (ret != EOK) {
-        talloc_free(state);
-        nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
-        return resp_request_done_status(rreq, EINVAL);
+        goto bad_request;
+    }
+    ret = nss_cmd_type(state->nreq.cmd, &state->type, &mc_type);
+    if (ret != EOK) {
+        goto bad_request;
     }
     if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
         nss_cmd_invalidate(state, mc_type);
@@ -152,6 +151,12 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     }
     tevent_req_set_callback(subreq, nss_cmd_lookup_done, state);
     return EOK;
+
+bad_request:
+    /* A malformed body is answered (status EINVAL), not a reason to close. */
+    talloc_free(state);
+    nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
+    return resp_request_done_status(rreq, EINVAL);
 }
 
 static void nss_cmd_lookup_done(struct tevent_req *subreq)
@@ -164,7 +169,7 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
     errno_t result;
     errno_t ret;
 
-    sss_debug_req_id = resp_request_id(rreq);
+    SSS_REQ_ID_SCOPE(resp_request_id(rreq));
     ret = cache_req_recv(state, subreq, &res);
     talloc_free(subreq);
     nss_cmd_log(state, res, ret);
@@ -209,5 +214,4 @@ done:
         resp_request_done_status(rreq, ret == ENOMEM ? ENOMEM : EIO);
     }
     talloc_free(state);
-    sss_debug_req_id = 0;
 }

@@ -10,6 +10,7 @@
  */
 #include "responder/nss/nss_private.h"
 #include "responder/common/resp_names.h"
+#include "responder/common/resp_check.h"
 #include "sss_client/sss_cli.h"
 
 static bool nss_enum_is_pw(uint32_t cmd)
@@ -91,6 +92,7 @@ errno_t nss_enum_snapshot(struct nss_ctx *nctx, struct nss_enum_client *ec, bool
     size_t i;
     errno_t ret;
 
+    RESP_CHECK_ARG(nctx != NULL && ec != NULL, EINVAL);
     list = talloc_zero(ec, struct nss_enum_list);
     if (list == NULL) {
         return ENOMEM;
@@ -124,47 +126,63 @@ errno_t nss_cmd_setent(struct resp_request *rreq)
     errno_t ret;
 
     nss_probe_start(rreq, NULL);
-    ret = ec == NULL ? ENOMEM
-                     : nss_enum_snapshot(nctx, ec, nss_enum_is_pw(resp_request_cmd(rreq)));
-    if (ret == EOK) {
-        ret = resp_request_done_status(rreq, 0);
+    if (ec == NULL) {
+        ret = ENOMEM;
+        goto done;
     }
+    ret = nss_enum_snapshot(nctx, ec, nss_enum_is_pw(resp_request_cmd(rreq)));
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = resp_request_done_status(rreq, 0);
+done:
     nss_probe_done(rreq, NULL, ret, 0, NULL);
     return ret;
 }
 
-errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
-                             uint32_t count, struct nss_reply *reply)
+/* Adds the record of one snapshot item to reply. */
+static errno_t nss_enum_add_item(struct nss_ctx *nctx, struct nss_enum_item *it, bool pw,
+                                 struct nss_reply *reply)
 {
     TALLOC_CTX *tmp_ctx;
-    struct nss_enum_item *it;
     struct nss_pw_entry pwe;
     struct nss_gr_entry gre;
-    uint32_t n = 0;
-    errno_t ret = EOK;
+    errno_t ret;
 
-    while (n < count && list->pos < list->count) {
-        it = &list->items[list->pos++];
-        tmp_ctx = talloc_new(NULL);
-        if (tmp_ctx == NULL) {
-            return ENOMEM;
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    if (pw) {
+        ret = nss_format_pw(tmp_ctx, nctx->fmt, nctx->rctx, it->dom, it->user, &pwe);
+        if (ret != EOK) {
+            goto done;
         }
-        if (pw) {
-            ret = nss_format_pw(tmp_ctx, nctx->fmt, nctx->rctx, it->dom, it->user, &pwe);
-            if (ret == EOK) {
-                ret = nss_reply_passwd_add(reply, &pwe);
-            }
-        } else {
-            ret = nss_format_gr(tmp_ctx, nctx->fmt, nctx->rctx, it->dom, it->group, &gre);
-            if (ret == EOK) {
-                ret = nss_reply_group_add(reply, &gre);
-            }
+        ret = nss_reply_passwd_add(reply, &pwe);
+    } else {
+        ret = nss_format_gr(tmp_ctx, nctx->fmt, nctx->rctx, it->dom, it->group, &gre);
+        if (ret != EOK) {
+            goto done;
         }
-        talloc_free(tmp_ctx);
+        ret = nss_reply_group_add(reply, &gre);
+    }
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
+                      uint32_t count, struct nss_reply *reply)
+{
+    uint32_t n;
+    errno_t ret;
+
+    RESP_CHECK_ARG(nctx != NULL && list != NULL && reply != NULL, EINVAL);
+    for (n = 0; n < count && list->pos < list->count; n++) {
+        ret = nss_enum_add_item(nctx, &list->items[list->pos++], pw, reply);
         if (ret != EOK) {
             return ret;
         }
-        n++;
     }
     return EOK;
 }

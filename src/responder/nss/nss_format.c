@@ -9,6 +9,7 @@
 
 #include "responder/nss/nss_format.h"
 #include "responder/common/resp_names.h"
+#include "responder/common/resp_check.h"
 
 static errno_t nss_dom_opt(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
                            const char *option, char **_value)
@@ -25,13 +26,21 @@ static errno_t nss_dom_format_load(TALLOC_CTX *mem_ctx, struct confdb *cdb,
     errno_t ret;
 
     ret = nss_dom_opt(mem_ctx, cdb, section, "override_homedir", &df->override_homedir);
-    if (ret != EOK) return ret;
+    if (ret != EOK) {
+        return ret;
+    }
     ret = nss_dom_opt(mem_ctx, cdb, section, "fallback_homedir", &df->fallback_homedir);
-    if (ret != EOK) return ret;
+    if (ret != EOK) {
+        return ret;
+    }
     ret = nss_dom_opt(mem_ctx, cdb, section, "homedir_substring", &df->homedir_substring);
-    if (ret != EOK) return ret;
+    if (ret != EOK) {
+        return ret;
+    }
     ret = nss_dom_opt(mem_ctx, cdb, section, "override_shell", &df->override_shell);
-    if (ret != EOK) return ret;
+    if (ret != EOK) {
+        return ret;
+    }
     return nss_dom_opt(mem_ctx, cdb, section, "default_shell", &df->default_shell);
 }
 
@@ -82,16 +91,26 @@ errno_t nss_format_load(TALLOC_CTX *mem_ctx, struct confdb *cdb, struct resp_ctx
         return ENOMEM;
     }
     ret = confdb_get_list(cdb, opts, "nss", "allowed_shells", &opts->allowed_shells);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_list(cdb, opts, "nss", "vetoed_shells", &opts->vetoed_shells);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_string(cdb, opts, "nss", "shell_fallback", &opts->shell_fallback);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = confdb_get_bool(cdb, "nss", "filter_users_in_groups",
                           &opts->filter_users_in_groups);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     ret = nss_read_shells(opts, etc_shells, &opts->etc_shells);
-    if (ret != EOK) goto done;
+    if (ret != EOK) {
+        goto done;
+    }
     opts->num_dom = rctx->num_domains;
     opts->dom = talloc_zero_array(opts, struct nss_dom_format, rctx->num_domains + 1);
     if (opts->dom == NULL) {
@@ -106,7 +125,9 @@ errno_t nss_format_load(TALLOC_CTX *mem_ctx, struct confdb *cdb, struct resp_ctx
         }
         ret = nss_dom_format_load(opts, cdb, section, &opts->dom[i]);
         talloc_free(section);
-        if (ret != EOK) goto done;
+        if (ret != EOK) {
+            goto done;
+        }
     }
 done:
     if (ret != EOK) {
@@ -251,34 +272,48 @@ const char *nss_user_shell(struct nss_format_opts *opts, struct nss_dom_format *
     return NSS_NOLOGIN_SHELL;
 }
 
+/* The short name and the output name of a name as dom's cache stores it (on mem_ctx). */
+static errno_t nss_format_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                               struct resp_domain *dom, const char *stored, char **_short,
+                               const char **_out)
+{
+    char *short_name;
+    char *out;
+    errno_t ret;
+
+    ret = resp_short_name(mem_ctx, rctx, dom, stored, &short_name);
+    if (ret != EOK) {
+        return ret;
+    }
+    out = resp_output_name(mem_ctx, rctx, dom, short_name);
+    if (out == NULL) {
+        return ENOMEM;
+    }
+    *_short = short_name;
+    *_out = out;
+    return EOK;
+}
+
 errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                       struct resp_ctx *rctx, struct resp_domain *dom,
                       const struct sysdb_user *user, struct nss_pw_entry *_pw)
 {
     struct nss_dom_format *df = nss_format_dom(opts, rctx, dom);
     struct nss_pw_entry pw = { 0 };
-    struct sysdb_ctx *sysdb;
     char *short_name;
     errno_t ret;
 
-    if (user == NULL || user->name == NULL) {
-        return EINVAL;
-    }
-    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    RESP_CHECK_ARG(user != NULL && user->name != NULL && _pw != NULL, EINVAL);
+    ret = nss_format_name(mem_ctx, rctx, dom, user->name, &short_name, &pw.name);
     if (ret != EOK) {
         return ret;
     }
-    ret = sysdb_short_name(mem_ctx, sysdb, user->name, &short_name);
-    if (ret != EOK) {
-        return ret;
-    }
-    pw.name = resp_output_name(mem_ctx, rctx, dom, short_name);
     pw.uid = user->uid;
     pw.gid = user->gid;
     pw.gecos = user->gecos != NULL ? user->gecos : "";
     pw.dir = nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name, user->home);
     pw.shell = nss_user_shell(opts, df, user->shell);
-    if (pw.name == NULL || pw.dir == NULL) {
+    if (pw.dir == NULL) {
         return ENOMEM;
     }
     *_pw = pw;
@@ -307,12 +342,12 @@ static size_t nss_member_short_len(const char *name, size_t len, const char *dom
  */
 static errno_t nss_format_members(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                                   struct resp_ctx *rctx, struct resp_domain *dom,
-                                  struct sysdb_ctx *sysdb, const char *const *in,
-                                  struct nss_gr_entry *gr)
+                                  const char *const *in, struct nss_gr_entry *gr)
 {
     struct resp_name_filter *filter = NULL;
-    const char *domain = sysdb_domain(sysdb);
-    size_t dlen = strlen(domain);
+    struct sysdb_ctx *sysdb;
+    const char *domain;
+    size_t dlen;
     bool fq = dom->fqnames || rctx->output_fqnames;
     const char **members;
     size_t *offs = NULL;
@@ -324,7 +359,14 @@ static errno_t nss_format_members(TALLOC_CTX *mem_ctx, struct nss_format_opts *o
     char *buf = NULL;
     char *tmp;
     size_t i;
+    errno_t ret;
 
+    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    domain = sysdb_domain(sysdb);
+    dlen = strlen(domain);
     for (count = 0; in != NULL && in[count] != NULL; count++) {
         /* count */
     }
@@ -389,27 +431,16 @@ errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                       const struct sysdb_group *group, struct nss_gr_entry *_gr)
 {
     struct nss_gr_entry gr = { 0 };
-    struct sysdb_ctx *sysdb;
     char *short_name;
     errno_t ret;
 
-    if (group == NULL || group->name == NULL) {
-        return EINVAL;
-    }
-    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    RESP_CHECK_ARG(group != NULL && group->name != NULL && _gr != NULL, EINVAL);
+    ret = nss_format_name(mem_ctx, rctx, dom, group->name, &short_name, &gr.name);
     if (ret != EOK) {
         return ret;
-    }
-    ret = sysdb_short_name(mem_ctx, sysdb, group->name, &short_name);
-    if (ret != EOK) {
-        return ret;
-    }
-    gr.name = resp_output_name(mem_ctx, rctx, dom, short_name);
-    if (gr.name == NULL) {
-        return ENOMEM;
     }
     gr.gid = group->gid;
-    ret = nss_format_members(mem_ctx, opts, rctx, dom, sysdb, group->members, &gr);
+    ret = nss_format_members(mem_ctx, opts, rctx, dom, group->members, &gr);
     if (ret != EOK) {
         return ret;
     }

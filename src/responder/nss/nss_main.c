@@ -162,43 +162,27 @@ static errno_t nss_memcache_init(struct nss_ctx *nctx, struct confdb *cdb)
 
 static errno_t nss_listen_signals(struct nss_ctx *nctx)
 {
-    struct sbus_listener *l;
+    const struct sbus_listener listeners[] = {
+        SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllUsers(nss_invalidate_users, nctx),
+        SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllGroups(nss_invalidate_groups, nctx),
+        SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllInitgroups(nss_invalidate_initgroups,
+                                                                   nctx),
+        SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateGroupById(nss_invalidate_gid, nctx),
+        SBUS_LISTENER_sssd_service_ClearMemcache(nss_clear_memcache, nctx),
+        SBUS_LISTENERS_END
+    };
 
-    l = talloc_zero_array(nctx, struct sbus_listener, 6);
-    if (l == NULL) {
-        return ENOMEM;
-    }
-    l[0] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllUsers(
-               nss_invalidate_users, nctx);
-    l[1] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllGroups(
-               nss_invalidate_groups, nctx);
-    l[2] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllInitgroups(
-               nss_invalidate_initgroups, nctx);
-    l[3] = (struct sbus_listener)SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateGroupById(
-               nss_invalidate_gid, nctx);
-    l[4] = (struct sbus_listener)SBUS_LISTENER_sssd_service_ClearMemcache(
-               nss_clear_memcache, nctx);
-    l[5] = (struct sbus_listener)SBUS_LISTENERS_END;
-    return sbus_connection_add_listeners(sss_service_conn(nctx->rctx->svc), l);
+    return resp_add_listeners(nctx, nctx->rctx->conn, listeners, SSS_ARRAY_SIZE(listeners));
 }
 
-static errno_t nss_init(struct sss_service *svc, void *data)
+static errno_t nss_init(struct sss_service *svc, struct resp_ctx *rctx)
 {
     struct confdb *cdb = sss_service_confdb(svc);
     struct resp_server_conf sconf;
     struct nss_ctx *nctx;
-    struct resp_ctx *rctx;
     uint32_t idle;
     errno_t ret;
 
-    ret = resp_domains_init(svc, svc, &rctx);
-    if (ret != EOK) {
-        return ret;
-    }
-    ret = resp_listen_common(rctx);
-    if (ret != EOK) {
-        return ret;
-    }
     nctx = talloc_zero(rctx, struct nss_ctx);
     if (nctx == NULL) {
         return ENOMEM;
@@ -243,17 +227,5 @@ static errno_t nss_init(struct sss_service *svc, void *data)
 
 int main(int argc, const char *argv[])
 {
-    struct sss_service_opts opts;
-    struct sss_service_def def = {
-        .process = "sssd_nss",
-        .section = "nss",
-        .register_name = "nss",
-        .type = SSS_SERVICE_TYPE_RESPONDER,
-        .init = nss_init,
-    };
-
-    if (sss_service_parse_args(argc, argv, false, &opts) != EOK) {
-        return 1;
-    }
-    return sss_service_main(&opts, &def);
+    return resp_main(argc, argv, "nss", nss_init);
 }

@@ -3,6 +3,7 @@
  * bytes it was given and never allocates, so it is the fuzzer's target as is.
  */
 #include "responder/nss/nss_protocol.h"
+#include "responder/common/resp_check.h"
 
 struct nss_cmd_shape {
     uint32_t cmd;
@@ -156,9 +157,7 @@ errno_t nss_request_parse(uint32_t cmd, const uint8_t *body, size_t len,
     size_t want;
     errno_t ret;
 
-    if (_req == NULL || (body == NULL && len != 0)) {
-        return EINVAL;
-    }
+    RESP_CHECK_ARG(_req != NULL && (body != NULL || len == 0), EINVAL);
     shape = nss_find_shape(cmd);
     if (shape == NULL) {
         return ENOTSUP;
@@ -219,6 +218,7 @@ struct nss_reply {
 struct nss_reply *nss_reply_new(TALLOC_CTX *mem_ctx, uint32_t cmd, const char *pwfield)
 {
     struct nss_reply *r;
+    errno_t ret;
 
     r = talloc_zero(mem_ctx, struct nss_reply);
     if (r == NULL) {
@@ -226,13 +226,18 @@ struct nss_reply *nss_reply_new(TALLOC_CTX *mem_ctx, uint32_t cmd, const char *p
     }
     r->pwfield = talloc_strdup(r, pwfield != NULL ? pwfield : "*");
     r->out = resp_reply_new(r, cmd);
-    if (r->pwfield == NULL || r->out == NULL
-            || resp_reply_put_u32(r->out, 0) != EOK
-            || resp_reply_put_u32(r->out, 0) != EOK) {
-        talloc_free(r);
-        return NULL;
+    if (r->pwfield == NULL || r->out == NULL) {
+        goto fail;
+    }
+    /* num_results and reserved: the first is written by nss_reply_finish() */
+    ret = resp_reply_put(r->out, (const uint32_t[2]){ 0, 0 }, NSS_REPLY_HDR);
+    if (ret != EOK) {
+        goto fail;
     }
     return r;
+fail:
+    talloc_free(r);
+    return NULL;
 }
 
 static const char *or_empty(const char *s)
@@ -269,23 +274,26 @@ static errno_t nss_reply_end_record(struct nss_reply *r, size_t start, uint32_t 
 
 errno_t nss_reply_passwd_add(struct nss_reply *r, const struct nss_pw_entry *pw)
 {
-    const char *strs[5];
+    const char *strs[NSS_PW_NUM_STRS];
     size_t start;
     errno_t ret;
 
-    if (r == NULL || pw == NULL || pw->name == NULL || r->num == UINT32_MAX) {
+    RESP_CHECK_ARG(r != NULL && pw != NULL && pw->name != NULL, EINVAL);
+    if (r->num == UINT32_MAX) {
         return EINVAL;
     }
-    strs[0] = pw->name;
-    strs[1] = r->pwfield;
-    strs[2] = pw->gecos;
-    strs[3] = pw->dir;
-    strs[4] = pw->shell;
+    nss_pw_strs(pw, r->pwfield, strs);
     start = resp_reply_body_len(r->out);
-    if ((ret = resp_reply_put_u32(r->out, pw->uid)) == EOK
-            && (ret = resp_reply_put_u32(r->out, pw->gid)) == EOK) {
-        ret = nss_reply_put_strs(r, strs, 5);
+    ret = resp_reply_put_u32(r->out, pw->uid);
+    if (ret != EOK) {
+        goto done;
     }
+    ret = resp_reply_put_u32(r->out, pw->gid);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = nss_reply_put_strs(r, strs, NSS_PW_NUM_STRS);
+done:
     return nss_reply_end_record(r, start, 1, ret);
 }
 
@@ -295,20 +303,29 @@ errno_t nss_reply_group_add(struct nss_reply *r, const struct nss_gr_entry *gr)
     size_t start;
     errno_t ret;
 
-    if (r == NULL || gr == NULL || gr->name == NULL || r->num == UINT32_MAX
-            || gr->num_members > UINT32_MAX
-            || (gr->num_members != 0 && gr->members == NULL)) {
+    RESP_CHECK_ARG(r != NULL && gr != NULL && gr->name != NULL, EINVAL);
+    RESP_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
+    if (r->num == UINT32_MAX || gr->num_members > UINT32_MAX) {
         return EINVAL;
     }
     strs[0] = gr->name;
     strs[1] = r->pwfield;
     start = resp_reply_body_len(r->out);
-    if ((ret = resp_reply_put_u32(r->out, gr->gid)) == EOK
-            && (ret = resp_reply_put_u32(r->out, (uint32_t)gr->num_members)) == EOK
-            && (ret = nss_reply_put_strs(r, strs, 2)) == EOK) {
-        ret = gr->packed != NULL ? resp_reply_put(r->out, gr->packed, gr->packed_len)
-                                 : nss_reply_put_strs(r, gr->members, gr->num_members);
+    ret = resp_reply_put_u32(r->out, gr->gid);
+    if (ret != EOK) {
+        goto done;
     }
+    ret = resp_reply_put_u32(r->out, (uint32_t)gr->num_members);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = nss_reply_put_strs(r, strs, 2);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = gr->packed != NULL ? resp_reply_put(r->out, gr->packed, gr->packed_len)
+                             : nss_reply_put_strs(r, gr->members, gr->num_members);
+done:
     return nss_reply_end_record(r, start, 1, ret);
 }
 
@@ -316,7 +333,8 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
 {
     errno_t ret;
 
-    if (r == NULL || (num != 0 && gids == NULL) || num > UINT32_MAX - r->num) {
+    RESP_CHECK_ARG(r != NULL && (num == 0 || gids != NULL), EINVAL);
+    if (num > UINT32_MAX - r->num) {
         return EINVAL;
     }
     if (num > (UINT32_MAX / sizeof(uint32_t))) {
@@ -329,6 +347,7 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
 
 uint32_t nss_reply_num_results(struct nss_reply *r)
 {
+    RESP_CHECK_ARG(r != NULL, 0);
     return r->num;
 }
 
@@ -336,9 +355,7 @@ struct resp_reply *nss_reply_finish(TALLOC_CTX *mem_ctx, struct nss_reply *r)
 {
     struct resp_reply *out;
 
-    if (r == NULL) {
-        return NULL;
-    }
+    RESP_CHECK_ARG(r != NULL, NULL);
     /* The body always starts with the two counters, so this cannot fail. */
     (void)resp_reply_set_u32(r->out, 0, r->num);
     out = talloc_steal(mem_ctx, r->out);

@@ -62,6 +62,19 @@ struct nss_pw_entry {
     const char *shell;      /* NULL is sent as "" */
 };
 
+/* The strings of a passwd record, as the reply and the memory cache both lay them out:
+ * name, passwd field, gecos, home directory, shell. */
+#define NSS_PW_NUM_STRS 5
+static inline void nss_pw_strs(const struct nss_pw_entry *pw, const char *pwfield,
+                               const char *strs[NSS_PW_NUM_STRS])
+{
+    strs[0] = pw->name;
+    strs[1] = pwfield;
+    strs[2] = pw->gecos;
+    strs[3] = pw->dir;
+    strs[4] = pw->shell;
+}
+
 struct nss_gr_entry {
     const char *name;
     uint32_t gid;

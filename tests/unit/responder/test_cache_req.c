@@ -15,12 +15,13 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "responder/common/cache_req.h"
 #include "sbus/sbus_server.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
+#include "tests/unit/common/tc_common.h"
+#include "tests/unit/common/tc_bus.h"
 
 #define CONF \
     "[sssd]\n" \
@@ -66,7 +67,7 @@ struct backend {
 };
 
 struct test_ctx {
-    char dir[64];
+    char *dir;
     struct tevent_context *ev;
     struct sbus_server *server;
     struct sbus_connection *nss_conn;
@@ -75,7 +76,7 @@ struct test_ctx {
     struct backend be[2];
 };
 
-static size_t blocks_before;
+static struct tc_leaks leaks;
 
 static const struct dir_user dir_one_users[] = {
     { "alice", 1001, "Alice New", { "devs", "ops", "devs" } },
@@ -220,51 +221,16 @@ static errno_t be_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, uint16_t *_d
 
 /* ---- helpers ---- */
 
-static void flag_done(struct tevent_req *req)
-{
-    bool *done = tevent_req_callback_data_void(req);
-
-    *done = true;
-}
-
-static void wait_for(struct test_ctx *t, bool *flag)
-{
-    int i;
-
-    for (i = 0; i < 5000 && !*flag; i++) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
-    assert_true(*flag);
-}
-
-static struct sbus_connection *connect_peer(struct test_ctx *t, const char *name)
-{
-    struct sbus_connection *conn = NULL;
-    struct tevent_req *req;
-    bool done = false;
-
-    req = sbus_connect_send(t, t->ev, sbus_server_get_address(t->server), name);
-    assert_non_null(req);
-    tevent_req_set_callback(req, flag_done, &done);
-    wait_for(t, &done);
-    assert_int_equal(sbus_connect_recv(t, req, &conn), EOK);
-    talloc_free(req);
-    return conn;
-}
-
 /* Runs one lookup to its end. Returns its error; *_res on the test ctx on EOK. */
 static errno_t lookup(struct test_ctx *t, enum cache_req_type type, const char *name,
                       uint32_t id, uint32_t flags, struct cache_req_result **_res)
 {
     struct cache_req_result *res = NULL;
     struct tevent_req *req;
-    bool done = false;
     errno_t ret;
 
     req = cache_req_send(t, t->ev, t->rctx, type, name, id, flags, 42);
-    assert_non_null(req);
-    tevent_req_set_callback(req, flag_done, &done);
-    wait_for(t, &done);
+    tc_wait_req(t->ev, req);
     ret = cache_req_recv(t, req, &res);
     talloc_free(req);
     if (_res != NULL) {
@@ -296,7 +262,7 @@ static void setup_backend(struct test_ctx *t, int d, const struct dir_user *user
     be->dom = &t->rctx->domains[d];
     be->users = users;
     be->groups = groups;
-    be->conn = connect_peer(t, be->dom->bus_name);
+    be->conn = tc_bus_connect(t, t->ev, t->server, be->dom->bus_name);
     be->methods[0] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_getAccountInfo(
                          be_send, be_recv, be);
     be->methods[1] = (struct sbus_method)SBUS_METHODS_END;
@@ -308,21 +274,18 @@ static void setup_backend(struct test_ctx *t, int d, const struct dir_user *user
 static int setup(void **state)
 {
     struct test_ctx *t;
-    char path[128];
     char *err = NULL;
 
-    blocks_before = talloc_total_blocks(NULL);
+    tc_leak_start(&leaks);
     t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
-    strcpy(t->dir, "/tmp/test_cache_req.XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
+    t->dir = tc_tmpdir(t, "test_cache_req");
     t->ev = tevent_context_init(t);
     assert_non_null(t->ev);
-    snprintf(path, sizeof(path), "%s/bus", t->dir);
-    assert_int_equal(sbus_server_create(t, t->ev, path, geteuid(), &t->server), EOK);
+    t->server = tc_bus_server(t, t->ev, t->dir);
     assert_int_equal(confdb_parse_buffer(t, "test.conf", CONF, strlen(CONF), &t->cdb, &err),
                      EOK);
-    t->nss_conn = connect_peer(t, SSS_BUS_NSS);
+    t->nss_conn = tc_bus_connect(t, t->ev, t->server, SSS_BUS_NSS);
     assert_int_equal(resp_ctx_create(t, t->ev, t->cdb, t->nss_conn, t->dir, &t->rctx), EOK);
     setup_backend(t, 0, dir_one_users, dir_one_groups);
     setup_backend(t, 1, dir_two_users, dir_two_groups);
@@ -333,15 +296,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    char cmd[128];
+    char *dir = talloc_steal(NULL, t->dir);
 
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+    /* The caches are closed before their directory goes. */
     talloc_free(t);
-    assert_int_equal(system(cmd), 0);
-    if (talloc_total_blocks(NULL) != blocks_before) {
-        talloc_report_full(NULL, stderr);
-    }
-    assert_int_equal(talloc_total_blocks(NULL), blocks_before);
+    tc_tmpdir_remove(dir);
+    talloc_free(dir);
+    tc_leak_check(&leaks);
     return 0;
 }
 
@@ -578,10 +539,10 @@ static void test_concurrent_identical(void **state)
         reqs[i] = cache_req_send(t, t->ev, t->rctx, CACHE_REQ_USER_BY_NAME, "carol", 0, 0,
                                  i + 1);
         assert_non_null(reqs[i]);
-        tevent_req_set_callback(reqs[i], flag_done, &done[i]);
+        tevent_req_set_callback(reqs[i], tc_flag_done, &done[i]);
     }
     for (i = 0; i < 20; i++) {
-        wait_for(t, &done[i]);
+        tc_wait_flag(t->ev, &done[i]);
         assert_int_equal(cache_req_recv(t, reqs[i], &res), EOK);
         assert_int_equal(res->user->uid, 1003);
         talloc_free(res);
@@ -611,15 +572,13 @@ static void test_cancel(void **state)
 /* ldb loads its modules once per process, on the NULL context: do it before baselines. */
 static void warm_up_ldb(void)
 {
-    char dir[] = "/tmp/test_warmup.XXXXXX";
+    char *dir = tc_tmpdir(NULL, "test_warmup");
     struct sysdb_ctx *sysdb;
-    char cmd[64];
 
-    assert_non_null(mkdtemp(dir));
     assert_int_equal(sysdb_open(NULL, dir, "warmup", SYSDB_CASE_SENSITIVE, &sysdb), EOK);
     talloc_free(sysdb);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tc_tmpdir_remove(dir);
+    talloc_free(dir);
 }
 
 int main(void)

@@ -15,6 +15,7 @@
 
 #include "responder/common/resp_names.h"
 #include "responder/nss/nss_private.h"
+#include "tests/unit/common/tc_common.h"
 
 #define CONF_HEAD \
     "[sssd]\n" \
@@ -36,13 +37,14 @@
     "enumerate = true\n"
 
 struct test_ctx {
-    char dir[64];
+    char *dir;
     struct tevent_context *ev;
     struct confdb *cdb;
     struct resp_ctx *rctx;
     struct nss_ctx *nctx;
-    size_t blocks;
 };
+
+static struct tc_leaks leaks;
 
 static time_t fake_now = 1000;
 static time_t fake_clock(void) { return fake_now; }
@@ -65,13 +67,11 @@ static void make_ctx(struct test_ctx *t, const char *conf)
 static int setup(void **state)
 {
     struct test_ctx *t;
-    size_t blocks = talloc_total_blocks(NULL);
 
+    tc_leak_start(&leaks);
     t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
-    t->blocks = blocks;
-    strcpy(t->dir, "/tmp/test_nss_units.XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
+    t->dir = tc_tmpdir(t, "test_nss_units");
     t->ev = tevent_context_init(t);
     make_ctx(t, CONF_HEAD CONF_DOMS);
     *state = t;
@@ -81,16 +81,13 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    size_t blocks = t->blocks;
-    char cmd[128];
+    char *dir = talloc_steal(NULL, t->dir);
 
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+    /* The caches are closed before their directory goes. */
     talloc_free(t);
-    assert_int_equal(system(cmd), 0);
-    if (talloc_total_blocks(NULL) != blocks) {
-        talloc_report_full(NULL, stderr);
-    }
-    assert_int_equal(talloc_total_blocks(NULL), blocks);
+    tc_tmpdir_remove(dir);
+    talloc_free(dir);
+    tc_leak_check(&leaks);
     return 0;
 }
 
@@ -367,6 +364,50 @@ static void test_negcache(void **state)
     talloc_free(nc);
 }
 
+/* Keys that print alike are different entries; entries nobody asks about again are swept
+ * as the cache grows, so a stream of distinct misses does not pile up. */
+static void test_negcache_keys_and_sweep(void **state)
+{
+    struct test_ctx *t = *state;
+    struct resp_ncache *nc;
+    char name[32];
+    size_t peak = 0;
+    size_t blocks;
+    int round;
+    int i;
+
+    assert_int_equal(resp_ncache_create(t, 10, &nc), EOK);
+    resp_ncache_set_clock(nc, fake_clock);
+    fake_now = 1000;
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "ab", "c"), EOK);
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "a", "bc"));
+    assert_false(resp_ncache_check_id(nc, RESP_NCACHE_USER, "ab", 0));
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", "12"), EOK);
+    assert_false(resp_ncache_check_id(nc, RESP_NCACHE_USER, "d", 12));
+    /* an add renews an entry */
+    fake_now = 1009;
+    assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "ab", "c"), EOK);
+    fake_now = 1015;
+    assert_true(resp_ncache_check_name(nc, RESP_NCACHE_USER, "ab", "c"));
+    assert_false(resp_ncache_check_name(nc, RESP_NCACHE_USER, "d", "12"));
+    resp_ncache_reset(nc, RESP_NCACHE_USER);
+
+    /* 50 rounds of 100 distinct misses, each round a timeout after the one before */
+    for (round = 0; round < 50; round++) {
+        for (i = 0; i < 100; i++) {
+            snprintf(name, sizeof(name), "gone%d.%d", round, i);
+            assert_int_equal(resp_ncache_add_name(nc, RESP_NCACHE_USER, "d", name), EOK);
+        }
+        assert_int_equal(resp_ncache_count(nc, RESP_NCACHE_USER), 100);
+        blocks = talloc_total_blocks(nc);
+        peak = blocks > peak ? blocks : peak;
+        fake_now += 10;
+    }
+    /* the table and its arrays, and at most a few hundred entries */
+    assert_true(peak < 300);
+    talloc_free(nc);
+}
+
 /* ---- enumeration cursor ---- */
 
 static uint32_t reply_count(struct test_ctx *t, struct nss_reply *r)
@@ -428,15 +469,13 @@ static void test_enum_cursor(void **state)
 /* ldb loads its modules once per process, on the NULL context: do it before baselines. */
 static void warm_up_ldb(void)
 {
-    char dir[] = "/tmp/test_warmup.XXXXXX";
+    char *dir = tc_tmpdir(NULL, "test_warmup");
     struct sysdb_ctx *sysdb;
-    char cmd[64];
 
-    assert_non_null(mkdtemp(dir));
     assert_int_equal(sysdb_open(NULL, dir, "warmup", SYSDB_CASE_SENSITIVE, &sysdb), EOK);
     talloc_free(sysdb);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tc_tmpdir_remove(dir);
+    talloc_free(dir);
 }
 
 int main(void)
@@ -452,6 +491,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_group_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_negcache_keys_and_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
     };
 

@@ -1,0 +1,338 @@
+/*
+ * Records in the memory cache's tables (nss_mc_private.h): each record sits in the hash
+ * chains of both its keys (murmurhash3 with the file's seed, as SSSD's clients compute it),
+ * takes a run of slots found first fit in the free table, or evicted at a ring cursor when
+ * none is free, and is stored, renewed or dropped by key.
+ *
+ * Readers walk the chains without locks: chains are changed one aligned uint32 at a time
+ * (atomic for a reader), a record is linked only once it is complete and unlinked before
+ * it is wiped, and every change of a record is framed by its barriers (b2 first, b1 last).
+ */
+#include <assert.h>
+#include <time.h>
+
+#include "responder/nss/nss_mc_private.h"
+#include "sss_client/murmurhash3.h"
+
+static uint32_t nss_mc_bucket(struct nss_mc *mc, const char *key)
+{
+    return murmurhash3(key, strlen(key) + 1, mc->seed) % mc->buckets;
+}
+
+/* ---- hash chains ---- */
+
+/* The next slot in the chain of bucket: a record sits in the chains of both its hashes. */
+static inline uint32_t rec_next(struct sss_mc_rec *rec, uint32_t bucket)
+{
+    if (rec->hash1 == bucket) {
+        return rec->next1;
+    }
+    if (rec->hash2 == bucket) {
+        return rec->next2;
+    }
+    return MC_INVALID_VAL32;
+}
+
+static inline void rec_set_next(struct sss_mc_rec *rec, uint32_t bucket, uint32_t slot)
+{
+    if (rec->hash1 == bucket) {
+        rec->next1 = slot;
+    } else if (rec->hash2 == bucket) {
+        rec->next2 = slot;
+    }
+}
+
+/* Appends slot at the end of bucket's chain (once, even when both hashes are equal). */
+static void nss_mc_chain_add(struct nss_mc *mc, uint32_t slot, uint32_t bucket)
+{
+    uint32_t cur = mc->ht[bucket];
+    uint32_t next;
+    uint32_t guard;
+
+    if (cur == MC_INVALID_VAL32) {
+        mc->ht[bucket] = slot;
+        return;
+    }
+    for (guard = 0; guard < mc->slots; guard++) {
+        if (cur == slot) {
+            return;
+        }
+        next = rec_next(rec_at(mc, cur), bucket);
+        if (next == MC_INVALID_VAL32) {
+            rec_set_next(rec_at(mc, cur), bucket, slot);
+            return;
+        }
+        cur = next;
+    }
+    DEBUG(SSSDBG_CRIT_FAILURE, "Memory cache %s: chain of bucket %u loops\n", mc->path,
+          bucket);
+}
+
+static void nss_mc_chain_remove(struct nss_mc *mc, uint32_t slot, uint32_t bucket)
+{
+    uint32_t prev = mc->ht[bucket];
+    uint32_t next;
+    uint32_t guard;
+
+    if (prev == MC_INVALID_VAL32) {
+        return;
+    }
+    if (prev == slot) {
+        mc->ht[bucket] = rec_next(rec_at(mc, slot), bucket);
+        return;
+    }
+    for (guard = 0; guard < mc->slots; guard++) {
+        next = rec_next(rec_at(mc, prev), bucket);
+        if (next == MC_INVALID_VAL32) {
+            return;
+        }
+        if (next == slot) {
+            rec_set_next(rec_at(mc, prev), bucket, rec_next(rec_at(mc, slot), bucket));
+            return;
+        }
+        prev = next;
+    }
+}
+
+/* ---- records ---- */
+
+static void nss_mc_invalidate_slot(struct nss_mc *mc, uint32_t slot)
+{
+    struct sss_mc_rec *rec = rec_at(mc, slot);
+    uint32_t n;
+    uint32_t i;
+
+    if (!bit_get(mc->heads, slot)) {
+        return;
+    }
+    n = SLOTS_OF(rec->len);
+    nss_mc_chain_remove(mc, slot, rec->hash1);
+    if (rec->hash2 != rec->hash1) {
+        nss_mc_chain_remove(mc, slot, rec->hash2);
+    }
+    rec->b2 = MC_INVALID_VAL32;
+    __sync_synchronize();
+    memset((uint8_t *)rec + sizeof(uint32_t), 0xff,
+           (size_t)n * MC_SLOT_SIZE - sizeof(uint32_t));
+    __sync_synchronize();
+    rec->b1 = MC_INVALID_VAL32;
+    for (i = 0; i < n; i++) {
+        bit_set(mc->ft, slot + i, false);
+    }
+    bit_set(mc->heads, slot, false);
+}
+
+/* Does the record at slot have key as the key of kind which (1 or 2)? */
+static bool nss_mc_rec_matches(struct nss_mc *mc, uint32_t slot, int which,
+                               const char *key, uint32_t id)
+{
+    struct sss_mc_rec *rec = rec_at(mc, slot);
+    const uint32_t *fields = (const uint32_t *)rec->data;
+    size_t data_len;
+    uint32_t off;
+
+    if (!bit_get(mc->heads, slot) || rec->len < sizeof(*rec) + 6 * sizeof(uint32_t)) {
+        return false;
+    }
+    data_len = rec->len - sizeof(*rec);
+    if (mc->type != NSS_MC_INITGROUPS && which == 2) {
+        return fields[1] == id;         /* uid or gid */
+    }
+    if (mc->type == NSS_MC_INITGROUPS) {
+        off = (which == 1) ? fields[1] : fields[0];   /* name as asked : unique name */
+    } else {
+        off = fields[0];
+    }
+    if (off >= data_len) {
+        return false;
+    }
+    return strncmp(rec->data + off, key, data_len - off) == 0;
+}
+
+/* Invalidates every record in key's chain whose key of kind which matches. */
+bool nss_mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
+{
+    uint32_t bucket = nss_mc_bucket(mc, key);
+    uint32_t slot = mc->ht[bucket];
+    uint32_t next;
+    uint32_t guard;
+    bool found = false;
+
+    for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
+        next = rec_next(rec_at(mc, slot), bucket);
+        if (nss_mc_rec_matches(mc, slot, which, key, id)) {
+            nss_mc_invalidate_slot(mc, slot);
+            found = true;
+        }
+        slot = next;
+    }
+    return found;
+}
+
+/* First run of n free slots, or MC_INVALID_VAL32. */
+static uint32_t nss_mc_first_fit(struct nss_mc *mc, uint32_t n)
+{
+    uint32_t s = 0;
+    uint32_t run = 0;
+
+    while (s < mc->slots) {
+        if ((s % 8) == 0 && mc->ft[s / 8] == 0xff) {
+            run = 0;
+            s += 8;
+            continue;
+        }
+        if (bit_get(mc->ft, s)) {
+            run = 0;
+        } else if (++run == n) {
+            return s + 1 - n;
+        }
+        s++;
+    }
+    return MC_INVALID_VAL32;
+}
+
+/* Frees n slots at the ring cursor by evicting whatever records are there. */
+static uint32_t nss_mc_evict(struct nss_mc *mc, uint32_t n)
+{
+    uint32_t start = mc->evict_next;
+    uint32_t s;
+    uint32_t head;
+
+    if (start > mc->slots - n) {
+        start = 0;
+    }
+    if (start == 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "Memory cache %s is full, recycling its oldest records; "
+              "consider a larger memcache_size\n", mc->path);
+    }
+    for (s = start; s < start + n; s++) {
+        if (!bit_get(mc->ft, s)) {
+            continue;
+        }
+        /* A used slot belongs to the nearest record head at or before it. */
+        for (head = s; !bit_get(mc->heads, head) && head > 0; head--) {
+            /* search */
+        }
+        nss_mc_invalidate_slot(mc, head);
+    }
+    mc->evict_next = start + n;
+    return start;
+}
+
+static size_t parts_len(const struct nss_mc_part *parts, size_t n)
+{
+    size_t len = 0;
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        len += parts[i].len;
+    }
+    return len;
+}
+
+/* The record named key1 whose data is exactly the parts, or MC_INVALID_VAL32. */
+static uint32_t nss_mc_find_same(struct nss_mc *mc, const char *key1,
+                                 const struct nss_mc_part *parts, size_t n, size_t data_len)
+{
+    uint32_t bucket = nss_mc_bucket(mc, key1);
+    uint32_t slot = mc->ht[bucket];
+    struct sss_mc_rec *rec;
+    uint32_t guard;
+    size_t pos;
+    size_t i;
+
+    for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
+        rec = rec_at(mc, slot);
+        if (rec->len == sizeof(*rec) + data_len && rec->hash1 == bucket
+                && nss_mc_rec_matches(mc, slot, 1, key1, 0)) {
+            for (i = 0, pos = 0; i < n; pos += parts[i].len, i++) {
+                if (parts[i].len != 0 && memcmp(rec->data + pos, parts[i].p, parts[i].len) != 0) {
+                    break;
+                }
+            }
+            return i == n ? slot : MC_INVALID_VAL32;
+        }
+        slot = rec_next(rec, bucket);
+    }
+    return MC_INVALID_VAL32;
+}
+
+static uint64_t nss_mc_expiry(struct nss_mc *mc, uint32_t max_ttl)
+{
+    return (uint64_t)time(NULL) + (max_ttl < mc->ttl ? max_ttl : mc->ttl);
+}
+
+/*
+ * Stores a record of the parts under its two keys. The keys are derived from the data, and
+ * every store drops the other records holding either key, so a record with the same name
+ * and the same bytes is the only one for both keys: then only its expiry moves (a warm
+ * lookup of a group of 50,000 members would otherwise wipe and rewrite 500 KB). Otherwise
+ * the records of either key are dropped and a new one is written and linked.
+ */
+errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
+                   const char *key1, int key2_kind, const char *key2, uint32_t id,
+                   const struct nss_mc_part *parts, size_t nparts)
+{
+    struct sss_mc_rec *rec;
+    size_t data_len = parts_len(parts, nparts);
+    size_t rec_len = sizeof(*rec) + data_len;
+    size_t span;
+    size_t pos;
+    uint32_t n;
+    uint32_t slot;
+    uint32_t i;
+
+    if (rec_len > (size_t)mc->slots * MC_SLOT_SIZE) {
+        DEBUG(SSSDBG_OP_FAILURE, "Memory cache %s: a record of %zu bytes does not fit\n",
+              mc->path, rec_len);
+        return E2BIG;
+    }
+    slot = nss_mc_find_same(mc, key1, parts, nparts, data_len);
+    if (slot != MC_INVALID_VAL32) {
+        rec = rec_at(mc, slot);
+        rec->b2 = MC_NEXT_BARRIER(rec->b1);
+        __sync_synchronize();
+        rec->expire = nss_mc_expiry(mc, max_ttl);
+        __sync_synchronize();
+        rec->b1 = rec->b2;
+        return EOK;
+    }
+    nss_mc_drop(mc, 1, key1, 0);
+    nss_mc_drop(mc, key2_kind, key2, id);
+
+    n = SLOTS_OF(rec_len);
+    slot = nss_mc_first_fit(mc, n);
+    if (slot == MC_INVALID_VAL32) {
+        slot = nss_mc_evict(mc, n);
+    }
+    /* rec_len fits the data table (checked above), so both give a run inside it. */
+    assert(slot + n <= mc->slots);
+    for (i = 0; i < n; i++) {
+        bit_set(mc->ft, slot + i, true);
+    }
+    bit_set(mc->heads, slot, true);
+
+    rec = rec_at(mc, slot);
+    span = (size_t)n * MC_SLOT_SIZE;
+    rec->b2 = MC_NEXT_BARRIER(rec->b1);
+    __sync_synchronize();
+    rec->len = (uint32_t)rec_len;
+    rec->expire = nss_mc_expiry(mc, max_ttl);
+    rec->next1 = MC_INVALID_VAL32;
+    rec->next2 = MC_INVALID_VAL32;
+    rec->hash1 = nss_mc_bucket(mc, key1);
+    rec->hash2 = nss_mc_bucket(mc, key2);
+    rec->padding = MC_INVALID_VAL32;
+    for (i = 0, pos = 0; i < nparts; pos += parts[i].len, i++) {
+        if (parts[i].len != 0) {
+            memcpy(rec->data + pos, parts[i].p, parts[i].len);
+        }
+    }
+    memset(rec->data + data_len, 0xff, span - rec_len);
+    __sync_synchronize();
+    rec->b1 = rec->b2;
+
+    nss_mc_chain_add(mc, slot, rec->hash1);
+    nss_mc_chain_add(mc, slot, rec->hash2);
+    return EOK;
+}
