@@ -24,8 +24,7 @@
 #include "providers/ldap/sdap_private.h"
 
 struct sdap_op {
-    struct sdap_op *prev;
-    struct sdap_op *next;
+    struct sss_list link;       /* in conn->ops while registered */
     struct sdap_conn *conn;     /* NULL once unregistered */
     int msgid;
     uint64_t req_id;            /* of the request that sent it: its answer resumes under it */
@@ -41,7 +40,7 @@ struct sdap_conn {
     char *uri;
     struct tevent_fd *fde;
     struct tevent_immediate *im;
-    struct sdap_op *ops;
+    struct sss_list ops;        /* pending operations, the newest first */
     size_t num_ops;
     unsigned int refs;
     bool broken;
@@ -56,15 +55,8 @@ static void op_unlink(struct sdap_op *op)
     if (conn == NULL) {
         return;
     }
-    if (op->prev != NULL) {
-        op->prev->next = op->next;
-    } else {
-        conn->ops = op->next;
-    }
-    if (op->next != NULL) {
-        op->next->prev = op->prev;
-    }
-    op->prev = op->next = NULL;
+    assert(conn->num_ops > 0 && sss_list_is_linked(&op->link));
+    sss_list_unlink(&op->link);
     op->conn = NULL;
     conn->num_ops--;
     talloc_zfree(op->timer);
@@ -81,11 +73,16 @@ static void op_fail(struct sdap_op *op, errno_t error)
     sss_debug_req_id = saved_id;
 }
 
+/* conn is broken already, so no callback can register a new operation meanwhile. */
 static void conn_fail_all(struct sdap_conn *conn, errno_t error)
 {
-    while (conn->ops != NULL) {
-        op_fail(conn->ops, error);
+    struct sdap_op *op;
+
+    assert(conn->broken);
+    while ((op = sss_list_first_entry(&conn->ops, struct sdap_op, link)) != NULL) {
+        op_fail(op, error);
     }
+    assert(conn->num_ops == 0);
 }
 
 static int conn_destructor(struct sdap_conn *conn)
@@ -118,7 +115,7 @@ static struct sdap_op *conn_find(struct sdap_conn *conn, int msgid)
 {
     struct sdap_op *op;
 
-    for (op = conn->ops; op != NULL; op = op->next) {
+    sss_list_for_each_entry(op, &conn->ops, link) {
         if (op->msgid == msgid) {
             return op;
         }
@@ -193,6 +190,7 @@ errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *l
     if (conn == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&conn->ops);
     conn->ev = ev;
     conn->fd = fd;
     conn->refs = 1;
@@ -307,11 +305,7 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
         }
     }
     op->conn = conn;
-    op->next = conn->ops;
-    if (conn->ops != NULL) {
-        conn->ops->prev = op;
-    }
-    conn->ops = op;
+    sss_list_link_front(&conn->ops, &op->link);
     conn->num_ops++;
     talloc_set_destructor(op, op_destructor);
     *_op = op;

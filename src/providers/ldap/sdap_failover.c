@@ -222,9 +222,7 @@ static errno_t sdap_fo_walk_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 /* ---- the shared connection ------------------------------------------------------------ */
 
 struct sdap_conn_waiter {
-    struct sdap_conn_waiter *prev;
-    struct sdap_conn_waiter *next;
-    struct sdap_id_ctx *id_ctx;
+    struct sss_list link;       /* in id_ctx->waiters until answered, freed or detached */
     struct tevent_req *req;
     uint64_t req_id;            /* the waiter's: its callback resumes under it */
 };
@@ -234,26 +232,9 @@ struct sdap_get_conn_state {
     struct sdap_conn_waiter *waiter;
 };
 
-static void waiter_unlink(struct sdap_conn_waiter *w)
-{
-    if (w->id_ctx == NULL) {
-        return;
-    }
-    if (w->prev != NULL) {
-        w->prev->next = w->next;
-    } else {
-        w->id_ctx->waiters = w->next;
-    }
-    if (w->next != NULL) {
-        w->next->prev = w->prev;
-    }
-    w->prev = w->next = NULL;
-    w->id_ctx = NULL;
-}
-
 static int waiter_destructor(struct sdap_conn_waiter *w)
 {
-    waiter_unlink(w);
+    sss_list_unlink(&w->link);
     return 0;
 }
 
@@ -294,14 +275,9 @@ struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context
         ret = ENOMEM;
         goto done;
     }
-    w->id_ctx = id_ctx;
     w->req = req;
     w->req_id = sss_debug_req_id;
-    w->next = id_ctx->waiters;
-    if (id_ctx->waiters != NULL) {
-        id_ctx->waiters->prev = w;
-    }
-    id_ctx->waiters = w;
+    sss_list_link_front(&id_ctx->waiters, &w->link);
     talloc_set_destructor(w, waiter_destructor);
     state->waiter = w;
 
@@ -348,10 +324,11 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
         id_ctx->offline = ret == ENETUNREACH;
     }
     saved_id = sss_debug_req_id;
-    while ((w = id_ctx->waiters) != NULL) {
+    while ((w = sss_list_first_entry(&id_ctx->waiters, struct sdap_conn_waiter, link))
+           != NULL) {
         struct tevent_req *req = w->req;
 
-        waiter_unlink(w);
+        sss_list_unlink(&w->link);
         /* The deferred callback is scheduled (and resumes) under the waiter's id. */
         sss_debug_req_id = w->req_id;
         if (ret == EOK) {
@@ -365,8 +342,8 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
 
 void sdap_get_conn_detach(struct sdap_id_ctx *id_ctx)
 {
-    while (id_ctx->waiters != NULL) {
-        waiter_unlink(id_ctx->waiters);
+    while (sss_list_is_linked(&id_ctx->waiters)) {
+        sss_list_unlink(id_ctx->waiters.next);
     }
 }
 

@@ -29,6 +29,7 @@ errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     if (id_ctx == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&id_ctx->waiters);
     id_ctx->ev = ev;
     id_ctx->conn_server = -1;
     ret = sdap_options_read(id_ctx, cdb, domain, &id_ctx->opts);

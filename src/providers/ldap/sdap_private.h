@@ -251,7 +251,7 @@ struct sdap_id_ctx {
     int conn_server;                /* fo index of conn */
     const char *last_uri;
     bool offline;
-    struct sdap_conn_waiter *waiters;   /* get_conn requests waiting for the connect */
+    struct sss_list waiters;        /* sdap_conn_waiter: get_conn requests awaiting connecting */
     struct tevent_req *connecting;      /* the failover walk in progress, or NULL */
     struct sdap_id_stats stats;
 };
