@@ -62,15 +62,20 @@ static void op_unlink(struct sdap_op *op)
     talloc_zfree(op->timer);
 }
 
-/* Unregisters op and reports error to its owner, under the owner's request id. */
+/* Hands a message (or, msg NULL, an error) to op's owner under the owner's request id:
+ * the answer resumes the request that sent the operation. */
+static void op_deliver(struct sdap_op *op, LDAPMessage *msg, errno_t error)
+{
+    SSS_REQ_ID_SCOPE(op->req_id);
+
+    op->fn(op->pvt, msg, error);
+}
+
+/* Unregisters op and reports error to its owner. */
 static void op_fail(struct sdap_op *op, errno_t error)
 {
-    uint64_t saved_id = sss_debug_req_id;
-
     op_unlink(op);
-    sss_debug_req_id = op->req_id;
-    op->fn(op->pvt, NULL, error);
-    sss_debug_req_id = saved_id;
+    op_deliver(op, NULL, error);
 }
 
 /* conn is broken already, so no callback can register a new operation meanwhile. */
@@ -161,10 +166,7 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
             ldap_msgfree(msg);
             continue;
         }
-        /* The answer belongs to the request that sent the operation. */
-        sss_debug_req_id = op->req_id;
-        op->fn(op->pvt, msg, EOK);
-        sss_debug_req_id = 0;
+        op_deliver(op, msg, EOK);
     }
 }
 

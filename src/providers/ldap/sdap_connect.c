@@ -254,7 +254,8 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
     errno_t ret;
 
     /* fd handlers start under no request: this socket is the connecting request's. */
-    sss_debug_req_id = state->req_id;
+    SSS_REQ_ID_SCOPE(state->req_id);
+
     talloc_zfree(state->fde);
     talloc_zfree(state->timer);
     if (getsockopt(state->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0) {
@@ -417,7 +418,8 @@ static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tev
     errno_t ret;
 
     /* fd handlers start under no request: this socket is the connecting request's. */
-    sss_debug_req_id = state->req_id;
+    SSS_REQ_ID_SCOPE(state->req_id);
+
     rc = ldap_result(state->ld, state->starttls_msgid, LDAP_MSG_ALL, &zero, &msg);
     if (rc == 0) {
         return;     /* not the whole answer yet */
@@ -592,7 +594,8 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
     errno_t ret;
 
     /* fd handlers start under no request: this socket is the connecting request's. */
-    sss_debug_req_id = state->req_id;
+    SSS_REQ_ID_SCOPE(state->req_id);
+
     pthread_mutex_lock(&job->lock);
     done = job->done;
     pthread_mutex_unlock(&job->lock);

@@ -300,7 +300,6 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     struct sdap_id_ctx *id_ctx = tevent_req_callback_data(subreq, struct sdap_id_ctx);
     struct sdap_conn_waiter *w;
     struct sdap_conn *conn = NULL;
-    uint64_t saved_id;
     int idx = -1;
     errno_t ret;
 
@@ -323,21 +322,19 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     } else {
         id_ctx->offline = ret == ENETUNREACH;
     }
-    saved_id = sss_debug_req_id;
     while ((w = sss_list_first_entry(&id_ctx->waiters, struct sdap_conn_waiter, link))
            != NULL) {
         struct tevent_req *req = w->req;
+        /* The deferred callback is scheduled (and resumes) under the waiter's id. */
+        SSS_REQ_ID_SCOPE(w->req_id);
 
         sss_list_unlink(&w->link);
-        /* The deferred callback is scheduled (and resumes) under the waiter's id. */
-        sss_debug_req_id = w->req_id;
         if (ret == EOK) {
             tevent_req_done(req);
         } else {
             tevent_req_error(req, ret);
         }
     }
-    sss_debug_req_id = saved_id;
 }
 
 void sdap_get_conn_detach(struct sdap_id_ctx *id_ctx)
