@@ -145,26 +145,29 @@ char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn)
     return out;
 }
 
-/* ---- string set / map: open addressing on indexes, FNV-1a, grows at 1/2 load ------- */
+/* ---- string set / map: the project's hash table plus an insertion-ordered array ------ */
+
+/* One member: its value and a copy of the string, in one allocation (a lookup touches the
+ * table's slot and this, nothing else). */
+struct strset_entry {
+    void *value;
+    char key[];
+};
 
 struct sdap_strset {
-    size_t *slots;          /* 0 empty, else 1 + index into keys */
-    size_t size;            /* power of two */
-    char **keys;            /* insertion order */
-    void **values;
+    struct sss_hash_table *index;   /* items: struct strset_entry */
+    struct strset_entry **order;    /* insertion order, for sdap_strset_array() */
     size_t count;
     size_t cap;
 };
 
-static uint32_t strset_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
+#define STRSET_INITIAL_CAP 8
 
-    for (; *s != '\0'; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
+static bool strset_equal(const void *item, const void *key, void *ctx)
+{
+    const struct strset_entry *entry = item;
+
+    return strcmp(entry->key, key) == 0;
 }
 
 struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx)
@@ -174,93 +177,56 @@ struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx)
     if (set == NULL) {
         return NULL;
     }
-    set->size = 64;
-    set->cap = 32;
-    set->slots = talloc_zero_array(set, size_t, set->size);
-    set->keys = talloc_array(set, char *, set->cap);
-    set->values = talloc_array(set, void *, set->cap);
-    if (set->slots == NULL || set->keys == NULL || set->values == NULL) {
+    set->cap = STRSET_INITIAL_CAP;
+    set->order = talloc_array(set, struct strset_entry *, set->cap);
+    set->index = sss_hash_table_new(set, set->cap, strset_equal, NULL);
+    if (set->order == NULL || set->index == NULL) {
         talloc_free(set);
         return NULL;
     }
     return set;
 }
 
-/* The slot holding str, or the empty slot where it would go. */
-static size_t *strset_find(const struct sdap_strset *set, size_t *slots, size_t size,
-                           const char *str)
-{
-    size_t i = strset_hash(str) & (size - 1);
-
-    while (slots[i] != 0 && strcmp(set->keys[slots[i] - 1], str) != 0) {
-        i = (i + 1) & (size - 1);
-    }
-    return &slots[i];
-}
-
-static bool strset_grow(struct sdap_strset *set)
-{
-    size_t nsize = set->size * 2;
-    size_t *nslots = talloc_zero_array(set, size_t, nsize);
-    size_t i;
-
-    if (nslots == NULL) {
-        return false;
-    }
-    for (i = 0; i < set->count; i++) {
-        *strset_find(set, nslots, nsize, set->keys[i]) = i + 1;
-    }
-    talloc_free(set->slots);
-    set->slots = nslots;
-    set->size = nsize;
-    return true;
-}
-
 bool sdap_strmap_add(struct sdap_strset *set, const char *str, void *value)
 {
-    size_t *slot;
-    char *copy;
+    struct strset_entry *entry;
+    uint64_t hash;
+    size_t len;
+    errno_t ret;
 
     if (set == NULL || str == NULL) {
         return false;
     }
-    slot = strset_find(set, set->slots, set->size, str);
-    if (*slot != 0) {
+    /* Looked up before anything is allocated: adding a member again costs one probe. */
+    hash = sss_hash_str(str);
+    if (sss_hash_table_get(set->index, hash, str) != NULL) {
         return false;
     }
-    if ((set->count + 1) * 2 > set->size) {
-        if (!strset_grow(set)) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
-            return false;
-        }
-        slot = strset_find(set, set->slots, set->size, str);
-    }
     if (set->count == set->cap) {
-        char **nkeys = talloc_realloc(set, set->keys, char *, set->cap * 2);
-        void **nvalues;
-
-        if (nkeys == NULL) {
+        struct strset_entry **n = talloc_realloc(set, set->order, struct strset_entry *,
+                                                 set->cap * 2);
+        if (n == NULL) {
             DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
             return false;
         }
-        set->keys = nkeys;
-        nvalues = talloc_realloc(set, set->values, void *, set->cap * 2);
-        if (nvalues == NULL) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
-            return false;
-        }
-        set->values = nvalues;
+        set->order = n;
         set->cap *= 2;
     }
-    copy = talloc_strdup(set, str);
-    if (copy == NULL) {
+    len = strlen(str);
+    entry = talloc_size(set, sizeof(*entry) + len + 1);
+    if (entry == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
         return false;
     }
-    set->keys[set->count] = copy;
-    set->values[set->count] = value;
-    set->count++;
-    *slot = set->count;
+    entry->value = value;
+    memcpy(entry->key, str, len + 1);
+    ret = sss_hash_table_insert(set->index, hash, str, entry, NULL);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
+        talloc_free(entry);
+        return false;
+    }
+    set->order[set->count++] = entry;
     return true;
 }
 
@@ -271,13 +237,13 @@ bool sdap_strset_add(struct sdap_strset *set, const char *str)
 
 void *sdap_strmap_get(struct sdap_strset *set, const char *str)
 {
-    size_t idx;
+    struct strset_entry *entry;
 
     if (set == NULL || str == NULL) {
         return NULL;
     }
-    idx = *strset_find(set, set->slots, set->size, str);
-    return idx == 0 ? NULL : set->values[idx - 1];
+    entry = sss_hash_table_get(set->index, sss_hash_str(str), str);
+    return entry != NULL ? entry->value : NULL;
 }
 
 bool sdap_strset_has(struct sdap_strset *set, const char *str)
@@ -285,7 +251,7 @@ bool sdap_strset_has(struct sdap_strset *set, const char *str)
     if (set == NULL || str == NULL) {
         return false;
     }
-    return *strset_find(set, set->slots, set->size, str) != 0;
+    return sss_hash_table_get(set->index, sss_hash_str(str), str) != NULL;
 }
 
 size_t sdap_strset_count(struct sdap_strset *set)
@@ -303,7 +269,7 @@ const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set)
         return NULL;
     }
     for (i = 0; i < n; i++) {
-        arr[i] = talloc_strdup(arr, set->keys[i]);
+        arr[i] = talloc_strdup(arr, set->order[i]->key);
         if (arr[i] == NULL) {
             talloc_free(arr);
             return NULL;

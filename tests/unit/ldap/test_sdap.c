@@ -173,6 +173,37 @@ static void test_parse_helpers(void **state)
     assert_false(sdap_valid_name("   "));
 }
 
+/* The string set keeps insertion order and map values, refuses duplicates, and grows. */
+static void test_strset(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_strset *set = sdap_strset_new(t->mem);
+    const char **arr;
+    char key[32];
+    int i;
+
+    assert_non_null(set);
+    for (i = 0; i < 1000; i++) {
+        snprintf(key, sizeof(key), "k%d", 999 - i);
+        assert_true(sdap_strmap_add(set, key, (void *)(uintptr_t)(i + 1)));
+    }
+    assert_false(sdap_strmap_add(set, "k5", (void *)(uintptr_t)7));
+    assert_false(sdap_strset_add(set, "k999"));
+    assert_false(sdap_strset_add(set, NULL));
+    assert_int_equal(sdap_strset_count(set), 1000);
+    assert_int_equal((uintptr_t)sdap_strmap_get(set, "k5"), 995);
+    assert_null(sdap_strmap_get(set, "k1000"));
+    assert_true(sdap_strset_has(set, "k0"));
+    assert_false(sdap_strset_has(set, "K0"));
+    arr = sdap_strset_array(t->mem, set);
+    assert_non_null(arr);
+    assert_string_equal(arr[0], "k999");
+    assert_string_equal(arr[999], "k0");
+    assert_null(arr[1000]);
+    assert_int_equal(sdap_strset_count(NULL), 0);
+    assert_false(sdap_strset_has(NULL, "k0"));
+}
+
 static void test_user_by_name_and_id(void **state)
 {
     struct test_ctx *t = *state;
@@ -688,6 +719,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_filter_escape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_helpers, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_strset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_by_name_and_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_base_from_rootdse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_users, setup, teardown),
