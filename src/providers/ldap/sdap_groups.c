@@ -6,7 +6,7 @@
  *
  * rfc2307bis (and the other DN-member schemas): the member values are DNs. They are
  * resolved level by level (breadth first): all member DNs of the groups of one level that
- * were not seen before are read at once (sdap_id_resolve_dns): those named by their RDN
+ * were not seen before are read at once (sdap_member_dns.c): those named by their RDN
  * under the user or group search base with OR filters on that name, hundreds per search,
  * checked against the requested DNs; the others with base-scope lookups, many in flight
  * at once on the shared connection. A DN whose entry has the user object class gives a
@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "util/util.h"
-#include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_member_dns.h"
 
 /* memberUid values -> sdap_group.member_users. */
 static errno_t set_member_names(struct sdap_group *group, const struct sdap_attr *attr)
@@ -178,8 +178,8 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "depth %d: looking up %zu member DN(s)\n", state->depth,
           state->num_dns);
-    subreq = sdap_id_resolve_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                      state->canons, state->num_dns, state->attrs);
+    subreq = sdap_member_dns_send(state, state->ev, state->id_ctx, state->dns,
+                                  state->canons, state->num_dns, state->attrs);
     if (subreq == NULL) {
         return ENOMEM;
     }
@@ -199,7 +199,7 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     size_t i;
     errno_t ret;
 
-    ret = sdap_id_resolve_dns_recv(state, subreq, &entries);
+    ret = sdap_member_dns_recv(state, subreq, &entries);
     talloc_free(subreq);
     if (ret != EOK) {
         tevent_req_error(req, ret);

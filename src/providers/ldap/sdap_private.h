@@ -10,6 +10,7 @@
  *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
  *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
  *                     many DNs with a bounded number in flight
+ *   sdap_member_dns.c member DNs to entries in batches (sdap_member_dns.h)
  *   sdap_users.c, sdap_groups.c, sdap_groups_batch.c, sdap_initgroups.c, sdap_enum.c
  *                     the operations of sdap.h
  *   sdap_id.c         struct sdap_id_ctx
@@ -27,9 +28,6 @@
 #define SDAP_DN_LOOKUP_WINDOW 64
 /* Values OR-ed into one filter (member=..., uid=...). */
 #define SDAP_FILTER_BATCH 50
-/* Member DNs resolved by their RDN value: values per OR filter, searches in flight. */
-#define SDAP_DN_BATCH 125
-#define SDAP_DN_BATCH_WINDOW 16
 
 /* ---- options ---------------------------------------------------------------------- */
 
@@ -326,20 +324,6 @@ struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_co
                                            const char *const *attrs);
 errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                 struct sdap_entry ***_entries);
-
-/* The same result as sdap_id_lookup_dns (entries aligned with dns, NULL for a missing or
- * invalid DN), in far fewer searches: DNs whose first RDN is the user (group) name
- * attribute and that lie under the user (group) search base are read with OR filters on
- * that value, SDAP_DN_BATCH per search, and a returned entry is taken only when its
- * canonical DN is a requested one; every other DN, and those no batch returned, get a
- * base lookup. canons (optional, aligned with dns) holds their sdap_dn_canon() forms. */
-struct tevent_req *sdap_id_resolve_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                            struct sdap_id_ctx *id_ctx,
-                                            const char *const *dns,
-                                            const char *const *canons, size_t n,
-                                            const char *const *attrs);
-errno_t sdap_id_resolve_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                 struct sdap_entry ***_entries);
 
 /* rfc2307: the memberUid values of entry -> group->member_users (valid, deduplicated). */
 errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
