@@ -292,18 +292,6 @@ static errno_t set_sock_timeouts(int fd, int seconds)
     return EOK;
 }
 
-static const char *reqcert_name(int reqcert)
-{
-    switch (reqcert) {
-    case LDAP_OPT_X_TLS_NEVER: return "never";
-    case LDAP_OPT_X_TLS_ALLOW: return "allow";
-    case LDAP_OPT_X_TLS_TRY: return "try";
-    case LDAP_OPT_X_TLS_DEMAND: return "demand";
-    case LDAP_OPT_X_TLS_HARD: return "hard";
-    }
-    return "?";
-}
-
 /* Everything but LDAP_OPT_NETWORK_TIMEOUT, which must not be set before the handshake:
  * with it, ldap_install_tls() makes the socket non-blocking and spins on it. */
 static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
@@ -558,7 +546,7 @@ static errno_t sdap_connect_tls(struct tevent_req *req)
         return ENOMEM;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "TLS handshake with %s (ldap_tls_reqcert = %s)\n", state->uri,
-          reqcert_name(state->opts->tls_reqcert));
+          sdap_tls_reqcert_name(state->opts->tls_reqcert));
     /* The thread takes no signals (they belong to the loop) and runs detached. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -616,7 +604,7 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
               job->usec / 1e6, ldap_err2string(job->lrc),
               job->diag != NULL && strcmp(job->diag, "(unknown error code)") != 0
                   ? job->diag : "libldap gives no details",
-              reqcert_name(opts->tls_reqcert),
+              sdap_tls_reqcert_name(opts->tls_reqcert),
               opts->tls_cacert != NULL ? opts->tls_cacert : "(libldap default)",
               opts->tls_reqcert == LDAP_OPT_X_TLS_DEMAND
                   || opts->tls_reqcert == LDAP_OPT_X_TLS_HARD

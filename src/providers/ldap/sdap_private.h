@@ -92,6 +92,8 @@ struct sdap_options {
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
                           struct sdap_options **_opts);
+/* The ldap_tls_reqcert spelling of an LDAP_OPT_X_TLS_* value ("?" for another). */
+const char *sdap_tls_reqcert_name(int reqcert);
 
 /* ---- entries ---------------------------------------------------------------------- */
 

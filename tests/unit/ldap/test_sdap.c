@@ -80,6 +80,24 @@ static void make_ctx(struct test_ctx *t, const char *fmt, ...)
     assert_int_equal(ret, EOK);
 }
 
+/* sdap_options_read() on a [domain/test] section of the given option lines. */
+static errno_t read_opts(struct test_ctx *t, const char *lines, struct sdap_options **_opts)
+{
+    struct confdb *cdb = NULL;
+    char *err = NULL;
+    char *text;
+    errno_t ret;
+
+    text = talloc_asprintf(t->mem, "[sssd]\ndomains = test\n[domain/test]\nid_provider = ldap\n"
+                           "ldap_uri = ldap://127.0.0.1:9\n%s", lines);
+    assert_non_null(text);
+    ret = confdb_parse_buffer(t->mem, "test.conf", text, strlen(text), &cdb, &err);
+    if (ret != EOK) {
+        fail_msg("config refused: %s", err != NULL ? err : sss_strerror(ret));
+    }
+    return sdap_options_read(t->mem, cdb, "test", _opts);
+}
+
 #define R2307 "ldap_uri = %s\nldap_search_base = ou=r2307,dc=test\nmin_id = 1000\n" \
               "max_id = 1000000\nldap_page_size = 5\n"
 #define BIS "ldap_uri = %s\nldap_search_base = ou=bis,dc=test\nldap_schema = rfc2307bis\n"
@@ -202,6 +220,54 @@ static void test_strset(void **state)
     assert_null(arr[1000]);
     assert_int_equal(sdap_strset_count(NULL), 0);
     assert_false(sdap_strset_has(NULL, "k0"));
+}
+
+/* Options come from confdb with its defaults; only the provider's own checks and
+ * derived values are added. */
+static void test_options(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_options *o = NULL;
+
+    assert_int_equal(read_opts(t, "", &o), EOK);
+    assert_int_equal(o->search_timeout, 6);
+    assert_int_equal(o->enum_search_timeout, 60);
+    assert_int_equal(o->network_timeout, 6);
+    assert_int_equal(o->opt_timeout, 8);
+    assert_int_equal(o->bad_server_timeout, 60);
+    assert_int_equal(o->page_size, 1000);
+    assert_int_equal(o->nesting_level, 2);
+    assert_int_equal(o->min_id, 1);
+    assert_int_equal(o->schema, SDAP_SCHEMA_RFC2307);
+    assert_false(o->member_is_dn);
+    assert_int_equal(o->tls_reqcert, LDAP_OPT_X_TLS_HARD);
+    assert_false(o->start_tls);
+    assert_null(o->search_base);
+    assert_null(o->user_base);
+    assert_string_equal(o->user_map[SDAP_UA_NAME], "uid");
+    assert_string_equal(o->group_map[SDAP_GA_MEMBER], "memberuid");
+    assert_string_equal(sdap_tls_reqcert_name(o->tls_reqcert), "hard");
+    assert_int_equal(o->num_uris, 1);
+
+    assert_int_equal(read_opts(t, "ldap_schema = rfc2307bis\nldap_tls_reqcert = never\n"
+                               "ldap_disable_paging = true\nldap_search_base = dc=x\n"
+                               "ldap_group_search_base = ou=g,dc=x\n"
+                               "ldap_backup_uri = ldaps://b.test\n", &o), EOK);
+    assert_int_equal(o->schema, SDAP_SCHEMA_RFC2307BIS);
+    assert_true(o->member_is_dn);
+    assert_string_equal(o->group_map[SDAP_GA_MEMBER], "member");
+    assert_int_equal(o->tls_reqcert, LDAP_OPT_X_TLS_NEVER);
+    assert_int_equal(o->page_size, 0);
+    assert_string_equal(o->user_base, "dc=x");
+    assert_string_equal(o->group_base, "ou=g,dc=x");
+    assert_int_equal(o->num_uris, 2);
+    assert_int_equal(o->num_primary, 1);
+
+    /* refused: a zero timeout, a map that is not an attribute or is empty */
+    assert_int_equal(read_opts(t, "ldap_search_timeout = 0\n", &o), ERR_INVALID_CONFIG);
+    assert_int_equal(read_opts(t, "ldap_network_timeout = 0\n", &o), ERR_INVALID_CONFIG);
+    assert_int_equal(read_opts(t, "ldap_user_name = a b\n", &o), ERR_INVALID_CONFIG);
+    assert_int_equal(read_opts(t, "ldap_user_name = \n", &o), ERR_INVALID_CONFIG);
 }
 
 static void test_user_by_name_and_id(void **state)
@@ -720,6 +786,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_filter_escape, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_helpers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_by_name_and_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_base_from_rootdse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_users, setup, teardown),
