@@ -13,18 +13,22 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
-/* Drops the objects whose name occurs more than once; names[i] is objs[i]'s name. */
-static size_t drop_duplicates(void **objs, const char **names, size_t n, const char *what)
+/* Drops the objects whose name occurs more than once, freeing them: objs[0..*_n) and
+ * names (names[i] is objs[i]'s name), and aligned when not NULL, are compacted and *_n set
+ * to how many are kept. Errors: ENOMEM (nothing changed). */
+static errno_t drop_duplicates(void **objs, void **aligned, const char **names, size_t *_n,
+                               const char *what)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     struct sdap_strset *seen = sdap_strset_new(tmp_ctx);
     struct sdap_strset *dup = sdap_strset_new(tmp_ctx);
+    size_t n = *_n;
     size_t out = 0;
     size_t i;
 
     if (tmp_ctx == NULL || seen == NULL || dup == NULL) {
         talloc_free(tmp_ctx);
-        return n;
+        return ENOMEM;
     }
     for (i = 0; i < n; i++) {
         if (!sdap_strset_add(seen, names[i])) {
@@ -39,12 +43,34 @@ static size_t drop_duplicates(void **objs, const char **names, size_t n, const c
             continue;
         }
         objs[out] = objs[i];
+        if (aligned != NULL) {
+            aligned[out] = aligned[i];
+        }
         names[out] = names[i];
         out++;
     }
     objs[out] = NULL;
     talloc_free(tmp_ctx);
-    return out;
+    *_n = out;
+    return EOK;
+}
+
+/* Sends the search of every entry of kind: paged, with the enumeration timeout. args (and
+ * the filter, on mem_ctx) must live as long as the request. */
+static struct tevent_req *enum_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           const struct sdap_kind *kind,
+                                           struct sdap_search_args *args)
+{
+    const struct sdap_options *opts = id_ctx->opts;
+    char *filter;
+
+    filter = sdap_filter_present(mem_ctx, kind->oc, kind->name_attr, kind->filter);
+    if (filter == NULL) {
+        return NULL;
+    }
+    *args = sdap_kind_search(kind, filter, opts->enum_search_timeout, opts->page_size);
+    return sdap_id_search_send(mem_ctx, ev, id_ctx, args);
 }
 
 /* ---- users ------------------------------------------------------------------------- */
@@ -62,35 +88,28 @@ struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_
                                              struct sdap_id_ctx *id_ctx)
 {
     struct sdap_enum_users_state *state;
-    const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
+    errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_enum_users_state);
     if (req == NULL) {
         return NULL;
     }
     if (id_ctx == NULL || ev == NULL) {
-        return sss_req_post(req, ev, EINVAL);
+        ret = EINVAL;
+        goto done;
     }
     state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->user_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->enum_search_timeout;
-    state->args.page_size = opts->page_size;
-    state->args.attrs = sdap_user_attrs(state, opts);
-    state->args.filter = sdap_filter_present(state, opts->user_map[SDAP_UA_OC],
-                                             opts->user_map[SDAP_UA_NAME], opts->user_filter);
-    if (state->args.attrs == NULL || state->args.filter == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    subreq = enum_search_send(state, ev, id_ctx, &id_ctx->opts->users, &state->args);
     if (subreq == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
+        ret = ENOMEM;
+        goto done;
     }
     tevent_req_set_callback(subreq, sdap_enumerate_users_done, req);
     return req;
+done:
+    return sss_req_post(req, ev, ret);
 }
 
 static void sdap_enumerate_users_done(struct tevent_req *subreq)
@@ -130,8 +149,12 @@ static void sdap_enumerate_users_done(struct tevent_req *subreq)
         state->users[state->num++] = user;
     }
     talloc_free(entries);
-    state->num = drop_duplicates((void **)state->users, names, state->num, "user");
+    ret = drop_duplicates((void **)state->users, NULL, names, &state->num, "user");
     talloc_free(names);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
     DEBUG(SSSDBG_TRACE_FUNC, "%zu user(s) enumerated\n", state->num);
     tevent_req_done(req);
 }
@@ -169,37 +192,29 @@ struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent
                                               struct sdap_id_ctx *id_ctx)
 {
     struct sdap_enum_groups_state *state;
-    const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
+    errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_enum_groups_state);
     if (req == NULL) {
         return NULL;
     }
     if (id_ctx == NULL || ev == NULL) {
-        return sss_req_post(req, ev, EINVAL);
+        ret = EINVAL;
+        goto done;
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->enum_search_timeout;
-    state->args.page_size = opts->page_size;
-    state->args.attrs = sdap_group_attrs(state, opts, true);
-    state->args.filter = sdap_filter_present(state, opts->group_map[SDAP_GA_OC],
-                                             opts->group_map[SDAP_GA_NAME],
-                                             opts->group_filter);
-    if (state->args.attrs == NULL || state->args.filter == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    subreq = enum_search_send(state, ev, id_ctx, &id_ctx->opts->groups, &state->args);
     if (subreq == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
+        ret = ENOMEM;
+        goto done;
     }
     tevent_req_set_callback(subreq, sdap_enumerate_groups_found, req);
     return req;
+done:
+    return sss_req_post(req, ev, ret);
 }
 
 /* Member DNs of every group: groups known from the enumeration, the rest to look up. */
@@ -290,40 +305,13 @@ static void sdap_enumerate_groups_found(struct tevent_req *subreq)
         state->groups[state->num++] = group;
     }
     talloc_free(entries);
-    /* Duplicates: drop the groups and keep entries aligned. */
-    {
-        struct sdap_entry **ents = state->entries;
-        size_t n = state->num;
-        size_t out = 0;
-        struct sdap_strset *seen = sdap_strset_new(state);
-        struct sdap_strset *dup = sdap_strset_new(state);
-
-        if (seen == NULL || dup == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
-        }
-        for (i = 0; i < n; i++) {
-            if (!sdap_strset_add(seen, names[i])) {
-                sdap_strset_add(dup, names[i]);
-            }
-        }
-        for (i = 0; i < n; i++) {
-            if (sdap_strset_has(dup, names[i])) {
-                DEBUG(SSSDBG_OP_FAILURE, "group '%s' is served by several entries: skipped\n",
-                      names[i]);
-                talloc_free(state->groups[i]);
-                continue;
-            }
-            state->groups[out] = state->groups[i];
-            ents[out] = ents[i];
-            out++;
-        }
-        state->groups[out] = NULL;
-        state->num = out;
-        talloc_free(seen);
-        talloc_free(dup);
-    }
+    ret = drop_duplicates((void **)state->groups, (void **)state->entries, names,
+                          &state->num, "group");
     talloc_free(names);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
     if (!opts->member_is_dn) {
         tevent_req_done(req);
         return;

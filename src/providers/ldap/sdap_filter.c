@@ -310,10 +310,8 @@ errno_t sdap_ldap_err(int lrc)
 }
 
 errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                           const char *kind, const char *id_label, const char *oc,
-                           const char *name_attr, const char *id_attr, const char *extra,
-                           enum sdap_by by, const char *name, uint32_t id,
-                           char **_filter, char **_what)
+                           const struct sdap_kind *kind, enum sdap_by by,
+                           const char *name, uint32_t id, char **_filter, char **_what)
 {
     char idstr[16];
     uint32_t checked;
@@ -323,19 +321,20 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (by == SDAP_BY_NAME) {
         if (!sdap_valid_name(name)) {
             DEBUG(SSSDBG_OP_FAILURE, "refusing to look up an empty or invalid %s name\n",
-                  kind);
+                  kind->label);
             return EINVAL;
         }
-        filter = sdap_filter_eq(mem_ctx, oc, name_attr, name, extra);
-        what = talloc_asprintf(mem_ctx, "%s '%s'", kind, name);
+        filter = sdap_filter_eq(mem_ctx, kind->oc, kind->name_attr, name, kind->filter);
+        what = talloc_asprintf(mem_ctx, "%s '%s'", kind->label, name);
     } else if (by == SDAP_BY_ID) {
         snprintf(idstr, sizeof(idstr), "%u", id);
         if (sdap_parse_id(idstr, opts->min_id, opts->max_id, &checked) != EOK) {
-            DEBUG(SSSDBG_TRACE_FUNC, "%s %u is outside the domain's range\n", id_label, id);
+            DEBUG(SSSDBG_TRACE_FUNC, "%s %u is outside the domain's range\n", kind->id_label,
+                  id);
             return ENOENT;
         }
-        filter = sdap_filter_eq(mem_ctx, oc, id_attr, idstr, extra);
-        what = talloc_asprintf(mem_ctx, "%s %u", id_label, id);
+        filter = sdap_filter_eq(mem_ctx, kind->oc, kind->id_attr, idstr, kind->filter);
+        what = talloc_asprintf(mem_ctx, "%s %u", kind->id_label, id);
     } else {
         return EINVAL;
     }

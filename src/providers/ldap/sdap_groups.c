@@ -285,9 +285,7 @@ errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 struct sdap_get_group_state {
     struct tevent_context *ev;
     struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    char *what;
-    struct sdap_entry **entries;
+    struct sdap_entry *entry;       /* lives while its members are resolved */
     struct sdap_group *group;
 };
 
@@ -299,10 +297,8 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        const char *name, uint32_t id)
 {
     struct sdap_get_group_state *state;
-    const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    char *filter = NULL;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_get_group_state);
@@ -315,24 +311,7 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.attrs = sdap_group_attrs(state, opts, true);
-    if (state->args.attrs == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sdap_lookup_filter(state, opts, "group", "gid", opts->group_map[SDAP_GA_OC],
-                             opts->group_map[SDAP_GA_NAME], opts->group_map[SDAP_GA_GID],
-                             opts->group_filter,
-                             by, name, id, &filter, &state->what);
-    state->args.filter = filter;
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    subreq = sdap_id_lookup_one_send(state, ev, id_ctx, &id_ctx->opts->groups, by, name, id);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
@@ -348,38 +327,25 @@ static void sdap_get_group_found(struct tevent_req *subreq)
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
     const struct sdap_options *opts = state->id_ctx->opts;
-    size_t num = 0;
     errno_t ret;
 
-    ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
+    ret = sdap_id_lookup_one_recv(state, subreq, &state->entry);
     talloc_free(subreq);
     if (ret != EOK) {
         goto done;
     }
-    if (num == 0) {
-        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
-        ret = ENOENT;
-        goto done;
-    }
-    if (num > 1) {
-        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
-              state->what, num, state->entries[0]->dn, state->entries[1]->dn,
-              num > 2 ? ", ..." : "");
-        ret = EINVAL;
-        goto done;
-    }
-    ret = sdap_parse_group(state, opts, state->entries[0], &state->group);
+    ret = sdap_parse_group(state, opts, state->entry, &state->group);
     if (ret == EINVAL) {
-        ret = ENOENT;
+        ret = ENOENT;   /* unusable entry, logged */
     }
     if (ret != EOK) {
         goto done;
     }
     if (!opts->member_is_dn) {
-        ret = sdap_group_set_members_rfc2307(state->group, opts, state->entries[0]);
+        ret = sdap_group_set_members_rfc2307(state->group, opts, state->entry);
         goto done;
     }
-    subreq = sdap_resolve_members_send(state, state->ev, state->id_ctx, state->entries[0],
+    subreq = sdap_resolve_members_send(state, state->ev, state->id_ctx, state->entry,
                                        opts->nesting_level);
     if (subreq == NULL) {
         ret = ENOMEM;

@@ -75,6 +75,7 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
     struct tevent_req *req;
     struct tevent_req *subreq;
     const char **values;
+    char *filter;
     size_t i;
     errno_t ret;
 
@@ -105,19 +106,15 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
         }
     }
     values[n] = NULL;
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.page_size = opts->page_size;
-    state->args.attrs = sdap_group_attrs(state, opts, true);
-    state->args.filter = sdap_filter_or(state, opts->group_map[SDAP_GA_OC],
-                                        opts->group_map[SDAP_GA_GID], values, n,
-                                        opts->group_filter);
+    filter = sdap_filter_or(state, opts->groups.oc, opts->groups.id_attr, values, n,
+                            opts->groups.filter);
     talloc_free(values);
-    if (state->args.attrs == NULL || state->args.filter == NULL) {
+    if (filter == NULL) {
         ret = ENOMEM;
         goto done;
     }
+    state->args = sdap_kind_search(&opts->groups, filter, opts->search_timeout,
+                                   opts->page_size);
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;

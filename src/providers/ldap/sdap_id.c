@@ -1,8 +1,9 @@
 /*
  * struct sdap_id_ctx: one per domain, the entry point the back-end holds. It owns the
- * options, the failover state and the shared connection. The two helpers at the end,
+ * options, the failover state and the shared connection. The helpers at the end,
  * sdap_id_search and sdap_id_lookup_dns, are what every operation builds on: "get the
- * shared connection (connecting or failing over when needed), then search on it".
+ * shared connection (connecting or failing over when needed), then search on it"; and
+ * sdap_id_lookup_one, the lookup of one user or one group by name or id.
  */
 #include "util/util.h"
 #include "confdb/confdb.h"
@@ -221,5 +222,105 @@ errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_entries = talloc_steal(mem_ctx, state->entries);
+    return EOK;
+}
+
+struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const char *filter,
+                                         int timeout, int page_size)
+{
+    return (struct sdap_search_args) {
+        .base_ref = kind->base,
+        .scope = LDAP_SCOPE_SUBTREE,
+        .filter = filter,
+        .attrs = kind->attrs,
+        .timeout = timeout,
+        .page_size = page_size,
+    };
+}
+
+/* ---- one entry of a kind, by name or id ------------------------------------------------ */
+
+struct sdap_id_lookup_one_state {
+    struct sdap_search_args args;
+    char *what;                 /* "user 'x'", "gid 5": for logs */
+    struct sdap_entry *entry;
+};
+
+static void sdap_id_lookup_one_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           const struct sdap_kind *kind, enum sdap_by by,
+                                           const char *name, uint32_t id)
+{
+    struct sdap_id_lookup_one_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    char *filter = NULL;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_id_lookup_one_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    ret = sdap_lookup_filter(state, id_ctx->opts, kind, by, name, id, &filter, &state->what);
+    if (ret != EOK) {
+        goto done;
+    }
+    state->args = sdap_kind_search(kind, filter, id_ctx->opts->search_timeout, 0);
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_id_lookup_one_done, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+static void sdap_id_lookup_one_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_id_lookup_one_state *state =
+        tevent_req_data(req, struct sdap_id_lookup_one_state);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (num == 0) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
+        ret = ENOENT;
+        goto done;
+    }
+    if (num > 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
+              state->what, num, entries[0]->dn, entries[1]->dn, num > 2 ? ", ..." : "");
+        ret = EINVAL;
+        goto done;
+    }
+    state->entry = talloc_steal(state, entries[0]);
+done:
+    talloc_free(entries);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                struct sdap_entry **_entry)
+{
+    struct sdap_id_lookup_one_state *state =
+        tevent_req_data(req, struct sdap_id_lookup_one_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_entry = talloc_steal(mem_ctx, state->entry);
     return EOK;
 }

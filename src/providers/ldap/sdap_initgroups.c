@@ -72,10 +72,9 @@ static void sdap_initgroups_user_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.page_size = opts->page_size;
+    /* Filters per batch below; groups without their members. */
+    state->args = sdap_kind_search(&opts->groups, NULL, opts->search_timeout,
+                                   opts->page_size);
     state->args.attrs = sdap_group_attrs(state, opts, false);
     if (state->args.attrs == NULL) {
         tevent_req_error(req, ENOMEM);
@@ -128,10 +127,10 @@ static errno_t sdap_initgroups_search(struct tevent_req *req)
         batch = SDAP_FILTER_BATCH;
     }
     talloc_free(discard_const(state->args.filter));
-    state->args.filter = sdap_filter_or(state, opts->group_map[SDAP_GA_OC],
+    state->args.filter = sdap_filter_or(state, opts->groups.oc,
                                         opts->group_map[SDAP_GA_MEMBER],
                                         &state->frontier[state->pos], batch,
-                                        opts->group_filter);
+                                        opts->groups.filter);
     if (state->args.filter == NULL) {
         return ENOMEM;
     }

@@ -7,7 +7,7 @@
  * provider knows: attribute options must name attributes and the required ones be set,
  * timeouts must be at least a second, and the values that follow from others (the URI lists
  * joined and checked, per-map search bases falling back to ldap_search_base, paging turned
- * off, whether group members are names or DNs).
+ * off, whether group members are names or DNs, the descriptors of users and groups).
  */
 #include <stddef.h>
 
@@ -273,7 +273,33 @@ static errno_t read_opt(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *sec
     return ret;
 }
 
-/* The values that follow from others. Errors: ERR_INVALID_CONFIG (logged). */
+/* The descriptors of the two kinds of entries: what their searches differ in. */
+static errno_t sdap_options_kinds(struct sdap_options *opts)
+{
+    opts->users = (struct sdap_kind) {
+        .label = "user",
+        .id_label = "uid",
+        .base = &opts->user_base,
+        .oc = opts->user_map[SDAP_UA_OC],
+        .name_attr = opts->user_map[SDAP_UA_NAME],
+        .id_attr = opts->user_map[SDAP_UA_UID],
+        .filter = opts->user_filter,
+        .attrs = sdap_user_attrs(opts, opts),
+    };
+    opts->groups = (struct sdap_kind) {
+        .label = "group",
+        .id_label = "gid",
+        .base = &opts->group_base,
+        .oc = opts->group_map[SDAP_GA_OC],
+        .name_attr = opts->group_map[SDAP_GA_NAME],
+        .id_attr = opts->group_map[SDAP_GA_GID],
+        .filter = opts->group_filter,
+        .attrs = sdap_group_attrs(opts, opts, true),
+    };
+    return opts->users.attrs != NULL && opts->groups.attrs != NULL ? EOK : ENOMEM;
+}
+
+/* The values that follow from others. Errors: ERR_INVALID_CONFIG (logged), ENOMEM. */
 static errno_t sdap_options_derive(struct sdap_options *opts, const char *section,
                                    bool disable_paging)
 {
@@ -300,7 +326,7 @@ static errno_t sdap_options_derive(struct sdap_options *opts, const char *sectio
               opts->max_id, opts->min_id);
         return ERR_INVALID_CONFIG;
     }
-    return EOK;
+    return sdap_options_kinds(opts);
 }
 
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,

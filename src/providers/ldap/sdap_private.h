@@ -58,6 +58,20 @@ enum sdap_group_attr {
     SDAP_GA_MAX
 };
 
+/* What the searches of users and of groups differ in, as data: one descriptor per kind in
+ * struct sdap_options, set by sdap_options_read(). */
+struct sdap_kind {
+    const char *label;          /* "user", "group": for logs */
+    const char *id_label;       /* "uid", "gid" */
+    char *const *base;          /* &user_base / &group_base: read once connected, as it may
+                                 * come from the server's rootDSE */
+    const char *oc;             /* the kind's object class */
+    const char *name_attr;
+    const char *id_attr;
+    const char *filter;         /* ldap_user_search_filter / ldap_group_search_filter */
+    const char *const *attrs;   /* what a lookup reads (for groups: with the members) */
+};
+
 struct sdap_options {
     char *domain;
     char **uris;                /* ldap_uri, then ldap_backup_uri (first num_primary) */
@@ -87,6 +101,8 @@ struct sdap_options {
     char *group_filter;
     const char *user_map[SDAP_UA_MAX];
     const char *group_map[SDAP_GA_MAX];
+    struct sdap_kind users;     /* derived from the above */
+    struct sdap_kind groups;
 };
 
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
@@ -144,14 +160,12 @@ char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value);
  * in parentheses when it does not start with one. */
 char *sdap_filter_eq(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *value, const char *extra);
-/* The filter and a log label ("user 'x'", "gid 5") of a lookup of one entry of a kind by
- * name (name_attr = name) or by id (id_attr = id). EINVAL for an invalid name or an unknown
- * `by`; ENOENT for an id outside [min_id, max_id] (nothing to ask); ENOMEM. */
+/* The filter and a log label ("user 'x'", "gid 5") of a lookup of one entry of kind by
+ * name (name attribute = name) or by id (id attribute = id). EINVAL for an invalid name or
+ * an unknown `by`; ENOENT for an id outside [min_id, max_id] (nothing to ask); ENOMEM. */
 errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                           const char *kind, const char *id_label, const char *oc,
-                           const char *name_attr, const char *id_attr, const char *extra,
-                           enum sdap_by by, const char *name, uint32_t id,
-                           char **_filter, char **_what);
+                           const struct sdap_kind *kind, enum sdap_by by,
+                           const char *name, uint32_t id, char **_filter, char **_what);
 /* "(&(objectClass=oc)(|(attr=v1)(attr=v2)...)<extra>)" over values[0..n). */
 char *sdap_filter_or(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *const *values, size_t n, const char *extra);
@@ -313,6 +327,11 @@ struct tevent_req *sdap_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
 errno_t sdap_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_entry ***_entries);
 
+/* A subtree search of the entries of kind matching filter under the kind's base, reading
+ * kind->attrs. */
+struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const char *filter,
+                                         int timeout, int page_size);
+
 /* The same on the id context's shared connection (connecting first when needed). The
  * strings args points to must live as long as the request. */
 struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -326,6 +345,16 @@ struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_co
                                            const char *const *attrs);
 errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                 struct sdap_entry ***_entries);
+/* The one entry of kind named name (SDAP_BY_NAME) or holding id (SDAP_BY_ID), with
+ * kind->attrs. Errors: those of sdap_id_search; ENOENT: no entry, or an id outside
+ * [min_id, max_id]; EINVAL: an invalid name, or several entries (logged as a duplicate:
+ * the directory is inconsistent and guessing could hand out the wrong identity). */
+struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           const struct sdap_kind *kind, enum sdap_by by,
+                                           const char *name, uint32_t id);
+errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                struct sdap_entry **_entry);
 
 /* rfc2307: the memberUid values of entry -> group->member_users (valid, deduplicated). */
 errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,

@@ -1,19 +1,15 @@
 /*
  * Looking up one user, by name or by uid, under ldap_user_search_base:
  * (&(objectClass=<user oc>)(<name attr>=<escaped name>)<ldap_user_search_filter>) or the
- * same with the uid number. No entry gives ENOENT; several entries give EINVAL (logged as
- * a duplicate: the directory is inconsistent and guessing could hand out the wrong
- * identity); one unusable entry (see sdap_schema.c) gives ENOENT.
+ * same with the uid number (sdap_id_lookup_one). No entry gives ENOENT; several entries
+ * give EINVAL (logged as a duplicate: the directory is inconsistent and guessing could
+ * hand out the wrong identity); one unusable entry (see sdap_schema.c) gives ENOENT.
  */
-#include <stdio.h>
-
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
 struct sdap_get_user_state {
     struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    char *what;
     struct sdap_user *user;
 };
 
@@ -24,10 +20,8 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
                                       const char *name, uint32_t id)
 {
     struct sdap_get_user_state *state;
-    const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    char *filter = NULL;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_get_user_state);
@@ -39,24 +33,7 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
         goto done;
     }
     state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->user_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.attrs = sdap_user_attrs(state, opts);
-    if (state->args.attrs == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sdap_lookup_filter(state, opts, "user", "uid", opts->user_map[SDAP_UA_OC],
-                             opts->user_map[SDAP_UA_NAME], opts->user_map[SDAP_UA_UID],
-                             opts->user_filter,
-                             by, name, id, &filter, &state->what);
-    state->args.filter = filter;
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    subreq = sdap_id_lookup_one_send(state, ev, id_ctx, &id_ctx->opts->users, by, name, id);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
@@ -71,32 +48,20 @@ static void sdap_get_user_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_get_user_state *state = tevent_req_data(req, struct sdap_get_user_state);
-    struct sdap_entry **entries = NULL;
-    size_t num = 0;
+    struct sdap_entry *entry = NULL;
     errno_t ret;
 
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    ret = sdap_id_lookup_one_recv(state, subreq, &entry);
     talloc_free(subreq);
     if (ret != EOK) {
         goto done;
     }
-    if (num == 0) {
-        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
-        ret = ENOENT;
-        goto done;
-    }
-    if (num > 1) {
-        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
-              state->what, num, entries[0]->dn, entries[1]->dn, num > 2 ? ", ..." : "");
-        ret = EINVAL;
-        goto done;
-    }
-    ret = sdap_parse_user(state, state->id_ctx->opts, entries[0], &state->user);
+    ret = sdap_parse_user(state, state->id_ctx->opts, entry, &state->user);
     if (ret == EINVAL) {
         ret = ENOENT;   /* unusable entry, logged */
     }
 done:
-    talloc_free(entries);
+    talloc_free(entry);
     if (ret != EOK) {
         tevent_req_error(req, ret);
         return;
