@@ -138,6 +138,8 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
     int lerr;
     int rc;
 
+    /* The handler goes with the connection's usability: conn_break() frees it. */
+    assert(!conn->broken && conn->ld != NULL);
     for (;;) {
         msg = NULL;
         rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
@@ -185,7 +187,9 @@ errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *l
 {
     struct sdap_conn *conn;
 
-    if (ev == NULL || ld == NULL || fd < 0 || uri == NULL || _conn == NULL) {
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(ld != NULL)
+            || !SDAP_ARG_VALID(fd >= 0) || !SDAP_ARG_VALID(uri != NULL)
+            || !SDAP_ARG_VALID(_conn != NULL)) {
         return EINVAL;
     }
     conn = talloc_zero(mem_ctx, struct sdap_conn);
@@ -287,8 +291,12 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
 {
     struct sdap_op *op;
 
-    if (!sdap_conn_usable(conn) || fn == NULL || _op == NULL) {
-        return conn == NULL || fn == NULL || _op == NULL ? EINVAL : ENOTCONN;
+    if (!SDAP_ARG_VALID(conn != NULL) || !SDAP_ARG_VALID(fn != NULL)
+            || !SDAP_ARG_VALID(_op != NULL)) {
+        return EINVAL;
+    }
+    if (!sdap_conn_usable(conn)) {
+        return ENOTCONN;
     }
     op = talloc_zero(mem_ctx, struct sdap_op);
     if (op == NULL) {

@@ -267,15 +267,17 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
         return;
     }
     ret = sdap_connect_ldap(req);
-    if (ret == EOK) {
-        if (state->ldaps) {
-            ret = sdap_connect_tls(req);
-        } else if (state->opts->start_tls) {
-            ret = sdap_connect_starttls(req);
-        } else {
-            ret = sdap_connect_wrap(req);
-        }
+    if (ret != EOK) {
+        goto done;
     }
+    if (state->ldaps) {
+        ret = sdap_connect_tls(req);
+    } else if (state->opts->start_tls) {
+        ret = sdap_connect_starttls(req);
+    } else {
+        ret = sdap_connect_wrap(req);
+    }
+done:
     if (ret != EOK) {
         tevent_req_error(req, ret);
     }
@@ -292,40 +294,37 @@ static errno_t set_sock_timeouts(int fd, int seconds)
     return EOK;
 }
 
-/* Everything but LDAP_OPT_NETWORK_TIMEOUT, which must not be set before the handshake:
- * with it, ldap_install_tls() makes the socket non-blocking and spins on it. */
-static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
+/* Per-connection TLS context: the options on this handle first, then a new context built
+ * from them (is_server = 0), which only this handle uses; nothing is set on libldap's
+ * global defaults, so domains never see each other's settings. Options left unset keep
+ * libldap's defaults (ldap.conf, LDAPTLS_*), as SSSD documents. */
+static errno_t set_tls_options(struct sdap_connect_state *state, LDAP *ld)
 {
     const struct sdap_options *opts = state->opts;
-    struct timeval opt_tv = { .tv_sec = opts->opt_timeout };
-    int version = LDAP_VERSION3;
     int reqcert = opts->tls_reqcert;
     int newctx = 0;
     char *diag = NULL;
     int lrc;
 
-    if ((lrc = ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version)) != LDAP_OPT_SUCCESS
-        || (lrc = ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF)) != LDAP_OPT_SUCCESS
-        || (lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv)) != LDAP_OPT_SUCCESS) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));
-        return EIO;
+    lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &reqcert);
+    if (lrc != LDAP_OPT_SUCCESS) {
+        goto done;
     }
-    if (!state->ldaps && !opts->start_tls) {
-        return EOK;
+    if (opts->tls_cacert != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, opts->tls_cacert);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
     }
-    /* Per-connection TLS context: the options on this handle first, then a new context
-     * built from them (is_server = 0), which only this handle uses; nothing is set on
-     * libldap's global defaults, so domains never see each other's settings. Options left
-     * unset keep libldap's defaults (ldap.conf, LDAPTLS_*), as SSSD documents. */
-    if ((lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &reqcert))
-            != LDAP_OPT_SUCCESS
-        || (opts->tls_cacert != NULL
-            && (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, opts->tls_cacert))
-                != LDAP_OPT_SUCCESS)
-        || (opts->tls_cacertdir != NULL
-            && (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, opts->tls_cacertdir))
-                != LDAP_OPT_SUCCESS)
-        || (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &newctx)) != LDAP_OPT_SUCCESS) {
+    if (opts->tls_cacertdir != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, opts->tls_cacertdir);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
+    }
+    lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &newctx);
+done:
+    if (lrc != LDAP_OPT_SUCCESS) {
         ldap_get_option(ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &diag);
         DEBUG(SSSDBG_CRIT_FAILURE, "cannot set up TLS for %s (ldap_tls_cacert '%s', "
               "ldap_tls_cacertdir '%s'): %s%s%s\n", state->uri,
@@ -336,6 +335,34 @@ static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
         return EIO;
     }
     return EOK;
+}
+
+/* Everything but LDAP_OPT_NETWORK_TIMEOUT, which must not be set before the handshake:
+ * with it, ldap_install_tls() makes the socket non-blocking and spins on it. */
+static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
+{
+    struct timeval opt_tv = { .tv_sec = state->opts->opt_timeout };
+    int version = LDAP_VERSION3;
+    int lrc;
+
+    lrc = ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
+    if (lrc != LDAP_OPT_SUCCESS) {
+        goto done;
+    }
+    lrc = ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
+    if (lrc != LDAP_OPT_SUCCESS) {
+        goto done;
+    }
+    lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv);
+done:
+    if (lrc != LDAP_OPT_SUCCESS) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));
+        return EIO;
+    }
+    if (!state->ldaps && !state->opts->start_tls) {
+        return EOK;
+    }
+    return set_tls_options(state, ld);
 }
 
 /* The socket is connected: hand it to libldap (state->ld). */

@@ -96,9 +96,8 @@ struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_
     if (req == NULL) {
         return NULL;
     }
-    if (id_ctx == NULL || ev == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
+        return sdap_req_invalid(req, ev);
     }
     state->id_ctx = id_ctx;
     subreq = enum_search_send(state, ev, id_ctx, &id_ctx->opts->users, &state->args);
@@ -164,6 +163,9 @@ errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
 
+    if (!SDAP_ARG_VALID(_users != NULL) || !SDAP_ARG_VALID(_num_users != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_users = talloc_steal(mem_ctx, state->users);
     *_num_users = state->num;
@@ -200,9 +202,8 @@ struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent
     if (req == NULL) {
         return NULL;
     }
-    if (id_ctx == NULL || ev == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
+        return sdap_req_invalid(req, ev);
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
@@ -415,6 +416,9 @@ errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
 
+    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_groups = talloc_steal(mem_ctx, state->groups);
     *_num_groups = state->num;

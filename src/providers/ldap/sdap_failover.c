@@ -8,6 +8,7 @@
  * connection is being set up wait for that same attempt, so a burst of lookups at start-up
  * opens one connection, not one each.
  */
+#include <assert.h>
 #include <time.h>
 
 #include "util/util.h"
@@ -144,6 +145,30 @@ static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start)
     return EOK;
 }
 
+/* The attempt on the current server ended with ret: the walk is done on EOK; otherwise
+ * the server is marked bad and the next one tried, unless failing over would not help. */
+static void sdap_fo_walk_next(struct tevent_req *req, errno_t ret, bool fatal)
+{
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+
+    assert(state->idx >= 0);
+    if (ret == EOK) {
+        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
+        tevent_req_done(req);
+        return;
+    }
+    state->id_ctx->stats.connect_failures++;
+    if (fatal) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
 static void sdap_fo_walk_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -163,22 +188,8 @@ static void sdap_fo_walk_done(struct tevent_req *subreq)
         tevent_req_set_callback(subreq, sdap_fo_walk_base_done, req);
         return;
     }
-    if (ret == EOK) {
-        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
-        tevent_req_done(req);
-        return;
-    }
-    state->id_ctx->stats.connect_failures++;
-    if (ret == EACCES || ret == ENOMEM) {
-        /* The credentials are wrong everywhere: failing over would not help. */
-        tevent_req_error(req, ret);
-        return;
-    }
-    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
-    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-    }
+    /* Refused credentials are refused everywhere: failing over would not help. */
+    sdap_fo_walk_next(req, ret, ret == EACCES || ret == ENOMEM);
 }
 
 static void sdap_fo_walk_base_done(struct tevent_req *subreq)
@@ -189,23 +200,11 @@ static void sdap_fo_walk_base_done(struct tevent_req *subreq)
 
     ret = sdap_rootdse_base_recv(subreq);
     talloc_free(subreq);
-    if (ret == EOK) {
-        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
-        tevent_req_done(req);
-        return;
-    }
-    /* A server that cannot name the base is not used; the next one may. */
-    TALLOC_FREE(state->conn);
-    state->id_ctx->stats.connect_failures++;
-    if (ret == ENOMEM) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
-    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
+        /* A server that cannot name the base is not used; the next one may. */
+        TALLOC_FREE(state->conn);
     }
+    sdap_fo_walk_next(req, ret, ret == ENOMEM);
 }
 
 static errno_t sdap_fo_walk_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -303,6 +302,7 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     int idx = -1;
     errno_t ret;
 
+    assert(id_ctx->connecting == subreq);
     ret = sdap_fo_walk_recv(id_ctx, subreq, &conn, &idx);
     talloc_free(subreq);
     id_ctx->connecting = NULL;

@@ -2,7 +2,8 @@
  * Small pure helpers of the LDAP provider: RFC 4515 escaping of values put into filters
  * (user-provided names never reach a filter unescaped), building the filters the
  * operations use, a canonical form of DNs for comparing them, a string set (and map) used
- * for deduplication, loop protection and DN -> name lookups, and the LDAP result code -> errno mapping.
+ * for deduplication, loop protection and DN -> name lookups, the LDAP result code -> errno
+ * mapping, and the log line of a failed argument check.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -277,6 +278,14 @@ const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set)
     }
     arr[n] = NULL;
     return arr;
+}
+
+bool sdap_arg_invalid(const char *func, const char *expr)
+{
+    if (debug_enabled(SSSDBG_CRIT_FAILURE)) {
+        sss_debug_fn(func, SSSDBG_CRIT_FAILURE, "invalid argument: %s does not hold\n", expr);
+    }
+    return false;
 }
 
 errno_t sdap_ldap_err(int lrc)

@@ -246,14 +246,7 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     state->num_frontier = num_next;
     state->depth++;
     ret = sdap_resolve_members_step(req);
-    if (ret == EAGAIN) {
-        return;
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -305,9 +298,8 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     if (req == NULL) {
         return NULL;
     }
-    if (id_ctx == NULL || ev == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
+        return sdap_req_invalid(req, ev);
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
@@ -392,6 +384,9 @@ errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
 
+    if (!SDAP_ARG_VALID(_group != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_group = talloc_steal(mem_ctx, state->group);
     return EOK;

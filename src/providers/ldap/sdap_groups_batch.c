@@ -7,6 +7,7 @@
  * For the back-end's member prefetch; a caller needing one exact answer (duplicates
  * refused, ENOENT) still uses sdap_get_group.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -83,9 +84,9 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
     if (req == NULL) {
         return NULL;
     }
-    if (id_ctx == NULL || ev == NULL || gids == NULL || n == 0) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)
+            || !SDAP_ARG_VALID(gids != NULL) || !SDAP_ARG_VALID(n > 0)) {
+        return sdap_req_invalid(req, ev);
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
@@ -206,12 +207,12 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
 
     ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
     talloc_free(subreq);
-    if (ret == EOK) {
-        ret = sdap_groups_batch_parse(state, num);
-    }
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
+    }
+    ret = sdap_groups_batch_parse(state, num);
+    if (ret != EOK) {
+        goto done;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "%zu of %zu group(s) found by gid\n", state->num_groups,
           state->num_gids);
@@ -220,14 +221,8 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
         return;
     }
     ret = sdap_groups_batch_resolve_more(req);
-    if (ret == EAGAIN) {
-        return;
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+done:
+    sdap_req_step(req, ret);
 }
 
 static void sdap_groups_batch_members_turn(struct tevent_context *ev, struct tevent_timer *te,
@@ -311,29 +306,25 @@ static void sdap_groups_batch_resolved(struct tevent_req *subreq)
     ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
     talloc_free(subreq);
     talloc_free(r);
+    assert(state->resolving > 0);
     state->resolving--;
     if (state->failed) {
         return;
     }
-    if (ret == EOK) {
-        talloc_free(group->member_users);
-        talloc_free(group->member_groups);
-        group->member_users = users;
-        group->num_member_users = nu;
-        group->member_groups = groups;
-        group->num_member_groups = ng;
-        ret = sdap_groups_batch_resolve_more(req);
-        if (ret == EAGAIN) {
-            return;
-        }
-    }
     if (ret != EOK) {
-        /* The other resolutions go with the request when the caller frees it. */
-        state->failed = true;
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
-    tevent_req_done(req);
+    talloc_free(group->member_users);
+    talloc_free(group->member_groups);
+    group->member_users = users;
+    group->num_member_users = nu;
+    group->member_groups = groups;
+    group->num_member_groups = ng;
+    ret = sdap_groups_batch_resolve_more(req);
+done:
+    /* On failure the other resolutions go with the request when the caller frees it. */
+    state->failed = ret != EOK && ret != EAGAIN;
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -342,6 +333,9 @@ errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_groups_batch_state *state =
         tevent_req_data(req, struct sdap_groups_batch_state);
 
+    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_groups = talloc_steal(mem_ctx, state->groups);
     *_num_groups = state->num_groups;

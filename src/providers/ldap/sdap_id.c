@@ -20,32 +20,41 @@ errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                            struct confdb *cdb, const char *domain,
                            struct sdap_id_ctx **_id_ctx)
 {
+    TALLOC_CTX *tmp_ctx;
     struct sdap_id_ctx *id_ctx;
     errno_t ret;
 
-    if (ev == NULL || cdb == NULL || domain == NULL || _id_ctx == NULL) {
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(cdb != NULL)
+            || !SDAP_ARG_VALID(domain != NULL) || !SDAP_ARG_VALID(_id_ctx != NULL)) {
         return EINVAL;
     }
-    id_ctx = talloc_zero(mem_ctx, struct sdap_id_ctx);
-    if (id_ctx == NULL) {
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
         return ENOMEM;
+    }
+    id_ctx = talloc_zero(tmp_ctx, struct sdap_id_ctx);
+    if (id_ctx == NULL) {
+        ret = ENOMEM;
+        goto done;
     }
     sss_list_init(&id_ctx->waiters);
     id_ctx->ev = ev;
     id_ctx->conn_server = -1;
     ret = sdap_options_read(id_ctx, cdb, domain, &id_ctx->opts);
     if (ret != EOK) {
-        talloc_free(id_ctx);
-        return ret;
+        goto done;
     }
     id_ctx->fo = sdap_fo_create(id_ctx, id_ctx->opts);
     if (id_ctx->fo == NULL) {
-        talloc_free(id_ctx);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     talloc_set_destructor(id_ctx, sdap_id_ctx_destructor);
-    *_id_ctx = id_ctx;
-    return EOK;
+    *_id_ctx = talloc_steal(mem_ctx, id_ctx);
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
 }
 
 const char *sdap_id_ctx_server(struct sdap_id_ctx *id_ctx)

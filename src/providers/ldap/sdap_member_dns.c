@@ -12,6 +12,8 @@
  * batch returned, are read one by one with base-scope lookups (sdap_id_lookup_dns), so the
  * result is the same as with base lookups only.
  */
+#include <assert.h>
+
 #include "util/util.h"
 #include "providers/ldap/sdap_member_dns.h"
 
@@ -204,10 +206,10 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         }
     }
     ret = add_batches(state, opts->user_base, opts->user_map[SDAP_UA_OC], uattr, uvals, nu);
-    if (ret == EOK) {
-        ret = add_batches(state, opts->group_base, opts->group_map[SDAP_GA_OC], gattr,
-                          gvals, ng);
+    if (ret != EOK) {
+        goto done;
     }
+    ret = add_batches(state, opts->group_base, opts->group_map[SDAP_GA_OC], gattr, gvals, ng);
     if (ret != EOK) {
         goto done;
     }
@@ -258,6 +260,7 @@ static void sdap_member_dns_batch_done(struct tevent_req *subreq)
 
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
+    assert(state->in_flight > 0);
     state->in_flight--;
     if (ret == ENOMEM || ret == ETIMEDOUT || ret == ENETUNREACH) {
         tevent_req_error(req, ret);
@@ -289,16 +292,10 @@ static void sdap_member_dns_batch_done(struct tevent_req *subreq)
     DEBUG(SSSDBG_TRACE_ALL, "batch: %zu of %zu entries taken\n", taken, num);
     ret = sdap_member_dns_fill(req);
     if (ret == EOK) {
+        /* No batch left in flight: base lookups for what the batches did not return. */
         ret = sdap_member_dns_rest(req);
     }
-    if (ret == EAGAIN) {
-        return;
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 /* Base lookups of every DN still without an entry. EAGAIN: sent; EOK: none left. */

@@ -29,6 +29,47 @@
 /* Values OR-ed into one filter (member=..., uid=...). */
 #define SDAP_FILTER_BATCH 50
 
+/* ---- argument checks, request steps ---------------------------------------------------- */
+
+/*
+ * Argument checks at the entry points, in the spirit of sd-bus's assert_return: an argument
+ * that fails its check is the caller's bug, logged with the function and the condition that
+ * does not hold, and the entry point fails at once: EINVAL from a function returning
+ * errno_t; from a _send function EINVAL posted on the request, or NULL when there is no
+ * event context to post on (sdap_req_invalid). Data that comes from outside (names, ids,
+ * directory entries) is not checked this way: it fails the request as sdap.h documents.
+ */
+#define SDAP_ARG_VALID(expr) \
+    (__builtin_expect(!!(expr), 1) ? true : sdap_arg_invalid(__func__, #expr))
+
+/* Logs the failed check; returns false. */
+bool sdap_arg_invalid(const char *func, const char *expr);
+
+/* Ends a _send function whose arguments failed a check. */
+static inline struct tevent_req *sdap_req_invalid(struct tevent_req *req,
+                                                  struct tevent_context *ev)
+{
+    if (ev == NULL) {
+        talloc_free(req);
+        return NULL;
+    }
+    return sss_req_post(req, ev, EINVAL);
+}
+
+/* The end of a step of a multi-step request, by the step's result: EAGAIN, more is under
+ * way (its callback takes over); EOK, the request is done; anything else fails it. */
+static inline void sdap_req_step(struct tevent_req *req, errno_t ret)
+{
+    if (ret == EAGAIN) {
+        return;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
+
 /* ---- options ---------------------------------------------------------------------- */
 
 enum sdap_schema {

@@ -9,6 +9,8 @@
  * SDAP_DN_LOOKUP_WINDOW of them in flight on the connection at once. (Member DNs are read
  * with far fewer searches by sdap_member_dns.c, on top of these.)
  */
+#include <assert.h>
+
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
@@ -77,9 +79,9 @@ struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *
     state->stats = stats;
     state->req_id = sss_debug_req_id;
     state->msgid = -1;
-    if (args == NULL || args->base == NULL || args->filter == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(args != NULL) || !SDAP_ARG_VALID(args->base != NULL)
+            || !SDAP_ARG_VALID(args->filter != NULL)) {
+        return sdap_req_invalid(req, ev);
     }
     state->args = *args;
     if (!sdap_conn_usable(conn)) {
@@ -344,6 +346,8 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         tevent_req_error(req, error);
         return;
     }
+    /* Messages come for the registered operation of the page under way only. */
+    assert(state->op != NULL);
     switch (ldap_msgtype(msg)) {
     case LDAP_RES_SEARCH_ENTRY:
         ret = parse_entry(state, msg);
@@ -362,14 +366,7 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         talloc_zfree(state->op);
         ret = parse_done(req, msg);
         ldap_msgfree(msg);
-        if (ret == EAGAIN) {
-            return;
-        }
-        if (ret != EOK) {
-            tevent_req_error(req, ret);
-            return;
-        }
-        tevent_req_done(req);
+        sdap_req_step(req, ret);
         return;
     default:
         DEBUG(SSSDBG_OP_FAILURE, "unexpected message type 0x%x in a search\n",
@@ -512,6 +509,7 @@ static void sdap_lookup_dns_done(struct tevent_req *subreq)
         talloc_free(entries);
         return;     /* an earlier lookup failed the whole request */
     }
+    assert(state->in_flight > 0);
     state->in_flight--;
     if (ret == EINVAL) {
         /* A member value that is not a DN: skip it, as a missing entry. */

@@ -28,9 +28,8 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
     if (req == NULL) {
         return NULL;
     }
-    if (id_ctx == NULL || ev == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
+        return sdap_req_invalid(req, ev);
     }
     state->id_ctx = id_ctx;
     subreq = sdap_id_lookup_one_send(state, ev, id_ctx, &id_ctx->opts->users, by, name, id);
@@ -74,6 +73,9 @@ errno_t sdap_get_user_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_get_user_state *state = tevent_req_data(req, struct sdap_get_user_state);
 
+    if (!SDAP_ARG_VALID(_user != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_user = talloc_steal(mem_ctx, state->user);
     return EOK;

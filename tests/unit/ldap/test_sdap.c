@@ -270,6 +270,32 @@ static void test_options(void **state)
     assert_int_equal(read_opts(t, "ldap_user_name = \n", &o), ERR_INVALID_CONFIG);
 }
 
+/* Bad arguments fail at once, logged: EINVAL, or NULL where nothing can be posted. */
+static void test_invalid_args(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_id_ctx *id_ctx = NULL;
+    struct sdap_user *u = NULL;
+    struct sdap_group **groups = NULL;
+    struct tevent_req *req;
+    size_t n = 0;
+
+    assert_int_equal(sdap_id_ctx_create(t->mem, NULL, NULL, "test", &id_ctx), EINVAL);
+    assert_null(id_ctx);
+    assert_null(sdap_get_user_send(t->mem, NULL, NULL, SDAP_BY_NAME, "x", 0));
+    req = sdap_get_user_send(t->mem, t->ev, NULL, SDAP_BY_NAME, "x", 0);
+    wait_for(t, req);
+    assert_int_equal(sdap_get_user_recv(t->mem, req, &u), EINVAL);
+    talloc_free(req);
+    req = sdap_enumerate_groups_send(t->mem, t->ev, NULL);
+    wait_for(t, req);
+    assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EINVAL);
+    assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, NULL, &n), EINVAL);
+    talloc_free(req);
+    assert_null(sdap_id_ctx_server(NULL));
+    assert_false(sdap_id_ctx_offline(NULL));
+}
+
 static void test_user_by_name_and_id(void **state)
 {
     struct test_ctx *t = *state;
@@ -787,6 +813,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_parse_helpers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_strset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_options, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_args, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_by_name_and_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_base_from_rootdse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hostile_users, setup, teardown),
