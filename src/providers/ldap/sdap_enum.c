@@ -55,66 +55,76 @@ static errno_t drop_duplicates(void **objs, void **aligned, const char **names, 
     return EOK;
 }
 
-/* Sends the search of every entry of kind: paged, with the enumeration timeout. args (and
- * the filter, on mem_ctx) must live as long as the request. */
-static struct tevent_req *enum_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                           struct sdap_id_ctx *id_ctx,
-                                           const struct sdap_kind *kind,
-                                           struct sdap_search_args *args)
-{
-    const struct sdap_options *opts = id_ctx->opts;
-    char *filter;
-
-    filter = sdap_filter_present(mem_ctx, kind->oc, kind->name_attr, kind->filter);
-    if (filter == NULL) {
-        return NULL;
-    }
-    *args = sdap_kind_search(kind, filter, opts->enum_search_timeout, opts->page_size);
-    return sdap_id_search_send(mem_ctx, ev, id_ctx, args);
-}
-
-/* ---- users ------------------------------------------------------------------------- */
-
-struct sdap_enum_users_state {
+/* One state for both enumerations; each uses its part. */
+struct sdap_enum_state {
+    struct tevent_context *ev;
     struct sdap_id_ctx *id_ctx;
     struct sdap_search_args args;
-    struct sdap_user **users;
     size_t num;
+    struct sdap_user **users;
+    struct sdap_group **groups;
+    struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
+    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
+    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
+    const char **dns;
+    size_t num_dns;
 };
 
-static void sdap_enumerate_users_done(struct tevent_req *subreq);
-
-struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                             struct sdap_id_ctx *id_ctx)
+/* Starts the search of every entry of kind, paged, with the enumeration timeout; fn goes
+ * on with its result. */
+static struct tevent_req *sdap_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                         struct sdap_id_ctx *id_ctx,
+                                         enum sdap_kind_id kind, tevent_req_fn fn)
 {
-    struct sdap_enum_users_state *state;
+    struct sdap_enum_state *state;
+    const struct sdap_kind *desc;
     struct tevent_req *req;
     struct tevent_req *subreq;
+    char *filter;
     errno_t ret;
 
-    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_users_state);
+    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_state);
     if (req == NULL) {
         return NULL;
     }
     if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
         return sdap_req_invalid(req, ev);
     }
+    state->ev = ev;
     state->id_ctx = id_ctx;
-    subreq = enum_search_send(state, ev, id_ctx, &id_ctx->opts->users, &state->args);
+    desc = sdap_kind(id_ctx->opts, kind);
+    filter = sdap_filter_present(state, desc->oc, desc->name_attr, desc->filter);
+    if (filter == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    state->args = sdap_kind_search(desc, filter, id_ctx->opts->enum_search_timeout,
+                                   id_ctx->opts->page_size);
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
     }
-    tevent_req_set_callback(subreq, sdap_enumerate_users_done, req);
+    tevent_req_set_callback(subreq, fn, req);
     return req;
 done:
     return sss_req_post(req, ev, ret);
 }
 
+/* ---- users ------------------------------------------------------------------------- */
+
+static void sdap_enumerate_users_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx)
+{
+    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_USERS, sdap_enumerate_users_done);
+}
+
 static void sdap_enumerate_users_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     struct sdap_entry **entries = NULL;
     const char **names;
     size_t num = 0;
@@ -161,7 +171,7 @@ static void sdap_enumerate_users_done(struct tevent_req *subreq)
 errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                   struct sdap_user ***_users, size_t *_num_users)
 {
-    struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
 
     if (!SDAP_ARG_VALID(_users != NULL) || !SDAP_ARG_VALID(_num_users != NULL)) {
         return EINVAL;
@@ -174,52 +184,17 @@ errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 
 /* ---- groups ------------------------------------------------------------------------ */
 
-struct sdap_enum_groups_state {
-    struct tevent_context *ev;
-    struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
-    struct sdap_group **groups;
-    size_t num;
-    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
-    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
-    const char **dns;
-    size_t num_dns;
-};
-
 static void sdap_enumerate_groups_found(struct tevent_req *subreq);
 static void sdap_enumerate_groups_members(struct tevent_req *subreq);
 
 struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                               struct sdap_id_ctx *id_ctx)
 {
-    struct sdap_enum_groups_state *state;
-    struct tevent_req *req;
-    struct tevent_req *subreq;
-    errno_t ret;
-
-    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_groups_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
-        return sdap_req_invalid(req, ev);
-    }
-    state->ev = ev;
-    state->id_ctx = id_ctx;
-    subreq = enum_search_send(state, ev, id_ctx, &id_ctx->opts->groups, &state->args);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, sdap_enumerate_groups_found, req);
-    return req;
-done:
-    return sss_req_post(req, ev, ret);
+    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_GROUPS, sdap_enumerate_groups_found);
 }
 
 /* Member DNs of every group: groups known from the enumeration, the rest to look up. */
-static errno_t collect_member_dns(struct sdap_enum_groups_state *state)
+static errno_t collect_member_dns(struct sdap_enum_state *state)
 {
     const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
     size_t i;
@@ -266,7 +241,7 @@ static errno_t collect_member_dns(struct sdap_enum_groups_state *state)
 static void sdap_enumerate_groups_found(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     const struct sdap_options *opts = state->id_ctx->opts;
     struct sdap_entry **entries = NULL;
     const char **names;
@@ -334,7 +309,7 @@ static void sdap_enumerate_groups_found(struct tevent_req *subreq)
 static void sdap_enumerate_groups_members(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     const struct sdap_options *opts = state->id_ctx->opts;
     const char *member_attr = opts->group_map[SDAP_GA_MEMBER];
     struct sdap_entry **found = NULL;
@@ -414,7 +389,7 @@ static void sdap_enumerate_groups_members(struct tevent_req *subreq)
 errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                    struct sdap_group ***_groups, size_t *_num_groups)
 {
-    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
 
     if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
         return EINVAL;

@@ -303,7 +303,7 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
-    subreq = sdap_id_lookup_one_send(state, ev, id_ctx, &id_ctx->opts->groups, by, name, id);
+    subreq = sdap_id_lookup_one_send(state, ev, id_ctx, SDAP_KIND_GROUPS, by, name, id);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
@@ -318,10 +318,10 @@ static void sdap_get_group_found(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
+    const struct sdap_options *opts = NULL;
     errno_t ret;
 
-    ret = sdap_id_lookup_one_recv(state, subreq, &state->entry);
+    ret = sdap_id_lookup_one_recv(state, subreq, &opts, &state->entry);
     talloc_free(subreq);
     if (ret != EOK) {
         goto done;

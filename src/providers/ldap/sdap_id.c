@@ -250,6 +250,7 @@ struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const cha
 /* ---- one entry of a kind, by name or id ------------------------------------------------ */
 
 struct sdap_id_lookup_one_state {
+    const struct sdap_options *opts;
     struct sdap_search_args args;
     char *what;                 /* "user 'x'", "gid 5": for logs */
     struct sdap_entry *entry;
@@ -259,10 +260,11 @@ static void sdap_id_lookup_one_done(struct tevent_req *subreq);
 
 struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                            struct sdap_id_ctx *id_ctx,
-                                           const struct sdap_kind *kind, enum sdap_by by,
+                                           enum sdap_kind_id kind, enum sdap_by by,
                                            const char *name, uint32_t id)
 {
     struct sdap_id_lookup_one_state *state;
+    const struct sdap_kind *desc;
     struct tevent_req *req;
     struct tevent_req *subreq;
     char *filter = NULL;
@@ -272,11 +274,16 @@ struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_co
     if (req == NULL) {
         return NULL;
     }
-    ret = sdap_lookup_filter(state, id_ctx->opts, kind, by, name, id, &filter, &state->what);
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
+        return sdap_req_invalid(req, ev);
+    }
+    state->opts = id_ctx->opts;
+    desc = sdap_kind(state->opts, kind);
+    ret = sdap_lookup_filter(state, state->opts, desc, by, name, id, &filter, &state->what);
     if (ret != EOK) {
         goto done;
     }
-    state->args = sdap_kind_search(kind, filter, id_ctx->opts->search_timeout, 0);
+    state->args = sdap_kind_search(desc, filter, state->opts->search_timeout, 0);
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -316,20 +323,18 @@ static void sdap_id_lookup_one_done(struct tevent_req *subreq)
     state->entry = talloc_steal(state, entries[0]);
 done:
     talloc_free(entries);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                const struct sdap_options **_opts,
                                 struct sdap_entry **_entry)
 {
     struct sdap_id_lookup_one_state *state =
         tevent_req_data(req, struct sdap_id_lookup_one_state);
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_opts = state->opts;
     *_entry = talloc_steal(mem_ctx, state->entry);
     return EOK;
 }

@@ -100,7 +100,12 @@ enum sdap_group_attr {
 };
 
 /* What the searches of users and of groups differ in, as data: one descriptor per kind in
- * struct sdap_options, set by sdap_options_read(). */
+ * struct sdap_options, set by sdap_options_read(); sdap_kind() picks one by its id. */
+enum sdap_kind_id {
+    SDAP_KIND_USERS,
+    SDAP_KIND_GROUPS,
+};
+
 struct sdap_kind {
     const char *label;          /* "user", "group": for logs */
     const char *id_label;       /* "uid", "gid" */
@@ -145,6 +150,12 @@ struct sdap_options {
     struct sdap_kind users;     /* derived from the above */
     struct sdap_kind groups;
 };
+
+static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
+                                                enum sdap_kind_id kind)
+{
+    return kind == SDAP_KIND_GROUPS ? &opts->groups : &opts->users;
+}
 
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
@@ -386,15 +397,17 @@ struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_co
                                            const char *const *attrs);
 errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                 struct sdap_entry ***_entries);
-/* The one entry of kind named name (SDAP_BY_NAME) or holding id (SDAP_BY_ID), with
- * kind->attrs. Errors: those of sdap_id_search; ENOENT: no entry, or an id outside
- * [min_id, max_id]; EINVAL: an invalid name, or several entries (logged as a duplicate:
- * the directory is inconsistent and guessing could hand out the wrong identity). */
+/* The one entry of a kind named name (SDAP_BY_NAME) or holding id (SDAP_BY_ID), with the
+ * kind's attrs. Errors: those of sdap_id_search; ENOENT: no entry, or an id outside
+ * [min_id, max_id]; EINVAL: bad arguments, an invalid name, or several entries (logged as
+ * a duplicate: the directory is inconsistent and guessing could hand out the wrong
+ * identity). The recv gives the entry and the options to parse it with. */
 struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                            struct sdap_id_ctx *id_ctx,
-                                           const struct sdap_kind *kind, enum sdap_by by,
+                                           enum sdap_kind_id kind, enum sdap_by by,
                                            const char *name, uint32_t id);
 errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                const struct sdap_options **_opts,
                                 struct sdap_entry **_entry);
 
 /* rfc2307: the memberUid values of entry -> group->member_users (valid, deduplicated). */
