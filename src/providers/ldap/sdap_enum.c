@@ -126,7 +126,7 @@ static void sdap_enumerate_users_done(struct tevent_req *subreq)
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     struct sdap_entry **entries = NULL;
-    const char **names;
+    const char **names = NULL;
     size_t num = 0;
     size_t i;
     errno_t ret;
@@ -134,38 +134,36 @@ static void sdap_enumerate_users_done(struct tevent_req *subreq)
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     state->users = talloc_array(state, struct sdap_user *, num + 1);
     names = talloc_array(state, const char *, num + 1);
     if (state->users == NULL || names == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        ret = ENOMEM;
+        goto done;
     }
     for (i = 0; i < num; i++) {
         struct sdap_user *user;
 
         ret = sdap_parse_user(state->users, state->id_ctx->opts, entries[i], &user);
         if (ret == EINVAL) {
-            continue;
+            continue;       /* unusable, logged */
         }
         if (ret != EOK) {
-            tevent_req_error(req, ret);
-            return;
+            goto done;
         }
         names[state->num] = user->name;
         state->users[state->num++] = user;
     }
-    talloc_free(entries);
     ret = drop_duplicates((void **)state->users, NULL, names, &state->num, "user");
-    talloc_free(names);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "%zu user(s) enumerated\n", state->num);
-    tevent_req_done(req);
+done:
+    talloc_free(entries);
+    talloc_free(names);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -244,7 +242,7 @@ static void sdap_enumerate_groups_found(struct tevent_req *subreq)
     struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     const struct sdap_options *opts = state->id_ctx->opts;
     struct sdap_entry **entries = NULL;
-    const char **names;
+    const char **names = NULL;
     size_t num = 0;
     size_t i;
     errno_t ret;
@@ -252,138 +250,143 @@ static void sdap_enumerate_groups_found(struct tevent_req *subreq)
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     state->groups = talloc_array(state, struct sdap_group *, num + 1);
     state->entries = talloc_array(state, struct sdap_entry *, num + 1);
     names = talloc_array(state, const char *, num + 1);
     if (state->groups == NULL || state->entries == NULL || names == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        ret = ENOMEM;
+        goto done;
     }
     for (i = 0; i < num; i++) {
         struct sdap_group *group;
 
         ret = sdap_parse_group(state->groups, opts, entries[i], &group);
         if (ret == EINVAL) {
-            continue;
-        }
-        if (ret == EOK && !opts->member_is_dn) {
-            ret = sdap_group_set_members_rfc2307(group, opts, entries[i]);
+            continue;       /* unusable, logged */
         }
         if (ret != EOK) {
-            tevent_req_error(req, ret);
-            return;
+            goto done;
+        }
+        if (!opts->member_is_dn) {
+            ret = sdap_group_set_members_rfc2307(group, opts, entries[i]);
+            if (ret != EOK) {
+                goto done;
+            }
         }
         names[state->num] = group->name;
         state->entries[state->num] = talloc_steal(state->entries, entries[i]);
         state->groups[state->num++] = group;
     }
-    talloc_free(entries);
     ret = drop_duplicates((void **)state->groups, (void **)state->entries, names,
                           &state->num, "group");
-    talloc_free(names);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    if (!opts->member_is_dn) {
-        tevent_req_done(req);
-        return;
+    if (ret != EOK || !opts->member_is_dn) {
+        goto done;
     }
     ret = collect_member_dns(state);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                     state->num_dns, sdap_user_attrs(state, opts));
+                                     state->num_dns, opts->users.attrs);
     if (subreq == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        ret = ENOMEM;
+        goto done;
     }
     tevent_req_set_callback(subreq, sdap_enumerate_groups_members, req);
+    ret = EAGAIN;
+done:
+    talloc_free(entries);
+    talloc_free(names);
+    sdap_req_step(req, ret);
+}
+
+/* The names of the users among the looked-up member DNs, aligned with them (NULL: not a
+ * usable user), on mem_ctx. */
+static const char **member_user_names(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                                      struct sdap_entry **found, size_t n)
+{
+    const char **names = talloc_zero_array(mem_ctx, const char *, n + 1);
+    struct sdap_user *user;
+    size_t i;
+
+    for (i = 0; names != NULL && i < n; i++) {
+        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->users.oc)
+                && sdap_parse_user(names, opts, found[i], &user) == EOK) {
+            names[i] = user->name;
+        }
+    }
+    return names;
+}
+
+/* The direct members of group g (its entry: e): enumerated groups by their canonical DN,
+ * users by the names looked up for the other DNs. */
+static errno_t set_direct_members(struct sdap_enum_state *state, struct sdap_group *g,
+                                  const struct sdap_entry *e, const char **user_names)
+{
+    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
+    const struct sdap_attr *attr = sdap_entry_attr(e, member_attr);
+    struct sdap_strset *users = sdap_strset_new(NULL);
+    struct sdap_strset *groups = sdap_strset_new(users);
+    struct sdap_group *sub;
+    uintptr_t idx;
+    char *canon;
+    size_t k;
+    errno_t ret;
+
+    if (users == NULL || groups == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (k = 0; attr != NULL && k < attr->num_values; k++) {
+        canon = sdap_dn_canon(users, attr->values[k]);
+        if (canon == NULL) {
+            continue;
+        }
+        sub = sdap_strmap_get(state->group_dns, canon);
+        idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
+        if (sub != NULL && sub != g) {
+            sdap_strset_add(groups, sub->name);
+        } else if (sub == NULL && idx > 0 && user_names[idx - 1] != NULL) {
+            sdap_strset_add(users, user_names[idx - 1]);
+        }
+    }
+    ret = sdap_group_set_members(g, users, groups);
+done:
+    talloc_free(users);
+    return ret;
 }
 
 static void sdap_enumerate_groups_members(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
-    const char *member_attr = opts->group_map[SDAP_GA_MEMBER];
     struct sdap_entry **found = NULL;
-    const char **user_names;
+    const char **user_names = NULL;
     size_t i;
-    size_t k;
     errno_t ret;
 
     ret = sdap_id_lookup_dns_recv(state, subreq, &found);
     talloc_free(subreq);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
-    /* The user name of each looked-up DN (NULL: not a usable user). */
-    user_names = talloc_zero_array(state, const char *, state->num_dns + 1);
+    user_names = member_user_names(state, state->id_ctx->opts, found, state->num_dns);
     if (user_names == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
-    }
-    for (i = 0; i < state->num_dns; i++) {
-        struct sdap_user *user;
-
-        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->user_map[SDAP_UA_OC])
-                && sdap_parse_user(user_names, opts, found[i], &user) == EOK) {
-            user_names[i] = user->name;
-        }
+        ret = ENOMEM;
+        goto done;
     }
     for (i = 0; i < state->num; i++) {
-        const struct sdap_attr *attr = sdap_entry_attr(state->entries[i], member_attr);
-        struct sdap_strset *users = sdap_strset_new(state);
-        struct sdap_strset *groups = sdap_strset_new(state);
-        struct sdap_group *g = state->groups[i];
-
-        if (users == NULL || groups == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
-        }
-        for (k = 0; attr != NULL && k < attr->num_values; k++) {
-            char *canon = sdap_dn_canon(users, attr->values[k]);
-            struct sdap_group *sub;
-            uintptr_t idx;
-
-            if (canon == NULL) {
-                continue;
-            }
-            sub = sdap_strmap_get(state->group_dns, canon);
-            if (sub != NULL) {
-                if (sub != g) {
-                    sdap_strset_add(groups, sub->name);
-                }
-                continue;
-            }
-            idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
-            if (idx > 0 && user_names[idx - 1] != NULL) {
-                sdap_strset_add(users, user_names[idx - 1]);
-            }
-        }
-        talloc_free(g->member_users);
-        talloc_free(g->member_groups);
-        g->member_users = sdap_strset_array(g, users);
-        g->num_member_users = sdap_strset_count(users);
-        g->member_groups = sdap_strset_array(g, groups);
-        g->num_member_groups = sdap_strset_count(groups);
-        talloc_free(users);
-        talloc_free(groups);
-        if (g->member_users == NULL || g->member_groups == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
+        ret = set_direct_members(state, state->groups[i], state->entries[i], user_names);
+        if (ret != EOK) {
+            goto done;
         }
     }
+done:
     talloc_free(found);
     talloc_free(user_names);
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

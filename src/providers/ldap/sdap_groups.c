@@ -21,22 +21,50 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_member_dns.h"
 
-/* memberUid values -> sdap_group.member_users. */
-static errno_t set_member_names(struct sdap_group *group, const struct sdap_attr *attr)
+errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
+                               struct sdap_strset *groups)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const char **u = NULL;
+    const char **g = NULL;
+
+    if (users != NULL) {
+        u = sdap_strset_array(group, users);
+        if (u == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (groups != NULL) {
+        g = sdap_strset_array(group, groups);
+        if (g == NULL) {
+            talloc_free(u);
+            return ENOMEM;
+        }
+    }
+    if (u != NULL) {
+        talloc_free(group->member_users);
+        group->member_users = u;
+        group->num_member_users = sdap_strset_count(users);
+    }
+    if (g != NULL) {
+        talloc_free(group->member_groups);
+        group->member_groups = g;
+        group->num_member_groups = sdap_strset_count(groups);
+    }
+    return EOK;
+}
+
+errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
+                                       const struct sdap_options *opts,
+                                       const struct sdap_entry *entry)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(entry, opts->group_map[SDAP_GA_MEMBER]);
     struct sdap_strset *set;
-    const char **arr;
     size_t i;
     errno_t ret;
 
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    set = sdap_strset_new(tmp_ctx);
+    set = sdap_strset_new(NULL);
     if (set == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     for (i = 0; attr != NULL && i < attr->num_values; i++) {
         if (!sdap_valid_name(attr->values[i])) {
@@ -46,25 +74,9 @@ static errno_t set_member_names(struct sdap_group *group, const struct sdap_attr
         }
         sdap_strset_add(set, attr->values[i]);
     }
-    arr = sdap_strset_array(group, set);
-    if (arr == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    talloc_free(group->member_users);
-    group->member_users = arr;
-    group->num_member_users = sdap_strset_count(set);
-    ret = EOK;
-done:
-    talloc_free(tmp_ctx);
+    ret = sdap_group_set_members(group, set, NULL);
+    talloc_free(set);
     return ret;
-}
-
-errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
-                                       const struct sdap_options *opts,
-                                       const struct sdap_entry *entry)
-{
-    return set_member_names(group, sdap_entry_attr(entry, opts->group_map[SDAP_GA_MEMBER]));
 }
 
 /* ---- rfc2307bis member resolution --------------------------------------------------- */
@@ -249,28 +261,13 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     sdap_req_step(req, ret);
 }
 
-errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                  const char ***_users, size_t *_num_users,
-                                  const char ***_groups, size_t *_num_groups)
+errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group)
 {
     struct sdap_resolve_members_state *state =
         tevent_req_data(req, struct sdap_resolve_members_state);
-    const char **users;
-    const char **groups;
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
-    users = sdap_strset_array(mem_ctx, state->users);
-    groups = sdap_strset_array(mem_ctx, state->groups);
-    if (users == NULL || groups == NULL) {
-        talloc_free(users);
-        talloc_free(groups);
-        return ENOMEM;
-    }
-    *_users = users;
-    *_num_users = sdap_strset_count(state->users);
-    *_groups = groups;
-    *_num_groups = sdap_strset_count(state->groups);
-    return EOK;
+    return sdap_group_set_members(group, state->users, state->groups);
 }
 
 /* ---- get group ---------------------------------------------------------------------- */
@@ -346,37 +343,18 @@ static void sdap_get_group_found(struct tevent_req *subreq)
     tevent_req_set_callback(subreq, sdap_get_group_resolved, req);
     return;
 done:
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 static void sdap_get_group_resolved(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
-    struct sdap_group *group = state->group;
-    const char **users = NULL;
-    const char **groups = NULL;
-    size_t nu = 0;
-    size_t ng = 0;
     errno_t ret;
 
-    ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
+    ret = sdap_resolve_members_recv(subreq, state->group);
     talloc_free(subreq);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    talloc_free(group->member_users);
-    talloc_free(group->member_groups);
-    group->member_users = users;
-    group->num_member_users = nu;
-    group->member_groups = groups;
-    group->num_member_groups = ng;
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

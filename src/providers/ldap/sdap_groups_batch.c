@@ -296,14 +296,9 @@ static void sdap_groups_batch_resolved(struct tevent_req *subreq)
     struct tevent_req *req = r->req;
     struct sdap_groups_batch_state *state =
         tevent_req_data(req, struct sdap_groups_batch_state);
-    struct sdap_group *group = state->groups[r->idx];
-    const char **users = NULL;
-    const char **groups = NULL;
-    size_t nu = 0;
-    size_t ng = 0;
     errno_t ret;
 
-    ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
+    ret = sdap_resolve_members_recv(subreq, state->groups[r->idx]);
     talloc_free(subreq);
     talloc_free(r);
     assert(state->resolving > 0);
@@ -311,17 +306,9 @@ static void sdap_groups_batch_resolved(struct tevent_req *subreq)
     if (state->failed) {
         return;
     }
-    if (ret != EOK) {
-        goto done;
+    if (ret == EOK) {
+        ret = sdap_groups_batch_resolve_more(req);
     }
-    talloc_free(group->member_users);
-    talloc_free(group->member_groups);
-    group->member_users = users;
-    group->num_member_users = nu;
-    group->member_groups = groups;
-    group->num_member_groups = ng;
-    ret = sdap_groups_batch_resolve_more(req);
-done:
     /* On failure the other resolutions go with the request when the caller frees it. */
     state->failed = ret != EOK && ret != EAGAIN;
     sdap_req_step(req, ret);

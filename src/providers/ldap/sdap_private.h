@@ -317,7 +317,7 @@ struct sdap_id_ctx {
     int conn_server;                /* fo index of conn */
     const char *last_uri;
     bool offline;
-    struct sss_list waiters;        /* sdap_conn_waiter: get_conn requests awaiting connecting */
+    struct sss_list waiters;        /* sdap_conn_waiter: get_conn requests awaiting it */
     struct tevent_req *connecting;      /* the failover walk in progress, or NULL */
     struct sdap_id_stats stats;
 };
@@ -410,6 +410,12 @@ errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                 const struct sdap_options **_opts,
                                 struct sdap_entry **_entry);
 
+/* Replaces group's member lists with the members of users and groups, in the order they
+ * were added (copies, on group); a NULL set leaves that list as it is. ENOMEM: group is
+ * unchanged. */
+errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
+                               struct sdap_strset *groups);
+
 /* rfc2307: the memberUid values of entry -> group->member_users (valid, deduplicated). */
 errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
                                        const struct sdap_options *opts,
@@ -421,8 +427,7 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
                                              struct sdap_id_ctx *id_ctx,
                                              const struct sdap_entry *group_entry,
                                              int nesting_level);
-errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                  const char ***_users, size_t *_num_users,
-                                  const char ***_groups, size_t *_num_groups);
+/* Sets the resolved members on group (sdap_group_set_members). */
+errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group);
 
 #endif /* SSS_SDAP_PRIVATE_H */
