@@ -146,6 +146,32 @@ char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn)
     return out;
 }
 
+char *sdap_dn_rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr)
+{
+    LDAPDN ldn = NULL;
+    LDAPAVA *ava;
+    char *out = NULL;
+
+    if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAP) != LDAP_SUCCESS || ldn == NULL) {
+        return NULL;
+    }
+    if (ldn[0] == NULL || ldn[0][0] == NULL || ldn[0][1] != NULL) {
+        goto done;
+    }
+    ava = ldn[0][0];
+    if ((ava->la_flags & LDAP_AVA_BINARY) != 0
+            || ava->la_attr.bv_len != strlen(attr)
+            || strncasecmp(ava->la_attr.bv_val, attr, ava->la_attr.bv_len) != 0
+            || ava->la_value.bv_len == 0
+            || memchr(ava->la_value.bv_val, '\0', ava->la_value.bv_len) != NULL) {
+        goto done;
+    }
+    out = talloc_strndup(mem_ctx, ava->la_value.bv_val, ava->la_value.bv_len);
+done:
+    ldap_dnfree(ldn);
+    return out;
+}
+
 /* ---- string set / map: the project's hash table plus an insertion-ordered array ------ */
 
 /* One member: its value and a copy of the string, in one allocation (a lookup touches the

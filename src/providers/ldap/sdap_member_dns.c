@@ -65,39 +65,12 @@ static bool ends_with(const char *str, const char *suffix)
     return lx < ls && strcmp(str + ls - lx, suffix) == 0;
 }
 
-/* The value of dn's first RDN when it is a single attr=value AVA (string form, no NUL),
- * or NULL. */
-static char *rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr)
-{
-    LDAPDN ldn = NULL;
-    LDAPAVA *ava;
-    char *out = NULL;
-
-    if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAP) != LDAP_SUCCESS || ldn == NULL) {
-        return NULL;
-    }
-    if (ldn[0] == NULL || ldn[0][0] == NULL || ldn[0][1] != NULL) {
-        goto done;
-    }
-    ava = ldn[0][0];
-    if ((ava->la_flags & LDAP_AVA_BINARY) != 0
-            || ava->la_attr.bv_len != strlen(attr)
-            || strncasecmp(ava->la_attr.bv_val, attr, ava->la_attr.bv_len) != 0
-            || ava->la_value.bv_len == 0
-            || memchr(ava->la_value.bv_val, '\0', ava->la_value.bv_len) != NULL) {
-        goto done;
-    }
-    out = talloc_strndup(mem_ctx, ava->la_value.bv_val, ava->la_value.bv_len);
-done:
-    ldap_dnfree(ldn);
-    return out;
-}
-
-/* Appends the batch searches of one kind over vals[0..nv). */
-static errno_t add_batches(struct sdap_member_dns_state *state, const char *base,
-                           const char *oc, const char *attr, const char **vals, size_t nv)
+/* Appends the batch searches of kind over the name values vals[0..nv). */
+static errno_t add_batches(struct sdap_member_dns_state *state, const struct sdap_kind *kind,
+                           const char **vals, size_t nv)
 {
     struct sdap_search_args *b;
+    char *filter;
     size_t pos;
     size_t k;
 
@@ -112,18 +85,16 @@ static errno_t add_batches(struct sdap_member_dns_state *state, const char *base
             return ENOMEM;
         }
         state->batches = b;
-        b = &state->batches[state->num_batches];
-        memset(b, 0, sizeof(*b));
-        b->base = base;
-        b->scope = LDAP_SCOPE_SUBTREE;
-        b->attrs = state->attrs;
-        b->timeout = state->id_ctx->opts->search_timeout;
-        b->missing_base_ok = true;
-        b->filter = sdap_filter_or(state->batches, oc, attr, &vals[pos], k, NULL);
-        if (b->filter == NULL) {
+        /* Without the kind's search filter: a member is taken by its DN alone. */
+        filter = sdap_filter_or(state->batches, kind->oc, kind->name_attr, &vals[pos], k,
+                                NULL);
+        if (filter == NULL) {
             return ENOMEM;
         }
-        state->num_batches++;
+        b = &state->batches[state->num_batches++];
+        *b = sdap_kind_search(kind, filter, state->id_ctx->opts->search_timeout, 0);
+        b->attrs = state->attrs;
+        b->missing_base_ok = true;
     }
     return EOK;
 }
@@ -138,8 +109,6 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     struct sdap_member_dns_state *state;
     struct tevent_req *req;
     TALLOC_CTX *tmp_ctx = NULL;
-    const char *uattr = opts->user_map[SDAP_UA_NAME];
-    const char *gattr = opts->group_map[SDAP_GA_NAME];
     const char **uvals;
     const char **gvals;
     size_t nu = 0;
@@ -184,11 +153,11 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
             }
         }
         if (usuffix != NULL && ends_with(canon, usuffix)) {
-            val = rdn_value(tmp_ctx, dns[i], uattr);
+            val = sdap_dn_rdn_value(tmp_ctx, dns[i], opts->users.name_attr);
             kind = val != NULL ? DN_KIND_USER : DN_KIND_OTHER;
         }
         if (kind == DN_KIND_OTHER && gsuffix != NULL && ends_with(canon, gsuffix)) {
-            val = rdn_value(tmp_ctx, dns[i], gattr);
+            val = sdap_dn_rdn_value(tmp_ctx, dns[i], opts->groups.name_attr);
             kind = val != NULL ? DN_KIND_GROUP : DN_KIND_OTHER;
         }
         if (kind == DN_KIND_OTHER) {
@@ -205,11 +174,11 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
             gvals[ng++] = val;
         }
     }
-    ret = add_batches(state, opts->user_base, opts->user_map[SDAP_UA_OC], uattr, uvals, nu);
+    ret = add_batches(state, &opts->users, uvals, nu);
     if (ret != EOK) {
         goto done;
     }
-    ret = add_batches(state, opts->group_base, opts->group_map[SDAP_GA_OC], gattr, gvals, ng);
+    ret = add_batches(state, &opts->groups, gvals, ng);
     if (ret != EOK) {
         goto done;
     }

@@ -227,6 +227,10 @@ char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
 /* A canonical form for comparing DNs (LDAPv3 normalised, lower-cased); NULL when the
  * DN does not parse. */
 char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn);
+/* The value of dn's first RDN when that RDN is the single AVA attr=<value> (attr compared
+ * case-insensitively; the value in string form, not empty, without NUL), on mem_ctx; else
+ * NULL. */
+char *sdap_dn_rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr);
 
 /* A set of strings (exact match), insertion-ordered: for dedup and loop protection. */
 struct sdap_strset;
