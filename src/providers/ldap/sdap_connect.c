@@ -28,6 +28,7 @@
  *      ldap_default_authtok is done when a bind DN is set, asynchronously with the
  *      ldap_opt_timeout; otherwise the connection stays anonymous.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <openldap.h>
@@ -158,6 +159,27 @@ static void sdap_connect_cleanup(struct tevent_req *req, enum tevent_req_state r
     PROBE(LDAP_CONNECT_DONE, state->req_id, state->uri != NULL ? state->uri : "", result);
 }
 
+/* The step under way waits for fd (flags) with handler, and for ldap_network_timeout at
+ * most. */
+static errno_t sdap_connect_wait(struct tevent_req *req, int fd, uint16_t flags,
+                                 tevent_fd_handler_t handler)
+{
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+
+    assert(state->fde == NULL && state->timer == NULL);
+    state->fde = tevent_add_fd(state->ev, state, fd, flags, handler, req);
+    state->timer = tevent_add_timer(state->ev, state,
+                                    tevent_timeval_current_ofs(state->opts->network_timeout,
+                                                               0),
+                                    sdap_connect_timeout, req);
+    if (state->fde == NULL || state->timer == NULL) {
+        talloc_zfree(state->fde);
+        talloc_zfree(state->timer);
+        return ENOMEM;
+    }
+    return EOK;
+}
+
 struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                      const struct sdap_options *opts, const char *uri)
 {
@@ -199,13 +221,9 @@ struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
     }
     /* READ too: tevent's epoll backend reports a refused connect (EPOLLERR/HUP) only to
      * handlers that asked for READ. */
-    state->fde = tevent_add_fd(ev, state, state->fd, TEVENT_FD_READ | TEVENT_FD_WRITE,
-                               sdap_connect_writable, req);
-    state->timer = tevent_add_timer(ev, state,
-                                    tevent_timeval_current_ofs(opts->network_timeout, 0),
-                                    sdap_connect_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        ret = ENOMEM;
+    ret = sdap_connect_wait(req, state->fd, TEVENT_FD_READ | TEVENT_FD_WRITE,
+                            sdap_connect_writable);
+    if (ret != EOK) {
         goto done;
     }
     ldap_free_urldesc(lud);
@@ -407,16 +425,8 @@ static errno_t sdap_connect_starttls(struct tevent_req *req)
               ldap_err2string(lrc));
         return EIO;
     }
-    state->fde = tevent_add_fd(state->ev, state, state->sock, TEVENT_FD_READ,
-                               sdap_connect_starttls_readable, req);
-    state->timer = tevent_add_timer(state->ev, state,
-                                    tevent_timeval_current_ofs(state->opts->network_timeout,
-                                                               0),
-                                    sdap_connect_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        return ENOMEM;
-    }
-    return EOK;
+    return sdap_connect_wait(req, state->sock, TEVENT_FD_READ,
+                             sdap_connect_starttls_readable);
 }
 
 static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tevent_fd *fde,
@@ -560,17 +570,10 @@ static errno_t sdap_connect_tls(struct tevent_req *req)
     job->pipe_r = fds[0];
     job->pipe_w = fds[1];
     job->sock = state->sock;
-    state->fde = tevent_add_fd(state->ev, state, job->pipe_r, TEVENT_FD_READ,
-                               sdap_connect_tls_done, req);
-    state->timer = tevent_add_timer(state->ev, state,
-                                    tevent_timeval_current_ofs(state->opts->network_timeout,
-                                                               0),
-                                    sdap_connect_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        talloc_zfree(state->fde);
-        talloc_zfree(state->timer);
+    rc = sdap_connect_wait(req, job->pipe_r, TEVENT_FD_READ, sdap_connect_tls_done);
+    if (rc != EOK) {
         tls_job_free(job);
-        return ENOMEM;
+        return rc;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "TLS handshake with %s (ldap_tls_reqcert = %s)\n", state->uri,
           sdap_tls_reqcert_name(state->opts->tls_reqcert));
