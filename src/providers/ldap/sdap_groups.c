@@ -292,11 +292,8 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_get_group_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
-        return sdap_req_invalid(req, ev);
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
     state->ev = ev;
     state->id_ctx = id_ctx;

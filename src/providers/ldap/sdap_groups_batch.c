@@ -81,11 +81,10 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_groups_batch_state);
-    if (req == NULL) {
-        return NULL;
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)
-            || !SDAP_ARG_VALID(gids != NULL) || !SDAP_ARG_VALID(n > 0)) {
+    if (!SDAP_ARG_VALID(gids != NULL) || !SDAP_ARG_VALID(n > 0)) {
         return sdap_req_invalid(req, ev);
     }
     state->ev = ev;

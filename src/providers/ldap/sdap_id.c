@@ -271,11 +271,8 @@ struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_co
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_id_lookup_one_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
-        return sdap_req_invalid(req, ev);
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
     state->opts = id_ctx->opts;
     desc = sdap_kind(state->opts, kind);

@@ -40,11 +40,8 @@ struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_initgroups_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(id_ctx != NULL)) {
-        return sdap_req_invalid(req, ev);
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
     if (!sdap_valid_name(name)) {
         DEBUG(SSSDBG_OP_FAILURE, "refusing initgroups of an empty or invalid name\n");

@@ -56,6 +56,27 @@ static inline struct tevent_req *sdap_req_invalid(struct tevent_req *req,
     return sss_req_post(req, ev, EINVAL);
 }
 
+/*
+ * The start of every operation on the id context, right after tevent_req_create(): false
+ * when req is NULL or ev or id_ctx fail their check; req is then what the _send returns
+ * (NULL, or the request failing with EINVAL).
+ */
+#define SDAP_OP_VALID(req, ev, id_ctx) sdap_op_valid(&(req), (ev), (id_ctx), __func__)
+
+static inline bool sdap_op_valid(struct tevent_req **_req, struct tevent_context *ev,
+                                 const struct sdap_id_ctx *id_ctx, const char *func)
+{
+    if (*_req == NULL) {
+        return false;
+    }
+    if ((ev != NULL || sdap_arg_invalid(func, "ev != NULL"))
+            && (id_ctx != NULL || sdap_arg_invalid(func, "id_ctx != NULL"))) {
+        return true;
+    }
+    *_req = sdap_req_invalid(*_req, ev);
+    return false;
+}
+
 /* The end of a step of a multi-step request, by the step's result: EAGAIN, more is under
  * way (its callback takes over); EOK, the request is done; anything else fails it. */
 static inline void sdap_req_step(struct tevent_req *req, errno_t ret)
