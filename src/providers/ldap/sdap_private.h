@@ -1,9 +1,10 @@
 /*
  * Internals of the LDAP id provider, shared by its files and its unit tests only.
  *
- *   sdap_options.c    options of one domain read from confdb (struct sdap_options)
+ *   sdap_options.c    options of one domain read from confdb through one table (struct
+ *                     sdap_options, with the user and group descriptors, struct sdap_kind)
  *   sdap_schema.c     attribute maps as data, entry -> sdap_user / sdap_group parsing
- *   sdap_filter.c     RFC 4515 escaping, filter building, DN normalisation, a string set
+ *   sdap_filter.c     RFC 4515 escaping, filter building, DN helpers, a string set
  *   sdap_conn.c       one LDAP connection on the tevent loop: message dispatch by msgid,
  *                     per-operation timeouts, connection loss
  *   sdap_connect.c    non-blocking TCP connect, TLS, StartTLS and bind of a new connection
@@ -13,7 +14,8 @@
  *   sdap_member_dns.c member DNs to entries in batches (sdap_member_dns.h)
  *   sdap_users.c, sdap_groups.c, sdap_groups_batch.c, sdap_initgroups.c, sdap_enum.c
  *                     the operations of sdap.h
- *   sdap_id.c         struct sdap_id_ctx
+ *   sdap_id.c         struct sdap_id_ctx; searches on its shared connection; the lookup
+ *                     of one user or group
  */
 #ifndef SSS_SDAP_PRIVATE_H
 #define SSS_SDAP_PRIVATE_H
