@@ -163,17 +163,30 @@ done:
     sdap_req_step(req, ret);
 }
 
-errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                  struct sdap_user ***_users, size_t *_num_users)
+/* The state of a finished enumeration, for its _recv; out is the caller's array pointer. */
+static errno_t sdap_enum_result(struct tevent_req *req, const void *out, size_t *_num,
+                                struct sdap_enum_state **_state)
 {
-    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
-
-    if (!SDAP_ARG_VALID(_users != NULL) || !SDAP_ARG_VALID(_num_users != NULL)) {
+    if (!SDAP_ARG_VALID(out != NULL) || !SDAP_ARG_VALID(_num != NULL)) {
         return EINVAL;
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_state = tevent_req_data(req, struct sdap_enum_state);
+    *_num = (*_state)->num;
+    return EOK;
+}
+
+errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                  struct sdap_user ***_users, size_t *_num_users)
+{
+    struct sdap_enum_state *state;
+    errno_t ret;
+
+    ret = sdap_enum_result(req, _users, _num_users, &state);
+    if (ret != EOK) {
+        return ret;
+    }
     *_users = talloc_steal(mem_ctx, state->users);
-    *_num_users = state->num;
     return EOK;
 }
 
@@ -389,13 +402,13 @@ done:
 errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                    struct sdap_group ***_groups, size_t *_num_groups)
 {
-    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
+    struct sdap_enum_state *state;
+    errno_t ret;
 
-    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
-        return EINVAL;
+    ret = sdap_enum_result(req, _groups, _num_groups, &state);
+    if (ret != EOK) {
+        return ret;
     }
-    TEVENT_REQ_RETURN_ON_ERROR(req);
     *_groups = talloc_steal(mem_ctx, state->groups);
-    *_num_groups = state->num;
     return EOK;
 }
