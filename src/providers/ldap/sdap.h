@@ -9,8 +9,10 @@
  *
  * Every operation is a tevent request. Errors a caller must expect from every _recv:
  *   ENOENT       nothing found (lookups of one object);
- *   EINVAL       bad arguments, or the directory holds several entries for one name or id
- *                (logged as "duplicate"); the caller must not guess;
+ *   EINVAL       bad arguments (a NULL context or output pointer, logged as an invalid
+ *                argument; a _send given no event context returns NULL), an invalid name,
+ *                or the directory holds several entries for one name or id (logged as
+ *                "duplicate"); the caller must not guess;
  *   ENETUNREACH  no server could be reached: the domain is offline;
  *   EIO, ENOTCONN the connection broke during the operation (the server is marked bad,
  *                retrying fails over to the next one);
@@ -84,6 +86,9 @@ struct sdap_id_stats {
 errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                            struct confdb *cdb, const char *domain,
                            struct sdap_id_ctx **_id_ctx);
+
+/* The getters and controls below accept id_ctx NULL (a domain without the LDAP id
+ * provider): NULL, false, nothing. */
 
 /* The URI of the server of the current (or last) connection; NULL before any. */
 const char *sdap_id_ctx_server(struct sdap_id_ctx *id_ctx);

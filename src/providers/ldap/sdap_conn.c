@@ -24,8 +24,7 @@
 #include "providers/ldap/sdap_private.h"
 
 struct sdap_op {
-    struct sdap_op *prev;
-    struct sdap_op *next;
+    struct sss_list link;       /* in conn->ops while registered */
     struct sdap_conn *conn;     /* NULL once unregistered */
     int msgid;
     uint64_t req_id;            /* of the request that sent it: its answer resumes under it */
@@ -41,7 +40,7 @@ struct sdap_conn {
     char *uri;
     struct tevent_fd *fde;
     struct tevent_immediate *im;
-    struct sdap_op *ops;
+    struct sss_list ops;        /* pending operations, the newest first */
     size_t num_ops;
     unsigned int refs;
     bool broken;
@@ -56,36 +55,39 @@ static void op_unlink(struct sdap_op *op)
     if (conn == NULL) {
         return;
     }
-    if (op->prev != NULL) {
-        op->prev->next = op->next;
-    } else {
-        conn->ops = op->next;
-    }
-    if (op->next != NULL) {
-        op->next->prev = op->prev;
-    }
-    op->prev = op->next = NULL;
+    assert(conn->num_ops > 0 && sss_list_is_linked(&op->link));
+    sss_list_unlink(&op->link);
     op->conn = NULL;
     conn->num_ops--;
     talloc_zfree(op->timer);
 }
 
-/* Unregisters op and reports error to its owner, under the owner's request id. */
-static void op_fail(struct sdap_op *op, errno_t error)
+/* Hands a message (or, msg NULL, an error) to op's owner under the owner's request id:
+ * the answer resumes the request that sent the operation. */
+static void op_deliver(struct sdap_op *op, LDAPMessage *msg, errno_t error)
 {
-    uint64_t saved_id = sss_debug_req_id;
+    SSS_REQ_ID_SCOPE(op->req_id);
 
-    op_unlink(op);
-    sss_debug_req_id = op->req_id;
-    op->fn(op->pvt, NULL, error);
-    sss_debug_req_id = saved_id;
+    op->fn(op->pvt, msg, error);
 }
 
+/* Unregisters op and reports error to its owner. */
+static void op_fail(struct sdap_op *op, errno_t error)
+{
+    op_unlink(op);
+    op_deliver(op, NULL, error);
+}
+
+/* conn is broken already, so no callback can register a new operation meanwhile. */
 static void conn_fail_all(struct sdap_conn *conn, errno_t error)
 {
-    while (conn->ops != NULL) {
-        op_fail(conn->ops, error);
+    struct sdap_op *op;
+
+    assert(conn->broken);
+    while ((op = sss_list_first_entry(&conn->ops, struct sdap_op, link)) != NULL) {
+        op_fail(op, error);
     }
+    assert(conn->num_ops == 0);
 }
 
 static int conn_destructor(struct sdap_conn *conn)
@@ -118,7 +120,7 @@ static struct sdap_op *conn_find(struct sdap_conn *conn, int msgid)
 {
     struct sdap_op *op;
 
-    for (op = conn->ops; op != NULL; op = op->next) {
+    sss_list_for_each_entry(op, &conn->ops, link) {
         if (op->msgid == msgid) {
             return op;
         }
@@ -136,6 +138,8 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
     int lerr;
     int rc;
 
+    /* The handler goes with the connection's usability: conn_break() frees it. */
+    assert(!conn->broken && conn->ld != NULL);
     for (;;) {
         msg = NULL;
         rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
@@ -164,10 +168,7 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
             ldap_msgfree(msg);
             continue;
         }
-        /* The answer belongs to the request that sent the operation. */
-        sss_debug_req_id = op->req_id;
-        op->fn(op->pvt, msg, EOK);
-        sss_debug_req_id = 0;
+        op_deliver(op, msg, EOK);
     }
 }
 
@@ -186,13 +187,16 @@ errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *l
 {
     struct sdap_conn *conn;
 
-    if (ev == NULL || ld == NULL || fd < 0 || uri == NULL || _conn == NULL) {
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(ld != NULL)
+            || !SDAP_ARG_VALID(fd >= 0) || !SDAP_ARG_VALID(uri != NULL)
+            || !SDAP_ARG_VALID(_conn != NULL)) {
         return EINVAL;
     }
     conn = talloc_zero(mem_ctx, struct sdap_conn);
     if (conn == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&conn->ops);
     conn->ev = ev;
     conn->fd = fd;
     conn->refs = 1;
@@ -287,8 +291,12 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
 {
     struct sdap_op *op;
 
-    if (!sdap_conn_usable(conn) || fn == NULL || _op == NULL) {
-        return conn == NULL || fn == NULL || _op == NULL ? EINVAL : ENOTCONN;
+    if (!SDAP_ARG_VALID(conn != NULL) || !SDAP_ARG_VALID(fn != NULL)
+            || !SDAP_ARG_VALID(_op != NULL)) {
+        return EINVAL;
+    }
+    if (!sdap_conn_usable(conn)) {
+        return ENOTCONN;
     }
     op = talloc_zero(mem_ctx, struct sdap_op);
     if (op == NULL) {
@@ -307,11 +315,7 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
         }
     }
     op->conn = conn;
-    op->next = conn->ops;
-    if (conn->ops != NULL) {
-        conn->ops->prev = op;
-    }
-    conn->ops = op;
+    sss_list_link_front(&conn->ops, &op->link);
     conn->num_ops++;
     talloc_set_destructor(op, op_destructor);
     *_op = op;

@@ -28,6 +28,7 @@
  *      ldap_default_authtok is done when a bind DN is set, asynchronously with the
  *      ldap_opt_timeout; otherwise the connection stays anonymous.
  */
+#include <assert.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <openldap.h>
@@ -158,6 +159,27 @@ static void sdap_connect_cleanup(struct tevent_req *req, enum tevent_req_state r
     PROBE(LDAP_CONNECT_DONE, state->req_id, state->uri != NULL ? state->uri : "", result);
 }
 
+/* The step under way waits for fd (flags) with handler, and for ldap_network_timeout at
+ * most. */
+static errno_t sdap_connect_wait(struct tevent_req *req, int fd, uint16_t flags,
+                                 tevent_fd_handler_t handler)
+{
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+
+    assert(state->fde == NULL && state->timer == NULL);
+    state->fde = tevent_add_fd(state->ev, state, fd, flags, handler, req);
+    state->timer = tevent_add_timer(state->ev, state,
+                                    tevent_timeval_current_ofs(state->opts->network_timeout,
+                                                               0),
+                                    sdap_connect_timeout, req);
+    if (state->fde == NULL || state->timer == NULL) {
+        talloc_zfree(state->fde);
+        talloc_zfree(state->timer);
+        return ENOMEM;
+    }
+    return EOK;
+}
+
 struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                      const struct sdap_options *opts, const char *uri)
 {
@@ -199,13 +221,9 @@ struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
     }
     /* READ too: tevent's epoll backend reports a refused connect (EPOLLERR/HUP) only to
      * handlers that asked for READ. */
-    state->fde = tevent_add_fd(ev, state, state->fd, TEVENT_FD_READ | TEVENT_FD_WRITE,
-                               sdap_connect_writable, req);
-    state->timer = tevent_add_timer(ev, state,
-                                    tevent_timeval_current_ofs(opts->network_timeout, 0),
-                                    sdap_connect_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        ret = ENOMEM;
+    ret = sdap_connect_wait(req, state->fd, TEVENT_FD_READ | TEVENT_FD_WRITE,
+                            sdap_connect_writable);
+    if (ret != EOK) {
         goto done;
     }
     ldap_free_urldesc(lud);
@@ -254,7 +272,8 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
     errno_t ret;
 
     /* fd handlers start under no request: this socket is the connecting request's. */
-    sss_debug_req_id = state->req_id;
+    SSS_REQ_ID_SCOPE(state->req_id);
+
     talloc_zfree(state->fde);
     talloc_zfree(state->timer);
     if (getsockopt(state->fd, SOL_SOCKET, SO_ERROR, &soerr, &len) != 0) {
@@ -266,15 +285,17 @@ static void sdap_connect_writable(struct tevent_context *ev, struct tevent_fd *f
         return;
     }
     ret = sdap_connect_ldap(req);
-    if (ret == EOK) {
-        if (state->ldaps) {
-            ret = sdap_connect_tls(req);
-        } else if (state->opts->start_tls) {
-            ret = sdap_connect_starttls(req);
-        } else {
-            ret = sdap_connect_wrap(req);
-        }
+    if (ret != EOK) {
+        goto done;
     }
+    if (state->ldaps) {
+        ret = sdap_connect_tls(req);
+    } else if (state->opts->start_tls) {
+        ret = sdap_connect_starttls(req);
+    } else {
+        ret = sdap_connect_wrap(req);
+    }
+done:
     if (ret != EOK) {
         tevent_req_error(req, ret);
     }
@@ -291,52 +312,37 @@ static errno_t set_sock_timeouts(int fd, int seconds)
     return EOK;
 }
 
-static const char *reqcert_name(int reqcert)
-{
-    switch (reqcert) {
-    case LDAP_OPT_X_TLS_NEVER: return "never";
-    case LDAP_OPT_X_TLS_ALLOW: return "allow";
-    case LDAP_OPT_X_TLS_TRY: return "try";
-    case LDAP_OPT_X_TLS_DEMAND: return "demand";
-    case LDAP_OPT_X_TLS_HARD: return "hard";
-    }
-    return "?";
-}
-
-/* Everything but LDAP_OPT_NETWORK_TIMEOUT, which must not be set before the handshake:
- * with it, ldap_install_tls() makes the socket non-blocking and spins on it. */
-static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
+/* Per-connection TLS context: the options on this handle first, then a new context built
+ * from them (is_server = 0), which only this handle uses; nothing is set on libldap's
+ * global defaults, so domains never see each other's settings. Options left unset keep
+ * libldap's defaults (ldap.conf, LDAPTLS_*), as SSSD documents. */
+static errno_t set_tls_options(struct sdap_connect_state *state, LDAP *ld)
 {
     const struct sdap_options *opts = state->opts;
-    struct timeval opt_tv = { .tv_sec = opts->opt_timeout };
-    int version = LDAP_VERSION3;
     int reqcert = opts->tls_reqcert;
     int newctx = 0;
     char *diag = NULL;
     int lrc;
 
-    if ((lrc = ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version)) != LDAP_OPT_SUCCESS
-        || (lrc = ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF)) != LDAP_OPT_SUCCESS
-        || (lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv)) != LDAP_OPT_SUCCESS) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));
-        return EIO;
+    lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &reqcert);
+    if (lrc != LDAP_OPT_SUCCESS) {
+        goto done;
     }
-    if (!state->ldaps && !opts->start_tls) {
-        return EOK;
+    if (opts->tls_cacert != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, opts->tls_cacert);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
     }
-    /* Per-connection TLS context: the options on this handle first, then a new context
-     * built from them (is_server = 0), which only this handle uses; nothing is set on
-     * libldap's global defaults, so domains never see each other's settings. Options left
-     * unset keep libldap's defaults (ldap.conf, LDAPTLS_*), as SSSD documents. */
-    if ((lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_REQUIRE_CERT, &reqcert))
-            != LDAP_OPT_SUCCESS
-        || (opts->tls_cacert != NULL
-            && (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTFILE, opts->tls_cacert))
-                != LDAP_OPT_SUCCESS)
-        || (opts->tls_cacertdir != NULL
-            && (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, opts->tls_cacertdir))
-                != LDAP_OPT_SUCCESS)
-        || (lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &newctx)) != LDAP_OPT_SUCCESS) {
+    if (opts->tls_cacertdir != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, opts->tls_cacertdir);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
+    }
+    lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &newctx);
+done:
+    if (lrc != LDAP_OPT_SUCCESS) {
         ldap_get_option(ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &diag);
         DEBUG(SSSDBG_CRIT_FAILURE, "cannot set up TLS for %s (ldap_tls_cacert '%s', "
               "ldap_tls_cacertdir '%s'): %s%s%s\n", state->uri,
@@ -347,6 +353,34 @@ static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
         return EIO;
     }
     return EOK;
+}
+
+/* Everything but LDAP_OPT_NETWORK_TIMEOUT, which must not be set before the handshake:
+ * with it, ldap_install_tls() makes the socket non-blocking and spins on it. */
+static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
+{
+    struct timeval opt_tv = { .tv_sec = state->opts->opt_timeout };
+    int version = LDAP_VERSION3;
+    int lrc;
+
+    lrc = ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
+    if (lrc != LDAP_OPT_SUCCESS) {
+        goto done;
+    }
+    lrc = ldap_set_option(ld, LDAP_OPT_REFERRALS, LDAP_OPT_OFF);
+    if (lrc != LDAP_OPT_SUCCESS) {
+        goto done;
+    }
+    lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv);
+done:
+    if (lrc != LDAP_OPT_SUCCESS) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));
+        return EIO;
+    }
+    if (!state->ldaps && !state->opts->start_tls) {
+        return EOK;
+    }
+    return set_tls_options(state, ld);
 }
 
 /* The socket is connected: hand it to libldap (state->ld). */
@@ -391,16 +425,8 @@ static errno_t sdap_connect_starttls(struct tevent_req *req)
               ldap_err2string(lrc));
         return EIO;
     }
-    state->fde = tevent_add_fd(state->ev, state, state->sock, TEVENT_FD_READ,
-                               sdap_connect_starttls_readable, req);
-    state->timer = tevent_add_timer(state->ev, state,
-                                    tevent_timeval_current_ofs(state->opts->network_timeout,
-                                                               0),
-                                    sdap_connect_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        return ENOMEM;
-    }
-    return EOK;
+    return sdap_connect_wait(req, state->sock, TEVENT_FD_READ,
+                             sdap_connect_starttls_readable);
 }
 
 static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tevent_fd *fde,
@@ -417,7 +443,8 @@ static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tev
     errno_t ret;
 
     /* fd handlers start under no request: this socket is the connecting request's. */
-    sss_debug_req_id = state->req_id;
+    SSS_REQ_ID_SCOPE(state->req_id);
+
     rc = ldap_result(state->ld, state->starttls_msgid, LDAP_MSG_ALL, &zero, &msg);
     if (rc == 0) {
         return;     /* not the whole answer yet */
@@ -543,20 +570,13 @@ static errno_t sdap_connect_tls(struct tevent_req *req)
     job->pipe_r = fds[0];
     job->pipe_w = fds[1];
     job->sock = state->sock;
-    state->fde = tevent_add_fd(state->ev, state, job->pipe_r, TEVENT_FD_READ,
-                               sdap_connect_tls_done, req);
-    state->timer = tevent_add_timer(state->ev, state,
-                                    tevent_timeval_current_ofs(state->opts->network_timeout,
-                                                               0),
-                                    sdap_connect_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        talloc_zfree(state->fde);
-        talloc_zfree(state->timer);
+    rc = sdap_connect_wait(req, job->pipe_r, TEVENT_FD_READ, sdap_connect_tls_done);
+    if (rc != EOK) {
         tls_job_free(job);
-        return ENOMEM;
+        return rc;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "TLS handshake with %s (ldap_tls_reqcert = %s)\n", state->uri,
-          reqcert_name(state->opts->tls_reqcert));
+          sdap_tls_reqcert_name(state->opts->tls_reqcert));
     /* The thread takes no signals (they belong to the loop) and runs detached. */
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -592,7 +612,8 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
     errno_t ret;
 
     /* fd handlers start under no request: this socket is the connecting request's. */
-    sss_debug_req_id = state->req_id;
+    SSS_REQ_ID_SCOPE(state->req_id);
+
     pthread_mutex_lock(&job->lock);
     done = job->done;
     pthread_mutex_unlock(&job->lock);
@@ -613,7 +634,7 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
               job->usec / 1e6, ldap_err2string(job->lrc),
               job->diag != NULL && strcmp(job->diag, "(unknown error code)") != 0
                   ? job->diag : "libldap gives no details",
-              reqcert_name(opts->tls_reqcert),
+              sdap_tls_reqcert_name(opts->tls_reqcert),
               opts->tls_cacert != NULL ? opts->tls_cacert : "(libldap default)",
               opts->tls_reqcert == LDAP_OPT_X_TLS_DEMAND
                   || opts->tls_reqcert == LDAP_OPT_X_TLS_HARD

@@ -13,18 +13,22 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
-/* Drops the objects whose name occurs more than once; names[i] is objs[i]'s name. */
-static size_t drop_duplicates(void **objs, const char **names, size_t n, const char *what)
+/* Drops the objects whose name occurs more than once, freeing them: objs[0..*_n) and
+ * names (names[i] is objs[i]'s name), and aligned when not NULL, are compacted and *_n set
+ * to how many are kept. Errors: ENOMEM (nothing changed). */
+static errno_t drop_duplicates(void **objs, void **aligned, const char **names, size_t *_n,
+                               const char *what)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     struct sdap_strset *seen = sdap_strset_new(tmp_ctx);
     struct sdap_strset *dup = sdap_strset_new(tmp_ctx);
+    size_t n = *_n;
     size_t out = 0;
     size_t i;
 
     if (tmp_ctx == NULL || seen == NULL || dup == NULL) {
         talloc_free(tmp_ctx);
-        return n;
+        return ENOMEM;
     }
     for (i = 0; i < n; i++) {
         if (!sdap_strset_add(seen, names[i])) {
@@ -39,66 +43,87 @@ static size_t drop_duplicates(void **objs, const char **names, size_t n, const c
             continue;
         }
         objs[out] = objs[i];
+        if (aligned != NULL) {
+            aligned[out] = aligned[i];
+        }
         names[out] = names[i];
         out++;
     }
     objs[out] = NULL;
     talloc_free(tmp_ctx);
-    return out;
+    *_n = out;
+    return EOK;
+}
+
+/* One state for both enumerations; each uses its part. */
+struct sdap_enum_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_search_args args;
+    size_t num;
+    struct sdap_user **users;
+    struct sdap_group **groups;
+    struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
+    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
+    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
+    const char **dns;
+    size_t num_dns;
+};
+
+/* Starts the search of every entry of kind, paged, with the enumeration timeout; fn goes
+ * on with its result. */
+static struct tevent_req *sdap_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                         struct sdap_id_ctx *id_ctx,
+                                         enum sdap_kind_id kind, tevent_req_fn fn)
+{
+    struct sdap_enum_state *state;
+    const struct sdap_kind *desc;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    char *filter;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_state);
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    desc = sdap_kind(id_ctx->opts, kind);
+    filter = sdap_filter_present(state, desc->oc, desc->name_attr, desc->filter);
+    if (filter == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    state->args = sdap_kind_search(desc, filter, id_ctx->opts->enum_search_timeout,
+                                   id_ctx->opts->page_size);
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, fn, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
 }
 
 /* ---- users ------------------------------------------------------------------------- */
-
-struct sdap_enum_users_state {
-    struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    struct sdap_user **users;
-    size_t num;
-};
 
 static void sdap_enumerate_users_done(struct tevent_req *subreq);
 
 struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx)
 {
-    struct sdap_enum_users_state *state;
-    const struct sdap_options *opts;
-    struct tevent_req *req;
-    struct tevent_req *subreq;
-
-    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_users_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (id_ctx == NULL || ev == NULL) {
-        return sss_req_post(req, ev, EINVAL);
-    }
-    state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->user_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->enum_search_timeout;
-    state->args.page_size = opts->page_size;
-    state->args.attrs = sdap_user_attrs(state, opts);
-    state->args.filter = sdap_filter_present(state, opts->user_map[SDAP_UA_OC],
-                                             opts->user_map[SDAP_UA_NAME], opts->user_filter);
-    if (state->args.attrs == NULL || state->args.filter == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
-    if (subreq == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    tevent_req_set_callback(subreq, sdap_enumerate_users_done, req);
-    return req;
+    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_USERS, sdap_enumerate_users_done);
 }
 
 static void sdap_enumerate_users_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     struct sdap_entry **entries = NULL;
-    const char **names;
+    const char **names = NULL;
     size_t num = 0;
     size_t i;
     errno_t ret;
@@ -106,61 +131,66 @@ static void sdap_enumerate_users_done(struct tevent_req *subreq)
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     state->users = talloc_array(state, struct sdap_user *, num + 1);
     names = talloc_array(state, const char *, num + 1);
     if (state->users == NULL || names == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        ret = ENOMEM;
+        goto done;
     }
     for (i = 0; i < num; i++) {
         struct sdap_user *user;
 
         ret = sdap_parse_user(state->users, state->id_ctx->opts, entries[i], &user);
         if (ret == EINVAL) {
-            continue;
+            continue;       /* unusable, logged */
         }
         if (ret != EOK) {
-            tevent_req_error(req, ret);
-            return;
+            goto done;
         }
         names[state->num] = user->name;
         state->users[state->num++] = user;
     }
-    talloc_free(entries);
-    state->num = drop_duplicates((void **)state->users, names, state->num, "user");
-    talloc_free(names);
+    ret = drop_duplicates((void **)state->users, NULL, names, &state->num, "user");
+    if (ret != EOK) {
+        goto done;
+    }
     DEBUG(SSSDBG_TRACE_FUNC, "%zu user(s) enumerated\n", state->num);
-    tevent_req_done(req);
+done:
+    talloc_free(entries);
+    talloc_free(names);
+    sdap_req_step(req, ret);
+}
+
+/* The state of a finished enumeration, for its _recv; out is the caller's array pointer. */
+static errno_t sdap_enum_result(struct tevent_req *req, const void *out, size_t *_num,
+                                struct sdap_enum_state **_state)
+{
+    if (!SDAP_ARG_VALID(out != NULL) || !SDAP_ARG_VALID(_num != NULL)) {
+        return EINVAL;
+    }
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_state = tevent_req_data(req, struct sdap_enum_state);
+    *_num = (*_state)->num;
+    return EOK;
 }
 
 errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                   struct sdap_user ***_users, size_t *_num_users)
 {
-    struct sdap_enum_users_state *state = tevent_req_data(req, struct sdap_enum_users_state);
+    struct sdap_enum_state *state;
+    errno_t ret;
 
-    TEVENT_REQ_RETURN_ON_ERROR(req);
+    ret = sdap_enum_result(req, _users, _num_users, &state);
+    if (ret != EOK) {
+        return ret;
+    }
     *_users = talloc_steal(mem_ctx, state->users);
-    *_num_users = state->num;
     return EOK;
 }
 
 /* ---- groups ------------------------------------------------------------------------ */
-
-struct sdap_enum_groups_state {
-    struct tevent_context *ev;
-    struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
-    struct sdap_group **groups;
-    size_t num;
-    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
-    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
-    const char **dns;
-    size_t num_dns;
-};
 
 static void sdap_enumerate_groups_found(struct tevent_req *subreq);
 static void sdap_enumerate_groups_members(struct tevent_req *subreq);
@@ -168,42 +198,11 @@ static void sdap_enumerate_groups_members(struct tevent_req *subreq);
 struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                               struct sdap_id_ctx *id_ctx)
 {
-    struct sdap_enum_groups_state *state;
-    const struct sdap_options *opts;
-    struct tevent_req *req;
-    struct tevent_req *subreq;
-
-    req = tevent_req_create(mem_ctx, &state, struct sdap_enum_groups_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (id_ctx == NULL || ev == NULL) {
-        return sss_req_post(req, ev, EINVAL);
-    }
-    state->ev = ev;
-    state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->enum_search_timeout;
-    state->args.page_size = opts->page_size;
-    state->args.attrs = sdap_group_attrs(state, opts, true);
-    state->args.filter = sdap_filter_present(state, opts->group_map[SDAP_GA_OC],
-                                             opts->group_map[SDAP_GA_NAME],
-                                             opts->group_filter);
-    if (state->args.attrs == NULL || state->args.filter == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
-    if (subreq == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    tevent_req_set_callback(subreq, sdap_enumerate_groups_found, req);
-    return req;
+    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_GROUPS, sdap_enumerate_groups_found);
 }
 
 /* Member DNs of every group: groups known from the enumeration, the rest to look up. */
-static errno_t collect_member_dns(struct sdap_enum_groups_state *state)
+static errno_t collect_member_dns(struct sdap_enum_state *state)
 {
     const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
     size_t i;
@@ -250,10 +249,10 @@ static errno_t collect_member_dns(struct sdap_enum_groups_state *state)
 static void sdap_enumerate_groups_found(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     const struct sdap_options *opts = state->id_ctx->opts;
     struct sdap_entry **entries = NULL;
-    const char **names;
+    const char **names = NULL;
     size_t num = 0;
     size_t i;
     errno_t ret;
@@ -261,174 +260,155 @@ static void sdap_enumerate_groups_found(struct tevent_req *subreq)
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     state->groups = talloc_array(state, struct sdap_group *, num + 1);
     state->entries = talloc_array(state, struct sdap_entry *, num + 1);
     names = talloc_array(state, const char *, num + 1);
     if (state->groups == NULL || state->entries == NULL || names == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        ret = ENOMEM;
+        goto done;
     }
     for (i = 0; i < num; i++) {
         struct sdap_group *group;
 
         ret = sdap_parse_group(state->groups, opts, entries[i], &group);
         if (ret == EINVAL) {
-            continue;
-        }
-        if (ret == EOK && !opts->member_is_dn) {
-            ret = sdap_group_set_members_rfc2307(group, opts, entries[i]);
+            continue;       /* unusable, logged */
         }
         if (ret != EOK) {
-            tevent_req_error(req, ret);
-            return;
+            goto done;
+        }
+        if (!opts->member_is_dn) {
+            ret = sdap_group_set_members_rfc2307(group, opts, entries[i]);
+            if (ret != EOK) {
+                goto done;
+            }
         }
         names[state->num] = group->name;
         state->entries[state->num] = talloc_steal(state->entries, entries[i]);
         state->groups[state->num++] = group;
     }
-    talloc_free(entries);
-    /* Duplicates: drop the groups and keep entries aligned. */
-    {
-        struct sdap_entry **ents = state->entries;
-        size_t n = state->num;
-        size_t out = 0;
-        struct sdap_strset *seen = sdap_strset_new(state);
-        struct sdap_strset *dup = sdap_strset_new(state);
-
-        if (seen == NULL || dup == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
-        }
-        for (i = 0; i < n; i++) {
-            if (!sdap_strset_add(seen, names[i])) {
-                sdap_strset_add(dup, names[i]);
-            }
-        }
-        for (i = 0; i < n; i++) {
-            if (sdap_strset_has(dup, names[i])) {
-                DEBUG(SSSDBG_OP_FAILURE, "group '%s' is served by several entries: skipped\n",
-                      names[i]);
-                talloc_free(state->groups[i]);
-                continue;
-            }
-            state->groups[out] = state->groups[i];
-            ents[out] = ents[i];
-            out++;
-        }
-        state->groups[out] = NULL;
-        state->num = out;
-        talloc_free(seen);
-        talloc_free(dup);
-    }
-    talloc_free(names);
-    if (!opts->member_is_dn) {
-        tevent_req_done(req);
-        return;
+    ret = drop_duplicates((void **)state->groups, (void **)state->entries, names,
+                          &state->num, "group");
+    if (ret != EOK || !opts->member_is_dn) {
+        goto done;
     }
     ret = collect_member_dns(state);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
     subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                     state->num_dns, sdap_user_attrs(state, opts));
+                                     state->num_dns, opts->users.attrs);
     if (subreq == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        ret = ENOMEM;
+        goto done;
     }
     tevent_req_set_callback(subreq, sdap_enumerate_groups_members, req);
+    ret = EAGAIN;
+done:
+    talloc_free(entries);
+    talloc_free(names);
+    sdap_req_step(req, ret);
+}
+
+/* The names of the users among the looked-up member DNs, aligned with them (NULL: not a
+ * usable user), on mem_ctx. */
+static const char **member_user_names(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                                      struct sdap_entry **found, size_t n)
+{
+    const char **names = talloc_zero_array(mem_ctx, const char *, n + 1);
+    struct sdap_user *user;
+    size_t i;
+
+    for (i = 0; names != NULL && i < n; i++) {
+        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->users.oc)
+                && sdap_parse_user(names, opts, found[i], &user) == EOK) {
+            names[i] = user->name;
+        }
+    }
+    return names;
+}
+
+/* The direct members of group g (its entry: e): enumerated groups by their canonical DN,
+ * users by the names looked up for the other DNs. */
+static errno_t set_direct_members(struct sdap_enum_state *state, struct sdap_group *g,
+                                  const struct sdap_entry *e, const char **user_names)
+{
+    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
+    const struct sdap_attr *attr = sdap_entry_attr(e, member_attr);
+    struct sdap_strset *users = sdap_strset_new(NULL);
+    struct sdap_strset *groups = sdap_strset_new(users);
+    struct sdap_group *sub;
+    uintptr_t idx;
+    char *canon;
+    size_t k;
+    errno_t ret;
+
+    if (users == NULL || groups == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (k = 0; attr != NULL && k < attr->num_values; k++) {
+        canon = sdap_dn_canon(users, attr->values[k]);
+        if (canon == NULL) {
+            continue;
+        }
+        sub = sdap_strmap_get(state->group_dns, canon);
+        idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
+        if (sub != NULL && sub != g) {
+            sdap_strset_add(groups, sub->name);
+        } else if (sub == NULL && idx > 0 && user_names[idx - 1] != NULL) {
+            sdap_strset_add(users, user_names[idx - 1]);
+        }
+    }
+    ret = sdap_group_set_members(g, users, groups);
+done:
+    talloc_free(users);
+    return ret;
 }
 
 static void sdap_enumerate_groups_members(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
-    const char *member_attr = opts->group_map[SDAP_GA_MEMBER];
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
     struct sdap_entry **found = NULL;
-    const char **user_names;
+    const char **user_names = NULL;
     size_t i;
-    size_t k;
     errno_t ret;
 
     ret = sdap_id_lookup_dns_recv(state, subreq, &found);
     talloc_free(subreq);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
-    /* The user name of each looked-up DN (NULL: not a usable user). */
-    user_names = talloc_zero_array(state, const char *, state->num_dns + 1);
+    user_names = member_user_names(state, state->id_ctx->opts, found, state->num_dns);
     if (user_names == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
-    }
-    for (i = 0; i < state->num_dns; i++) {
-        struct sdap_user *user;
-
-        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->user_map[SDAP_UA_OC])
-                && sdap_parse_user(user_names, opts, found[i], &user) == EOK) {
-            user_names[i] = user->name;
-        }
+        ret = ENOMEM;
+        goto done;
     }
     for (i = 0; i < state->num; i++) {
-        const struct sdap_attr *attr = sdap_entry_attr(state->entries[i], member_attr);
-        struct sdap_strset *users = sdap_strset_new(state);
-        struct sdap_strset *groups = sdap_strset_new(state);
-        struct sdap_group *g = state->groups[i];
-
-        if (users == NULL || groups == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
-        }
-        for (k = 0; attr != NULL && k < attr->num_values; k++) {
-            char *canon = sdap_dn_canon(users, attr->values[k]);
-            struct sdap_group *sub;
-            uintptr_t idx;
-
-            if (canon == NULL) {
-                continue;
-            }
-            sub = sdap_strmap_get(state->group_dns, canon);
-            if (sub != NULL) {
-                if (sub != g) {
-                    sdap_strset_add(groups, sub->name);
-                }
-                continue;
-            }
-            idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
-            if (idx > 0 && user_names[idx - 1] != NULL) {
-                sdap_strset_add(users, user_names[idx - 1]);
-            }
-        }
-        talloc_free(g->member_users);
-        talloc_free(g->member_groups);
-        g->member_users = sdap_strset_array(g, users);
-        g->num_member_users = sdap_strset_count(users);
-        g->member_groups = sdap_strset_array(g, groups);
-        g->num_member_groups = sdap_strset_count(groups);
-        talloc_free(users);
-        talloc_free(groups);
-        if (g->member_users == NULL || g->member_groups == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
+        ret = set_direct_members(state, state->groups[i], state->entries[i], user_names);
+        if (ret != EOK) {
+            goto done;
         }
     }
+done:
     talloc_free(found);
     talloc_free(user_names);
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_enumerate_groups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                    struct sdap_group ***_groups, size_t *_num_groups)
 {
-    struct sdap_enum_groups_state *state = tevent_req_data(req, struct sdap_enum_groups_state);
+    struct sdap_enum_state *state;
+    errno_t ret;
 
-    TEVENT_REQ_RETURN_ON_ERROR(req);
+    ret = sdap_enum_result(req, _groups, _num_groups, &state);
+    if (ret != EOK) {
+        return ret;
+    }
     *_groups = talloc_steal(mem_ctx, state->groups);
-    *_num_groups = state->num;
     return EOK;
 }

@@ -8,6 +8,7 @@
  * connection is being set up wait for that same attempt, so a burst of lookups at start-up
  * opens one connection, not one each.
  */
+#include <assert.h>
 #include <time.h>
 
 #include "util/util.h"
@@ -144,6 +145,30 @@ static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start)
     return EOK;
 }
 
+/* The attempt on the current server ended with ret: the walk is done on EOK; otherwise
+ * the server is marked bad and the next one tried, unless failing over would not help. */
+static void sdap_fo_walk_next(struct tevent_req *req, errno_t ret, bool fatal)
+{
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+
+    assert(state->idx >= 0);
+    if (ret == EOK) {
+        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
+        tevent_req_done(req);
+        return;
+    }
+    state->id_ctx->stats.connect_failures++;
+    if (fatal) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
 static void sdap_fo_walk_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -163,22 +188,8 @@ static void sdap_fo_walk_done(struct tevent_req *subreq)
         tevent_req_set_callback(subreq, sdap_fo_walk_base_done, req);
         return;
     }
-    if (ret == EOK) {
-        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
-        tevent_req_done(req);
-        return;
-    }
-    state->id_ctx->stats.connect_failures++;
-    if (ret == EACCES || ret == ENOMEM) {
-        /* The credentials are wrong everywhere: failing over would not help. */
-        tevent_req_error(req, ret);
-        return;
-    }
-    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
-    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-    }
+    /* Refused credentials are refused everywhere: failing over would not help. */
+    sdap_fo_walk_next(req, ret, ret == EACCES || ret == ENOMEM);
 }
 
 static void sdap_fo_walk_base_done(struct tevent_req *subreq)
@@ -189,23 +200,11 @@ static void sdap_fo_walk_base_done(struct tevent_req *subreq)
 
     ret = sdap_rootdse_base_recv(subreq);
     talloc_free(subreq);
-    if (ret == EOK) {
-        sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
-        tevent_req_done(req);
-        return;
-    }
-    /* A server that cannot name the base is not used; the next one may. */
-    TALLOC_FREE(state->conn);
-    state->id_ctx->stats.connect_failures++;
-    if (ret == ENOMEM) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
-    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
     if (ret != EOK) {
-        tevent_req_error(req, ret);
+        /* A server that cannot name the base is not used; the next one may. */
+        TALLOC_FREE(state->conn);
     }
+    sdap_fo_walk_next(req, ret, ret == ENOMEM);
 }
 
 static errno_t sdap_fo_walk_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -222,9 +221,7 @@ static errno_t sdap_fo_walk_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 /* ---- the shared connection ------------------------------------------------------------ */
 
 struct sdap_conn_waiter {
-    struct sdap_conn_waiter *prev;
-    struct sdap_conn_waiter *next;
-    struct sdap_id_ctx *id_ctx;
+    struct sss_list link;       /* in id_ctx->waiters until answered, freed or detached */
     struct tevent_req *req;
     uint64_t req_id;            /* the waiter's: its callback resumes under it */
 };
@@ -234,26 +231,9 @@ struct sdap_get_conn_state {
     struct sdap_conn_waiter *waiter;
 };
 
-static void waiter_unlink(struct sdap_conn_waiter *w)
-{
-    if (w->id_ctx == NULL) {
-        return;
-    }
-    if (w->prev != NULL) {
-        w->prev->next = w->next;
-    } else {
-        w->id_ctx->waiters = w->next;
-    }
-    if (w->next != NULL) {
-        w->next->prev = w->prev;
-    }
-    w->prev = w->next = NULL;
-    w->id_ctx = NULL;
-}
-
 static int waiter_destructor(struct sdap_conn_waiter *w)
 {
-    waiter_unlink(w);
+    sss_list_unlink(&w->link);
     return 0;
 }
 
@@ -294,14 +274,9 @@ struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context
         ret = ENOMEM;
         goto done;
     }
-    w->id_ctx = id_ctx;
     w->req = req;
     w->req_id = sss_debug_req_id;
-    w->next = id_ctx->waiters;
-    if (id_ctx->waiters != NULL) {
-        id_ctx->waiters->prev = w;
-    }
-    id_ctx->waiters = w;
+    sss_list_link_front(&id_ctx->waiters, &w->link);
     talloc_set_destructor(w, waiter_destructor);
     state->waiter = w;
 
@@ -324,10 +299,10 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     struct sdap_id_ctx *id_ctx = tevent_req_callback_data(subreq, struct sdap_id_ctx);
     struct sdap_conn_waiter *w;
     struct sdap_conn *conn = NULL;
-    uint64_t saved_id;
     int idx = -1;
     errno_t ret;
 
+    assert(id_ctx->connecting == subreq);
     ret = sdap_fo_walk_recv(id_ctx, subreq, &conn, &idx);
     talloc_free(subreq);
     id_ctx->connecting = NULL;
@@ -347,26 +322,25 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     } else {
         id_ctx->offline = ret == ENETUNREACH;
     }
-    saved_id = sss_debug_req_id;
-    while ((w = id_ctx->waiters) != NULL) {
+    while ((w = sss_list_first_entry(&id_ctx->waiters, struct sdap_conn_waiter, link))
+           != NULL) {
         struct tevent_req *req = w->req;
-
-        waiter_unlink(w);
         /* The deferred callback is scheduled (and resumes) under the waiter's id. */
-        sss_debug_req_id = w->req_id;
+        SSS_REQ_ID_SCOPE(w->req_id);
+
+        sss_list_unlink(&w->link);
         if (ret == EOK) {
             tevent_req_done(req);
         } else {
             tevent_req_error(req, ret);
         }
     }
-    sss_debug_req_id = saved_id;
 }
 
 void sdap_get_conn_detach(struct sdap_id_ctx *id_ctx)
 {
-    while (id_ctx->waiters != NULL) {
-        waiter_unlink(id_ctx->waiters);
+    while (sss_list_is_linked(&id_ctx->waiters)) {
+        sss_list_unlink(id_ctx->waiters.next);
     }
 }
 

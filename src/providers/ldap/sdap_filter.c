@@ -2,7 +2,8 @@
  * Small pure helpers of the LDAP provider: RFC 4515 escaping of values put into filters
  * (user-provided names never reach a filter unescaped), building the filters the
  * operations use, a canonical form of DNs for comparing them, a string set (and map) used
- * for deduplication, loop protection and DN -> name lookups, and the LDAP result code -> errno mapping.
+ * for deduplication, loop protection and DN -> name lookups, the LDAP result code -> errno
+ * mapping, and the log line of a failed argument check.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -145,26 +146,55 @@ char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn)
     return out;
 }
 
-/* ---- string set / map: open addressing on indexes, FNV-1a, grows at 1/2 load ------- */
+char *sdap_dn_rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr)
+{
+    LDAPDN ldn = NULL;
+    LDAPAVA *ava;
+    char *out = NULL;
+
+    if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAP) != LDAP_SUCCESS || ldn == NULL) {
+        return NULL;
+    }
+    if (ldn[0] == NULL || ldn[0][0] == NULL || ldn[0][1] != NULL) {
+        goto done;
+    }
+    ava = ldn[0][0];
+    if ((ava->la_flags & LDAP_AVA_BINARY) != 0
+            || ava->la_attr.bv_len != strlen(attr)
+            || strncasecmp(ava->la_attr.bv_val, attr, ava->la_attr.bv_len) != 0
+            || ava->la_value.bv_len == 0
+            || memchr(ava->la_value.bv_val, '\0', ava->la_value.bv_len) != NULL) {
+        goto done;
+    }
+    out = talloc_strndup(mem_ctx, ava->la_value.bv_val, ava->la_value.bv_len);
+done:
+    ldap_dnfree(ldn);
+    return out;
+}
+
+/* ---- string set / map: the project's hash table plus an insertion-ordered array ------ */
+
+/* One member: its value and a copy of the string, in one allocation (a lookup touches the
+ * table's slot and this, nothing else). */
+struct strset_entry {
+    void *value;
+    char key[];
+};
 
 struct sdap_strset {
-    size_t *slots;          /* 0 empty, else 1 + index into keys */
-    size_t size;            /* power of two */
-    char **keys;            /* insertion order */
-    void **values;
+    struct sss_hash_table *index;   /* items: struct strset_entry */
+    struct strset_entry **order;    /* insertion order, for sdap_strset_array() */
     size_t count;
     size_t cap;
 };
 
-static uint32_t strset_hash(const char *s)
-{
-    uint32_t h = 2166136261u;
+#define STRSET_INITIAL_CAP 8
 
-    for (; *s != '\0'; s++) {
-        h ^= (unsigned char)*s;
-        h *= 16777619u;
-    }
-    return h;
+static bool strset_equal(const void *item, const void *key, void *ctx)
+{
+    const struct strset_entry *entry = item;
+
+    return strcmp(entry->key, key) == 0;
 }
 
 struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx)
@@ -174,93 +204,56 @@ struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx)
     if (set == NULL) {
         return NULL;
     }
-    set->size = 64;
-    set->cap = 32;
-    set->slots = talloc_zero_array(set, size_t, set->size);
-    set->keys = talloc_array(set, char *, set->cap);
-    set->values = talloc_array(set, void *, set->cap);
-    if (set->slots == NULL || set->keys == NULL || set->values == NULL) {
+    set->cap = STRSET_INITIAL_CAP;
+    set->order = talloc_array(set, struct strset_entry *, set->cap);
+    set->index = sss_hash_table_new(set, set->cap, strset_equal, NULL);
+    if (set->order == NULL || set->index == NULL) {
         talloc_free(set);
         return NULL;
     }
     return set;
 }
 
-/* The slot holding str, or the empty slot where it would go. */
-static size_t *strset_find(const struct sdap_strset *set, size_t *slots, size_t size,
-                           const char *str)
-{
-    size_t i = strset_hash(str) & (size - 1);
-
-    while (slots[i] != 0 && strcmp(set->keys[slots[i] - 1], str) != 0) {
-        i = (i + 1) & (size - 1);
-    }
-    return &slots[i];
-}
-
-static bool strset_grow(struct sdap_strset *set)
-{
-    size_t nsize = set->size * 2;
-    size_t *nslots = talloc_zero_array(set, size_t, nsize);
-    size_t i;
-
-    if (nslots == NULL) {
-        return false;
-    }
-    for (i = 0; i < set->count; i++) {
-        *strset_find(set, nslots, nsize, set->keys[i]) = i + 1;
-    }
-    talloc_free(set->slots);
-    set->slots = nslots;
-    set->size = nsize;
-    return true;
-}
-
 bool sdap_strmap_add(struct sdap_strset *set, const char *str, void *value)
 {
-    size_t *slot;
-    char *copy;
+    struct strset_entry *entry;
+    uint64_t hash;
+    size_t len;
+    errno_t ret;
 
     if (set == NULL || str == NULL) {
         return false;
     }
-    slot = strset_find(set, set->slots, set->size, str);
-    if (*slot != 0) {
+    /* Looked up before anything is allocated: adding a member again costs one probe. */
+    hash = sss_hash_str(str);
+    if (sss_hash_table_get(set->index, hash, str) != NULL) {
         return false;
     }
-    if ((set->count + 1) * 2 > set->size) {
-        if (!strset_grow(set)) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
-            return false;
-        }
-        slot = strset_find(set, set->slots, set->size, str);
-    }
     if (set->count == set->cap) {
-        char **nkeys = talloc_realloc(set, set->keys, char *, set->cap * 2);
-        void **nvalues;
-
-        if (nkeys == NULL) {
+        struct strset_entry **n = talloc_realloc(set, set->order, struct strset_entry *,
+                                                 set->cap * 2);
+        if (n == NULL) {
             DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
             return false;
         }
-        set->keys = nkeys;
-        nvalues = talloc_realloc(set, set->values, void *, set->cap * 2);
-        if (nvalues == NULL) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
-            return false;
-        }
-        set->values = nvalues;
+        set->order = n;
         set->cap *= 2;
     }
-    copy = talloc_strdup(set, str);
-    if (copy == NULL) {
+    len = strlen(str);
+    entry = talloc_size(set, sizeof(*entry) + len + 1);
+    if (entry == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
         return false;
     }
-    set->keys[set->count] = copy;
-    set->values[set->count] = value;
-    set->count++;
-    *slot = set->count;
+    entry->value = value;
+    memcpy(entry->key, str, len + 1);
+    ret = sss_hash_table_insert(set->index, hash, str, entry, NULL);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "out of memory\n");
+        talloc_free(entry);
+        return false;
+    }
+    set->order[set->count++] = entry;
     return true;
 }
 
@@ -271,13 +264,13 @@ bool sdap_strset_add(struct sdap_strset *set, const char *str)
 
 void *sdap_strmap_get(struct sdap_strset *set, const char *str)
 {
-    size_t idx;
+    struct strset_entry *entry;
 
     if (set == NULL || str == NULL) {
         return NULL;
     }
-    idx = *strset_find(set, set->slots, set->size, str);
-    return idx == 0 ? NULL : set->values[idx - 1];
+    entry = sss_hash_table_get(set->index, sss_hash_str(str), str);
+    return entry != NULL ? entry->value : NULL;
 }
 
 bool sdap_strset_has(struct sdap_strset *set, const char *str)
@@ -285,7 +278,7 @@ bool sdap_strset_has(struct sdap_strset *set, const char *str)
     if (set == NULL || str == NULL) {
         return false;
     }
-    return *strset_find(set, set->slots, set->size, str) != 0;
+    return sss_hash_table_get(set->index, sss_hash_str(str), str) != NULL;
 }
 
 size_t sdap_strset_count(struct sdap_strset *set)
@@ -303,7 +296,7 @@ const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set)
         return NULL;
     }
     for (i = 0; i < n; i++) {
-        arr[i] = talloc_strdup(arr, set->keys[i]);
+        arr[i] = talloc_strdup(arr, set->order[i]->key);
         if (arr[i] == NULL) {
             talloc_free(arr);
             return NULL;
@@ -311,6 +304,14 @@ const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set)
     }
     arr[n] = NULL;
     return arr;
+}
+
+bool sdap_arg_invalid(const char *func, const char *expr)
+{
+    if (debug_enabled(SSSDBG_CRIT_FAILURE)) {
+        sss_debug_fn(func, SSSDBG_CRIT_FAILURE, "invalid argument: %s does not hold\n", expr);
+    }
+    return false;
 }
 
 errno_t sdap_ldap_err(int lrc)
@@ -344,10 +345,8 @@ errno_t sdap_ldap_err(int lrc)
 }
 
 errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                           const char *kind, const char *id_label, const char *oc,
-                           const char *name_attr, const char *id_attr, const char *extra,
-                           enum sdap_by by, const char *name, uint32_t id,
-                           char **_filter, char **_what)
+                           const struct sdap_kind *kind, enum sdap_by by,
+                           const char *name, uint32_t id, char **_filter, char **_what)
 {
     char idstr[16];
     uint32_t checked;
@@ -357,19 +356,20 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (by == SDAP_BY_NAME) {
         if (!sdap_valid_name(name)) {
             DEBUG(SSSDBG_OP_FAILURE, "refusing to look up an empty or invalid %s name\n",
-                  kind);
+                  kind->label);
             return EINVAL;
         }
-        filter = sdap_filter_eq(mem_ctx, oc, name_attr, name, extra);
-        what = talloc_asprintf(mem_ctx, "%s '%s'", kind, name);
+        filter = sdap_filter_eq(mem_ctx, kind->oc, kind->name_attr, name, kind->filter);
+        what = talloc_asprintf(mem_ctx, "%s '%s'", kind->label, name);
     } else if (by == SDAP_BY_ID) {
         snprintf(idstr, sizeof(idstr), "%u", id);
         if (sdap_parse_id(idstr, opts->min_id, opts->max_id, &checked) != EOK) {
-            DEBUG(SSSDBG_TRACE_FUNC, "%s %u is outside the domain's range\n", id_label, id);
+            DEBUG(SSSDBG_TRACE_FUNC, "%s %u is outside the domain's range\n", kind->id_label,
+                  id);
             return ENOENT;
         }
-        filter = sdap_filter_eq(mem_ctx, oc, id_attr, idstr, extra);
-        what = talloc_asprintf(mem_ctx, "%s %u", id_label, id);
+        filter = sdap_filter_eq(mem_ctx, kind->oc, kind->id_attr, idstr, kind->filter);
+        what = talloc_asprintf(mem_ctx, "%s %u", kind->id_label, id);
     } else {
         return EINVAL;
     }

@@ -6,7 +6,7 @@
  *
  * rfc2307bis (and the other DN-member schemas): the member values are DNs. They are
  * resolved level by level (breadth first): all member DNs of the groups of one level that
- * were not seen before are read at once (sdap_id_resolve_dns): those named by their RDN
+ * were not seen before are read at once (sdap_member_dns.c): those named by their RDN
  * under the user or group search base with OR filters on that name, hundreds per search,
  * checked against the requested DNs; the others with base-scope lookups, many in flight
  * at once on the shared connection. A DN whose entry has the user object class gives a
@@ -19,24 +19,52 @@
 #include <stdio.h>
 
 #include "util/util.h"
-#include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_member_dns.h"
 
-/* memberUid values -> sdap_group.member_users. */
-static errno_t set_member_names(struct sdap_group *group, const struct sdap_attr *attr)
+errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
+                               struct sdap_strset *groups)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const char **u = NULL;
+    const char **g = NULL;
+
+    if (users != NULL) {
+        u = sdap_strset_array(group, users);
+        if (u == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (groups != NULL) {
+        g = sdap_strset_array(group, groups);
+        if (g == NULL) {
+            talloc_free(u);
+            return ENOMEM;
+        }
+    }
+    if (u != NULL) {
+        talloc_free(group->member_users);
+        group->member_users = u;
+        group->num_member_users = sdap_strset_count(users);
+    }
+    if (g != NULL) {
+        talloc_free(group->member_groups);
+        group->member_groups = g;
+        group->num_member_groups = sdap_strset_count(groups);
+    }
+    return EOK;
+}
+
+errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
+                                       const struct sdap_options *opts,
+                                       const struct sdap_entry *entry)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(entry, opts->group_map[SDAP_GA_MEMBER]);
     struct sdap_strset *set;
-    const char **arr;
     size_t i;
     errno_t ret;
 
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    set = sdap_strset_new(tmp_ctx);
+    set = sdap_strset_new(NULL);
     if (set == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     for (i = 0; attr != NULL && i < attr->num_values; i++) {
         if (!sdap_valid_name(attr->values[i])) {
@@ -46,25 +74,9 @@ static errno_t set_member_names(struct sdap_group *group, const struct sdap_attr
         }
         sdap_strset_add(set, attr->values[i]);
     }
-    arr = sdap_strset_array(group, set);
-    if (arr == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    talloc_free(group->member_users);
-    group->member_users = arr;
-    group->num_member_users = sdap_strset_count(set);
-    ret = EOK;
-done:
-    talloc_free(tmp_ctx);
+    ret = sdap_group_set_members(group, set, NULL);
+    talloc_free(set);
     return ret;
-}
-
-errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
-                                       const struct sdap_options *opts,
-                                       const struct sdap_entry *entry)
-{
-    return set_member_names(group, sdap_entry_attr(entry, opts->group_map[SDAP_GA_MEMBER]));
 }
 
 /* ---- rfc2307bis member resolution --------------------------------------------------- */
@@ -178,8 +190,8 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "depth %d: looking up %zu member DN(s)\n", state->depth,
           state->num_dns);
-    subreq = sdap_id_resolve_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                      state->canons, state->num_dns, state->attrs);
+    subreq = sdap_member_dns_send(state, state->ev, state->id_ctx, state->dns,
+                                  state->canons, state->num_dns, state->attrs);
     if (subreq == NULL) {
         return ENOMEM;
     }
@@ -199,7 +211,7 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     size_t i;
     errno_t ret;
 
-    ret = sdap_id_resolve_dns_recv(state, subreq, &entries);
+    ret = sdap_member_dns_recv(state, subreq, &entries);
     talloc_free(subreq);
     if (ret != EOK) {
         tevent_req_error(req, ret);
@@ -246,38 +258,16 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     state->num_frontier = num_next;
     state->depth++;
     ret = sdap_resolve_members_step(req);
-    if (ret == EAGAIN) {
-        return;
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
-errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                  const char ***_users, size_t *_num_users,
-                                  const char ***_groups, size_t *_num_groups)
+errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group)
 {
     struct sdap_resolve_members_state *state =
         tevent_req_data(req, struct sdap_resolve_members_state);
-    const char **users;
-    const char **groups;
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
-    users = sdap_strset_array(mem_ctx, state->users);
-    groups = sdap_strset_array(mem_ctx, state->groups);
-    if (users == NULL || groups == NULL) {
-        talloc_free(users);
-        talloc_free(groups);
-        return ENOMEM;
-    }
-    *_users = users;
-    *_num_users = sdap_strset_count(state->users);
-    *_groups = groups;
-    *_num_groups = sdap_strset_count(state->groups);
-    return EOK;
+    return sdap_group_set_members(group, state->users, state->groups);
 }
 
 /* ---- get group ---------------------------------------------------------------------- */
@@ -285,9 +275,7 @@ errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 struct sdap_get_group_state {
     struct tevent_context *ev;
     struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    char *what;
-    struct sdap_entry **entries;
+    struct sdap_entry *entry;       /* lives while its members are resolved */
     struct sdap_group *group;
 };
 
@@ -299,40 +287,17 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        const char *name, uint32_t id)
 {
     struct sdap_get_group_state *state;
-    const struct sdap_options *opts;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    char *filter = NULL;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_get_group_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (id_ctx == NULL || ev == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.attrs = sdap_group_attrs(state, opts, true);
-    if (state->args.attrs == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sdap_lookup_filter(state, opts, "group", "gid", opts->group_map[SDAP_GA_OC],
-                             opts->group_map[SDAP_GA_NAME], opts->group_map[SDAP_GA_GID],
-                             opts->group_filter,
-                             by, name, id, &filter, &state->what);
-    state->args.filter = filter;
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    subreq = sdap_id_lookup_one_send(state, ev, id_ctx, SDAP_KIND_GROUPS, by, name, id);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
@@ -347,39 +312,26 @@ static void sdap_get_group_found(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
-    size_t num = 0;
+    const struct sdap_options *opts = NULL;
     errno_t ret;
 
-    ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
+    ret = sdap_id_lookup_one_recv(state, subreq, &opts, &state->entry);
     talloc_free(subreq);
     if (ret != EOK) {
         goto done;
     }
-    if (num == 0) {
-        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
-        ret = ENOENT;
-        goto done;
-    }
-    if (num > 1) {
-        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
-              state->what, num, state->entries[0]->dn, state->entries[1]->dn,
-              num > 2 ? ", ..." : "");
-        ret = EINVAL;
-        goto done;
-    }
-    ret = sdap_parse_group(state, opts, state->entries[0], &state->group);
+    ret = sdap_parse_group(state, opts, state->entry, &state->group);
     if (ret == EINVAL) {
-        ret = ENOENT;
+        ret = ENOENT;   /* unusable entry, logged */
     }
     if (ret != EOK) {
         goto done;
     }
     if (!opts->member_is_dn) {
-        ret = sdap_group_set_members_rfc2307(state->group, opts, state->entries[0]);
+        ret = sdap_group_set_members_rfc2307(state->group, opts, state->entry);
         goto done;
     }
-    subreq = sdap_resolve_members_send(state, state->ev, state->id_ctx, state->entries[0],
+    subreq = sdap_resolve_members_send(state, state->ev, state->id_ctx, state->entry,
                                        opts->nesting_level);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -388,37 +340,18 @@ static void sdap_get_group_found(struct tevent_req *subreq)
     tevent_req_set_callback(subreq, sdap_get_group_resolved, req);
     return;
 done:
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 static void sdap_get_group_resolved(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
-    struct sdap_group *group = state->group;
-    const char **users = NULL;
-    const char **groups = NULL;
-    size_t nu = 0;
-    size_t ng = 0;
     errno_t ret;
 
-    ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
+    ret = sdap_resolve_members_recv(subreq, state->group);
     talloc_free(subreq);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    talloc_free(group->member_users);
-    talloc_free(group->member_groups);
-    group->member_users = users;
-    group->num_member_users = nu;
-    group->member_groups = groups;
-    group->num_member_groups = ng;
-    tevent_req_done(req);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -426,6 +359,9 @@ errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
 
+    if (!SDAP_ARG_VALID(_group != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_group = talloc_steal(mem_ctx, state->group);
     return EOK;

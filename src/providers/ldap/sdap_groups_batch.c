@@ -7,6 +7,7 @@
  * For the back-end's member prefetch; a caller needing one exact answer (duplicates
  * refused, ENOENT) still uses sdap_get_group.
  */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -75,16 +76,16 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
     struct tevent_req *req;
     struct tevent_req *subreq;
     const char **values;
+    char *filter;
     size_t i;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_groups_batch_state);
-    if (req == NULL) {
-        return NULL;
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
-    if (id_ctx == NULL || ev == NULL || gids == NULL || n == 0) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(gids != NULL) || !SDAP_ARG_VALID(n > 0)) {
+        return sdap_req_invalid(req, ev);
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
@@ -105,19 +106,15 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
         }
     }
     values[n] = NULL;
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.page_size = opts->page_size;
-    state->args.attrs = sdap_group_attrs(state, opts, true);
-    state->args.filter = sdap_filter_or(state, opts->group_map[SDAP_GA_OC],
-                                        opts->group_map[SDAP_GA_GID], values, n,
-                                        opts->group_filter);
+    filter = sdap_filter_or(state, opts->groups.oc, opts->groups.id_attr, values, n,
+                            opts->groups.filter);
     talloc_free(values);
-    if (state->args.attrs == NULL || state->args.filter == NULL) {
+    if (filter == NULL) {
         ret = ENOMEM;
         goto done;
     }
+    state->args = sdap_kind_search(&opts->groups, filter, opts->search_timeout,
+                                   opts->page_size);
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -209,12 +206,12 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
 
     ret = sdap_id_search_recv(state, subreq, &state->entries, &num);
     talloc_free(subreq);
-    if (ret == EOK) {
-        ret = sdap_groups_batch_parse(state, num);
-    }
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
+    }
+    ret = sdap_groups_batch_parse(state, num);
+    if (ret != EOK) {
+        goto done;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "%zu of %zu group(s) found by gid\n", state->num_groups,
           state->num_gids);
@@ -223,14 +220,8 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
         return;
     }
     ret = sdap_groups_batch_resolve_more(req);
-    if (ret == EAGAIN) {
-        return;
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+done:
+    sdap_req_step(req, ret);
 }
 
 static void sdap_groups_batch_members_turn(struct tevent_context *ev, struct tevent_timer *te,
@@ -304,39 +295,22 @@ static void sdap_groups_batch_resolved(struct tevent_req *subreq)
     struct tevent_req *req = r->req;
     struct sdap_groups_batch_state *state =
         tevent_req_data(req, struct sdap_groups_batch_state);
-    struct sdap_group *group = state->groups[r->idx];
-    const char **users = NULL;
-    const char **groups = NULL;
-    size_t nu = 0;
-    size_t ng = 0;
     errno_t ret;
 
-    ret = sdap_resolve_members_recv(group, subreq, &users, &nu, &groups, &ng);
+    ret = sdap_resolve_members_recv(subreq, state->groups[r->idx]);
     talloc_free(subreq);
     talloc_free(r);
+    assert(state->resolving > 0);
     state->resolving--;
     if (state->failed) {
         return;
     }
     if (ret == EOK) {
-        talloc_free(group->member_users);
-        talloc_free(group->member_groups);
-        group->member_users = users;
-        group->num_member_users = nu;
-        group->member_groups = groups;
-        group->num_member_groups = ng;
         ret = sdap_groups_batch_resolve_more(req);
-        if (ret == EAGAIN) {
-            return;
-        }
     }
-    if (ret != EOK) {
-        /* The other resolutions go with the request when the caller frees it. */
-        state->failed = true;
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    /* On failure the other resolutions go with the request when the caller frees it. */
+    state->failed = ret != EOK && ret != EAGAIN;
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -345,6 +319,9 @@ errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_groups_batch_state *state =
         tevent_req_data(req, struct sdap_groups_batch_state);
 
+    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_groups = talloc_steal(mem_ctx, state->groups);
     *_num_groups = state->num_groups;

@@ -1,8 +1,9 @@
 /*
  * struct sdap_id_ctx: one per domain, the entry point the back-end holds. It owns the
- * options, the failover state and the shared connection. The two helpers at the end,
+ * options, the failover state and the shared connection. The helpers at the end,
  * sdap_id_search and sdap_id_lookup_dns, are what every operation builds on: "get the
- * shared connection (connecting or failing over when needed), then search on it".
+ * shared connection (connecting or failing over when needed), then search on it"; and
+ * sdap_id_lookup_one, the lookup of one user or one group by name or id.
  */
 #include "util/util.h"
 #include "confdb/confdb.h"
@@ -19,31 +20,41 @@ errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                            struct confdb *cdb, const char *domain,
                            struct sdap_id_ctx **_id_ctx)
 {
+    TALLOC_CTX *tmp_ctx;
     struct sdap_id_ctx *id_ctx;
     errno_t ret;
 
-    if (ev == NULL || cdb == NULL || domain == NULL || _id_ctx == NULL) {
+    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(cdb != NULL)
+            || !SDAP_ARG_VALID(domain != NULL) || !SDAP_ARG_VALID(_id_ctx != NULL)) {
         return EINVAL;
     }
-    id_ctx = talloc_zero(mem_ctx, struct sdap_id_ctx);
-    if (id_ctx == NULL) {
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
         return ENOMEM;
     }
+    id_ctx = talloc_zero(tmp_ctx, struct sdap_id_ctx);
+    if (id_ctx == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    sss_list_init(&id_ctx->waiters);
     id_ctx->ev = ev;
     id_ctx->conn_server = -1;
     ret = sdap_options_read(id_ctx, cdb, domain, &id_ctx->opts);
     if (ret != EOK) {
-        talloc_free(id_ctx);
-        return ret;
+        goto done;
     }
     id_ctx->fo = sdap_fo_create(id_ctx, id_ctx->opts);
     if (id_ctx->fo == NULL) {
-        talloc_free(id_ctx);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     talloc_set_destructor(id_ctx, sdap_id_ctx_destructor);
-    *_id_ctx = id_ctx;
-    return EOK;
+    *_id_ctx = talloc_steal(mem_ctx, id_ctx);
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
 }
 
 const char *sdap_id_ctx_server(struct sdap_id_ctx *id_ctx)
@@ -220,5 +231,107 @@ errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_entries = talloc_steal(mem_ctx, state->entries);
+    return EOK;
+}
+
+struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const char *filter,
+                                         int timeout, int page_size)
+{
+    return (struct sdap_search_args) {
+        .base_ref = kind->base,
+        .scope = LDAP_SCOPE_SUBTREE,
+        .filter = filter,
+        .attrs = kind->attrs,
+        .timeout = timeout,
+        .page_size = page_size,
+    };
+}
+
+/* ---- one entry of a kind, by name or id ------------------------------------------------ */
+
+struct sdap_id_lookup_one_state {
+    const struct sdap_options *opts;
+    struct sdap_search_args args;
+    char *what;                 /* "user 'x'", "gid 5": for logs */
+    struct sdap_entry *entry;
+};
+
+static void sdap_id_lookup_one_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           enum sdap_kind_id kind, enum sdap_by by,
+                                           const char *name, uint32_t id)
+{
+    struct sdap_id_lookup_one_state *state;
+    const struct sdap_kind *desc;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    char *filter = NULL;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_id_lookup_one_state);
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
+    }
+    state->opts = id_ctx->opts;
+    desc = sdap_kind(state->opts, kind);
+    ret = sdap_lookup_filter(state, state->opts, desc, by, name, id, &filter, &state->what);
+    if (ret != EOK) {
+        goto done;
+    }
+    state->args = sdap_kind_search(desc, filter, state->opts->search_timeout, 0);
+    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_id_lookup_one_done, req);
+    return req;
+done:
+    return sss_req_post(req, ev, ret);
+}
+
+static void sdap_id_lookup_one_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_id_lookup_one_state *state =
+        tevent_req_data(req, struct sdap_id_lookup_one_state);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (num == 0) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
+        ret = ENOENT;
+        goto done;
+    }
+    if (num > 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
+              state->what, num, entries[0]->dn, entries[1]->dn, num > 2 ? ", ..." : "");
+        ret = EINVAL;
+        goto done;
+    }
+    state->entry = talloc_steal(state, entries[0]);
+done:
+    talloc_free(entries);
+    sdap_req_step(req, ret);
+}
+
+errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                const struct sdap_options **_opts,
+                                struct sdap_entry **_entry)
+{
+    struct sdap_id_lookup_one_state *state =
+        tevent_req_data(req, struct sdap_id_lookup_one_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_opts = state->opts;
+    *_entry = talloc_steal(mem_ctx, state->entry);
     return EOK;
 }

@@ -37,26 +37,33 @@ struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     struct sdap_initgroups_state *state;
     struct tevent_req *req;
     struct tevent_req *subreq;
+    errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_initgroups_state);
-    if (req == NULL) {
-        return NULL;
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        return req;     /* NULL, or failing with EINVAL */
     }
-    if (id_ctx == NULL || ev == NULL || !sdap_valid_name(name)) {
-        return sss_req_post(req, ev, EINVAL);
+    if (!sdap_valid_name(name)) {
+        DEBUG(SSSDBG_OP_FAILURE, "refusing initgroups of an empty or invalid name\n");
+        ret = EINVAL;
+        goto done;
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
     state->seen = sdap_strset_new(state);
     if (state->seen == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
+        ret = ENOMEM;
+        goto done;
     }
     subreq = sdap_get_user_send(state, ev, id_ctx, SDAP_BY_NAME, name, 0);
     if (subreq == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
+        ret = ENOMEM;
+        goto done;
     }
     tevent_req_set_callback(subreq, sdap_initgroups_user_done, req);
     return req;
+done:
+    return sss_req_post(req, ev, ret);
 }
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq)
@@ -72,10 +79,9 @@ static void sdap_initgroups_user_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
-    state->args.base_ref = &opts->group_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.page_size = opts->page_size;
+    /* Filters per batch below; groups without their members. */
+    state->args = sdap_kind_search(&opts->groups, NULL, opts->search_timeout,
+                                   opts->page_size);
     state->args.attrs = sdap_group_attrs(state, opts, false);
     if (state->args.attrs == NULL) {
         tevent_req_error(req, ENOMEM);
@@ -91,13 +97,7 @@ static void sdap_initgroups_user_done(struct tevent_req *subreq)
     state->frontier[1] = NULL;
     state->num_frontier = 1;
     ret = sdap_initgroups_search(req);
-    if (ret != EAGAIN) {
-        if (ret == EOK) {
-            tevent_req_done(req);
-        } else {
-            tevent_req_error(req, ret);
-        }
-    }
+    sdap_req_step(req, ret);
 }
 
 /* Searches the parents of the next batch of the frontier, or moves to the next hop.
@@ -128,10 +128,10 @@ static errno_t sdap_initgroups_search(struct tevent_req *req)
         batch = SDAP_FILTER_BATCH;
     }
     talloc_free(discard_const(state->args.filter));
-    state->args.filter = sdap_filter_or(state, opts->group_map[SDAP_GA_OC],
+    state->args.filter = sdap_filter_or(state, opts->groups.oc,
                                         opts->group_map[SDAP_GA_MEMBER],
                                         &state->frontier[state->pos], batch,
-                                        opts->group_filter);
+                                        opts->groups.filter);
     if (state->args.filter == NULL) {
         return ENOMEM;
     }
@@ -195,23 +195,23 @@ static void sdap_initgroups_search_done(struct tevent_req *subreq)
 
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
-    for (i = 0; ret == EOK && i < num; i++) {
-        ret = add_group(state, entries[i]);
-    }
-    talloc_free(entries);
-    if (ret == EOK) {
-        ret = sdap_initgroups_search(req);
-    }
-    if (ret == EAGAIN) {
-        return;
-    }
     if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
+        goto done;
     }
-    DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s)\n", state->user->name,
-          state->num_groups);
-    tevent_req_done(req);
+    for (i = 0; i < num; i++) {
+        ret = add_group(state, entries[i]);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    ret = sdap_initgroups_search(req);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s)\n", state->user->name,
+              state->num_groups);
+    }
+done:
+    talloc_free(entries);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -222,6 +222,9 @@ errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_group **groups;
     size_t i;
 
+    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
+        return EINVAL;
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     groups = talloc_array(mem_ctx, struct sdap_group *, state->num_groups + 1);
     if (groups == NULL) {

@@ -1,63 +1,126 @@
 /*
- * The options of one LDAP domain, read once from confdb into struct sdap_options.
- * confdb's table gives the defaults (SSSD's), including the attribute-map defaults that
- * depend on ldap_schema; this file only fetches, checks and derives (per-map search bases
- * fall back to ldap_search_base, the URI lists are joined, the schema decides whether
- * group members are names or DNs).
+ * The options of one LDAP domain, read once from confdb into struct sdap_options through
+ * one table (sdap_opt_table), which says for each option the field it fills and how it is
+ * read, like the attribute maps. confdb gives the defaults (SSSD's, including the
+ * attribute-map defaults that depend on ldap_schema) and has checked types, enum values and
+ * ranges at load, so nothing of that is repeated here. What this file adds is what only the
+ * provider knows: attribute options must name attributes and the required ones be set,
+ * timeouts must be at least a second, and the values that follow from others (the URI lists
+ * joined and checked, per-map search bases falling back to ldap_search_base, paging turned
+ * off, whether group members are names or DNs, the descriptors of users and groups).
  */
+#include <stddef.h>
+
 #include "util/util.h"
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
 
-/* The schemas as data: name, enum, and how the group member attribute is read. */
-static const struct {
+/* Names of the values of the enum options, indexed by the value stored. */
+static const char *const sdap_schema_names[] = {
+    [SDAP_SCHEMA_RFC2307] = "rfc2307",
+    [SDAP_SCHEMA_RFC2307BIS] = "rfc2307bis",
+    [SDAP_SCHEMA_AD] = "ad",
+    [SDAP_SCHEMA_IPA] = "ipa",
+};
+
+static const char *const sdap_reqcert_names[] = {
+    [LDAP_OPT_X_TLS_NEVER] = "never",
+    [LDAP_OPT_X_TLS_HARD] = "hard",
+    [LDAP_OPT_X_TLS_DEMAND] = "demand",
+    [LDAP_OPT_X_TLS_ALLOW] = "allow",
+    [LDAP_OPT_X_TLS_TRY] = "try",
+};
+
+enum sdap_opt_type {
+    SDAP_OPT_STRING,            /* char *, on opts; NULL when unset and without default */
+    SDAP_OPT_INT,               /* int, at least .min */
+    SDAP_OPT_BOOL,
+    SDAP_OPT_ID,                /* uint32_t */
+    SDAP_OPT_ENUM,              /* an enum: the index of the value in .names */
+    SDAP_OPT_ATTR,              /* const char *: an attribute name; .required: must be set */
+};
+
+struct sdap_opt {
     const char *name;
-    enum sdap_schema schema;
-    bool member_is_dn;
-} sdap_schemas[] = {
-    { "rfc2307", SDAP_SCHEMA_RFC2307, false },
-    { "rfc2307bis", SDAP_SCHEMA_RFC2307BIS, true },
-    { "ad", SDAP_SCHEMA_AD, true },
-    { "ipa", SDAP_SCHEMA_IPA, true },
-};
-
-/* Which option names each attribute map entry; required ones must have a value. */
-static const struct {
-    enum sdap_user_attr attr;
-    const char *option;
+    enum sdap_opt_type type;
+    size_t offset;              /* of the field in struct sdap_options */
+    int min;
     bool required;
-} sdap_user_map_opts[] = {
-    { SDAP_UA_OC, "ldap_user_object_class", true },
-    { SDAP_UA_NAME, "ldap_user_name", true },
-    { SDAP_UA_UID, "ldap_user_uid_number", true },
-    { SDAP_UA_GID, "ldap_user_gid_number", true },
-    { SDAP_UA_GECOS, "ldap_user_gecos", false },
-    { SDAP_UA_FULLNAME, "ldap_user_fullname", false },
-    { SDAP_UA_HOME, "ldap_user_home_directory", false },
-    { SDAP_UA_SHELL, "ldap_user_shell", false },
+    const char *const *names;
+    size_t num_names;
 };
 
-static const struct {
-    enum sdap_group_attr attr;
-    const char *option;
-    bool required;
-} sdap_group_map_opts[] = {
-    { SDAP_GA_OC, "ldap_group_object_class", true },
-    { SDAP_GA_NAME, "ldap_group_name", true },
-    { SDAP_GA_GID, "ldap_group_gid_number", true },
-    { SDAP_GA_MEMBER, "ldap_group_member", true },
+/* The field's offset, refused at compile time unless the field has the type the reader
+ * writes through. */
+#define OPT_FIELD(field, type) \
+    (offsetof(struct sdap_options, field) + 0 * sizeof(char[ \
+        __builtin_types_compatible_p(__typeof__(((struct sdap_options *)0)->field), type) \
+        ? 1 : -1]))
+#define OPT_ENUM_FIELD(field) \
+    (offsetof(struct sdap_options, field) + 0 * sizeof(char[ \
+        sizeof(((struct sdap_options *)0)->field) == sizeof(int) ? 1 : -1]))
+
+#define OPT_STRING(n, field) \
+    { .name = (n), .type = SDAP_OPT_STRING, .offset = OPT_FIELD(field, char *) }
+#define OPT_INT(n, field, lo) \
+    { .name = (n), .type = SDAP_OPT_INT, .offset = OPT_FIELD(field, int), .min = (lo) }
+#define OPT_BOOL(n, field) \
+    { .name = (n), .type = SDAP_OPT_BOOL, .offset = OPT_FIELD(field, bool) }
+#define OPT_ID(n, field) \
+    { .name = (n), .type = SDAP_OPT_ID, .offset = OPT_FIELD(field, uint32_t) }
+#define OPT_ENUM(n, field, vals) \
+    { .name = (n), .type = SDAP_OPT_ENUM, .offset = OPT_ENUM_FIELD(field), \
+      .names = (vals), .num_names = SSS_ARRAY_SIZE(vals) }
+#define OPT_ATTR(n, field, req) \
+    { .name = (n), .type = SDAP_OPT_ATTR, .offset = OPT_FIELD(field, const char *), \
+      .required = (req) }
+
+static const struct sdap_opt sdap_opt_table[] = {
+    OPT_ENUM("ldap_schema", schema, sdap_schema_names),
+    /* Search bases: see sdap_options_derive(). */
+    OPT_STRING("ldap_search_base", search_base),
+    OPT_STRING("ldap_user_search_base", user_base),
+    OPT_STRING("ldap_group_search_base", group_base),
+    OPT_STRING("ldap_default_bind_dn", bind_dn),
+    OPT_STRING("ldap_default_authtok", authtok),
+    OPT_STRING("ldap_user_search_filter", user_filter),
+    OPT_STRING("ldap_group_search_filter", group_filter),
+    OPT_STRING("ldap_tls_cacert", tls_cacert),
+    OPT_STRING("ldap_tls_cacertdir", tls_cacertdir),
+    OPT_ENUM("ldap_tls_reqcert", tls_reqcert, sdap_reqcert_names),
+    /* A timeout of 0 would end every operation at once, or never end it (libldap). */
+    OPT_INT("ldap_search_timeout", search_timeout, 1),
+    OPT_INT("ldap_enumeration_search_timeout", enum_search_timeout, 1),
+    OPT_INT("ldap_network_timeout", network_timeout, 1),
+    OPT_INT("ldap_opt_timeout", opt_timeout, 1),
+    OPT_INT("offline_timeout", bad_server_timeout, 0),
+    OPT_INT("ldap_group_nesting_level", nesting_level, 0),
+    OPT_INT("ldap_page_size", page_size, 0),
+    OPT_BOOL("ldap_id_use_start_tls", start_tls),
+    OPT_ID("min_id", min_id),
+    OPT_ID("max_id", max_id),
+    OPT_ATTR("ldap_user_object_class", user_map[SDAP_UA_OC], true),
+    OPT_ATTR("ldap_user_name", user_map[SDAP_UA_NAME], true),
+    OPT_ATTR("ldap_user_uid_number", user_map[SDAP_UA_UID], true),
+    OPT_ATTR("ldap_user_gid_number", user_map[SDAP_UA_GID], true),
+    OPT_ATTR("ldap_user_gecos", user_map[SDAP_UA_GECOS], false),
+    OPT_ATTR("ldap_user_fullname", user_map[SDAP_UA_FULLNAME], false),
+    OPT_ATTR("ldap_user_home_directory", user_map[SDAP_UA_HOME], false),
+    OPT_ATTR("ldap_user_shell", user_map[SDAP_UA_SHELL], false),
+    OPT_ATTR("ldap_group_object_class", group_map[SDAP_GA_OC], true),
+    OPT_ATTR("ldap_group_name", group_map[SDAP_GA_NAME], true),
+    OPT_ATTR("ldap_group_gid_number", group_map[SDAP_GA_GID], true),
+    OPT_ATTR("ldap_group_member", group_map[SDAP_GA_MEMBER], true),
 };
 
-static const struct {
-    const char *name;
-    int value;
-} sdap_reqcert_values[] = {
-    { "never", LDAP_OPT_X_TLS_NEVER },
-    { "allow", LDAP_OPT_X_TLS_ALLOW },
-    { "try", LDAP_OPT_X_TLS_TRY },
-    { "demand", LDAP_OPT_X_TLS_DEMAND },
-    { "hard", LDAP_OPT_X_TLS_HARD },
-};
+const char *sdap_tls_reqcert_name(int reqcert)
+{
+    if (reqcert < 0 || (size_t)reqcert >= SSS_ARRAY_SIZE(sdap_reqcert_names)
+            || sdap_reqcert_names[reqcert] == NULL) {
+        return "?";
+    }
+    return sdap_reqcert_names[reqcert];
+}
 
 /* Reads an option that must be an attribute name: no spaces, parentheses or '='. */
 static errno_t get_attr_name(struct confdb *cdb, TALLOC_CTX *mem_ctx, const char *section,
@@ -85,16 +148,6 @@ static errno_t get_attr_name(struct confdb *cdb, TALLOC_CTX *mem_ctx, const char
     }
     *_value = value;
     return EOK;
-}
-
-static errno_t get_int(struct confdb *cdb, const char *section, const char *option,
-                       int *_value)
-{
-    errno_t ret = confdb_get_int(cdb, section, option, _value);
-    if (ret != EOK) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: %s\n", section, option, sss_strerror(ret));
-    }
-    return ret;
 }
 
 static errno_t read_uris(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
@@ -151,17 +204,143 @@ static errno_t read_uris(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *se
     return EOK;
 }
 
+/* The value of an enum option: the index of its name in opt->names. */
+static errno_t read_enum(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *section,
+                         const struct sdap_opt *opt, int *_value)
+{
+    char *str = NULL;
+    size_t i;
+    errno_t ret;
+
+    ret = confdb_get_string(cdb, tmp_ctx, section, opt->name, &str);
+    if (ret != EOK) {
+        return ret;
+    }
+    for (i = 0; str != NULL && i < opt->num_names; i++) {
+        if (opt->names[i] != NULL && strcasecmp(str, opt->names[i]) == 0) {
+            *_value = (int)i;
+            return EOK;
+        }
+    }
+    /* confdb checks enum values at load: this is a value added there and not here. */
+    DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: value '%s' is not known to the LDAP provider\n",
+          section, opt->name, str != NULL ? str : "(none)");
+    return ERR_INVALID_CONFIG;
+}
+
+/* Reads the option of one table row into its field of opts. Errors: confdb's, and
+ * ERR_INVALID_CONFIG; both logged. */
+static errno_t read_opt(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *section,
+                        const struct sdap_opt *opt, struct sdap_options *opts)
+{
+    char *field = (char *)opts + opt->offset;
+    int num = 0;
+    errno_t ret = ERR_INTERNAL;
+
+    switch (opt->type) {
+    case SDAP_OPT_STRING:
+        ret = confdb_get_string(cdb, opts, section, opt->name, (char **)(void *)field);
+        break;
+    case SDAP_OPT_INT:
+        ret = confdb_get_int(cdb, section, opt->name, &num);
+        if (ret == EOK && num < opt->min) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s = %d: at least %d expected\n", section,
+                  opt->name, num, opt->min);
+            return ERR_INVALID_CONFIG;
+        }
+        memcpy(field, &num, sizeof(num));
+        break;
+    case SDAP_OPT_BOOL:
+        ret = confdb_get_bool(cdb, section, opt->name, (bool *)(void *)field);
+        break;
+    case SDAP_OPT_ID:
+        ret = confdb_get_uint32(cdb, section, opt->name, (uint32_t *)(void *)field);
+        break;
+    case SDAP_OPT_ENUM:
+        ret = read_enum(tmp_ctx, cdb, section, opt, &num);
+        if (ret == ERR_INVALID_CONFIG) {
+            return ret;
+        }
+        memcpy(field, &num, sizeof(num));
+        break;
+    case SDAP_OPT_ATTR:
+        return get_attr_name(cdb, opts, section, opt->name, opt->required,
+                             (const char **)(void *)field);
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: %s\n", section, opt->name, sss_strerror(ret));
+    }
+    return ret;
+}
+
+/* The descriptors of the two kinds of entries: what their searches differ in. */
+static errno_t sdap_options_kinds(struct sdap_options *opts)
+{
+    opts->users = (struct sdap_kind) {
+        .label = "user",
+        .id_label = "uid",
+        .base = &opts->user_base,
+        .oc = opts->user_map[SDAP_UA_OC],
+        .name_attr = opts->user_map[SDAP_UA_NAME],
+        .id_attr = opts->user_map[SDAP_UA_UID],
+        .filter = opts->user_filter,
+        .attrs = sdap_user_attrs(opts, opts),
+    };
+    opts->groups = (struct sdap_kind) {
+        .label = "group",
+        .id_label = "gid",
+        .base = &opts->group_base,
+        .oc = opts->group_map[SDAP_GA_OC],
+        .name_attr = opts->group_map[SDAP_GA_NAME],
+        .id_attr = opts->group_map[SDAP_GA_GID],
+        .filter = opts->group_filter,
+        .attrs = sdap_group_attrs(opts, opts, true),
+    };
+    return opts->users.attrs != NULL && opts->groups.attrs != NULL ? EOK : ENOMEM;
+}
+
+/* The values that follow from others. Errors: ERR_INVALID_CONFIG (logged), ENOMEM. */
+static errno_t sdap_options_derive(struct sdap_options *opts, const char *section,
+                                   bool disable_paging)
+{
+    /* rfc2307 names members by their uid; the other schemas by DN. */
+    opts->member_is_dn = opts->schema != SDAP_SCHEMA_RFC2307;
+    if (disable_paging) {
+        opts->page_size = 0;
+    }
+    /* The per-map bases fall back to ldap_search_base; what is still missing is read from
+     * the first server's rootDSE (sdap_rootdse.c), as SSSD does. */
+    if (opts->user_base == NULL) {
+        opts->user_base = opts->search_base;
+    }
+    if (opts->group_base == NULL) {
+        opts->group_base = opts->search_base;
+    }
+    if (opts->user_base == NULL || opts->group_base == NULL) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "[%s] ldap_search_base is not set: it will be read from "
+              "the server's rootDSE\n", section);
+    }
+    /* confdb refuses this at load already; the id checks of sdap_schema.c rely on it. */
+    if (opts->max_id != 0 && opts->max_id < opts->min_id) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] max_id %u is below min_id %u\n", section,
+              opts->max_id, opts->min_id);
+        return ERR_INVALID_CONFIG;
+    }
+    return sdap_options_kinds(opts);
+}
+
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
                           struct sdap_options **_opts)
 {
     TALLOC_CTX *tmp_ctx = NULL;
     struct sdap_options *opts;
+    bool disable_paging = false;
     char *section;
-    char *str = NULL;
     size_t i;
     errno_t ret;
 
-    if (cdb == NULL || domain == NULL || _opts == NULL) {
+    if (!SDAP_ARG_VALID(cdb != NULL) || !SDAP_ARG_VALID(domain != NULL)
+            || !SDAP_ARG_VALID(_opts != NULL)) {
         return EINVAL;
     }
     tmp_ctx = talloc_new(NULL);
@@ -179,144 +358,27 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
         ret = ENOMEM;
         goto done;
     }
-
     ret = read_uris(tmp_ctx, cdb, section, opts);
     if (ret != EOK) {
         goto done;
     }
-
-    ret = confdb_get_string(cdb, opts, section, "ldap_schema", &str);
-    if (ret != EOK) {
-        goto done;
-    }
-    opts->schema = SDAP_SCHEMA_RFC2307;
-    for (i = 0; i < SSS_ARRAY_SIZE(sdap_schemas); i++) {
-        if (str != NULL && strcasecmp(str, sdap_schemas[i].name) == 0) {
-            opts->schema = sdap_schemas[i].schema;
-            opts->member_is_dn = sdap_schemas[i].member_is_dn;
-        }
-    }
-
-    /* Search bases: the per-map ones fall back to ldap_search_base; what is still missing
-     * is read from the first server's rootDSE (sdap_rootdse.c), as SSSD does. */
-    ret = confdb_get_string(cdb, opts, section, "ldap_search_base", &opts->search_base);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = confdb_get_string(cdb, opts, section, "ldap_user_search_base", &opts->user_base);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = confdb_get_string(cdb, opts, section, "ldap_group_search_base", &opts->group_base);
-    if (ret != EOK) {
-        goto done;
-    }
-    if (opts->user_base == NULL) {
-        opts->user_base = opts->search_base;
-    }
-    if (opts->group_base == NULL) {
-        opts->group_base = opts->search_base;
-    }
-    if (opts->user_base == NULL || opts->group_base == NULL) {
-        DEBUG(SSSDBG_CONF_SETTINGS, "[%s] ldap_search_base is not set: it will be read from "
-              "the server's rootDSE\n", section);
-    }
-
-    ret = confdb_get_string(cdb, opts, section, "ldap_default_bind_dn", &opts->bind_dn);
-    if (ret == EOK) {
-        ret = confdb_get_string(cdb, opts, section, "ldap_default_authtok", &opts->authtok);
-    }
-    if (ret == EOK) {
-        ret = confdb_get_string(cdb, opts, section, "ldap_user_search_filter",
-                                &opts->user_filter);
-    }
-    if (ret == EOK) {
-        ret = confdb_get_string(cdb, opts, section, "ldap_group_search_filter",
-                                &opts->group_filter);
-    }
-    if (ret == EOK) {
-        ret = confdb_get_string(cdb, opts, section, "ldap_tls_cacert", &opts->tls_cacert);
-    }
-    if (ret == EOK) {
-        ret = confdb_get_string(cdb, opts, section, "ldap_tls_cacertdir", &opts->tls_cacertdir);
-    }
-    if (ret == EOK) {
-        ret = confdb_get_string(cdb, tmp_ctx, section, "ldap_tls_reqcert", &str);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    opts->tls_reqcert = LDAP_OPT_X_TLS_HARD;
-    for (i = 0; i < SSS_ARRAY_SIZE(sdap_reqcert_values); i++) {
-        if (str != NULL && strcasecmp(str, sdap_reqcert_values[i].name) == 0) {
-            opts->tls_reqcert = sdap_reqcert_values[i].value;
-        }
-    }
-
-    if ((ret = get_int(cdb, section, "ldap_search_timeout", &opts->search_timeout)) != EOK
-        || (ret = get_int(cdb, section, "ldap_enumeration_search_timeout",
-                          &opts->enum_search_timeout)) != EOK
-        || (ret = get_int(cdb, section, "ldap_network_timeout", &opts->network_timeout)) != EOK
-        || (ret = get_int(cdb, section, "ldap_opt_timeout", &opts->opt_timeout)) != EOK
-        || (ret = get_int(cdb, section, "offline_timeout", &opts->bad_server_timeout)) != EOK
-        || (ret = get_int(cdb, section, "ldap_group_nesting_level", &opts->nesting_level)) != EOK
-        || (ret = get_int(cdb, section, "ldap_page_size", &opts->page_size)) != EOK) {
-        goto done;
-    }
-    ret = confdb_get_bool(cdb, section, "ldap_id_use_start_tls", &opts->start_tls);
-    if (ret != EOK) {
-        goto done;
-    }
-    {
-        bool disable_paging = false;
-        ret = confdb_get_bool(cdb, section, "ldap_disable_paging", &disable_paging);
-        if (ret != EOK) {
-            goto done;
-        }
-        if (disable_paging || opts->page_size < 0) {
-            opts->page_size = 0;
-        }
-    }
-    ret = confdb_get_uint32(cdb, section, "min_id", &opts->min_id);
-    if (ret == EOK) {
-        ret = confdb_get_uint32(cdb, section, "max_id", &opts->max_id);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    if (opts->max_id != 0 && opts->max_id < opts->min_id) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] max_id %u is below min_id %u\n", section,
-              opts->max_id, opts->min_id);
-        ret = ERR_INVALID_CONFIG;
-        goto done;
-    }
-    if (opts->search_timeout <= 0) opts->search_timeout = 6;
-    if (opts->enum_search_timeout <= 0) opts->enum_search_timeout = 60;
-    if (opts->network_timeout <= 0) opts->network_timeout = 6;
-    if (opts->opt_timeout <= 0) opts->opt_timeout = 8;
-    if (opts->bad_server_timeout < 0) opts->bad_server_timeout = 0;
-    if (opts->nesting_level < 0) opts->nesting_level = 0;
-
-    for (i = 0; i < SSS_ARRAY_SIZE(sdap_user_map_opts); i++) {
-        ret = get_attr_name(cdb, opts, section, sdap_user_map_opts[i].option,
-                            sdap_user_map_opts[i].required,
-                            &opts->user_map[sdap_user_map_opts[i].attr]);
+    for (i = 0; i < SSS_ARRAY_SIZE(sdap_opt_table); i++) {
+        ret = read_opt(tmp_ctx, cdb, section, &sdap_opt_table[i], opts);
         if (ret != EOK) {
             goto done;
         }
     }
-    for (i = 0; i < SSS_ARRAY_SIZE(sdap_group_map_opts); i++) {
-        ret = get_attr_name(cdb, opts, section, sdap_group_map_opts[i].option,
-                            sdap_group_map_opts[i].required,
-                            &opts->group_map[sdap_group_map_opts[i].attr]);
-        if (ret != EOK) {
-            goto done;
-        }
+    ret = confdb_get_bool(cdb, section, "ldap_disable_paging", &disable_paging);
+    if (ret != EOK) {
+        goto done;
     }
-
+    ret = sdap_options_derive(opts, section, disable_paging);
+    if (ret != EOK) {
+        goto done;
+    }
     DEBUG(SSSDBG_CONF_SETTINGS, "[%s] %zu server(s), schema %s, user base '%s', group base "
           "'%s', page size %d, nesting level %d\n", section, opts->num_uris,
-          sdap_schemas[opts->schema].name, opts->user_base, opts->group_base,
+          sdap_schema_names[opts->schema], opts->user_base, opts->group_base,
           opts->page_size, opts->nesting_level);
     *_opts = talloc_steal(mem_ctx, opts);
     ret = EOK;

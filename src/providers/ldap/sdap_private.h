@@ -1,18 +1,21 @@
 /*
  * Internals of the LDAP id provider, shared by its files and its unit tests only.
  *
- *   sdap_options.c    options of one domain read from confdb (struct sdap_options)
+ *   sdap_options.c    options of one domain read from confdb through one table (struct
+ *                     sdap_options, with the user and group descriptors, struct sdap_kind)
  *   sdap_schema.c     attribute maps as data, entry -> sdap_user / sdap_group parsing
- *   sdap_filter.c     RFC 4515 escaping, filter building, DN normalisation, a string set
+ *   sdap_filter.c     RFC 4515 escaping, filter building, DN helpers, a string set
  *   sdap_conn.c       one LDAP connection on the tevent loop: message dispatch by msgid,
  *                     per-operation timeouts, connection loss
  *   sdap_connect.c    non-blocking TCP connect, TLS, StartTLS and bind of a new connection
  *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
  *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
  *                     many DNs with a bounded number in flight
+ *   sdap_member_dns.c member DNs to entries in batches (sdap_member_dns.h)
  *   sdap_users.c, sdap_groups.c, sdap_groups_batch.c, sdap_initgroups.c, sdap_enum.c
  *                     the operations of sdap.h
- *   sdap_id.c         struct sdap_id_ctx
+ *   sdap_id.c         struct sdap_id_ctx; searches on its shared connection; the lookup
+ *                     of one user or group
  */
 #ifndef SSS_SDAP_PRIVATE_H
 #define SSS_SDAP_PRIVATE_H
@@ -27,9 +30,68 @@
 #define SDAP_DN_LOOKUP_WINDOW 64
 /* Values OR-ed into one filter (member=..., uid=...). */
 #define SDAP_FILTER_BATCH 50
-/* Member DNs resolved by their RDN value: values per OR filter, searches in flight. */
-#define SDAP_DN_BATCH 125
-#define SDAP_DN_BATCH_WINDOW 16
+
+/* ---- argument checks, request steps ---------------------------------------------------- */
+
+/*
+ * Argument checks at the entry points, in the spirit of sd-bus's assert_return: an argument
+ * that fails its check is the caller's bug, logged with the function and the condition that
+ * does not hold, and the entry point fails at once: EINVAL from a function returning
+ * errno_t; from a _send function EINVAL posted on the request, or NULL when there is no
+ * event context to post on (sdap_req_invalid). Data that comes from outside (names, ids,
+ * directory entries) is not checked this way: it fails the request as sdap.h documents.
+ */
+#define SDAP_ARG_VALID(expr) \
+    (__builtin_expect(!!(expr), 1) ? true : sdap_arg_invalid(__func__, #expr))
+
+/* Logs the failed check; returns false. */
+bool sdap_arg_invalid(const char *func, const char *expr);
+
+/* Ends a _send function whose arguments failed a check. */
+static inline struct tevent_req *sdap_req_invalid(struct tevent_req *req,
+                                                  struct tevent_context *ev)
+{
+    if (ev == NULL) {
+        talloc_free(req);
+        return NULL;
+    }
+    return sss_req_post(req, ev, EINVAL);
+}
+
+/*
+ * The start of every operation on the id context, right after tevent_req_create(): false
+ * when req is NULL or ev or id_ctx fail their check; req is then what the _send returns
+ * (NULL, or the request failing with EINVAL).
+ */
+#define SDAP_OP_VALID(req, ev, id_ctx) sdap_op_valid(&(req), (ev), (id_ctx), __func__)
+
+static inline bool sdap_op_valid(struct tevent_req **_req, struct tevent_context *ev,
+                                 const struct sdap_id_ctx *id_ctx, const char *func)
+{
+    if (*_req == NULL) {
+        return false;
+    }
+    if ((ev != NULL || sdap_arg_invalid(func, "ev != NULL"))
+            && (id_ctx != NULL || sdap_arg_invalid(func, "id_ctx != NULL"))) {
+        return true;
+    }
+    *_req = sdap_req_invalid(*_req, ev);
+    return false;
+}
+
+/* The end of a step of a multi-step request, by the step's result: EAGAIN, more is under
+ * way (its callback takes over); EOK, the request is done; anything else fails it. */
+static inline void sdap_req_step(struct tevent_req *req, errno_t ret)
+{
+    if (ret == EAGAIN) {
+        return;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
+}
 
 /* ---- options ---------------------------------------------------------------------- */
 
@@ -58,6 +120,25 @@ enum sdap_group_attr {
     SDAP_GA_GID,
     SDAP_GA_MEMBER,
     SDAP_GA_MAX
+};
+
+/* What the searches of users and of groups differ in, as data: one descriptor per kind in
+ * struct sdap_options, set by sdap_options_read(); sdap_kind() picks one by its id. */
+enum sdap_kind_id {
+    SDAP_KIND_USERS,
+    SDAP_KIND_GROUPS,
+};
+
+struct sdap_kind {
+    const char *label;          /* "user", "group": for logs */
+    const char *id_label;       /* "uid", "gid" */
+    char *const *base;          /* &user_base / &group_base: read once connected, as it may
+                                 * come from the server's rootDSE */
+    const char *oc;             /* the kind's object class */
+    const char *name_attr;
+    const char *id_attr;
+    const char *filter;         /* ldap_user_search_filter / ldap_group_search_filter */
+    const char *const *attrs;   /* what a lookup reads (for groups: with the members) */
 };
 
 struct sdap_options {
@@ -89,11 +170,21 @@ struct sdap_options {
     char *group_filter;
     const char *user_map[SDAP_UA_MAX];
     const char *group_map[SDAP_GA_MAX];
+    struct sdap_kind users;     /* derived from the above */
+    struct sdap_kind groups;
 };
+
+static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
+                                                enum sdap_kind_id kind)
+{
+    return kind == SDAP_KIND_GROUPS ? &opts->groups : &opts->users;
+}
 
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
                           struct sdap_options **_opts);
+/* The ldap_tls_reqcert spelling of an LDAP_OPT_X_TLS_* value ("?" for another). */
+const char *sdap_tls_reqcert_name(int reqcert);
 
 /* ---- entries ---------------------------------------------------------------------- */
 
@@ -144,14 +235,12 @@ char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value);
  * in parentheses when it does not start with one. */
 char *sdap_filter_eq(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *value, const char *extra);
-/* The filter and a log label ("user 'x'", "gid 5") of a lookup of one entry of a kind by
- * name (name_attr = name) or by id (id_attr = id). EINVAL for an invalid name or an unknown
- * `by`; ENOENT for an id outside [min_id, max_id] (nothing to ask); ENOMEM. */
+/* The filter and a log label ("user 'x'", "gid 5") of a lookup of one entry of kind by
+ * name (name attribute = name) or by id (id attribute = id). EINVAL for an invalid name or
+ * an unknown `by`; ENOENT for an id outside [min_id, max_id] (nothing to ask); ENOMEM. */
 errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                           const char *kind, const char *id_label, const char *oc,
-                           const char *name_attr, const char *id_attr, const char *extra,
-                           enum sdap_by by, const char *name, uint32_t id,
-                           char **_filter, char **_what);
+                           const struct sdap_kind *kind, enum sdap_by by,
+                           const char *name, uint32_t id, char **_filter, char **_what);
 /* "(&(objectClass=oc)(|(attr=v1)(attr=v2)...)<extra>)" over values[0..n). */
 char *sdap_filter_or(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *const *values, size_t n, const char *extra);
@@ -161,6 +250,10 @@ char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
 /* A canonical form for comparing DNs (LDAPv3 normalised, lower-cased); NULL when the
  * DN does not parse. */
 char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn);
+/* The value of dn's first RDN when that RDN is the single AVA attr=<value> (attr compared
+ * case-insensitively; the value in string form, not empty, without NUL), on mem_ctx; else
+ * NULL. */
+char *sdap_dn_rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr);
 
 /* A set of strings (exact match), insertion-ordered: for dedup and loop protection. */
 struct sdap_strset;
@@ -251,7 +344,7 @@ struct sdap_id_ctx {
     int conn_server;                /* fo index of conn */
     const char *last_uri;
     bool offline;
-    struct sdap_conn_waiter *waiters;   /* get_conn requests waiting for the connect */
+    struct sss_list waiters;        /* sdap_conn_waiter: get_conn requests awaiting it */
     struct tevent_req *connecting;      /* the failover walk in progress, or NULL */
     struct sdap_id_stats stats;
 };
@@ -313,6 +406,11 @@ struct tevent_req *sdap_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
 errno_t sdap_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_entry ***_entries);
 
+/* A subtree search of the entries of kind matching filter under the kind's base, reading
+ * kind->attrs. */
+struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const char *filter,
+                                         int timeout, int page_size);
+
 /* The same on the id context's shared connection (connecting first when needed). The
  * strings args points to must live as long as the request. */
 struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -326,20 +424,24 @@ struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_co
                                            const char *const *attrs);
 errno_t sdap_id_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                 struct sdap_entry ***_entries);
+/* The one entry of a kind named name (SDAP_BY_NAME) or holding id (SDAP_BY_ID), with the
+ * kind's attrs. Errors: those of sdap_id_search; ENOENT: no entry, or an id outside
+ * [min_id, max_id]; EINVAL: bad arguments, an invalid name, or several entries (logged as
+ * a duplicate: the directory is inconsistent and guessing could hand out the wrong
+ * identity). The recv gives the entry and the options to parse it with. */
+struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                           struct sdap_id_ctx *id_ctx,
+                                           enum sdap_kind_id kind, enum sdap_by by,
+                                           const char *name, uint32_t id);
+errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                const struct sdap_options **_opts,
+                                struct sdap_entry **_entry);
 
-/* The same result as sdap_id_lookup_dns (entries aligned with dns, NULL for a missing or
- * invalid DN), in far fewer searches: DNs whose first RDN is the user (group) name
- * attribute and that lie under the user (group) search base are read with OR filters on
- * that value, SDAP_DN_BATCH per search, and a returned entry is taken only when its
- * canonical DN is a requested one; every other DN, and those no batch returned, get a
- * base lookup. canons (optional, aligned with dns) holds their sdap_dn_canon() forms. */
-struct tevent_req *sdap_id_resolve_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                            struct sdap_id_ctx *id_ctx,
-                                            const char *const *dns,
-                                            const char *const *canons, size_t n,
-                                            const char *const *attrs);
-errno_t sdap_id_resolve_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                 struct sdap_entry ***_entries);
+/* Replaces group's member lists with the members of users and groups, in the order they
+ * were added (copies, on group); a NULL set leaves that list as it is. ENOMEM: group is
+ * unchanged. */
+errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
+                               struct sdap_strset *groups);
 
 /* rfc2307: the memberUid values of entry -> group->member_users (valid, deduplicated). */
 errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
@@ -352,8 +454,7 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
                                              struct sdap_id_ctx *id_ctx,
                                              const struct sdap_entry *group_entry,
                                              int nesting_level);
-errno_t sdap_resolve_members_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                  const char ***_users, size_t *_num_users,
-                                  const char ***_groups, size_t *_num_groups);
+/* Sets the resolved members on group (sdap_group_set_members). */
+errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group);
 
 #endif /* SSS_SDAP_PRIVATE_H */

@@ -102,37 +102,35 @@ static void sdap_rootdse_done(struct tevent_req *subreq)
 
     ret = sdap_search_recv(state, subreq, &entries, &num);
     talloc_free(subreq);
-    if (ret == EOK) {
-        ret = sdap_rootdse_pick_base(num == 1 ? entries[0] : NULL, &base);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: reading the rootDSE of %s failed: %s\n",
+              state->opts->domain, state->uri, sss_strerror(ret));
+        goto done;
     }
-    switch (ret) {
-    case EOK:
-        if (sdap_base_needed(state->opts)) {    /* another connection may have been first */
-            ret = sdap_options_set_base(state->opts, base);
-        }
-        if (ret == EOK) {
-            DEBUG(SSSDBG_CONF_SETTINGS, "domain %s: search base %s (from the rootDSE of %s)\n",
-                  state->opts->domain, base, state->uri);
-            tevent_req_done(req);
-            return;
-        }
-        break;
-    case E2BIG:
+    ret = sdap_rootdse_pick_base(num == 1 ? entries[0] : NULL, &base);
+    if (ret == E2BIG) {
         DEBUG(SSSDBG_CRIT_FAILURE, "domain %s: %s holds several naming contexts and names "
               "no default one: set ldap_search_base\n", state->opts->domain, state->uri);
         ret = ERR_INVALID_CONFIG;
-        break;
-    case ENOENT:
+        goto done;
+    }
+    if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "domain %s: the rootDSE of %s names no naming context: "
               "set ldap_search_base\n", state->opts->domain, state->uri);
         ret = ERR_INVALID_CONFIG;
-        break;
-    default:
-        DEBUG(SSSDBG_OP_FAILURE, "domain %s: reading the rootDSE of %s failed: %s\n",
-              state->opts->domain, state->uri, sss_strerror(ret));
-        break;
+        goto done;
     }
-    tevent_req_error(req, ret);
+    if (sdap_base_needed(state->opts)) {    /* another connection may have been first */
+        ret = sdap_options_set_base(state->opts, base);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    DEBUG(SSSDBG_CONF_SETTINGS, "domain %s: search base %s (from the rootDSE of %s)\n",
+          state->opts->domain, base, state->uri);
+done:
+    talloc_free(entries);
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_rootdse_base_recv(struct tevent_req *req)

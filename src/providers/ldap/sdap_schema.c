@@ -199,24 +199,6 @@ errno_t sdap_parse_id(const char *str, uint32_t min_id, uint32_t max_id, uint32_
     return EOK;
 }
 
-/* The value of the first RDN when its attribute is attr, else NULL (on mem_ctx). */
-static char *rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr)
-{
-    LDAPDN ldn = NULL;
-    char *out = NULL;
-
-    if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAPV3) != LDAP_SUCCESS || ldn == NULL) {
-        return NULL;
-    }
-    if (ldn[0] != NULL && ldn[0][0] != NULL && ldn[0][1] == NULL
-            && ldn[0][0]->la_attr.bv_len == strlen(attr)
-            && strncasecmp(ldn[0][0]->la_attr.bv_val, attr, strlen(attr)) == 0) {
-        out = talloc_strndup(mem_ctx, ldn[0][0]->la_value.bv_val, ldn[0][0]->la_value.bv_len);
-    }
-    ldap_dnfree(ldn);
-    return out;
-}
-
 /* The name of an entry: the only value, or with several the one equal to the RDN value
  * (else the first), logged. */
 static errno_t entry_name(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
@@ -233,7 +215,7 @@ static errno_t entry_name(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
     }
     name = attr->values[0];
     if (attr->num_values > 1) {
-        rdn = rdn_value(mem_ctx, entry->dn, attr_name);
+        rdn = sdap_dn_rdn_value(mem_ctx, entry->dn, attr_name);
         for (i = 0; rdn != NULL && i < attr->num_values; i++) {
             if (strcasecmp(attr->values[i], rdn) == 0) {
                 name = attr->values[i];
@@ -300,10 +282,26 @@ static const char *entry_text(const struct sdap_entry *entry, const char *attr_n
     return value;
 }
 
+/* What every entry of a kind must have: a usable name and id. EINVAL (logged): unusable. */
+static errno_t entry_name_id(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                             const struct sdap_kind *kind, const struct sdap_entry *entry,
+                             const char **_name, uint32_t *_id)
+{
+    errno_t ret;
+
+    ret = entry_name(mem_ctx, entry, kind->name_attr, kind->label, _name);
+    if (ret != EOK) {
+        return ret;
+    }
+    return entry_id(entry, kind->id_attr, opts->min_id, opts->max_id, kind->label, _id);
+}
+
+/* The parsers build the struct on mem_ctx and free it when the entry is refused: no
+ * temporary context on the path that parses every entry of an enumeration. */
+
 errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                         const struct sdap_entry *entry, struct sdap_user **_user)
 {
-    TALLOC_CTX *tmp_ctx;
     struct sdap_user *user;
     const char *name = NULL;
     const char *gecos;
@@ -311,21 +309,11 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     const char *shell;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
+    user = talloc_zero(mem_ctx, struct sdap_user);
+    if (user == NULL) {
         return ENOMEM;
     }
-    user = talloc_zero(tmp_ctx, struct sdap_user);
-    if (user == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = entry_name(tmp_ctx, entry, opts->user_map[SDAP_UA_NAME], "user", &name);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = entry_id(entry, opts->user_map[SDAP_UA_UID], opts->min_id, opts->max_id, "user",
-                   &user->uid);
+    ret = entry_name_id(user, opts, &opts->users, entry, &name, &user->uid);
     if (ret != EOK) {
         goto done;
     }
@@ -351,38 +339,28 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (user->name == NULL || user->gecos == NULL || user->home == NULL
             || user->shell == NULL || user->orig_dn == NULL) {
         ret = ENOMEM;
-        goto done;
     }
-    *_user = talloc_steal(mem_ctx, user);
-    ret = EOK;
 done:
-    talloc_free(tmp_ctx);
-    return ret;
+    if (ret != EOK) {
+        talloc_free(user);
+        return ret;
+    }
+    *_user = user;
+    return EOK;
 }
 
 errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                          const struct sdap_entry *entry, struct sdap_group **_group)
 {
-    TALLOC_CTX *tmp_ctx;
     struct sdap_group *group;
     const char *name = NULL;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
+    group = talloc_zero(mem_ctx, struct sdap_group);
+    if (group == NULL) {
         return ENOMEM;
     }
-    group = talloc_zero(tmp_ctx, struct sdap_group);
-    if (group == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = entry_name(tmp_ctx, entry, opts->group_map[SDAP_GA_NAME], "group", &name);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = entry_id(entry, opts->group_map[SDAP_GA_GID], opts->min_id, opts->max_id, "group",
-                   &group->gid);
+    ret = entry_name_id(group, opts, &opts->groups, entry, &name, &group->gid);
     if (ret != EOK) {
         goto done;
     }
@@ -393,11 +371,12 @@ errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (group->name == NULL || group->orig_dn == NULL || group->member_users == NULL
             || group->member_groups == NULL) {
         ret = ENOMEM;
-        goto done;
     }
-    *_group = talloc_steal(mem_ctx, group);
-    ret = EOK;
 done:
-    talloc_free(tmp_ctx);
-    return ret;
+    if (ret != EOK) {
+        talloc_free(group);
+        return ret;
+    }
+    *_group = group;
+    return EOK;
 }

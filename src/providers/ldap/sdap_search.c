@@ -6,12 +6,11 @@
  * page with its own timeout. References (referrals) are ignored: referrals are off.
  *
  * sdap_lookup_dns_send() reads many entries by DN with base-scope searches, keeping at most
- * SDAP_DN_LOOKUP_WINDOW of them in flight on the connection at once.
- *
- * sdap_id_resolve_dns_send() gives the same result on the id context's connection with far
- * fewer searches: member DNs named by their RDN under the user or group base are read in
- * OR-filter batches (see below), the rest with sdap_id_lookup_dns.
+ * SDAP_DN_LOOKUP_WINDOW of them in flight on the connection at once. (Member DNs are read
+ * with far fewer searches by sdap_member_dns.c, on top of these.)
  */
+#include <assert.h>
+
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
@@ -80,9 +79,9 @@ struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *
     state->stats = stats;
     state->req_id = sss_debug_req_id;
     state->msgid = -1;
-    if (args == NULL || args->base == NULL || args->filter == NULL) {
-        ret = EINVAL;
-        goto done;
+    if (!SDAP_ARG_VALID(args != NULL) || !SDAP_ARG_VALID(args->base != NULL)
+            || !SDAP_ARG_VALID(args->filter != NULL)) {
+        return sdap_req_invalid(req, ev);
     }
     state->args = *args;
     if (!sdap_conn_usable(conn)) {
@@ -347,6 +346,8 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         tevent_req_error(req, error);
         return;
     }
+    /* Messages come for the registered operation of the page under way only. */
+    assert(state->op != NULL);
     switch (ldap_msgtype(msg)) {
     case LDAP_RES_SEARCH_ENTRY:
         ret = parse_entry(state, msg);
@@ -365,14 +366,7 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         talloc_zfree(state->op);
         ret = parse_done(req, msg);
         ldap_msgfree(msg);
-        if (ret == EAGAIN) {
-            return;
-        }
-        if (ret != EOK) {
-            tevent_req_error(req, ret);
-            return;
-        }
-        tevent_req_done(req);
+        sdap_req_step(req, ret);
         return;
     default:
         DEBUG(SSSDBG_OP_FAILURE, "unexpected message type 0x%x in a search\n",
@@ -515,6 +509,7 @@ static void sdap_lookup_dns_done(struct tevent_req *subreq)
         talloc_free(entries);
         return;     /* an earlier lookup failed the whole request */
     }
+    assert(state->in_flight > 0);
     state->in_flight--;
     if (ret == EINVAL) {
         /* A member value that is not a DN: skip it, as a missing entry. */
@@ -545,376 +540,6 @@ errno_t sdap_lookup_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_entry ***_entries)
 {
     struct sdap_lookup_dns_state *state = tevent_req_data(req, struct sdap_lookup_dns_state);
-
-    TEVENT_REQ_RETURN_ON_ERROR(req);
-    *_entries = talloc_steal(mem_ctx, state->entries);
-    return EOK;
-}
-
-/* ---- member DNs on the id context: batches on the RDN value, then base lookups ---------- */
-
-/*
- * A member DN "<name attr>=<value>,<...>" under the user (group) search base is looked up
- * with the others of its kind in OR filters on the name attribute,
- * (&(objectClass=<oc>)(|(<name attr>=v1)(<name attr>=v2)...)) under that base, at most
- * SDAP_DN_BATCH values per search and SDAP_DN_BATCH_WINDOW searches in flight. A returned
- * entry is taken only when its canonical DN is one of the requested DNs (the same name
- * elsewhere in the tree is not the member). DNs of any other shape, and requested DNs no
- * batch returned, are read one by one with base-scope lookups (sdap_id_lookup_dns), so the
- * result is the same as with base lookups only.
- */
-
-enum dn_kind { DN_KIND_OTHER, DN_KIND_USER, DN_KIND_GROUP };
-
-struct sdap_id_resolve_dns_state {
-    struct tevent_context *ev;
-    struct sdap_id_ctx *id_ctx;
-    const char *const *dns;
-    size_t n;
-    const char *const *attrs;
-    struct sdap_entry **entries;        /* aligned with dns */
-    struct sdap_strset *wanted;         /* canonical DN -> index + 1 */
-    struct sdap_strset *wanted_raw;     /* the DN as given -> index + 1 (fast path) */
-    struct sdap_search_args *batches;
-    size_t num_batches;
-    size_t next_batch;
-    size_t in_flight;
-    const char **rest;                  /* looked up by base */
-    size_t *rest_idx;
-    size_t num_rest;
-};
-
-static errno_t sdap_id_resolve_dns_fill(struct tevent_req *req);
-static void sdap_id_resolve_dns_batch_done(struct tevent_req *subreq);
-static errno_t sdap_id_resolve_dns_rest(struct tevent_req *req);
-static void sdap_id_resolve_dns_rest_done(struct tevent_req *subreq);
-
-/* The canonical DN of base with a leading ',' (what a DN below it ends with), or NULL. */
-static char *base_suffix(TALLOC_CTX *mem_ctx, const char *base)
-{
-    char *canon = sdap_dn_canon(mem_ctx, base);
-    char *out;
-
-    if (canon == NULL || canon[0] == '\0') {
-        talloc_free(canon);
-        return NULL;
-    }
-    out = talloc_asprintf(mem_ctx, ",%s", canon);
-    talloc_free(canon);
-    return out;
-}
-
-static bool ends_with(const char *str, const char *suffix)
-{
-    size_t ls = strlen(str);
-    size_t lx = strlen(suffix);
-
-    return lx < ls && strcmp(str + ls - lx, suffix) == 0;
-}
-
-/* The value of dn's first RDN when it is a single attr=value AVA (string form, no NUL),
- * or NULL. */
-static char *rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr)
-{
-    LDAPDN ldn = NULL;
-    LDAPAVA *ava;
-    char *out = NULL;
-
-    if (ldap_str2dn(dn, &ldn, LDAP_DN_FORMAT_LDAP) != LDAP_SUCCESS || ldn == NULL) {
-        return NULL;
-    }
-    if (ldn[0] == NULL || ldn[0][0] == NULL || ldn[0][1] != NULL) {
-        goto done;
-    }
-    ava = ldn[0][0];
-    if ((ava->la_flags & LDAP_AVA_BINARY) != 0
-            || ava->la_attr.bv_len != strlen(attr)
-            || strncasecmp(ava->la_attr.bv_val, attr, ava->la_attr.bv_len) != 0
-            || ava->la_value.bv_len == 0
-            || memchr(ava->la_value.bv_val, '\0', ava->la_value.bv_len) != NULL) {
-        goto done;
-    }
-    out = talloc_strndup(mem_ctx, ava->la_value.bv_val, ava->la_value.bv_len);
-done:
-    ldap_dnfree(ldn);
-    return out;
-}
-
-/* Appends the batch searches of one kind over vals[0..nv). */
-static errno_t add_batches(struct sdap_id_resolve_dns_state *state, const char *base,
-                           const char *oc, const char *attr, const char **vals, size_t nv)
-{
-    struct sdap_search_args *b;
-    size_t pos;
-    size_t k;
-
-    for (pos = 0; pos < nv; pos += k) {
-        k = nv - pos;
-        if (k > SDAP_DN_BATCH) {
-            k = SDAP_DN_BATCH;
-        }
-        b = talloc_realloc(state, state->batches, struct sdap_search_args,
-                           state->num_batches + 1);
-        if (b == NULL) {
-            return ENOMEM;
-        }
-        state->batches = b;
-        b = &state->batches[state->num_batches];
-        memset(b, 0, sizeof(*b));
-        b->base = base;
-        b->scope = LDAP_SCOPE_SUBTREE;
-        b->attrs = state->attrs;
-        b->timeout = state->id_ctx->opts->search_timeout;
-        b->missing_base_ok = true;
-        b->filter = sdap_filter_or(state->batches, oc, attr, &vals[pos], k, NULL);
-        if (b->filter == NULL) {
-            return ENOMEM;
-        }
-        state->num_batches++;
-    }
-    return EOK;
-}
-
-struct tevent_req *sdap_id_resolve_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                            struct sdap_id_ctx *id_ctx,
-                                            const char *const *dns,
-                                            const char *const *canons, size_t n,
-                                            const char *const *attrs)
-{
-    const struct sdap_options *opts = id_ctx->opts;
-    struct sdap_id_resolve_dns_state *state;
-    struct tevent_req *req;
-    TALLOC_CTX *tmp_ctx = NULL;
-    const char *uattr = opts->user_map[SDAP_UA_NAME];
-    const char *gattr = opts->group_map[SDAP_GA_NAME];
-    const char **uvals;
-    const char **gvals;
-    size_t nu = 0;
-    size_t ng = 0;
-    char *usuffix;
-    char *gsuffix;
-    size_t i;
-    errno_t ret;
-
-    req = tevent_req_create(mem_ctx, &state, struct sdap_id_resolve_dns_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    state->ev = ev;
-    state->id_ctx = id_ctx;
-    state->dns = dns;
-    state->n = n;
-    state->attrs = attrs;
-    state->entries = talloc_zero_array(state, struct sdap_entry *, n + 1);
-    state->wanted = sdap_strset_new(state);
-    state->wanted_raw = sdap_strset_new(state);
-    tmp_ctx = talloc_new(state);
-    uvals = talloc_array(tmp_ctx, const char *, n + 1);
-    gvals = talloc_array(tmp_ctx, const char *, n + 1);
-    if (state->entries == NULL || state->wanted == NULL || state->wanted_raw == NULL
-            || tmp_ctx == NULL
-            || uvals == NULL || gvals == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    usuffix = base_suffix(tmp_ctx, opts->user_base);
-    gsuffix = base_suffix(tmp_ctx, opts->group_base);
-    for (i = 0; i < n; i++) {
-        const char *canon = canons != NULL ? canons[i] : NULL;
-        enum dn_kind kind = DN_KIND_OTHER;
-        char *val = NULL;
-
-        if (canon == NULL) {
-            canon = sdap_dn_canon(tmp_ctx, dns[i]);
-            if (canon == NULL) {
-                continue;       /* not a DN: the base lookup skips it */
-            }
-        }
-        if (usuffix != NULL && ends_with(canon, usuffix)) {
-            val = rdn_value(tmp_ctx, dns[i], uattr);
-            kind = val != NULL ? DN_KIND_USER : DN_KIND_OTHER;
-        }
-        if (kind == DN_KIND_OTHER && gsuffix != NULL && ends_with(canon, gsuffix)) {
-            val = rdn_value(tmp_ctx, dns[i], gattr);
-            kind = val != NULL ? DN_KIND_GROUP : DN_KIND_OTHER;
-        }
-        if (kind == DN_KIND_OTHER) {
-            continue;
-        }
-        if (sdap_strmap_get(state->wanted, canon) != NULL
-                || !sdap_strmap_add(state->wanted, canon, (void *)(uintptr_t)(i + 1))) {
-            continue;           /* a duplicate: the base lookup takes it */
-        }
-        sdap_strmap_add(state->wanted_raw, dns[i], (void *)(uintptr_t)(i + 1));
-        if (kind == DN_KIND_USER) {
-            uvals[nu++] = val;
-        } else {
-            gvals[ng++] = val;
-        }
-    }
-    ret = add_batches(state, opts->user_base, opts->user_map[SDAP_UA_OC], uattr, uvals, nu);
-    if (ret == EOK) {
-        ret = add_batches(state, opts->group_base, opts->group_map[SDAP_GA_OC], gattr,
-                          gvals, ng);
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "%zu DN(s): %zu user and %zu group name(s) in %zu batch "
-          "search(es)\n", n, nu, ng, state->num_batches);
-    talloc_zfree(tmp_ctx);
-    if (state->num_batches > 0) {
-        ret = sdap_id_resolve_dns_fill(req);
-    } else {
-        ret = sdap_id_resolve_dns_rest(req);
-    }
-    if (ret == EAGAIN) {
-        return req;
-    }
-done:
-    talloc_free(tmp_ctx);
-    return sss_req_post(req, ev, ret);
-}
-
-/* Sends batch searches up to the window. EAGAIN: some are in flight. */
-static errno_t sdap_id_resolve_dns_fill(struct tevent_req *req)
-{
-    struct sdap_id_resolve_dns_state *state =
-        tevent_req_data(req, struct sdap_id_resolve_dns_state);
-    struct tevent_req *subreq;
-
-    while (state->in_flight < SDAP_DN_BATCH_WINDOW && state->next_batch < state->num_batches) {
-        subreq = sdap_id_search_send(state, state->ev, state->id_ctx,
-                                     &state->batches[state->next_batch]);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        tevent_req_set_callback(subreq, sdap_id_resolve_dns_batch_done, req);
-        state->next_batch++;
-        state->in_flight++;
-    }
-    return state->in_flight > 0 ? EAGAIN : EOK;
-}
-
-static void sdap_id_resolve_dns_batch_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_id_resolve_dns_state *state =
-        tevent_req_data(req, struct sdap_id_resolve_dns_state);
-    struct sdap_entry **entries = NULL;
-    size_t num = 0;
-    size_t taken = 0;
-    size_t i;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    state->in_flight--;
-    if (ret == ENOMEM || ret == ETIMEDOUT || ret == ENETUNREACH) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    if (ret != EOK) {
-        /* e.g. a server refusing long filters: these DNs are read one by one instead */
-        DEBUG(SSSDBG_MINOR_FAILURE, "batch lookup of member DNs failed (%d, %s): falling "
-              "back to base lookups\n", ret, sss_strerror(ret));
-        num = 0;
-    }
-    for (i = 0; i < num; i++) {
-        /* The same string is the same DN; anything else is compared canonically. */
-        uintptr_t idx = (uintptr_t)sdap_strmap_get(state->wanted_raw, entries[i]->dn);
-
-        if (idx == 0) {
-            char *canon = sdap_dn_canon(entries, entries[i]->dn);
-
-            idx = canon != NULL ? (uintptr_t)sdap_strmap_get(state->wanted, canon) : 0;
-            talloc_free(canon);
-        }
-        if (idx == 0 || state->entries[idx - 1] != NULL) {
-            continue;       /* the same name at another DN: not a requested member */
-        }
-        state->entries[idx - 1] = talloc_steal(state->entries, entries[i]);
-        taken++;
-    }
-    talloc_free(entries);
-    DEBUG(SSSDBG_TRACE_ALL, "batch: %zu of %zu entries taken\n", taken, num);
-    ret = sdap_id_resolve_dns_fill(req);
-    if (ret == EOK) {
-        ret = sdap_id_resolve_dns_rest(req);
-    }
-    if (ret == EAGAIN) {
-        return;
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
-}
-
-/* Base lookups of every DN still without an entry. EAGAIN: sent; EOK: none left. */
-static errno_t sdap_id_resolve_dns_rest(struct tevent_req *req)
-{
-    struct sdap_id_resolve_dns_state *state =
-        tevent_req_data(req, struct sdap_id_resolve_dns_state);
-    struct tevent_req *subreq;
-    size_t i;
-
-    state->rest = talloc_array(state, const char *, state->n + 1);
-    state->rest_idx = talloc_array(state, size_t, state->n + 1);
-    if (state->rest == NULL || state->rest_idx == NULL) {
-        return ENOMEM;
-    }
-    state->num_rest = 0;
-    for (i = 0; i < state->n; i++) {
-        if (state->entries[i] == NULL) {
-            state->rest_idx[state->num_rest] = i;
-            state->rest[state->num_rest++] = state->dns[i];
-        }
-    }
-    state->rest[state->num_rest] = NULL;
-    if (state->num_rest == 0) {
-        return EOK;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "%zu member DN(s) left for base lookups\n", state->num_rest);
-    subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->rest,
-                                     state->num_rest, state->attrs);
-    if (subreq == NULL) {
-        return ENOMEM;
-    }
-    tevent_req_set_callback(subreq, sdap_id_resolve_dns_rest_done, req);
-    return EAGAIN;
-}
-
-static void sdap_id_resolve_dns_rest_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_id_resolve_dns_state *state =
-        tevent_req_data(req, struct sdap_id_resolve_dns_state);
-    struct sdap_entry **found = NULL;
-    size_t i;
-    errno_t ret;
-
-    ret = sdap_id_lookup_dns_recv(state, subreq, &found);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    for (i = 0; i < state->num_rest; i++) {
-        if (found[i] != NULL) {
-            state->entries[state->rest_idx[i]] = talloc_steal(state->entries, found[i]);
-        }
-    }
-    talloc_free(found);
-    tevent_req_done(req);
-}
-
-errno_t sdap_id_resolve_dns_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                                 struct sdap_entry ***_entries)
-{
-    struct sdap_id_resolve_dns_state *state =
-        tevent_req_data(req, struct sdap_id_resolve_dns_state);
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_entries = talloc_steal(mem_ctx, state->entries);

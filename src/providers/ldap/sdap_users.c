@@ -1,115 +1,45 @@
 /*
  * Looking up one user, by name or by uid, under ldap_user_search_base:
  * (&(objectClass=<user oc>)(<name attr>=<escaped name>)<ldap_user_search_filter>) or the
- * same with the uid number. No entry gives ENOENT; several entries give EINVAL (logged as
- * a duplicate: the directory is inconsistent and guessing could hand out the wrong
- * identity); one unusable entry (see sdap_schema.c) gives ENOENT.
+ * same with the uid number. The request is sdap_id_lookup_one's own, and its entry is
+ * parsed when the result is read: no entry gives ENOENT; several entries give EINVAL
+ * (logged as a duplicate: the directory is inconsistent and guessing could hand out the
+ * wrong identity); one unusable entry (see sdap_schema.c) gives ENOENT.
  */
-#include <stdio.h>
-
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
-
-struct sdap_get_user_state {
-    struct sdap_id_ctx *id_ctx;
-    struct sdap_search_args args;
-    char *what;
-    struct sdap_user *user;
-};
-
-static void sdap_get_user_done(struct tevent_req *subreq);
 
 struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                       struct sdap_id_ctx *id_ctx, enum sdap_by by,
                                       const char *name, uint32_t id)
 {
-    struct sdap_get_user_state *state;
-    const struct sdap_options *opts;
-    struct tevent_req *req;
-    struct tevent_req *subreq;
-    char *filter = NULL;
-    errno_t ret;
-
-    req = tevent_req_create(mem_ctx, &state, struct sdap_get_user_state);
-    if (req == NULL) {
-        return NULL;
-    }
-    if (id_ctx == NULL || ev == NULL) {
-        ret = EINVAL;
-        goto done;
-    }
-    state->id_ctx = id_ctx;
-    opts = id_ctx->opts;
-    state->args.base_ref = &opts->user_base;
-    state->args.scope = LDAP_SCOPE_SUBTREE;
-    state->args.timeout = opts->search_timeout;
-    state->args.attrs = sdap_user_attrs(state, opts);
-    if (state->args.attrs == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = sdap_lookup_filter(state, opts, "user", "uid", opts->user_map[SDAP_UA_OC],
-                             opts->user_map[SDAP_UA_NAME], opts->user_map[SDAP_UA_UID],
-                             opts->user_filter,
-                             by, name, id, &filter, &state->what);
-    state->args.filter = filter;
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, sdap_get_user_done, req);
-    return req;
-done:
-    return sss_req_post(req, ev, ret);
-}
-
-static void sdap_get_user_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_get_user_state *state = tevent_req_data(req, struct sdap_get_user_state);
-    struct sdap_entry **entries = NULL;
-    size_t num = 0;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    if (num == 0) {
-        DEBUG(SSSDBG_TRACE_FUNC, "%s not found\n", state->what);
-        ret = ENOENT;
-        goto done;
-    }
-    if (num > 1) {
-        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu entries (duplicate: '%s', '%s'%s), refused\n",
-              state->what, num, entries[0]->dn, entries[1]->dn, num > 2 ? ", ..." : "");
-        ret = EINVAL;
-        goto done;
-    }
-    ret = sdap_parse_user(state, state->id_ctx->opts, entries[0], &state->user);
-    if (ret == EINVAL) {
-        ret = ENOENT;   /* unusable entry, logged */
-    }
-done:
-    talloc_free(entries);
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-        return;
-    }
-    tevent_req_done(req);
+    return sdap_id_lookup_one_send(mem_ctx, ev, id_ctx, SDAP_KIND_USERS, by, name, id);
 }
 
 errno_t sdap_get_user_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                            struct sdap_user **_user)
 {
-    struct sdap_get_user_state *state = tevent_req_data(req, struct sdap_get_user_state);
+    TALLOC_CTX *tmp_ctx;
+    const struct sdap_options *opts = NULL;
+    struct sdap_entry *entry = NULL;
+    errno_t ret;
 
-    TEVENT_REQ_RETURN_ON_ERROR(req);
-    *_user = talloc_steal(mem_ctx, state->user);
-    return EOK;
+    if (!SDAP_ARG_VALID(_user != NULL)) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sdap_id_lookup_one_recv(tmp_ctx, req, &opts, &entry);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sdap_parse_user(mem_ctx, opts, entry, _user);
+    if (ret == EINVAL) {
+        ret = ENOENT;   /* unusable entry, logged */
+    }
+done:
+    talloc_free(tmp_ctx);
+    return ret;
 }

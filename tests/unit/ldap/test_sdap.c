@@ -15,102 +15,25 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "util/util.h"
-#include "confdb/confdb.h"
-#include "providers/ldap/sdap_private.h"
+#include "tests/unit/ldap/sdap_fixture.h"
 
-struct test_ctx {
-    TALLOC_CTX *mem;
-    struct tevent_context *ev;
-    struct sdap_id_ctx *id_ctx;
-};
-
-static const char *env(const char *name)
+/* sdap_options_read() on a [domain/test] section of the given option lines. */
+static errno_t read_opts(struct test_ctx *t, const char *lines, struct sdap_options **_opts)
 {
-    const char *v = getenv(name);
+    char *text = talloc_asprintf(t->mem, "ldap_uri = ldap://127.0.0.1:9\n%s", lines);
 
-    if (v == NULL) {
-        fail_msg("%s is not set: run test_sdap through test_sdap.sh", name);
-    }
-    return v;
-}
-
-static int setup(void **state)
-{
-    struct test_ctx *t = talloc_zero(NULL, struct test_ctx);
-
-    assert_non_null(t);
-    t->mem = talloc_new(t);
-    t->ev = tevent_context_init(t->mem);
-    assert_non_null(t->ev);
-    *state = t;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct test_ctx *t = *state;
-
-    talloc_free(t->mem);
-    assert_int_equal(talloc_total_blocks(t), 1);
-    talloc_free(t);
-    return 0;
-}
-
-/* Builds the id context of domain "test" from the given [domain/test] option lines. */
-static void make_ctx(struct test_ctx *t, const char *fmt, ...)
-{
-    struct confdb *cdb = NULL;
-    char *err = NULL;
-    char *opts;
-    char *text;
-    va_list ap;
-    errno_t ret;
-
-    va_start(ap, fmt);
-    opts = talloc_vasprintf(t->mem, fmt, ap);
-    va_end(ap);
-    text = talloc_asprintf(t->mem, "[sssd]\ndomains = test\n[domain/test]\nid_provider = ldap\n"
-                           "%s", opts);
-    ret = confdb_parse_buffer(t->mem, "test.conf", text, strlen(text), &cdb, &err);
-    if (ret != EOK) {
-        fail_msg("config refused: %s", err != NULL ? err : sss_strerror(ret));
-    }
-    ret = sdap_id_ctx_create(t->mem, t->ev, cdb, "test", &t->id_ctx);
-    assert_int_equal(ret, EOK);
+    assert_non_null(text);
+    return sdap_options_read(t->mem, fx_confdb(t, text), "test", _opts);
 }
 
 #define R2307 "ldap_uri = %s\nldap_search_base = ou=r2307,dc=test\nmin_id = 1000\n" \
               "max_id = 1000000\nldap_page_size = 5\n"
 #define BIS "ldap_uri = %s\nldap_search_base = ou=bis,dc=test\nldap_schema = rfc2307bis\n"
 
-static void req_done(struct tevent_req *req)
-{
-    *(bool *)tevent_req_callback_data_void(req) = true;
-}
-
-static void wait_for(struct test_ctx *t, struct tevent_req *req)
-{
-    bool done = false;
-
-    assert_non_null(req);
-    tevent_req_set_callback(req, req_done, &done);
-    while (!done) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
-}
-
 static errno_t get_user(struct test_ctx *t, enum sdap_by by, const char *name, uint32_t id,
                         struct sdap_user **_user)
 {
-    struct tevent_req *req = sdap_get_user_send(t->mem, t->ev, t->id_ctx, by, name, id);
-    struct sdap_user *dummy = NULL;
-    errno_t ret;
-
-    wait_for(t, req);
-    ret = sdap_get_user_recv(t->mem, req, _user != NULL ? _user : &dummy);
-    talloc_free(req);
-    return ret;
+    return fx_get_user(t, t->id_ctx, by, name, id, _user);
 }
 
 static errno_t get_group(struct test_ctx *t, enum sdap_by by, const char *name, uint32_t id,
@@ -120,7 +43,7 @@ static errno_t get_group(struct test_ctx *t, enum sdap_by by, const char *name, 
     struct sdap_group *dummy = NULL;
     errno_t ret;
 
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     ret = sdap_get_group_recv(t->mem, req, _group != NULL ? _group : &dummy);
     talloc_free(req);
     return ret;
@@ -173,13 +96,118 @@ static void test_parse_helpers(void **state)
     assert_false(sdap_valid_name("   "));
 }
 
+/* The string set keeps insertion order and map values, refuses duplicates, and grows. */
+static void test_strset(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_strset *set = sdap_strset_new(t->mem);
+    const char **arr;
+    char key[32];
+    int i;
+
+    assert_non_null(set);
+    for (i = 0; i < 1000; i++) {
+        snprintf(key, sizeof(key), "k%d", 999 - i);
+        assert_true(sdap_strmap_add(set, key, (void *)(uintptr_t)(i + 1)));
+    }
+    assert_false(sdap_strmap_add(set, "k5", (void *)(uintptr_t)7));
+    assert_false(sdap_strset_add(set, "k999"));
+    assert_false(sdap_strset_add(set, NULL));
+    assert_int_equal(sdap_strset_count(set), 1000);
+    assert_int_equal((uintptr_t)sdap_strmap_get(set, "k5"), 995);
+    assert_null(sdap_strmap_get(set, "k1000"));
+    assert_true(sdap_strset_has(set, "k0"));
+    assert_false(sdap_strset_has(set, "K0"));
+    arr = sdap_strset_array(t->mem, set);
+    assert_non_null(arr);
+    assert_string_equal(arr[0], "k999");
+    assert_string_equal(arr[999], "k0");
+    assert_null(arr[1000]);
+    assert_int_equal(sdap_strset_count(NULL), 0);
+    assert_false(sdap_strset_has(NULL, "k0"));
+}
+
+/* Options come from confdb with its defaults; only the provider's own checks and
+ * derived values are added. */
+static void test_options(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_options *o = NULL;
+
+    assert_int_equal(read_opts(t, "", &o), EOK);
+    assert_int_equal(o->search_timeout, 6);
+    assert_int_equal(o->enum_search_timeout, 60);
+    assert_int_equal(o->network_timeout, 6);
+    assert_int_equal(o->opt_timeout, 8);
+    assert_int_equal(o->bad_server_timeout, 60);
+    assert_int_equal(o->page_size, 1000);
+    assert_int_equal(o->nesting_level, 2);
+    assert_int_equal(o->min_id, 1);
+    assert_int_equal(o->schema, SDAP_SCHEMA_RFC2307);
+    assert_false(o->member_is_dn);
+    assert_int_equal(o->tls_reqcert, LDAP_OPT_X_TLS_HARD);
+    assert_false(o->start_tls);
+    assert_null(o->search_base);
+    assert_null(o->user_base);
+    assert_string_equal(o->user_map[SDAP_UA_NAME], "uid");
+    assert_string_equal(o->group_map[SDAP_GA_MEMBER], "memberuid");
+    assert_string_equal(sdap_tls_reqcert_name(o->tls_reqcert), "hard");
+    assert_int_equal(o->num_uris, 1);
+
+    assert_int_equal(read_opts(t, "ldap_schema = rfc2307bis\nldap_tls_reqcert = never\n"
+                               "ldap_disable_paging = true\nldap_search_base = dc=x\n"
+                               "ldap_group_search_base = ou=g,dc=x\n"
+                               "ldap_backup_uri = ldaps://b.test\n", &o), EOK);
+    assert_int_equal(o->schema, SDAP_SCHEMA_RFC2307BIS);
+    assert_true(o->member_is_dn);
+    assert_string_equal(o->group_map[SDAP_GA_MEMBER], "member");
+    assert_int_equal(o->tls_reqcert, LDAP_OPT_X_TLS_NEVER);
+    assert_int_equal(o->page_size, 0);
+    assert_string_equal(o->user_base, "dc=x");
+    assert_string_equal(o->group_base, "ou=g,dc=x");
+    assert_int_equal(o->num_uris, 2);
+    assert_int_equal(o->num_primary, 1);
+
+    /* refused: a zero timeout, a map that is not an attribute or is empty */
+    assert_int_equal(read_opts(t, "ldap_search_timeout = 0\n", &o), ERR_INVALID_CONFIG);
+    assert_int_equal(read_opts(t, "ldap_network_timeout = 0\n", &o), ERR_INVALID_CONFIG);
+    assert_int_equal(read_opts(t, "ldap_user_name = a b\n", &o), ERR_INVALID_CONFIG);
+    assert_int_equal(read_opts(t, "ldap_user_name = \n", &o), ERR_INVALID_CONFIG);
+}
+
+/* Bad arguments fail at once, logged: EINVAL, or NULL where nothing can be posted. */
+static void test_invalid_args(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_id_ctx *id_ctx = NULL;
+    struct sdap_user *u = NULL;
+    struct sdap_group **groups = NULL;
+    struct tevent_req *req;
+    size_t n = 0;
+
+    assert_int_equal(sdap_id_ctx_create(t->mem, NULL, NULL, "test", &id_ctx), EINVAL);
+    assert_null(id_ctx);
+    assert_null(sdap_get_user_send(t->mem, NULL, NULL, SDAP_BY_NAME, "x", 0));
+    req = sdap_get_user_send(t->mem, t->ev, NULL, SDAP_BY_NAME, "x", 0);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(sdap_get_user_recv(t->mem, req, &u), EINVAL);
+    talloc_free(req);
+    req = sdap_enumerate_groups_send(t->mem, t->ev, NULL);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EINVAL);
+    assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, NULL, &n), EINVAL);
+    talloc_free(req);
+    assert_null(sdap_id_ctx_server(NULL));
+    assert_false(sdap_id_ctx_offline(NULL));
+}
+
 static void test_user_by_name_and_id(void **state)
 {
     struct test_ctx *t = *state;
     struct sdap_user *u = NULL;
     struct sdap_id_stats st;
 
-    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
     assert_string_equal(u->name, "user01");
     assert_int_equal(u->uid, 10001);
@@ -196,7 +224,7 @@ static void test_user_by_name_and_id(void **state)
     /* gecos falls back to cn */
     assert_int_equal(get_user(t, SDAP_BY_NAME, "nogecos", 0, &u), EOK);
     assert_string_equal(u->gecos, "Nogecos Test");
-    assert_string_equal(sdap_id_ctx_server(t->id_ctx), env("SDAP_TEST_URI"));
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), fx_env("SDAP_TEST_URI"));
     sdap_id_ctx_get_stats(t->id_ctx, &st);
     assert_int_equal(st.connects, 1);
 }
@@ -214,7 +242,7 @@ static void test_base_from_rootdse(void **state)
     struct sdap_entry e = { "", 1, two };
     const char *base = NULL;
 
-    make_ctx(t, "ldap_uri = %s\nmin_id = 1000\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, "ldap_uri = %s\nmin_id = 1000\n", fx_env("SDAP_TEST_URI"));
     assert_null(t->id_ctx->opts->user_base);
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
     assert_string_equal(u->orig_dn, "uid=user01,ou=people,ou=r2307,dc=test");
@@ -237,7 +265,7 @@ static void test_hostile_users(void **state)
     struct test_ctx *t = *state;
     struct sdap_user *u = NULL;
 
-    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
     /* uid 0 is never returned, by name or by id */
     assert_int_equal(get_user(t, SDAP_BY_NAME, "zero", 0, &u), ENOENT);
     assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 0, &u), ENOENT);
@@ -269,13 +297,13 @@ static void test_invalid_utf8_name(void **state)
     struct tevent_req *req;
     size_t n = 0;
 
-    make_ctx(t, "ldap_uri = %s\nldap_search_base = ou=raw,dc=test\n"
-             "ldap_user_name = sdapTestRawName\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, "ldap_uri = %s\nldap_search_base = ou=raw,dc=test\n"
+           "ldap_user_name = sdapTestRawName\n", fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 50001, &u), EOK);
     assert_string_equal(u->name, "rawok");
     assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 50002, &u), ENOENT);
     req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     assert_int_equal(sdap_enumerate_users_recv(t->mem, req, &users, &n), EOK);
     assert_int_equal(n, 1);
     assert_string_equal(users[0]->name, "rawok");
@@ -286,7 +314,7 @@ static void test_rfc2307_groups(void **state)
     struct test_ctx *t = *state;
     struct sdap_group *g = NULL;
 
-    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_group(t, SDAP_BY_NAME, "group1", 0, &g), EOK);
     assert_string_equal(g->name, "group1");
     assert_int_equal(g->gid, 20001);
@@ -311,7 +339,7 @@ static void test_rfc2307bis_nesting(void **state)
     struct test_ctx *t = *state;
     struct sdap_group *g = NULL;
 
-    make_ctx(t, BIS "ldap_group_nesting_level = 2\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS "ldap_group_nesting_level = 2\n", fx_env("SDAP_TEST_URI"));
     /* g_top > g_mid > g_low > g_deep: level 2 reaches carol (g_low), not dave (g_deep) */
     assert_int_equal(get_group(t, SDAP_BY_NAME, "g_top", 0, &g), EOK);
     assert_int_equal(g->gid, 40001);
@@ -343,14 +371,14 @@ static void test_rfc2307bis_nesting_levels(void **state)
     struct test_ctx *t = *state;
     struct sdap_group *g = NULL;
 
-    make_ctx(t, BIS "ldap_group_nesting_level = 0\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS "ldap_group_nesting_level = 0\n", fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_group(t, SDAP_BY_NAME, "g_top", 0, &g), EOK);
     assert_int_equal(g->num_member_users, 1);
     assert_string_equal(g->member_users[0], "alice");
     assert_int_equal(g->num_member_groups, 1);
     talloc_free(t->id_ctx);
 
-    make_ctx(t, BIS "ldap_group_nesting_level = 5\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS "ldap_group_nesting_level = 5\n", fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_group(t, SDAP_BY_NAME, "g_top", 0, &g), EOK);
     assert_int_equal(g->num_member_users, 4);
     assert_true(has(g->member_users, "dave"));
@@ -362,7 +390,7 @@ static void initgroups(struct test_ctx *t, const char *name, errno_t expected,
     struct tevent_req *req = sdap_initgroups_send(t->mem, t->ev, t->id_ctx, name);
     struct sdap_user *user = NULL;
 
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     assert_int_equal(sdap_initgroups_recv(t->mem, req, &user, _groups, _n), expected);
     if (expected == EOK) {
         assert_string_equal(user->name, name);
@@ -389,7 +417,7 @@ static void test_initgroups(void **state)
     struct sdap_group **groups = NULL;
     size_t n = 0;
 
-    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
     initgroups(t, "user01", EOK, &groups, &n);
     assert_int_equal(n, 2);     /* group1, group2; not rootgrp (gid 0) nor badgrp */
     assert_true(has_group(groups, n, "group1"));
@@ -399,7 +427,7 @@ static void test_initgroups(void **state)
     initgroups(t, "nosuchuser", ENOENT, &groups, &n);
     talloc_free(t->id_ctx);
 
-    make_ctx(t, BIS "ldap_group_nesting_level = 2\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS "ldap_group_nesting_level = 2\n", fx_env("SDAP_TEST_URI"));
     initgroups(t, "alice", EOK, &groups, &n);
     assert_int_equal(n, 4);
     assert_true(has_group(groups, n, "g_top"));
@@ -423,9 +451,9 @@ static void test_enumerate(void **state)
     size_t n = 0;
     size_t i;
 
-    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
     req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     assert_int_equal(sdap_enumerate_users_recv(t->mem, req, &users, &n), EOK);
     /* 20 users + biggecos, multi, nogecos; hostile and duplicate entries skipped */
     assert_int_equal(n, 23);
@@ -439,14 +467,14 @@ static void test_enumerate(void **state)
     assert_int_equal(st.connects, 1);
 
     req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
     assert_int_equal(n, 3);     /* group1, group2, empty */
     talloc_free(t->id_ctx);
 
-    make_ctx(t, BIS "ldap_page_size = 3\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS "ldap_page_size = 3\n", fx_env("SDAP_TEST_URI"));
     req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
     assert_int_equal(n, 10);
     for (i = 0; i < n; i++) {
@@ -468,20 +496,20 @@ static void test_failover(void **state)
     struct sdap_user *u = NULL;
     struct sdap_id_stats st;
 
-    make_ctx(t, "ldap_uri = %s, %s\nldap_search_base = ou=r2307,dc=test\n",
-             env("SDAP_TEST_DEAD_URI"), env("SDAP_TEST_URI"));
+    fx_ctx(t, "ldap_uri = %s, %s\nldap_search_base = ou=r2307,dc=test\n",
+           fx_env("SDAP_TEST_DEAD_URI"), fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
-    assert_string_equal(sdap_id_ctx_server(t->id_ctx), env("SDAP_TEST_URI"));
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), fx_env("SDAP_TEST_URI"));
     sdap_id_ctx_get_stats(t->id_ctx, &st);
     assert_int_equal(st.connects, 1);
     assert_int_equal(st.connect_failures, 1);
     talloc_free(t->id_ctx);
 
     /* the backup list is used after the primary list */
-    make_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n",
-             env("SDAP_TEST_DEAD_URI"), env("SDAP_TEST_URI"));
+    fx_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n",
+           fx_env("SDAP_TEST_DEAD_URI"), fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 10001, &u), EOK);
-    assert_string_equal(sdap_id_ctx_server(t->id_ctx), env("SDAP_TEST_URI"));
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), fx_env("SDAP_TEST_URI"));
 
     /* a lost connection fails over on the next operation */
     sdap_id_ctx_disconnect(t->id_ctx);
@@ -496,9 +524,9 @@ static void test_all_dead(void **state)
     struct sdap_user *u = NULL;
     uint64_t start;
 
-    make_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n"
-             "ldap_network_timeout = 2\n",
-             env("SDAP_TEST_DEAD_URI"), env("SDAP_TEST_DEAD_URI2"));
+    fx_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n"
+           "ldap_network_timeout = 2\n",
+           fx_env("SDAP_TEST_DEAD_URI"), fx_env("SDAP_TEST_DEAD_URI2"));
     start = sss_monotonic_usec();
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), ENETUNREACH);
     assert_true(sss_monotonic_usec() - start < 2000000);
@@ -512,6 +540,7 @@ static void test_all_dead(void **state)
 struct many_ctx {
     int pending;
     int ok;
+    bool done;
 };
 
 static void many_done(struct tevent_req *req)
@@ -524,17 +553,18 @@ static void many_done(struct tevent_req *req)
     }
     talloc_free(req);
     m->pending--;
+    m->done = m->pending == 0;
 }
 
 static void test_many_on_one_connection(void **state)
 {
     struct test_ctx *t = *state;
-    struct many_ctx m = { 0, 0 };
+    struct many_ctx m = { 0, 0, false };
     struct sdap_id_stats st;
     char name[16];
     int i;
 
-    make_ctx(t, R2307, env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
     for (i = 0; i < 50; i++) {
         struct tevent_req *req;
 
@@ -544,9 +574,7 @@ static void test_many_on_one_connection(void **state)
         tevent_req_set_callback(req, many_done, &m);
         m.pending++;
     }
-    while (m.pending > 0) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
+    tc_wait_flag(t->ev, &m.done);
     assert_int_equal(m.ok, 50);
     sdap_id_ctx_get_stats(t->id_ctx, &st);
     assert_int_equal(st.connects, 1);
@@ -558,13 +586,13 @@ static void test_simple_bind(void **state)
     struct test_ctx *t = *state;
     struct sdap_user *u = NULL;
 
-    make_ctx(t, R2307 "ldap_default_bind_dn = cn=admin,dc=test\nldap_default_authtok = secret\n",
-             env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307 "ldap_default_bind_dn = cn=admin,dc=test\nldap_default_authtok = secret\n",
+           fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
     talloc_free(t->id_ctx);
 
-    make_ctx(t, R2307 "ldap_default_bind_dn = cn=admin,dc=test\nldap_default_authtok = wrong\n",
-             env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307 "ldap_default_bind_dn = cn=admin,dc=test\nldap_default_authtok = wrong\n",
+           fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EACCES);
     assert_false(sdap_id_ctx_offline(t->id_ctx));
 }
@@ -600,11 +628,11 @@ static void test_search_timeout(void **state)
 {
     struct test_ctx *t = *state;
     struct sdap_user *u = NULL;
-    pid_t pid = (pid_t)atoi(env("SDAP_TEST_SLAPD_PID"));
+    pid_t pid = (pid_t)atoi(fx_env("SDAP_TEST_SLAPD_PID"));
     uint64_t start;
     errno_t ret;
 
-    make_ctx(t, R2307 "ldap_search_timeout = 1\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, R2307 "ldap_search_timeout = 1\n", fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
     assert_int_equal(kill(pid, SIGSTOP), 0);
     wait_stopped(pid);
@@ -627,7 +655,7 @@ static void test_big_group(void **state)
     uint64_t start;
     uint64_t usec;
 
-    make_ctx(t, BIS, env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS, fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "alice", 0, NULL), EOK);    /* connect */
     getrusage(RUSAGE_SELF, &ru0);
     start = sss_monotonic_usec();
@@ -655,7 +683,7 @@ static void test_batched_member_dns(void **state)
     char name[16];
     int i;
 
-    make_ctx(t, BIS "ldap_group_nesting_level = 1\n", env("SDAP_TEST_URI"));
+    fx_ctx(t, BIS "ldap_group_nesting_level = 1\n", fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "twin", 0, NULL), EOK);     /* connect */
     sdap_id_ctx_get_stats(t->id_ctx, &st0);
     assert_int_equal(get_group(t, SDAP_BY_NAME, "g_2k", 0, &g), EOK);
@@ -686,29 +714,28 @@ static void test_batched_member_dns(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_filter_escape, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_parse_helpers, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_user_by_name_and_id, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_base_from_rootdse, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_hostile_users, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_invalid_utf8_name, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rfc2307_groups, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rfc2307bis_nesting, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_rfc2307bis_nesting_levels, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_initgroups, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_enumerate, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_failover, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_all_dead, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_many_on_one_connection, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_simple_bind, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_search_timeout, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_big_group, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_batched_member_dns, setup, teardown),
+        FX_TEST(test_filter_escape),
+        FX_TEST(test_parse_helpers),
+        FX_TEST(test_strset),
+        FX_TEST(test_options),
+        FX_TEST(test_invalid_args),
+        FX_TEST(test_user_by_name_and_id),
+        FX_TEST(test_base_from_rootdse),
+        FX_TEST(test_hostile_users),
+        FX_TEST(test_invalid_utf8_name),
+        FX_TEST(test_rfc2307_groups),
+        FX_TEST(test_rfc2307bis_nesting),
+        FX_TEST(test_rfc2307bis_nesting_levels),
+        FX_TEST(test_initgroups),
+        FX_TEST(test_enumerate),
+        FX_TEST(test_failover),
+        FX_TEST(test_all_dead),
+        FX_TEST(test_many_on_one_connection),
+        FX_TEST(test_simple_bind),
+        FX_TEST(test_search_timeout),
+        FX_TEST(test_big_group),
+        FX_TEST(test_batched_member_dns),
     };
-    const char *level = getenv("SDAP_TEST_DEBUG");
-
-    if (level != NULL) {
-        debug_level = debug_convert_level(atoi(level));
-    }
+    fx_debug_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

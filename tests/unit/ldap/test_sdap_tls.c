@@ -16,73 +16,10 @@
 #include <sys/socket.h>
 #include <cmocka.h>
 
-#include "util/util.h"
-#include "confdb/confdb.h"
-#include "providers/ldap/sdap_private.h"
+#include "tests/unit/ldap/sdap_fixture.h"
 
-struct test_ctx {
-    TALLOC_CTX *mem;
-    struct tevent_context *ev;
-    struct sdap_id_ctx *id_ctx;
-};
-
-static const char *env(const char *name)
-{
-    const char *v = getenv(name);
-
-    if (v == NULL) {
-        fail_msg("%s is not set: run test_sdap_tls through test_sdap_tls.sh", name);
-    }
-    return v;
-}
-
-static int setup(void **state)
-{
-    struct test_ctx *t = talloc_zero(NULL, struct test_ctx);
-
-    assert_non_null(t);
-    t->mem = talloc_new(t);
-    t->ev = tevent_context_init(t->mem);
-    assert_non_null(t->ev);
-    *state = t;
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    struct test_ctx *t = *state;
-
-    talloc_free(t->mem);
-    assert_int_equal(talloc_total_blocks(t), 1);
-    talloc_free(t);
-    return 0;
-}
-
-/* The id context of domain "test" from the given [domain/test] option lines. */
-static struct sdap_id_ctx *make_ctx(struct test_ctx *t, const char *fmt, ...)
-{
-    struct sdap_id_ctx *id_ctx = NULL;
-    struct confdb *cdb = NULL;
-    char *err = NULL;
-    char *opts;
-    char *text;
-    va_list ap;
-    errno_t ret;
-
-    va_start(ap, fmt);
-    opts = talloc_vasprintf(t->mem, fmt, ap);
-    va_end(ap);
-    text = talloc_asprintf(t->mem, "[sssd]\ndomains = test\n[domain/test]\nid_provider = ldap\n"
-                           "ldap_search_base = ou=r2307,dc=test\nmin_id = 1000\n%s", opts);
-    ret = confdb_parse_buffer(t->mem, "test.conf", text, strlen(text), &cdb, &err);
-    if (ret != EOK) {
-        fail_msg("config refused: %s", err != NULL ? err : sss_strerror(ret));
-    }
-    ret = sdap_id_ctx_create(t->mem, t->ev, cdb, "test", &id_ctx);
-    assert_int_equal(ret, EOK);
-    t->id_ctx = id_ctx;
-    return id_ctx;
-}
+/* The options every test here starts from; each adds its servers and TLS settings. */
+#define BASE "ldap_search_base = ou=r2307,dc=test\nmin_id = 1000\n"
 
 /* ---- a ticking timer: how long did the loop stay away? ------------------------------- */
 
@@ -137,33 +74,10 @@ static uint64_t ticker_stop(struct ticker *tk)
 
 /* ---- requests --------------------------------------------------------------------------- */
 
-static void req_done(struct tevent_req *req)
-{
-    *(bool *)tevent_req_callback_data_void(req) = true;
-}
-
-static void wait_for(struct test_ctx *t, struct tevent_req *req)
-{
-    bool done = false;
-
-    assert_non_null(req);
-    tevent_req_set_callback(req, req_done, &done);
-    while (!done) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
-}
-
 static errno_t get_user(struct test_ctx *t, struct sdap_id_ctx *id_ctx, const char *name,
                         struct sdap_user **_user)
 {
-    struct tevent_req *req = sdap_get_user_send(t->mem, t->ev, id_ctx, SDAP_BY_NAME, name, 0);
-    struct sdap_user *dummy = NULL;
-    errno_t ret;
-
-    wait_for(t, req);
-    ret = sdap_get_user_recv(t->mem, req, _user != NULL ? _user : &dummy);
-    talloc_free(req);
-    return ret;
+    return fx_get_user(t, id_ctx, SDAP_BY_NAME, name, 0, _user);
 }
 
 /* True when the current connection of id_ctx runs over TLS. */
@@ -218,9 +132,9 @@ static void test_starttls_demand(void **state)
     struct tevent_req *req;
     size_t num = 0;
 
-    id_ctx = make_ctx(t, "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
-                      "ldap_tls_reqcert = demand\nldap_page_size = 3\n",
-                      env("SDAP_TLS_URI"), env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
+                    "ldap_tls_reqcert = demand\nldap_page_size = 3\n",
+                    fx_env("SDAP_TLS_URI"), fx_env("SDAP_TLS_CA"));
     assert_tls_lookup(t, id_ctx);
     /* more lookups on the same TLS connection */
     assert_tls_lookup(t, id_ctx);
@@ -228,7 +142,7 @@ static void test_starttls_demand(void **state)
     assert_int_equal(st.connects, 1);
     /* a paged enumeration: many messages, several in one TLS record */
     req = sdap_enumerate_users_send(t->mem, t->ev, id_ctx);
-    wait_for(t, req);
+    tc_wait_req(t->ev, req);
     assert_int_equal(sdap_enumerate_users_recv(t->mem, req, &users, &num), EOK);
     talloc_free(req);
     assert_true(num >= 5);
@@ -244,17 +158,18 @@ static void test_ldaps_demand(void **state)
     struct test_ctx *t = *state;
     struct sdap_id_ctx *id_ctx;
 
-    id_ctx = make_ctx(t, "ldap_uri = %s\n" CA "ldap_tls_reqcert = demand\n",
-                      env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\n" CA "ldap_tls_reqcert = demand\n",
+                    fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_CA"));
     assert_tls_lookup(t, id_ctx);
-    assert_string_equal(sdap_id_ctx_server(id_ctx), env("SDAP_TLS_LDAPS_URI"));
+    assert_string_equal(sdap_id_ctx_server(id_ctx), fx_env("SDAP_TLS_LDAPS_URI"));
     /* hard and the default (hard) too */
     talloc_free(id_ctx);
-    id_ctx = make_ctx(t, "ldap_uri = %s\n" CA "ldap_tls_reqcert = hard\n",
-                      env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\n" CA "ldap_tls_reqcert = hard\n",
+                    fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_CA"));
     assert_tls_lookup(t, id_ctx);
     talloc_free(id_ctx);
-    id_ctx = make_ctx(t, "ldap_uri = %s\n" CA, env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\n" CA, fx_env("SDAP_TLS_LDAPS_URI"),
+                    fx_env("SDAP_TLS_CA"));
     assert_tls_lookup(t, id_ctx);
 }
 
@@ -268,16 +183,16 @@ static void test_wrong_ca(void **state)
 
     for (i = 0; i < 2; i++) {
         /* StartTLS: the StartTLS exchange succeeds, the handshake fails */
-        id_ctx = make_ctx(t, "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
-                          "ldap_tls_reqcert = %s\n",
-                          env("SDAP_TLS_URI"), env("SDAP_TLS_OTHER_CA"), reqcert[i]);
+        id_ctx = fx_ctx(t, BASE "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
+                        "ldap_tls_reqcert = %s\n",
+                        fx_env("SDAP_TLS_URI"), fx_env("SDAP_TLS_OTHER_CA"), reqcert[i]);
         assert_tls_refused(t, id_ctx);
         talloc_free(id_ctx);
         /* ldaps://, two servers: both tried, both refused */
-        id_ctx = make_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\n" CA
-                          "ldap_tls_reqcert = %s\n",
-                          env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_LDAPS_URI"),
-                          env("SDAP_TLS_OTHER_CA"), reqcert[i]);
+        id_ctx = fx_ctx(t, BASE "ldap_uri = %s\nldap_backup_uri = %s\n" CA
+                        "ldap_tls_reqcert = %s\n",
+                        fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_LDAPS_URI"),
+                        fx_env("SDAP_TLS_OTHER_CA"), reqcert[i]);
         assert_tls_refused(t, id_ctx);
         sdap_id_ctx_get_stats(id_ctx, &st);
         assert_int_equal(st.connect_failures, 2);
@@ -291,18 +206,18 @@ static void test_never_wrong_ca(void **state)
     struct test_ctx *t = *state;
     struct sdap_id_ctx *id_ctx;
 
-    id_ctx = make_ctx(t, "ldap_uri = %s\n" CA "ldap_tls_reqcert = never\n",
-                      env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_OTHER_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\n" CA "ldap_tls_reqcert = never\n",
+                    fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_OTHER_CA"));
     assert_tls_lookup(t, id_ctx);
     talloc_free(id_ctx);
-    id_ctx = make_ctx(t, "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
-                      "ldap_tls_reqcert = never\n",
-                      env("SDAP_TLS_URI"), env("SDAP_TLS_OTHER_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
+                    "ldap_tls_reqcert = never\n",
+                    fx_env("SDAP_TLS_URI"), fx_env("SDAP_TLS_OTHER_CA"));
     assert_tls_lookup(t, id_ctx);
     /* allow and try accept a certificate they cannot verify, too */
     talloc_free(id_ctx);
-    id_ctx = make_ctx(t, "ldap_uri = %s\n" CA "ldap_tls_reqcert = allow\n",
-                      env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_OTHER_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\n" CA "ldap_tls_reqcert = allow\n",
+                    fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_OTHER_CA"));
     assert_tls_lookup(t, id_ctx);
 }
 
@@ -313,17 +228,17 @@ static void test_starttls_without_tls(void **state)
     struct sdap_id_ctx *id_ctx;
     struct sdap_id_stats st;
 
-    id_ctx = make_ctx(t, "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
-                      "ldap_tls_reqcert = demand\n",
-                      env("SDAP_PLAIN_URI"), env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
+                    "ldap_tls_reqcert = demand\n",
+                    fx_env("SDAP_PLAIN_URI"), fx_env("SDAP_TLS_CA"));
     assert_tls_refused(t, id_ctx);
     talloc_free(id_ctx);
 
-    id_ctx = make_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_id_use_start_tls = true\n"
-                      CA "ldap_tls_reqcert = demand\n",
-                      env("SDAP_PLAIN_URI"), env("SDAP_TLS_URI"), env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s\nldap_backup_uri = %s\n"
+                    "ldap_id_use_start_tls = true\n" CA "ldap_tls_reqcert = demand\n",
+                    fx_env("SDAP_PLAIN_URI"), fx_env("SDAP_TLS_URI"), fx_env("SDAP_TLS_CA"));
     assert_tls_lookup(t, id_ctx);
-    assert_string_equal(sdap_id_ctx_server(id_ctx), env("SDAP_TLS_URI"));
+    assert_string_equal(sdap_id_ctx_server(id_ctx), fx_env("SDAP_TLS_URI"));
     sdap_id_ctx_get_stats(id_ctx, &st);
     assert_int_equal(st.connect_failures, 1);
 }
@@ -336,12 +251,13 @@ static void test_options_do_not_leak(void **state)
     struct sdap_id_ctx *good, *bad, *never;
     struct sdap_user *u = NULL;
 
-    never = make_ctx(t, "ldap_uri = %s\n" CA "ldap_tls_reqcert = never\n",
-                     env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_OTHER_CA"));
-    bad = make_ctx(t, "ldap_uri = %s\n" CA "ldap_tls_reqcert = demand\n",
-                   env("SDAP_TLS_LDAPS_URI"), env("SDAP_TLS_OTHER_CA"));
-    good = make_ctx(t, "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
-                    "ldap_tls_reqcert = demand\n", env("SDAP_TLS_URI"), env("SDAP_TLS_CA"));
+    never = fx_ctx(t, BASE "ldap_uri = %s\n" CA "ldap_tls_reqcert = never\n",
+                   fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_OTHER_CA"));
+    bad = fx_ctx(t, BASE "ldap_uri = %s\n" CA "ldap_tls_reqcert = demand\n",
+                 fx_env("SDAP_TLS_LDAPS_URI"), fx_env("SDAP_TLS_OTHER_CA"));
+    good = fx_ctx(t, BASE "ldap_uri = %s\nldap_id_use_start_tls = true\n" CA
+                  "ldap_tls_reqcert = demand\n", fx_env("SDAP_TLS_URI"),
+                  fx_env("SDAP_TLS_CA"));
 
     assert_tls_lookup(t, never);        /* "never" must not stick for the others */
     assert_tls_refused(t, bad);
@@ -354,7 +270,7 @@ static void test_options_do_not_leak(void **state)
     assert_tls_lookup(t, good);
     /* a plain domain next to them still works without TLS */
     talloc_free(bad);
-    bad = make_ctx(t, "ldap_uri = %s\n", env("SDAP_PLAIN_URI"));
+    bad = fx_ctx(t, BASE "ldap_uri = %s\n", fx_env("SDAP_PLAIN_URI"));
     assert_int_equal(get_user(t, bad, "user01", &u), EOK);
     assert_false(conn_is_tls(bad));
 }
@@ -459,10 +375,10 @@ static void silent_handshake(struct test_ctx *t, bool starttls)
     uint64_t start, elapsed, gap;
     errno_t ret;
 
-    id_ctx = make_ctx(t, "ldap_uri = %s://127.0.0.1:%d\nldap_id_use_start_tls = %s\n" CA
-                      "ldap_tls_reqcert = demand\nldap_network_timeout = 2\n",
-                      starttls ? "ldap" : "ldaps", fs->port, starttls ? "true" : "false",
-                      env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = %s://127.0.0.1:%d\nldap_id_use_start_tls = %s\n" CA
+                    "ldap_tls_reqcert = demand\nldap_network_timeout = 2\n",
+                    starttls ? "ldap" : "ldaps", fs->port, starttls ? "true" : "false",
+                    fx_env("SDAP_TLS_CA"));
     tk = ticker_start(t);
     start = sss_monotonic_usec();
     ret = get_user(t, id_ctx, "user01", &u);
@@ -512,16 +428,14 @@ static void test_free_during_handshake(void **state)
     uint64_t start;
     bool later = false;
 
-    id_ctx = make_ctx(t, "ldap_uri = ldaps://127.0.0.1:%d\n" CA "ldap_network_timeout = 2\n",
-                      fs->port, env("SDAP_TLS_CA"));
+    id_ctx = fx_ctx(t, BASE "ldap_uri = ldaps://127.0.0.1:%d\n" CA "ldap_network_timeout = 2\n",
+                    fs->port, fx_env("SDAP_TLS_CA"));
     req = sdap_get_user_send(t->mem, t->ev, id_ctx, SDAP_BY_NAME, "user01", 0);
     assert_non_null(req);
     /* TCP connects at once; then the handshake hangs */
     assert_non_null(tevent_add_timer(t->ev, t->mem, tevent_timeval_current_ofs(0, 300000),
                                      flag_set, &later));
-    while (!later) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
+    tc_wait_flag(t->ev, &later);
     sdap_id_ctx_get_stats(id_ctx, &st);
     assert_int_equal(st.connect_failures, 0);
     start = sss_monotonic_usec();
@@ -535,20 +449,16 @@ static void test_free_during_handshake(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_starttls_demand, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_ldaps_demand, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_wrong_ca, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_never_wrong_ca, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_starttls_without_tls, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_options_do_not_leak, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_silent_ldaps, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_silent_starttls, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_free_during_handshake, setup, teardown),
+        FX_TEST(test_starttls_demand),
+        FX_TEST(test_ldaps_demand),
+        FX_TEST(test_wrong_ca),
+        FX_TEST(test_never_wrong_ca),
+        FX_TEST(test_starttls_without_tls),
+        FX_TEST(test_options_do_not_leak),
+        FX_TEST(test_silent_ldaps),
+        FX_TEST(test_silent_starttls),
+        FX_TEST(test_free_during_handshake),
     };
-    const char *level = getenv("SDAP_TEST_DEBUG");
-
-    if (level != NULL) {
-        debug_level = debug_convert_level(atoi(level));
-    }
+    fx_debug_from_env();
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
