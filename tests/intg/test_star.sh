@@ -61,7 +61,10 @@ check "the master bus socket is mode 0600" test "$(stat -c %a "$BUS_SOCK")" = 60
 check "the private pipes directory is mode 0700" test "$(stat -c %a "$PIPES/private")" = 700
 # Exactly one D-Bus server socket: the master bus. The other listening sockets of the suite
 # may only be the client-protocol pipes of PROTOCOL.md (nss, pam, private/pam, sudo).
-listening=$(ss -xlpn 2>/dev/null | grep -E 'users:\(\("(sssd|sssd_[a-z]+)"' | awk '{print $5}' | sort -u)
+# Only this suite's processes count (other suites may run on the machine at the same time).
+suite_pids=$(all_suite_pids | paste -sd'|')
+listening=$(ss -xlpn 2>/dev/null | grep -E "users:\(\(\"sssd(_[a-z]+)?\",pid=($suite_pids)," |
+            awk '{print $5}' | sort -u)
 bus_sockets=$(grep -c '/sbus' <<<"$listening")
 others=$(grep -v -x -e "$BUS_SOCK" -e "$PIPES/nss" -e "$PIPES/pam" -e "$PIPES/private/pam" \
          -e "$PIPES/sudo" <<<"$listening" | tr '\n' ' ')

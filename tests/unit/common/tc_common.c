@@ -24,6 +24,11 @@ void tc_leak_check(const struct tc_leaks *leaks)
     assert_int_equal(talloc_total_blocks(NULL), leaks->blocks);
 }
 
+void tc_leak_end(void)
+{
+    talloc_disable_null_tracking();
+}
+
 char *tc_tmpdir(TALLOC_CTX *mem_ctx, const char *prefix)
 {
     char *dir = talloc_asprintf(mem_ctx, "/tmp/%s.XXXXXX", prefix);

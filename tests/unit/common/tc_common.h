@@ -17,13 +17,18 @@
 /*
  * Leak baseline: tc_leak_start() counts the blocks hanging off the NULL context (it turns on
  * talloc's null tracking once); tc_leak_check() fails the test, printing the talloc report,
- * when the count differs.
+ * when the count differs. Libraries that hang their own one-time state on the NULL context
+ * (tevent's backend list at the first event context, ldb's modules) must have done so before
+ * the first baseline: create and free one such context in the group setup. tc_leak_end(),
+ * once at the end of main(), frees the tracking context itself, which LeakSanitizer would
+ * otherwise report.
  */
 struct tc_leaks {
     size_t blocks;
 };
 void tc_leak_start(struct tc_leaks *leaks);
 void tc_leak_check(const struct tc_leaks *leaks);
+void tc_leak_end(void);
 
 /*
  * A fresh directory /tmp/<prefix>.XXXXXX (prefix: the test's name), as a string on mem_ctx;

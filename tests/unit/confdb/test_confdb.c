@@ -331,7 +331,7 @@ static void test_types(void **state)
     cdb = parse_ok(t, BASE
                    "max_id =    4000000000   \n"
                    "ldap_search_base =   dc=example, dc=com  \n"
-                   "ldap_search_timeout=-0\n"
+                   "entry_cache_timeout=-0\n"
                    "ldap_sasl_minssf = -1\n"
                    "ldap_default_bind_dn =\n"
                    "[nss]\n"
@@ -344,7 +344,7 @@ static void test_types(void **state)
         assert_int_equal(confdb_get_int(cdb, DOM, "max_id", &i), ERANGE);
     }
     assert_str(cdb, DOM, "ldap_search_base", "dc=example, dc=com");
-    assert_int_opt(cdb, DOM, "ldap_search_timeout", 0);
+    assert_int_opt(cdb, DOM, "entry_cache_timeout", 0);
     assert_int_opt(cdb, DOM, "ldap_sasl_minssf", -1);
     assert_str(cdb, DOM, "ldap_default_bind_dn", "");
     assert_int_opt(cdb, "nss", "entry_negative_timeout", 30);
@@ -753,6 +753,8 @@ static void test_err_bad_int(void **state)
     parse_fails(t, BASE "[nss]\nentry_cache_nowait_percentage = -1\n", "'-1'",
                 "from 0 to 99", NULL);
     parse_fails(t, BASE "min_id = 12 34\n", "test.conf:8:", "'12 34'", "'min_id'", NULL);
+    parse_fails(t, BASE "ldap_network_timeout = 0\n", "test.conf:8:", "'ldap_network_timeout'",
+                "from 1 to", NULL);
 }
 
 static void test_err_bad_provider(void **state)

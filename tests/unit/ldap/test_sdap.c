@@ -168,9 +168,8 @@ static void test_options(void **state)
     assert_int_equal(o->num_uris, 2);
     assert_int_equal(o->num_primary, 1);
 
-    /* refused: a zero timeout, a map that is not an attribute or is empty */
-    assert_int_equal(read_opts(t, "ldap_search_timeout = 0\n", &o), ERR_INVALID_CONFIG);
-    assert_int_equal(read_opts(t, "ldap_network_timeout = 0\n", &o), ERR_INVALID_CONFIG);
+    /* refused: a map that is not an attribute or is empty (a zero timeout never gets this
+     * far: confdb refuses it at load, tests/unit/confdb) */
     assert_int_equal(read_opts(t, "ldap_user_name = a b\n", &o), ERR_INVALID_CONFIG);
     assert_int_equal(read_opts(t, "ldap_user_name = \n", &o), ERR_INVALID_CONFIG);
 }
