@@ -387,12 +387,12 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
     int lret;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(db_dir != NULL);
-    SYSDB_ARG_CHECK(domain != NULL);
-    SYSDB_ARG_CHECK(_sysdb != NULL);
-    SYSDB_ARG_CHECK(sysdb_domain_valid(domain));
-    SYSDB_ARG_CHECK((unsigned int)case_mode <= SYSDB_CASE_PRESERVING);
-    SYSDB_ARG_CHECK((unsigned int)backend <= SYSDB_BACKEND_MDB);
+    SSS_CHECK_ARG(db_dir != NULL, EINVAL);
+    SSS_CHECK_ARG(domain != NULL, EINVAL);
+    SSS_CHECK_ARG(_sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(sysdb_domain_valid(domain), EINVAL);
+    SSS_CHECK_ARG((unsigned int)case_mode <= SYSDB_CASE_PRESERVING, EINVAL);
+    SSS_CHECK_ARG((unsigned int)backend <= SYSDB_BACKEND_MDB, EINVAL);
     if (backend == SYSDB_BACKEND_DEFAULT) {
         backend = sysdb_default_backend(db_dir, domain);
     }

@@ -132,10 +132,10 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     const char *stored;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(grp != NULL);
-    SYSDB_ARG_CHECK(grp->name != NULL);
-    SYSDB_ARG_CHECK(now >= 0);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(grp != NULL, EINVAL);
+    SSS_CHECK_ARG(grp->name != NULL, EINVAL);
+    SSS_CHECK_ARG(now >= 0, EINVAL);
     if (grp->gid == 0) {
         DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache group %s with gid 0\n", grp->name);
         return EINVAL;
@@ -206,8 +206,8 @@ errno_t sysdb_store_group_ext(struct sysdb_ctx *sysdb, const struct sysdb_group 
     struct sysdb_name_list *member_groups = NULL;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(grp != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(grp != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -342,9 +342,9 @@ errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     struct sysdb_rc_key key;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(name != NULL);
-    SYSDB_ARG_CHECK(_group != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(_group != NULL, EINVAL);
     ret = sysdb_rc_name_key(sysdb, SYSDB_RC_GROUP_NAME, name, keybuf, &key);
     if (ret != EOK) {
         return ret;
@@ -357,8 +357,8 @@ errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_rc_key key = { .kind = SYSDB_RC_GROUP_GID, .id = gid };
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(_group != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(_group != NULL, EINVAL);
     return sysdb_group_fetch(mem_ctx, sysdb, &key, _group);
 }
 
@@ -374,8 +374,8 @@ errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     void *groups;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(_groups != NULL && _count != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(_groups != NULL && _count != NULL, EINVAL);
     ret = sysdb_entry_enumerate(mem_ctx, sysdb, SYSDB_KIND_GROUP, NULL, sysdb_group_parse,
                                 &groups, _count);
     if (ret == EOK) {

@@ -164,9 +164,9 @@ static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *u
     struct ldb_message *msg;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(user != NULL);
-    SYSDB_ARG_CHECK(now >= 0);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL, EINVAL);
+    SSS_CHECK_ARG(now >= 0, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -209,7 +209,7 @@ errno_t sysdb_store_initgroups_gids(struct sysdb_ctx *sysdb, const char *user,
                                     const char *const *group_names, const uint32_t *gids,
                                     time_t now, uint32_t cache_timeout)
 {
-    SYSDB_ARG_CHECK(gids != NULL || group_names == NULL || group_names[0] == NULL);
+    SSS_CHECK_ARG(gids != NULL || group_names == NULL || group_names[0] == NULL, EINVAL);
     return sysdb_store_initgroups_int(sysdb, user, group_names, gids, now, cache_timeout);
 }
 
@@ -368,9 +368,9 @@ errno_t sysdb_get_user_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     uint32_t *gids = NULL;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(name != NULL);
-    SYSDB_ARG_CHECK(_have_list != NULL && _gids != NULL && _count != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(_have_list != NULL && _gids != NULL && _count != NULL, EINVAL);
     ret = sysdb_rc_name_key(sysdb, SYSDB_RC_INITGR, name, keybuf, &key);
     if (ret != EOK) {
         return ret;
@@ -425,9 +425,9 @@ errno_t sysdb_get_initgroups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const
     bool have;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(user != NULL);
-    SYSDB_ARG_CHECK(_gids != NULL && _count != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL, EINVAL);
+    SSS_CHECK_ARG(_gids != NULL && _count != NULL, EINVAL);
     ret = sysdb_get_user_initgroups(mem_ctx, sysdb, user, NULL, &have, &gids, &count, &expire);
     if (ret != EOK) {
         return ret;
@@ -454,9 +454,9 @@ errno_t sysdb_get_initgroups_names(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     time_t expire;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(user != NULL);
-    SYSDB_ARG_CHECK(_names != NULL && _count != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL, EINVAL);
+    SSS_CHECK_ARG(_names != NULL && _count != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

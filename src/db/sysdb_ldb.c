@@ -97,7 +97,7 @@ errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
 {
     int lret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     assert(sysdb->tx_depth < UINT_MAX);
     if (sysdb->tx_depth == 0) {
         assert(!sysdb->tx_doomed);
@@ -150,13 +150,13 @@ static errno_t sysdb_transaction_close(struct sysdb_ctx *sysdb, bool commit)
 
 errno_t sysdb_transaction_commit(struct sysdb_ctx *sysdb)
 {
-    SYSDB_ARG_CHECK(sysdb != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     return sysdb_transaction_close(sysdb, true);
 }
 
 errno_t sysdb_transaction_cancel(struct sysdb_ctx *sysdb)
 {
-    SYSDB_ARG_CHECK(sysdb != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     return sysdb_transaction_close(sysdb, false);
 }
 
@@ -470,8 +470,8 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     int lret;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(name != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
     ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
         return ret;
@@ -558,8 +558,8 @@ errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
     struct ldb_dn *dn;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(name != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
     ret = sysdb_name_dn(NULL, sysdb, kind, name, &dn);
     if (ret != EOK) {
         return ret;
@@ -581,7 +581,7 @@ errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind)
     TALLOC_CTX *tmp_ctx;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

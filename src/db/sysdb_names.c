@@ -188,8 +188,8 @@ static errno_t sysdb_name_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     size_t len;
     char *out;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(name != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
     len = strnlen(name, SYSDB_NAME_MAX + sysdb->domain_len + 2);
     out = talloc_size(mem_ctx, sysdb_name_room(sysdb, len));
     if (out == NULL) {
@@ -233,7 +233,7 @@ errno_t sysdb_name_key(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char 
 errno_t sysdb_fqname(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                      char **_fqname)
 {
-    SYSDB_ARG_CHECK(_fqname != NULL);
+    SSS_CHECK_ARG(_fqname != NULL, EINVAL);
     return sysdb_name_stored(mem_ctx, sysdb, name, _fqname);
 }
 
@@ -244,9 +244,9 @@ errno_t sysdb_short_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const cha
     size_t dlen;
     char *out;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(fqname != NULL);
-    SYSDB_ARG_CHECK(_short != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(fqname != NULL, EINVAL);
+    SSS_CHECK_ARG(_short != NULL, EINVAL);
     len = strlen(fqname);
     dlen = sysdb->domain_len;
     if (len > dlen + 1 && fqname[len - dlen - 1] == '@'
@@ -301,8 +301,8 @@ errno_t sysdb_name_list_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_name_list *list;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(_list != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(_list != NULL, EINVAL);
     list = talloc_zero(mem_ctx, struct sysdb_name_list);
     if (list == NULL) {
         return ENOMEM;
@@ -352,8 +352,8 @@ errno_t sysdb_name_list_add(struct sysdb_name_list *list, const char *const *nam
     char *stored;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(list != NULL);
-    SYSDB_ARG_CHECK(names != NULL || count == 0 || count == (size_t)-1);
+    SSS_CHECK_ARG(list != NULL, EINVAL);
+    SSS_CHECK_ARG(names != NULL || count == 0 || count == (size_t)-1, EINVAL);
     if (names == NULL) {
         return EOK;
     }

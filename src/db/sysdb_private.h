@@ -42,19 +42,6 @@
 
 #define SYSDB_VERSION "2"
 
-/*
- * The argument check of a public entry point, after sd-bus's assert_return(): when cond is
- * false, logs the condition that failed (DEBUG names the function) and returns EINVAL.
- * For what a correct caller never passes (NULL pointers, out-of-range values); input a
- * client chose (names, attribute values) is refused with its own message by the code that
- * checks it.
- */
-#define SYSDB_ARG_CHECK(cond) do { \
-    if (__builtin_expect(!(cond), 0)) { \
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
-        return EINVAL; \
-    } \
-} while (0)
 
 #define SYSDB_BASE_DN "cn=sysdb"
 #define SYSDB_A_GUID "guid"   /* mdb record key (ldb @IDXGUID) */

@@ -109,10 +109,10 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     const char *stored;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(user != NULL);
-    SYSDB_ARG_CHECK(user->name != NULL);
-    SYSDB_ARG_CHECK(now >= 0);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL, EINVAL);
+    SSS_CHECK_ARG(user->name != NULL, EINVAL);
+    SSS_CHECK_ARG(now >= 0, EINVAL);
     if (user->uid == 0 || user->gid == 0) {
         DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache %s with uid/gid 0\n", user->name);
         return EINVAL;
@@ -188,9 +188,9 @@ errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     struct sysdb_rc_key key;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(name != NULL);
-    SYSDB_ARG_CHECK(_user != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(_user != NULL, EINVAL);
     ret = sysdb_rc_name_key(sysdb, SYSDB_RC_USER_NAME, name, keybuf, &key);
     if (ret != EOK) {
         return ret;
@@ -203,8 +203,8 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 {
     struct sysdb_rc_key key = { .kind = SYSDB_RC_USER_UID, .id = uid };
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(_user != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(_user != NULL, EINVAL);
     return sysdb_user_fetch(mem_ctx, sysdb, &key, _user);
 }
 
@@ -220,8 +220,8 @@ errno_t sysdb_enumerate_users(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     void *users;
     errno_t ret;
 
-    SYSDB_ARG_CHECK(sysdb != NULL);
-    SYSDB_ARG_CHECK(_users != NULL && _count != NULL);
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(_users != NULL && _count != NULL, EINVAL);
     ret = sysdb_entry_enumerate(mem_ctx, sysdb, SYSDB_KIND_USER, sysdb_user_attrs,
                                 sysdb_user_parse, &users, _count);
     if (ret == EOK) {

@@ -33,16 +33,6 @@
 #include "db/sysdb.h"
 #include "confdb/confdb.h"
 
-/*
- * The argument check of the entry points below, after sd-bus's assert_return(): when cond
- * is false, logs the condition that failed (DEBUG names the function) and returns EINVAL.
- */
-#define SSS_CACHE_ARG_CHECK(cond) do { \
-    if (!(cond)) { \
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
-        return EINVAL; \
-    } \
-} while (0)
 
 /* Exit statuses, as SSSD's sss_cache. */
 #define SSS_CACHE_EXIT_OK       0

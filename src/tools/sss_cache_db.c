@@ -17,9 +17,9 @@ errno_t sss_cache_domain_case(struct confdb *cdb, const char *domain, enum sysdb
     char *value = NULL;
     errno_t ret;
 
-    SSS_CACHE_ARG_CHECK(cdb != NULL);
-    SSS_CACHE_ARG_CHECK(domain != NULL);
-    SSS_CACHE_ARG_CHECK(_mode != NULL);
+    SSS_CHECK_ARG(cdb != NULL, EINVAL);
+    SSS_CHECK_ARG(domain != NULL, EINVAL);
+    SSS_CHECK_ARG(_mode != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -178,10 +178,10 @@ errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const c
     char *path;
     errno_t ret;
 
-    SSS_CACHE_ARG_CHECK(db_dir != NULL);
-    SSS_CACHE_ARG_CHECK(domain != NULL);
-    SSS_CACHE_ARG_CHECK(sel != NULL);
-    SSS_CACHE_ARG_CHECK(found != NULL);
+    SSS_CHECK_ARG(db_dir != NULL, EINVAL);
+    SSS_CHECK_ARG(domain != NULL, EINVAL);
+    SSS_CHECK_ARG(sel != NULL, EINVAL);
+    SSS_CHECK_ARG(found != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

@@ -125,7 +125,7 @@ errno_t sss_cache_mc_reset_file(const char *path)
     errno_t ret;
     int fd;
 
-    SSS_CACHE_ARG_CHECK(path != NULL);
+    SSS_CHECK_ARG(path != NULL, EINVAL);
     fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     if (fd == -1) {
         ret = errno;
@@ -170,7 +170,7 @@ errno_t sss_cache_mc_reset(const char *mc_dir, unsigned int files)
     char *path;
     size_t i;
 
-    SSS_CACHE_ARG_CHECK(mc_dir != NULL);
+    SSS_CHECK_ARG(mc_dir != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

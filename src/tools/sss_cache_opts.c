@@ -164,9 +164,9 @@ errno_t sss_cache_parse_args(TALLOC_CTX *mem_ctx, int argc, char *const argv[],
     int opt;
     errno_t ret;
 
-    SSS_CACHE_ARG_CHECK(argc >= 1);
-    SSS_CACHE_ARG_CHECK(argv != NULL);
-    SSS_CACHE_ARG_CHECK(_args != NULL);
+    SSS_CHECK_ARG(argc >= 1, EINVAL);
+    SSS_CHECK_ARG(argv != NULL, EINVAL);
+    SSS_CHECK_ARG(_args != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

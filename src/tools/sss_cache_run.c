@@ -182,12 +182,12 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
     bool matched;
     errno_t ret;
 
-    SSS_CACHE_ARG_CHECK(cdb != NULL);
-    SSS_CACHE_ARG_CHECK(sel != NULL);
-    SSS_CACHE_ARG_CHECK(paths != NULL);
-    SSS_CACHE_ARG_CHECK(paths->db_dir != NULL);
-    SSS_CACHE_ARG_CHECK(paths->mc_dir != NULL);
-    SSS_CACHE_ARG_CHECK(paths->bus_address != NULL);
+    SSS_CHECK_ARG(cdb != NULL, EINVAL);
+    SSS_CHECK_ARG(sel != NULL, EINVAL);
+    SSS_CHECK_ARG(paths != NULL, EINVAL);
+    SSS_CHECK_ARG(paths->db_dir != NULL, EINVAL);
+    SSS_CHECK_ARG(paths->mc_dir != NULL, EINVAL);
+    SSS_CHECK_ARG(paths->bus_address != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

@@ -216,3 +216,11 @@ void sss_debug_fn(const char *function, int level, const char *format, ...)
     fwrite(line, 1, len, out);
     fflush(out);
 }
+
+bool sss_arg_invalid(const char *func, const char *cond)
+{
+    if (debug_enabled(SSSDBG_CRIT_FAILURE)) {
+        sss_debug_fn(func, SSSDBG_CRIT_FAILURE, "invalid argument: %s does not hold\n", cond);
+    }
+    return false;
+}

@@ -105,4 +105,25 @@ void sss_debug_fn(const char *function, int level, const char *format, ...)
     } \
 } while (0)
 
+/*
+ * Argument checks at public entry points, in the spirit of sd-bus's assert_return: what a
+ * caller can get wrong is checked and logged (the line names the function and the check);
+ * internal invariants are assert()ed instead.
+ *   SSS_CHECK_ARG(cond, ret)   returns ret (nothing, in a void function) when cond is false
+ *   SSS_ARG_VALID(cond)        an expression: true, or false after logging, for checks that
+ *                              must end a request rather than return
+ */
+#define SSS_CHECK_ARG(cond, ...) do { \
+    if (__builtin_expect(!(cond), 0)) { \
+        sss_arg_invalid(__func__, #cond); \
+        return __VA_ARGS__; \
+    } \
+} while (0)
+
+#define SSS_ARG_VALID(cond) \
+    (__builtin_expect(!!(cond), 1) ? true : sss_arg_invalid(__func__, #cond))
+
+/* Logs a failed argument check of func; returns false. */
+bool sss_arg_invalid(const char *func, const char *cond);
+
 #endif /* SSS_DEBUG_H */

@@ -373,7 +373,7 @@ struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     /* Everything this request does from here, to its post, runs under its id. */
     SSS_REQ_ID_SCOPE(req_id);
     /* A missing or malformed filter is not bad use: it is answered as malformed. */
-    BE_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
     state->req = req;
     state->be = be;
     state->type = entry_type & SSS_DP_TYPE_MASK;
@@ -498,7 +498,7 @@ errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct be_account_info_state *state;
 
-    BE_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(req != NULL, EINVAL);
     state = tevent_req_data(req, struct be_account_info_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_dp_error != NULL) {

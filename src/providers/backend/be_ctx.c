@@ -153,11 +153,11 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
     enum sysdb_case case_mode = SYSDB_CASE_SENSITIVE;
     errno_t ret;
 
-    BE_CHECK_ARG(ev != NULL, EINVAL);
-    BE_CHECK_ARG(cdb != NULL, EINVAL);
-    BE_CHECK_ARG(domain != NULL, EINVAL);
-    BE_CHECK_ARG(db_dir != NULL, EINVAL);
-    BE_CHECK_ARG(_be != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(cdb != NULL, EINVAL);
+    SSS_CHECK_ARG(domain != NULL, EINVAL);
+    SSS_CHECK_ARG(db_dir != NULL, EINVAL);
+    SSS_CHECK_ARG(_be != NULL, EINVAL);
     be = talloc_zero(mem_ctx, struct be_ctx);
     if (be == NULL) {
         return ENOMEM;

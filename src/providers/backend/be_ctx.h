@@ -42,18 +42,6 @@ struct be_enum_task;
 struct be_op;
 struct be_prefetch;
 
-/*
- * The argument check of the back-end's entry points (sd-bus's assert_return): when cond is
- * false, logs the check that failed (the log line names the function) and returns what
- * follows cond (nothing, in a void function). For what a caller can get wrong; internal
- * invariants are assert()ed.
- */
-#define BE_CHECK_ARG(cond, ...) do { \
-    if (!(cond)) { \
-        DEBUG(SSSDBG_CRIT_FAILURE, "invalid argument: %s\n", #cond); \
-        return __VA_ARGS__; \
-    } \
-} while (0)
 
 /* Member lists larger than this are built in slices across loop turns. */
 #define BE_BIG_GROUP 1000

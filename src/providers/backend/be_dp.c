@@ -114,8 +114,8 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
     struct sbus_listener *listeners;
     errno_t ret;
 
-    BE_CHECK_ARG(be != NULL, EINVAL);
-    BE_CHECK_ARG(conn != NULL, EINVAL);
+    SSS_CHECK_ARG(be != NULL, EINVAL);
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
     methods = talloc_zero_array(be, struct sbus_method, 2);
     iface = talloc_zero(be, struct sbus_interface);
     listeners = talloc_zero_array(be, struct sbus_listener, 3);

@@ -67,8 +67,8 @@ struct tevent_req *be_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     if (req == NULL) {
         return NULL;
     }
-    BE_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
-    BE_CHECK_ARG((what & (BE_ENUM_USERS | BE_ENUM_GROUPS)) != 0, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG((what & (BE_ENUM_USERS | BE_ENUM_GROUPS)) != 0, sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->what = what;
@@ -449,7 +449,7 @@ static void be_enum_task_round_done(struct tevent_req *subreq)
 
 errno_t be_enum_task_start(struct be_ctx *be)
 {
-    BE_CHECK_ARG(be != NULL, EINVAL);
+    SSS_CHECK_ARG(be != NULL, EINVAL);
     if (!be->enumerate || !be->id_supported || be->enum_task != NULL) {
         return EOK;
     }

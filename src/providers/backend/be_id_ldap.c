@@ -45,10 +45,10 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     if (req == NULL) {
         return NULL;
     }
-    BE_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
-    BE_CHECK_ARG(filter != NULL && filter->kind != BE_FILTER_ENUM,
+    SSS_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(filter != NULL && filter->kind != BE_FILTER_ENUM,
                  sss_req_post(req, ev, EINVAL));
-    BE_CHECK_ARG(type == SSS_DP_USER || type == SSS_DP_GROUP
+    SSS_CHECK_ARG(type == SSS_DP_USER || type == SSS_DP_GROUP
                  || (type == SSS_DP_INITGROUPS && filter->kind == BE_FILTER_NAME),
                  sss_req_post(req, ev, EINVAL));
     state->ev = ev;

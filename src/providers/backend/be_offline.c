@@ -48,7 +48,7 @@ static void be_probe_start(struct be_offline *st);
 
 errno_t be_offline_init(struct be_ctx *be)
 {
-    BE_CHECK_ARG(be != NULL, EINVAL);
+    SSS_CHECK_ARG(be != NULL, EINVAL);
     be->offline = talloc_zero(be, struct be_offline);
     if (be->offline == NULL) {
         return ENOMEM;
@@ -67,7 +67,7 @@ int be_offline_next_retry(struct be_ctx *be)
 {
     time_t now = time(NULL);
 
-    BE_CHECK_ARG(be != NULL && be->offline != NULL, -1);
+    SSS_CHECK_ARG(be != NULL && be->offline != NULL, -1);
     if (be->offline->timer == NULL) {
         return -1;
     }
@@ -76,7 +76,7 @@ int be_offline_next_retry(struct be_ctx *be)
 
 int be_offline_current_delay(struct be_ctx *be)
 {
-    BE_CHECK_ARG(be != NULL && be->offline != NULL, -1);
+    SSS_CHECK_ARG(be != NULL && be->offline != NULL, -1);
     return be->offline->delay;
 }
 
@@ -133,7 +133,7 @@ void be_go_offline(struct be_ctx *be, const char *why)
 {
     struct be_offline *st;
 
-    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    SSS_CHECK_ARG(be != NULL && be->offline != NULL);
     st = be->offline;
     if (st->offline) {
         if (st->timer == NULL && st->probe == NULL) {
@@ -232,7 +232,7 @@ void be_offline_request_seen(struct be_ctx *be)
 {
     struct be_offline *st;
 
-    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    SSS_CHECK_ARG(be != NULL && be->offline != NULL);
     st = be->offline;
     if (!st->offline || st->probe != NULL) {
         return;
@@ -248,7 +248,7 @@ void be_reset_offline(struct be_ctx *be)
 {
     struct be_offline *st;
 
-    BE_CHECK_ARG(be != NULL && be->offline != NULL);
+    SSS_CHECK_ARG(be != NULL && be->offline != NULL);
     st = be->offline;
     if (be->id_ctx != NULL) {
         sdap_id_ctx_reset_servers(be->id_ctx);

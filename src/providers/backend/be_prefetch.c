@@ -192,8 +192,8 @@ void be_prefetch_queue(struct be_ctx *be, struct sdap_group *const *groups, size
     size_t dropped = 0;
     size_t i;
 
-    BE_CHECK_ARG(be != NULL);
-    BE_CHECK_ARG(groups != NULL || n == 0);
+    SSS_CHECK_ARG(be != NULL);
+    SSS_CHECK_ARG(groups != NULL || n == 0);
     if (n == 0 || be->id_ctx == NULL || be_is_offline(be)) {
         return;
     }
@@ -314,6 +314,6 @@ void be_pf_arm(struct be_prefetch *pf, uint64_t usec)
 
 size_t be_prefetch_pending(struct be_ctx *be)
 {
-    BE_CHECK_ARG(be != NULL, 0);
+    SSS_CHECK_ARG(be != NULL, 0);
     return be->prefetch != NULL ? sss_hash_table_count(be->prefetch->by_gid) : 0;
 }

@@ -97,7 +97,7 @@ bool be_prefetch_join(struct be_ctx *be, const struct be_filter *filter, TALLOC_
     bool recent;
     errno_t ret;
 
-    BE_CHECK_ARG(be != NULL && filter != NULL && fn != NULL, false);
+    SSS_CHECK_ARG(be != NULL && filter != NULL && fn != NULL, false);
     pf = be->prefetch;
     if (pf == NULL || (filter->kind != BE_FILTER_ID && filter->kind != BE_FILTER_NAME)) {
         return false;

@@ -38,8 +38,8 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     struct sysdb_user su = { 0 };
     errno_t ret;
 
-    BE_CHECK_ARG(be != NULL, EINVAL);
-    BE_CHECK_ARG(user != NULL, EINVAL);
+    SSS_CHECK_ARG(be != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL, EINVAL);
     if (user->uid == 0 || user->gid == 0) {
         return be_refused(be, "user", user->name, user->uid, EINVAL);
     }
@@ -70,8 +70,8 @@ static errno_t be_store_group_int(struct be_ctx *be, const struct sdap_group *gr
     struct sysdb_group sg;
     errno_t ret;
 
-    BE_CHECK_ARG(be != NULL, EINVAL);
-    BE_CHECK_ARG(group != NULL, EINVAL);
+    SSS_CHECK_ARG(be != NULL, EINVAL);
+    SSS_CHECK_ARG(group != NULL, EINVAL);
     if (group->gid == 0) {
         return be_refused(be, "group", group->name, group->gid, EINVAL);
     }
@@ -126,8 +126,8 @@ struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     if (req == NULL) {
         return NULL;
     }
-    BE_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
-    BE_CHECK_ARG(group != NULL, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(group != NULL, sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->group = group;
@@ -254,8 +254,8 @@ static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *f
     const char *name = NULL;
     errno_t ret;
 
-    BE_CHECK_ARG(filter != NULL, EINVAL);
-    BE_CHECK_ARG(filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_ID, EINVAL);
+    SSS_CHECK_ARG(filter != NULL, EINVAL);
+    SSS_CHECK_ARG(filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_ID, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;

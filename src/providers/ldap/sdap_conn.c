@@ -187,9 +187,9 @@ errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *l
 {
     struct sdap_conn *conn;
 
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(ld != NULL)
-            || !SDAP_ARG_VALID(fd >= 0) || !SDAP_ARG_VALID(uri != NULL)
-            || !SDAP_ARG_VALID(_conn != NULL)) {
+    if (!SSS_ARG_VALID(ev != NULL) || !SSS_ARG_VALID(ld != NULL)
+            || !SSS_ARG_VALID(fd >= 0) || !SSS_ARG_VALID(uri != NULL)
+            || !SSS_ARG_VALID(_conn != NULL)) {
         return EINVAL;
     }
     conn = talloc_zero(mem_ctx, struct sdap_conn);
@@ -291,8 +291,8 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
 {
     struct sdap_op *op;
 
-    if (!SDAP_ARG_VALID(conn != NULL) || !SDAP_ARG_VALID(fn != NULL)
-            || !SDAP_ARG_VALID(_op != NULL)) {
+    if (!SSS_ARG_VALID(conn != NULL) || !SSS_ARG_VALID(fn != NULL)
+            || !SSS_ARG_VALID(_op != NULL)) {
         return EINVAL;
     }
     if (!sdap_conn_usable(conn)) {

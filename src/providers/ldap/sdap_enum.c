@@ -167,7 +167,7 @@ done:
 static errno_t sdap_enum_result(struct tevent_req *req, const void *out, size_t *_num,
                                 struct sdap_enum_state **_state)
 {
-    if (!SDAP_ARG_VALID(out != NULL) || !SDAP_ARG_VALID(_num != NULL)) {
+    if (!SSS_ARG_VALID(out != NULL) || !SSS_ARG_VALID(_num != NULL)) {
         return EINVAL;
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);

@@ -306,14 +306,6 @@ const char **sdap_strset_array(TALLOC_CTX *mem_ctx, struct sdap_strset *set)
     return arr;
 }
 
-bool sdap_arg_invalid(const char *func, const char *expr)
-{
-    if (debug_enabled(SSSDBG_CRIT_FAILURE)) {
-        sss_debug_fn(func, SSSDBG_CRIT_FAILURE, "invalid argument: %s does not hold\n", expr);
-    }
-    return false;
-}
-
 errno_t sdap_ldap_err(int lrc)
 {
     switch (lrc) {

@@ -359,7 +359,7 @@ errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
 
-    if (!SDAP_ARG_VALID(_group != NULL)) {
+    if (!SSS_ARG_VALID(_group != NULL)) {
         return EINVAL;
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);

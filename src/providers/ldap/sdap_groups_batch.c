@@ -84,7 +84,7 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
     if (!SDAP_OP_VALID(req, ev, id_ctx)) {
         return req;     /* NULL, or failing with EINVAL */
     }
-    if (!SDAP_ARG_VALID(gids != NULL) || !SDAP_ARG_VALID(n > 0)) {
+    if (!SSS_ARG_VALID(gids != NULL) || !SSS_ARG_VALID(n > 0)) {
         return sdap_req_invalid(req, ev);
     }
     state->ev = ev;
@@ -319,7 +319,7 @@ errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_groups_batch_state *state =
         tevent_req_data(req, struct sdap_groups_batch_state);
 
-    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
+    if (!SSS_ARG_VALID(_groups != NULL) || !SSS_ARG_VALID(_num_groups != NULL)) {
         return EINVAL;
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);

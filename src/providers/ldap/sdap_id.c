@@ -24,8 +24,8 @@ errno_t sdap_id_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     struct sdap_id_ctx *id_ctx;
     errno_t ret;
 
-    if (!SDAP_ARG_VALID(ev != NULL) || !SDAP_ARG_VALID(cdb != NULL)
-            || !SDAP_ARG_VALID(domain != NULL) || !SDAP_ARG_VALID(_id_ctx != NULL)) {
+    if (!SSS_ARG_VALID(ev != NULL) || !SSS_ARG_VALID(cdb != NULL)
+            || !SSS_ARG_VALID(domain != NULL) || !SSS_ARG_VALID(_id_ctx != NULL)) {
         return EINVAL;
     }
     tmp_ctx = talloc_new(NULL);

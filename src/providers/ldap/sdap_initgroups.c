@@ -222,7 +222,7 @@ errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_group **groups;
     size_t i;
 
-    if (!SDAP_ARG_VALID(_groups != NULL) || !SDAP_ARG_VALID(_num_groups != NULL)) {
+    if (!SSS_ARG_VALID(_groups != NULL) || !SSS_ARG_VALID(_num_groups != NULL)) {
         return EINVAL;
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);

@@ -339,8 +339,8 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
     size_t i;
     errno_t ret;
 
-    if (!SDAP_ARG_VALID(cdb != NULL) || !SDAP_ARG_VALID(domain != NULL)
-            || !SDAP_ARG_VALID(_opts != NULL)) {
+    if (!SSS_ARG_VALID(cdb != NULL) || !SSS_ARG_VALID(domain != NULL)
+            || !SSS_ARG_VALID(_opts != NULL)) {
         return EINVAL;
     }
     tmp_ctx = talloc_new(NULL);

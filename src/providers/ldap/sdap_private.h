@@ -40,13 +40,8 @@
  * errno_t; from a _send function EINVAL posted on the request, or NULL when there is no
  * event context to post on (sdap_req_invalid). Data that comes from outside (names, ids,
  * directory entries) is not checked this way: it fails the request as sdap.h documents.
+ * The checks are util's SSS_ARG_VALID and SSS_CHECK_ARG.
  */
-#define SDAP_ARG_VALID(expr) \
-    (__builtin_expect(!!(expr), 1) ? true : sdap_arg_invalid(__func__, #expr))
-
-/* Logs the failed check; returns false. */
-bool sdap_arg_invalid(const char *func, const char *expr);
-
 /* Ends a _send function whose arguments failed a check. */
 static inline struct tevent_req *sdap_req_invalid(struct tevent_req *req,
                                                   struct tevent_context *ev)
@@ -71,8 +66,8 @@ static inline bool sdap_op_valid(struct tevent_req **_req, struct tevent_context
     if (*_req == NULL) {
         return false;
     }
-    if ((ev != NULL || sdap_arg_invalid(func, "ev != NULL"))
-            && (id_ctx != NULL || sdap_arg_invalid(func, "id_ctx != NULL"))) {
+    if ((ev != NULL || sss_arg_invalid(func, "ev != NULL"))
+            && (id_ctx != NULL || sss_arg_invalid(func, "id_ctx != NULL"))) {
         return true;
     }
     *_req = sdap_req_invalid(*_req, ev);

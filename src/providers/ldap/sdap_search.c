@@ -79,8 +79,8 @@ struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *
     state->stats = stats;
     state->req_id = sss_debug_req_id;
     state->msgid = -1;
-    if (!SDAP_ARG_VALID(args != NULL) || !SDAP_ARG_VALID(args->base != NULL)
-            || !SDAP_ARG_VALID(args->filter != NULL)) {
+    if (!SSS_ARG_VALID(args != NULL) || !SSS_ARG_VALID(args->base != NULL)
+            || !SSS_ARG_VALID(args->filter != NULL)) {
         return sdap_req_invalid(req, ev);
     }
     state->args = *args;

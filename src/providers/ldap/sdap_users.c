@@ -24,7 +24,7 @@ errno_t sdap_get_user_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_entry *entry = NULL;
     errno_t ret;
 
-    if (!SDAP_ARG_VALID(_user != NULL)) {
+    if (!SSS_ARG_VALID(_user != NULL)) {
         return EINVAL;
     }
     tmp_ctx = talloc_new(NULL);

@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #include "responder/common/cache_req_private.h"
-#include "responder/common/resp_check.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
 
@@ -92,7 +91,7 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     char *key = NULL;
     errno_t ret;
 
-    RESP_CHECK_ARG(rctx != NULL && dom != NULL && filter != NULL, NULL);
+    SSS_CHECK_ARG(rctx != NULL && dom != NULL && filter != NULL, NULL);
     req = tevent_req_create(mem_ctx, &state, struct cache_req_dp_state);
     if (req == NULL) {
         return NULL;

@@ -5,7 +5,6 @@
 #include <strings.h>
 
 #include "responder/common/resp_names.h"
-#include "responder/common/resp_check.h"
 
 errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
                         struct resp_domain **_dom, char **_short)
@@ -14,8 +13,8 @@ errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *
     const char *at;
     char *short_name;
 
-    RESP_CHECK_ARG(rctx != NULL && input != NULL, EINVAL);
-    RESP_CHECK_ARG(_dom != NULL && _short != NULL, EINVAL);
+    SSS_CHECK_ARG(rctx != NULL && input != NULL, EINVAL);
+    SSS_CHECK_ARG(_dom != NULL && _short != NULL, EINVAL);
     if (input[0] == '\0') {
         return EINVAL;
     }

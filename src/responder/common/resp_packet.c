@@ -6,7 +6,6 @@
 #include <assert.h>
 
 #include "responder/common/resp_packet.h"
-#include "responder/common/resp_check.h"
 
 enum resp_frame_state {
     RESP_FRAME_PARTIAL,
@@ -35,7 +34,7 @@ struct resp_frame *resp_frame_new(TALLOC_CTX *mem_ctx, size_t max_len)
 {
     struct resp_frame *f;
 
-    RESP_CHECK_ARG(max_len >= SSS_NSS_HEADER_SIZE && max_len <= UINT32_MAX, NULL);
+    SSS_CHECK_ARG(max_len >= SSS_NSS_HEADER_SIZE && max_len <= UINT32_MAX, NULL);
     f = talloc_zero(mem_ctx, struct resp_frame);
     if (f == NULL) {
         return NULL;
@@ -89,7 +88,7 @@ errno_t resp_frame_advance(struct resp_frame *f, size_t n)
         return f->error;
     }
     resp_frame_space(f, &space);
-    RESP_CHECK_ARG(n <= space, EINVAL);
+    SSS_CHECK_ARG(n <= space, EINVAL);
     had_len = f->have >= sizeof(uint32_t);
     f->have += n;
     /* resp_frame_space() never offers more than the header, then the declared length,
@@ -220,7 +219,7 @@ errno_t resp_reply_put(struct resp_reply *r, const void *data, size_t len)
 {
     errno_t ret;
 
-    RESP_CHECK_ARG(r != NULL && (data != NULL || len == 0), EINVAL);
+    SSS_CHECK_ARG(r != NULL && (data != NULL || len == 0), EINVAL);
     ret = resp_reply_reserve(r, len);
     if (ret != EOK) {
         return ret;
@@ -239,14 +238,14 @@ errno_t resp_reply_put_u32(struct resp_reply *r, uint32_t v)
 
 errno_t resp_reply_put_str(struct resp_reply *r, const char *s)
 {
-    RESP_CHECK_ARG(s != NULL, EINVAL);
+    SSS_CHECK_ARG(s != NULL, EINVAL);
     return resp_reply_put(r, s, strlen(s) + 1);
 }
 
 errno_t resp_reply_set_u32(struct resp_reply *r, size_t off, uint32_t v)
 {
-    RESP_CHECK_ARG(r != NULL && off <= r->len - SSS_NSS_HEADER_SIZE, EINVAL);
-    RESP_CHECK_ARG(r->len - SSS_NSS_HEADER_SIZE - off >= sizeof(v), EINVAL);
+    SSS_CHECK_ARG(r != NULL && off <= r->len - SSS_NSS_HEADER_SIZE, EINVAL);
+    SSS_CHECK_ARG(r->len - SSS_NSS_HEADER_SIZE - off >= sizeof(v), EINVAL);
     memcpy(r->buf + SSS_NSS_HEADER_SIZE + off, &v, sizeof(v));
     return EOK;
 }
@@ -258,7 +257,7 @@ void resp_reply_set_status(struct resp_reply *r, uint32_t status)
 
 errno_t resp_reply_truncate(struct resp_reply *r, size_t body_len)
 {
-    RESP_CHECK_ARG(r != NULL && body_len <= r->len - SSS_NSS_HEADER_SIZE, EINVAL);
+    SSS_CHECK_ARG(r != NULL && body_len <= r->len - SSS_NSS_HEADER_SIZE, EINVAL);
     r->len = SSS_NSS_HEADER_SIZE + body_len;
     return EOK;
 }

@@ -7,53 +7,52 @@
 #include <inttypes.h>
 
 #include "responder/common/resp_socket_private.h"
-#include "responder/common/resp_check.h"
 
 uint32_t resp_request_cmd(struct resp_request *req)
 {
-    RESP_CHECK_ARG(req != NULL, 0);
+    SSS_CHECK_ARG(req != NULL, 0);
     return req->cmd;
 }
 
 const uint8_t *resp_request_body(struct resp_request *req, size_t *_len)
 {
-    RESP_CHECK_ARG(req != NULL && _len != NULL, NULL);
+    SSS_CHECK_ARG(req != NULL && _len != NULL, NULL);
     return resp_frame_body(req->cli->frame, _len);
 }
 
 uint64_t resp_request_id(struct resp_request *req)
 {
-    RESP_CHECK_ARG(req != NULL, 0);
+    SSS_CHECK_ARG(req != NULL, 0);
     return req->id;
 }
 
 void *resp_request_pvt(struct resp_request *req)
 {
-    RESP_CHECK_ARG(req != NULL, NULL);
+    SSS_CHECK_ARG(req != NULL, NULL);
     return req->cli->srv->conf.pvt;
 }
 
 struct tevent_context *resp_request_ev(struct resp_request *req)
 {
-    RESP_CHECK_ARG(req != NULL, NULL);
+    SSS_CHECK_ARG(req != NULL, NULL);
     return req->cli->srv->ev;
 }
 
 struct resp_client *resp_request_client(struct resp_request *req)
 {
-    RESP_CHECK_ARG(req != NULL, NULL);
+    SSS_CHECK_ARG(req != NULL, NULL);
     return req->cli;
 }
 
 const struct ucred *resp_client_creds(struct resp_client *cli)
 {
-    RESP_CHECK_ARG(cli != NULL, NULL);
+    SSS_CHECK_ARG(cli != NULL, NULL);
     return &cli->creds;
 }
 
 void resp_client_set_data(struct resp_client *cli, void *data)
 {
-    RESP_CHECK_ARG(cli != NULL);
+    SSS_CHECK_ARG(cli != NULL);
     if (cli->data != data) {
         talloc_free(cli->data);
     }
@@ -62,13 +61,13 @@ void resp_client_set_data(struct resp_client *cli, void *data)
 
 void *resp_client_get_data(struct resp_client *cli)
 {
-    RESP_CHECK_ARG(cli != NULL, NULL);
+    SSS_CHECK_ARG(cli != NULL, NULL);
     return cli->data;
 }
 
 uint32_t resp_client_version(struct resp_client *cli)
 {
-    RESP_CHECK_ARG(cli != NULL, 0);
+    SSS_CHECK_ARG(cli != NULL, 0);
     return cli->version;
 }
 
@@ -78,8 +77,8 @@ errno_t resp_request_done(struct resp_request *req, struct resp_reply *reply)
     const uint8_t *pkt;
     size_t len;
 
-    RESP_CHECK_ARG(req != NULL && reply != NULL, EINVAL);
-    RESP_CHECK_ARG(req->reply == NULL, EINVAL);     /* answered twice */
+    SSS_CHECK_ARG(req != NULL && reply != NULL, EINVAL);
+    SSS_CHECK_ARG(req->reply == NULL, EINVAL);     /* answered twice */
     /* The reply carries the request's command, whatever it was built with. */
     pkt = resp_reply_packet(reply, &len);
     memcpy(&hdr_cmd, pkt + SSS_HDR_CMD * sizeof(uint32_t), sizeof(hdr_cmd));
@@ -99,7 +98,7 @@ errno_t resp_request_done_status(struct resp_request *req, uint32_t status)
     struct resp_reply *reply;
     errno_t ret;
 
-    RESP_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(req != NULL, EINVAL);
     reply = resp_reply_new(req, req->cmd);
     if (reply == NULL) {
         return ENOMEM;
@@ -114,7 +113,7 @@ errno_t resp_request_done_status(struct resp_request *req, uint32_t status)
 
 void resp_request_abort(struct resp_request *req)
 {
-    RESP_CHECK_ARG(req != NULL);
+    SSS_CHECK_ARG(req != NULL);
     resp_client_close_later(req->cli, "request aborted");
 }
 
@@ -130,7 +129,7 @@ errno_t resp_cmd_get_version(struct resp_request *req)
     size_t i;
     errno_t ret;
 
-    RESP_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(req != NULL, EINVAL);
     cli = req->cli;
     versions = cli->srv->versions;
     answer = versions[0];

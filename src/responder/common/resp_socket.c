@@ -12,7 +12,6 @@
 
 #include "responder/common/resp_socket_private.h"
 #include "responder/common/resp_busy_poll.h"
-#include "responder/common/resp_check.h"
 
 static void resp_server_accept(struct tevent_context *ev, struct tevent_fd *fde,
                                uint16_t flags, void *pvt)
@@ -145,11 +144,11 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     size_t n;
     errno_t ret;
 
-    RESP_CHECK_ARG(ev != NULL, EINVAL);
-    RESP_CHECK_ARG(_srv != NULL, EINVAL);
-    RESP_CHECK_ARG(conf != NULL && conf->path != NULL && conf->cmds != NULL, EINVAL);
-    RESP_CHECK_ARG(conf->versions != NULL && conf->versions[0] != 0, EINVAL);
-    RESP_CHECK_ARG(conf->max_request == 0 || conf->max_request >= SSS_NSS_HEADER_SIZE, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(_srv != NULL, EINVAL);
+    SSS_CHECK_ARG(conf != NULL && conf->path != NULL && conf->cmds != NULL, EINVAL);
+    SSS_CHECK_ARG(conf->versions != NULL && conf->versions[0] != 0, EINVAL);
+    SSS_CHECK_ARG(conf->max_request == 0 || conf->max_request >= SSS_NSS_HEADER_SIZE, EINVAL);
     srv = talloc_zero(mem_ctx, struct resp_server);
     if (srv == NULL) {
         return ENOMEM;
@@ -207,6 +206,6 @@ done:
 
 size_t resp_server_num_clients(struct resp_server *srv)
 {
-    RESP_CHECK_ARG(srv != NULL, 0);
+    SSS_CHECK_ARG(srv != NULL, 0);
     return srv->num_clients;
 }

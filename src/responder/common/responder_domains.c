@@ -8,7 +8,6 @@
 #include <strings.h>
 
 #include "responder/common/responder_domains.h"
-#include "responder/common/resp_check.h"
 #include "sss_iface/sss_iface.h"
 
 static errno_t resp_case_mode(struct confdb *cdb, const char *section,
@@ -194,8 +193,8 @@ errno_t resp_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
     struct resp_ctx *rctx;
     errno_t ret;
 
-    RESP_CHECK_ARG(ev != NULL && cdb != NULL, EINVAL);
-    RESP_CHECK_ARG(db_dir != NULL && _rctx != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL && cdb != NULL, EINVAL);
+    SSS_CHECK_ARG(db_dir != NULL && _rctx != NULL, EINVAL);
     rctx = talloc_zero(mem_ctx, struct resp_ctx);
     if (rctx == NULL) {
         return ENOMEM;
@@ -223,7 +222,7 @@ errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
     struct resp_ctx *rctx;
     errno_t ret;
 
-    RESP_CHECK_ARG(svc != NULL && _rctx != NULL, EINVAL);
+    SSS_CHECK_ARG(svc != NULL && _rctx != NULL, EINVAL);
     ret = resp_ctx_create(mem_ctx, sss_service_ev(svc), sss_service_confdb(svc),
                           sss_service_conn(svc), SSSD_DB_PATH, &rctx);
     if (ret != EOK) {
@@ -238,7 +237,7 @@ struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name)
 {
     size_t i;
 
-    RESP_CHECK_ARG(rctx != NULL, NULL);
+    SSS_CHECK_ARG(rctx != NULL, NULL);
     if (name == NULL) {
         return NULL;
     }
@@ -255,7 +254,7 @@ errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
 {
     errno_t ret;
 
-    RESP_CHECK_ARG(rctx != NULL && dom != NULL && _sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(rctx != NULL && dom != NULL && _sysdb != NULL, EINVAL);
     if (dom->sysdb == NULL) {
         ret = sysdb_open(rctx, rctx->db_dir, dom->name, dom->case_mode, &dom->sysdb);
         if (ret != EOK) {
@@ -298,7 +297,7 @@ void resp_domain_set_online(struct resp_ctx *rctx, const char *name, bool online
 
 void resp_reset_negative_cache(struct resp_ctx *rctx, enum resp_ncache_type type)
 {
-    RESP_CHECK_ARG(rctx != NULL);
+    SSS_CHECK_ARG(rctx != NULL);
     resp_ncache_reset(rctx->ncache, type);
     rctx->negcache_resets++;
 }
@@ -340,7 +339,7 @@ errno_t resp_add_listeners(TALLOC_CTX *owner, struct sbus_connection *conn,
 {
     struct sbus_listener *copy;
 
-    RESP_CHECK_ARG(conn != NULL && listeners != NULL && n > 0, EINVAL);
+    SSS_CHECK_ARG(conn != NULL && listeners != NULL && n > 0, EINVAL);
     copy = talloc_memdup(owner, listeners, n * sizeof(*listeners));
     if (copy == NULL) {
         return ENOMEM;
@@ -360,7 +359,7 @@ errno_t resp_listen_common(struct resp_ctx *rctx)
         SBUS_LISTENERS_END
     };
 
-    RESP_CHECK_ARG(rctx != NULL && rctx->conn != NULL, EINVAL);
+    SSS_CHECK_ARG(rctx != NULL && rctx->conn != NULL, EINVAL);
     return resp_add_listeners(rctx, rctx->conn, listeners, SSS_ARRAY_SIZE(listeners));
 }
 
@@ -401,7 +400,7 @@ int resp_main(int argc, const char *argv[], const char *name, resp_init_fn init)
     char process[64];
     errno_t ret;
 
-    RESP_CHECK_ARG(name != NULL, 1);
+    SSS_CHECK_ARG(name != NULL, 1);
     snprintf(process, sizeof(process), "sssd_%s", name);
     def.process = process;
     ret = sss_service_parse_args(argc, argv, false, &opts);

@@ -10,7 +10,6 @@
  */
 #include "responder/nss/nss_private.h"
 #include "responder/common/resp_names.h"
-#include "responder/common/resp_check.h"
 #include "sss_client/sss_cli.h"
 
 static bool nss_enum_is_pw(uint32_t cmd)
@@ -92,7 +91,7 @@ errno_t nss_enum_snapshot(struct nss_ctx *nctx, struct nss_enum_client *ec, bool
     size_t i;
     errno_t ret;
 
-    RESP_CHECK_ARG(nctx != NULL && ec != NULL, EINVAL);
+    SSS_CHECK_ARG(nctx != NULL && ec != NULL, EINVAL);
     list = talloc_zero(ec, struct nss_enum_list);
     if (list == NULL) {
         return ENOMEM;
@@ -177,7 +176,7 @@ errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
     uint32_t n;
     errno_t ret;
 
-    RESP_CHECK_ARG(nctx != NULL && list != NULL && reply != NULL, EINVAL);
+    SSS_CHECK_ARG(nctx != NULL && list != NULL && reply != NULL, EINVAL);
     for (n = 0; n < count && list->pos < list->count; n++) {
         ret = nss_enum_add_item(nctx, &list->items[list->pos++], pw, reply);
         if (ret != EOK) {

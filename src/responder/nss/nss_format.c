@@ -9,7 +9,6 @@
 
 #include "responder/nss/nss_format.h"
 #include "responder/common/resp_names.h"
-#include "responder/common/resp_check.h"
 
 static errno_t nss_dom_opt(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
                            const char *option, char **_value)
@@ -303,7 +302,7 @@ errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
     char *short_name;
     errno_t ret;
 
-    RESP_CHECK_ARG(user != NULL && user->name != NULL && _pw != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL && user->name != NULL && _pw != NULL, EINVAL);
     ret = nss_format_name(mem_ctx, rctx, dom, user->name, &short_name, &pw.name);
     if (ret != EOK) {
         return ret;
@@ -434,7 +433,7 @@ errno_t nss_format_gr(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
     char *short_name;
     errno_t ret;
 
-    RESP_CHECK_ARG(group != NULL && group->name != NULL && _gr != NULL, EINVAL);
+    SSS_CHECK_ARG(group != NULL && group->name != NULL && _gr != NULL, EINVAL);
     ret = nss_format_name(mem_ctx, rctx, dom, group->name, &short_name, &gr.name);
     if (ret != EOK) {
         return ret;

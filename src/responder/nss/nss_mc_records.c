@@ -7,7 +7,6 @@
 #include <stdio.h>
 
 #include "responder/nss/nss_mc_private.h"
-#include "responder/common/resp_check.h"
 
 /* Whether a store of a record of type into mc goes on. false with *_ret EOK for a disabled
  * cache (NULL, or left unmapped by a failed reset), with EINVAL for another type's file. */
@@ -58,7 +57,7 @@ errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw
     if (!nss_mc_store_begin(mc, NSS_MC_PASSWD, &ret)) {
         return ret;
     }
-    RESP_CHECK_ARG(pw != NULL && pw->name != NULL, EINVAL);
+    SSS_CHECK_ARG(pw != NULL && pw->name != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -105,8 +104,8 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
     if (!nss_mc_store_begin(mc, NSS_MC_GROUP, &ret)) {
         return ret;
     }
-    RESP_CHECK_ARG(gr != NULL && gr->name != NULL, EINVAL);
-    RESP_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
+    SSS_CHECK_ARG(gr != NULL && gr->name != NULL, EINVAL);
+    SSS_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
     if (gr->num_members > UINT32_MAX) {
         return EINVAL;
     }
@@ -172,8 +171,8 @@ errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char 
     if (!nss_mc_store_begin(mc, NSS_MC_INITGROUPS, &ret)) {
         return ret;
     }
-    RESP_CHECK_ARG(name != NULL && unique_name != NULL, EINVAL);
-    RESP_CHECK_ARG(num_gids == 0 || gids != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL && unique_name != NULL, EINVAL);
+    SSS_CHECK_ARG(num_gids == 0 || gids != NULL, EINVAL);
     if (num_gids > UINT32_MAX / sizeof(uint32_t)) {
         return EINVAL;
     }

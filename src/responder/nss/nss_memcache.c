@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "responder/nss/nss_mc_private.h"
-#include "responder/common/resp_check.h"
 
 #define NSS_MC_FILE_MODE 0664
 
@@ -31,7 +30,7 @@ errno_t nss_mc_slots_for_mb(uint32_t size_mb, uint32_t *_slots)
     uint64_t slots;
     uint64_t total;
 
-    RESP_CHECK_ARG(_slots != NULL, EINVAL);
+    SSS_CHECK_ARG(_slots != NULL, EINVAL);
     slots = MC_ALIGN64((uint64_t)size_mb * (1048576 / MC_SLOT_SIZE));
     total = MC_HEADER_SIZE + MC_ALIGN64(slots * MC_SLOT_SIZE) + MC_ALIGN64(slots / 8)
             + MC_ALIGN64(slots * sizeof(uint32_t));
@@ -220,8 +219,8 @@ errno_t nss_mc_open(TALLOC_CTX *mem_ctx, const struct nss_mc_conf *conf,
     uint64_t total;
     errno_t ret;
 
-    RESP_CHECK_ARG(conf != NULL && conf->dir != NULL && _mc != NULL, EINVAL);
-    RESP_CHECK_ARG(conf->type <= NSS_MC_INITGROUPS && conf->slots % 8 == 0, EINVAL);
+    SSS_CHECK_ARG(conf != NULL && conf->dir != NULL && _mc != NULL, EINVAL);
+    SSS_CHECK_ARG(conf->type <= NSS_MC_INITGROUPS && conf->slots % 8 == 0, EINVAL);
     total = MC_HEADER_SIZE + (uint64_t)conf->slots * (MC_SLOT_SIZE + sizeof(uint32_t))
             + conf->slots / 8;
     if (total > UINT32_MAX) {
@@ -297,7 +296,7 @@ errno_t nss_mc_invalidate_name(struct nss_mc *mc, const char *name)
     if (mc == NULL || mc->base == NULL) {
         return EOK;
     }
-    RESP_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
     return nss_mc_drop(mc, 1, name, 0) ? EOK : ENOENT;
 }
 
@@ -308,7 +307,7 @@ errno_t nss_mc_invalidate_id(struct nss_mc *mc, uint32_t id)
     if (mc == NULL || mc->base == NULL) {
         return EOK;
     }
-    RESP_CHECK_ARG(mc->type != NSS_MC_INITGROUPS, EINVAL);
+    SSS_CHECK_ARG(mc->type != NSS_MC_INITGROUPS, EINVAL);
     snprintf(idkey, sizeof(idkey), "%ld", (long)id);
     return nss_mc_drop(mc, 2, idkey, id) ? EOK : ENOENT;
 }

@@ -3,7 +3,6 @@
  * bytes it was given and never allocates, so it is the fuzzer's target as is.
  */
 #include "responder/nss/nss_protocol.h"
-#include "responder/common/resp_check.h"
 
 struct nss_cmd_shape {
     uint32_t cmd;
@@ -157,7 +156,7 @@ errno_t nss_request_parse(uint32_t cmd, const uint8_t *body, size_t len,
     size_t want;
     errno_t ret;
 
-    RESP_CHECK_ARG(_req != NULL && (body != NULL || len == 0), EINVAL);
+    SSS_CHECK_ARG(_req != NULL && (body != NULL || len == 0), EINVAL);
     shape = nss_find_shape(cmd);
     if (shape == NULL) {
         return ENOTSUP;
@@ -278,7 +277,7 @@ errno_t nss_reply_passwd_add(struct nss_reply *r, const struct nss_pw_entry *pw)
     size_t start;
     errno_t ret;
 
-    RESP_CHECK_ARG(r != NULL && pw != NULL && pw->name != NULL, EINVAL);
+    SSS_CHECK_ARG(r != NULL && pw != NULL && pw->name != NULL, EINVAL);
     if (r->num == UINT32_MAX) {
         return EINVAL;
     }
@@ -303,8 +302,8 @@ errno_t nss_reply_group_add(struct nss_reply *r, const struct nss_gr_entry *gr)
     size_t start;
     errno_t ret;
 
-    RESP_CHECK_ARG(r != NULL && gr != NULL && gr->name != NULL, EINVAL);
-    RESP_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
+    SSS_CHECK_ARG(r != NULL && gr != NULL && gr->name != NULL, EINVAL);
+    SSS_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
     if (r->num == UINT32_MAX || gr->num_members > UINT32_MAX) {
         return EINVAL;
     }
@@ -333,7 +332,7 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
 {
     errno_t ret;
 
-    RESP_CHECK_ARG(r != NULL && (num == 0 || gids != NULL), EINVAL);
+    SSS_CHECK_ARG(r != NULL && (num == 0 || gids != NULL), EINVAL);
     if (num > UINT32_MAX - r->num) {
         return EINVAL;
     }
@@ -347,7 +346,7 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
 
 uint32_t nss_reply_num_results(struct nss_reply *r)
 {
-    RESP_CHECK_ARG(r != NULL, 0);
+    SSS_CHECK_ARG(r != NULL, 0);
     return r->num;
 }
 
@@ -355,7 +354,7 @@ struct resp_reply *nss_reply_finish(TALLOC_CTX *mem_ctx, struct nss_reply *r)
 {
     struct resp_reply *out;
 
-    RESP_CHECK_ARG(r != NULL, NULL);
+    SSS_CHECK_ARG(r != NULL, NULL);
     /* The body always starts with the two counters, so this cannot fail. */
     (void)resp_reply_set_u32(r->out, 0, r->num);
     out = talloc_steal(mem_ctx, r->out);
