@@ -50,6 +50,8 @@ struct resp_ctx {
     int dp_timeout_ms;              /* getAccountInfo reply timeout; 0: sbus default */
     char **filter_users;            /* [nss] filter_users ("root" by default) */
     char **filter_groups;
+    size_t fd_limit;                /* descriptors this process may open (fd_limit applied);
+                                     * 0: not set by resp_main() */
     unsigned int negcache_resets;   /* how often the negative cache was reset */
     uint64_t dp_calls;              /* getAccountInfo calls started (chained ones too) */
 };
@@ -84,9 +86,15 @@ errno_t resp_add_listeners(TALLOC_CTX *owner, struct sbus_connection *conn,
  * its interfaces, listeners and client socket. */
 typedef errno_t (*resp_init_fn)(struct sss_service *svc, struct resp_ctx *rctx);
 
+/* Applies the responder's fd_limit option (section [name]) to RLIMIT_NOFILE, as SSSD does:
+ * the soft limit becomes fd_limit, raising the hard limit when the process may (root),
+ * else capped by the hard limit. *_applied: the soft limit now in force. Errors: confdb's,
+ * EINVAL (a limit below 64), the errno of getrlimit() (logged). */
+errno_t resp_apply_fd_limit(struct confdb *cdb, const char *section, size_t *_applied);
+
 /* A responder's main(): the service "sssd_<name>" (config section and bus name <name>),
- * set up by resp_domains_init(), resp_listen_common() and then init (NULL: nothing more).
- * Returns the process exit status. */
+ * set up by resp_domains_init(), resp_apply_fd_limit(), resp_listen_common() and then init
+ * (NULL: nothing more). Returns the process exit status. */
 int resp_main(int argc, const char *argv[], const char *name, resp_init_fn init);
 
 /* What the signals do, callable directly (tests, sss_cache-like paths). */

@@ -128,6 +128,13 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     body = resp_request_body(rreq, &len);
     ret = nss_request_parse(resp_request_cmd(rreq), body, len, &state->nreq);
     nss_probe_start(rreq, ret == EOK ? &state->nreq : NULL);
+    if (ret == EBADMSG) {
+        /* No correct client sends this: the connection is closed (the socket server logs
+         * one rate-limited line). */
+        talloc_free(state);
+        nss_probe_done(rreq, NULL, EBADMSG, 0, NULL);
+        return EBADMSG;
+    }
     if (ret != EOK) {
         goto bad_request;
     }
@@ -153,7 +160,7 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     return EOK;
 
 bad_request:
-    /* A malformed body is answered (status EINVAL), not a reason to close. */
+    /* A well-formed request for a name no entry can have: answered (status EINVAL). */
     talloc_free(state);
     nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
     return resp_request_done_status(rreq, EINVAL);

@@ -234,8 +234,9 @@ errno_t nss_cmd_getent(struct resp_request *rreq)
     body = resp_request_body(rreq, &len);
     ret = nss_request_parse(resp_request_cmd(rreq), body, len, &nreq);
     if (ret != EOK) {
-        nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
-        return resp_request_done_status(rreq, EINVAL);
+        /* Only a malformed count can fail here: the connection is closed. */
+        nss_probe_done(rreq, NULL, EBADMSG, 0, NULL);
+        return EBADMSG;
     }
     ret = nss_getent(rreq, &nreq, &entries);
     nss_probe_done(rreq, NULL, ret, entries, NULL);

@@ -221,6 +221,7 @@ static errno_t nss_init(struct sss_service *svc, struct resp_ctx *rctx)
     sconf.cmds = nss_cmds;
     sconf.versions = nss_versions;
     sconf.idle_timeout = idle;
+    sconf.max_clients = rctx->fd_limit != 0 ? resp_max_clients_for_fds(rctx->fd_limit) : 0;
     sconf.pvt = nctx;
     return resp_server_start(nctx, sss_service_ev(svc), &sconf, &nctx->srv);
 }
