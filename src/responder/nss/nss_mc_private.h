@@ -28,7 +28,25 @@ struct nss_mc {
     uint32_t buckets;
     uint8_t *heads;             /* private: bit set = a record starts at that slot */
     uint32_t evict_next;        /* ring cursor for eviction */
+    uint32_t barrier;           /* the last barrier value given to a record */
 };
+
+/*
+ * The barrier value for the next change of a record whose b1 is now old. Values come from
+ * one counter per file, in the barrier sequence of PROTOCOL.md, so a slot never gets a value
+ * it had within the last 2^24 record writes: a reader that copied a record while it was
+ * evicted and another one written into the same slots sees different barriers before and
+ * after its copy. (A value derived from the slot alone would restart at the same value for
+ * every recycled slot, whose barriers are wiped to 0xffffffff on eviction: such a torn copy
+ * was accepted.)
+ */
+static inline uint32_t nss_mc_rec_barrier(struct nss_mc *mc, uint32_t old)
+{
+    do {
+        mc->barrier = MC_NEXT_BARRIER(mc->barrier);
+    } while (mc->barrier == old);
+    return mc->barrier;
+}
 
 #define SLOTS_OF(len) (((len) + MC_SLOT_SIZE - 1) / MC_SLOT_SIZE)
 

@@ -290,7 +290,7 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
     slot = nss_mc_find_same(mc, key1, parts, nparts, data_len);
     if (slot != MC_INVALID_VAL32) {
         rec = rec_at(mc, slot);
-        rec->b2 = MC_NEXT_BARRIER(rec->b1);
+        rec->b2 = nss_mc_rec_barrier(mc, rec->b1);
         __sync_synchronize();
         rec->expire = nss_mc_expiry(mc, max_ttl);
         __sync_synchronize();
@@ -314,7 +314,7 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
 
     rec = rec_at(mc, slot);
     span = (size_t)n * MC_SLOT_SIZE;
-    rec->b2 = MC_NEXT_BARRIER(rec->b1);
+    rec->b2 = nss_mc_rec_barrier(mc, rec->b1);
     __sync_synchronize();
     rec->len = (uint32_t)rec_len;
     rec->expire = nss_mc_expiry(mc, max_ttl);

@@ -189,6 +189,8 @@ static errno_t nss_mc_create_file(struct nss_mc *mc)
     mc->ft = mc->dt + MC_ALIGN64(dt_size);
     mc->ht = (uint32_t *)(mc->ft + MC_ALIGN64(ft_size));
     mc->evict_next = 0;
+    /* Any start will do; a random one makes values differ between files too. */
+    mc->barrier = MC_NEXT_BARRIER(mc->seed);
 
     /* Tables first, header last: until then b1 is 0, which no reader accepts. The data
      * table is left as posix_fallocate made it (zeros, no pages in memory): readers only
