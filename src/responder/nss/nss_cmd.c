@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "responder/nss/nss_private.h"
+#include "responder/common/resp_names.h"
 #include "sss_client/sss_cli.h"
 
 struct nss_cmd_state {
@@ -64,6 +65,61 @@ uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res)
         return (uint32_t)(res->expire - now);
     }
     return nctx->memcache_timeout;
+}
+
+/* Whether a domain before dom could answer a by-name lookup of short_name. */
+static bool nss_earlier_domain_takes_name(struct resp_ctx *rctx, struct resp_domain *dom,
+                                          const char *short_name, bool user)
+{
+    struct resp_domain *d;
+
+    for (d = rctx->domains; d < dom; d++) {
+        if (d->fqnames) {
+            continue;
+        }
+        if (user ? resp_user_is_filtered(rctx, d, short_name)
+                 : resp_group_is_filtered(rctx, d, short_name)) {
+            continue;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Whether a domain before dom could answer a by-id lookup of id. */
+static bool nss_earlier_domain_takes_id(struct resp_ctx *rctx, struct resp_domain *dom,
+                                        uint32_t id)
+{
+    struct resp_domain *d;
+
+    for (d = rctx->domains; d < dom; d++) {
+        if (id >= d->min_id && (d->max_id == 0 || id <= d->max_id)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+unsigned int nss_mc_record_keys(struct nss_ctx *nctx, struct cache_req_result *res,
+                                const struct nss_request *nreq, const char *out_name,
+                                uint32_t id, bool user)
+{
+    struct resp_ctx *rctx = nctx->rctx;
+    unsigned int keys = 0;
+    bool by_name = nreq != NULL && nreq->kind == NSS_REQ_NAME;
+
+    /* The name: asked as written (the walk just resolved it), qualified, or no earlier
+     * domain takes it. A name asked in another form (qualified, another case) resolved
+     * something else than the output name. */
+    if ((by_name && strcmp(nreq->name, out_name) == 0)
+            || res->domain->fqnames || rctx->output_fqnames
+            || !nss_earlier_domain_takes_name(rctx, res->domain, res->short_name, user)) {
+        keys |= NSS_MC_KEY_NAME;
+    }
+    if (!by_name || !nss_earlier_domain_takes_id(rctx, res->domain, id)) {
+        keys |= NSS_MC_KEY_ID;
+    }
+    return keys;
 }
 
 static void nss_cmd_invalidate(struct nss_cmd_state *state, enum nss_mc_type mc_type)
@@ -193,11 +249,11 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
         switch (state->type) {
         case CACHE_REQ_USER_BY_NAME:
         case CACHE_REQ_USER_BY_ID:
-            ret = nss_pw_answer(state->nctx, reply, res);
+            ret = nss_pw_answer(state->nctx, reply, res, &state->nreq);
             break;
         case CACHE_REQ_GROUP_BY_NAME:
         case CACHE_REQ_GROUP_BY_ID:
-            ret = nss_gr_answer(state->nctx, reply, res);
+            ret = nss_gr_answer(state->nctx, reply, res, &state->nreq);
             break;
         case CACHE_REQ_INITGROUPS:
             ret = nss_initgr_answer(state->nctx, reply, res, state->nreq.name);

@@ -77,12 +77,13 @@ struct nss_mc_part {
 };
 
 /*
- * Stores a record of the parts under its two keys, valid for at most max_ttl seconds:
- * key1 the name (initgroups: the name as asked), key2 the second key, of kind key2_kind as
- * nss_mc_drop() counts them (passwd, group: the id in decimal, id the id; initgroups: the
- * unique name). EOK, or E2BIG when the record does not fit the data table.
+ * Stores a record of the parts under its keys (NSS_MC_KEY_*, at least one), valid for at
+ * most max_ttl seconds: key1 the name (initgroups: the name as asked), key2 the second key,
+ * of kind key2_kind as nss_mc_drop() counts them (passwd, group: the id in decimal, id the
+ * id; initgroups: the unique name). EOK, or E2BIG when the record does not fit the data
+ * table.
  */
-errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
+errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
                    const char *key1, int key2_kind, const char *key2, uint32_t id,
                    const struct nss_mc_part *parts, size_t nparts);
 

@@ -80,12 +80,27 @@ errno_t nss_cmd_endent(struct resp_request *rreq);
  * expired entry, else memcache_timeout capped by the entry's remaining validity. */
 uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res);
 
-/* Adds res to reply and stores it in the memory cache. asked is the name as the client
- * wrote it (initgroups keys its record by it). Errors: ENOMEM, EINVAL, E2BIG. */
+/*
+ * The memory-cache keys (NSS_MC_KEY_*) under which a passwd (user) or group record made
+ * from res, answering nreq, may be found: those where a lookup through sssd_nss would give
+ * that same record, for as long as the record lives. The key the client asked by was just
+ * resolved in domain order; the other one only when no domain before res's could claim
+ * it: the output name when it is qualified, or no earlier domain accepts it as a short
+ * name (filtered there counts as not accepting); the id when no earlier domain's id range
+ * holds it. So a by-id answer from a second domain never answers a getpwnam() of a name
+ * the first domain may have (issue 11, item 4). SSSD 2.8 links both keys always.
+ */
+unsigned int nss_mc_record_keys(struct nss_ctx *nctx, struct cache_req_result *res,
+                                const struct nss_request *nreq, const char *out_name,
+                                uint32_t id, bool user);
+
+/* Adds res to reply and stores it in the memory cache under the keys that may lead to it.
+ * nreq is the client's request; asked is the name as the client wrote it (initgroups keys
+ * its record by it). Errors: ENOMEM, EINVAL, E2BIG. */
 errno_t nss_pw_answer(struct nss_ctx *nctx, struct nss_reply *reply,
-                      struct cache_req_result *res);
+                      struct cache_req_result *res, const struct nss_request *nreq);
 errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
-                      struct cache_req_result *res);
+                      struct cache_req_result *res, const struct nss_request *nreq);
 errno_t nss_initgr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
                           struct cache_req_result *res, const char *asked);
 
