@@ -1,8 +1,8 @@
 /*
  * The NSS lookup commands: GETPWNAM, GETPWUID, GETGRNAM, GETGRGID, INITGR and their _EX
  * variants. One handler parses the body, maps the command to a cache_req lookup (the _EX
- * flags: NO_CACHE asks the back-end first; INVALIDATE_CACHE also drops the memory-cache
- * record), and when the lookup ends builds the reply (nss_cmd_pw.c, nss_cmd_gr.c,
+ * flags, honoured for root only: NO_CACHE asks the back-end first; INVALIDATE_CACHE also
+ * drops the memory-cache record), and when the lookup ends builds the reply (nss_cmd_pw.c, nss_cmd_gr.c,
  * nss_cmd_initgr.c) and logs one line: command, key, domain, result, source, duration.
  * The lookup hangs on the client request, so a client that goes away cancels it.
  */
@@ -11,6 +11,9 @@
 #include "responder/nss/nss_private.h"
 #include "responder/common/resp_names.h"
 #include "sss_client/sss_cli.h"
+
+/* The _EX flags that bypass or drop caches, honoured for root only. */
+#define NSS_CMD_CACHE_FLAGS (SSS_NSS_EX_FLAG_NO_CACHE | SSS_NSS_EX_FLAG_INVALIDATE_CACHE)
 
 struct nss_cmd_state {
     struct resp_request *rreq;
@@ -197,6 +200,16 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     ret = nss_cmd_type(state->nreq.cmd, &state->type, &mc_type);
     if (ret != EOK) {
         goto bad_request;
+    }
+    if ((state->nreq.flags & NSS_CMD_CACHE_FLAGS) != 0
+            && resp_client_creds(resp_request_client(rreq))->uid != 0) {
+        /* Root only: any user could otherwise make each of its lookups an LDAP search
+         * and evict everybody's memory-cache records. Ignored, not refused: the answer
+         * is the same one the lookup without them gives. */
+        DEBUG(SSSDBG_TRACE_FUNC, "%s from uid %d: cache flags 0x%x ignored (root only)\n",
+              nss_cmd_name(state->nreq.cmd),
+              (int)resp_client_creds(resp_request_client(rreq))->uid, state->nreq.flags);
+        state->nreq.flags &= ~(uint32_t)NSS_CMD_CACHE_FLAGS;
     }
     if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
         nss_cmd_invalidate(state, mc_type);
