@@ -5,6 +5,7 @@
  */
 #include <assert.h>
 #include <stdio.h>
+#include <strings.h>
 #include <time.h>
 
 #include "responder/common/cache_req_private.h"
@@ -113,6 +114,15 @@ static enum resp_ncache_type cache_req_nc_type(enum cache_req_type type)
     return cache_req_is_user(type) ? RESP_NCACHE_USER : RESP_NCACHE_GROUP;
 }
 
+/* The built-in root guard compares names as the domain does: "ROOT" is root where names
+ * are case-insensitive, as in SSSD, whose negative cache holds root for good (hence the
+ * probe's "negcache" when it skips a domain for it). */
+static bool cache_req_is_root(struct resp_domain *dom, const char *short_name)
+{
+    return strcmp(short_name, "root") == 0
+           || (dom->case_mode != SYSDB_CASE_SENSITIVE && strcasecmp(short_name, "root") == 0);
+}
+
 static bool cache_req_filtered(struct cache_req_state *state, struct resp_domain *dom,
                                const char *short_name)
 {
@@ -211,6 +221,10 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
     if (state->only != NULL ? dom != state->only : dom->fqnames) {
         return false;
     }
+    if (cache_req_is_root(dom, state->short_name)) {
+        cache_req_probe_lookup(state, dom, "negcache");
+        return false;
+    }
     if (cache_req_filtered(state, dom, state->short_name)) {
         return false;
     }
@@ -262,7 +276,10 @@ static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_
         talloc_free(res);
         return ret;
     }
-    if (state->short_name == NULL && cache_req_filtered(state, state->dom, res->short_name)) {
+    /* Found by id: its name may be one a lookup by name would not have taken. */
+    if (state->short_name == NULL && (cache_req_is_root(state->dom, res->short_name)
+                                      || cache_req_filtered(state, state->dom,
+                                                            res->short_name))) {
         talloc_free(res);
         return ENOENT;
     }

@@ -16,7 +16,8 @@
  *         offline, back-end gone, no reply, other failure
  *                                 -> the expired entry if there is one, else next domain
  *   no domain answered            -> ENOENT
- * Root (name "root", uid 0, gid 0) is never looked up. CACHE_REQ_BYPASS_CACHE asks the
+ * Root (name "root", uid 0, gid 0) is never looked up; where a domain's names are
+ * case-insensitive, neither is any spelling of "root". CACHE_REQ_BYPASS_CACHE asks the
  * back-end even for a valid entry (the _EX flags).
  *
  * Concurrency: requests are independent tevent requests; identical back-end calls in flight

@@ -17,7 +17,11 @@
 
 #include "responder/nss/nss_mc_private.h"
 
-#define NSS_MC_FILE_MODE 0664
+/* Read by everybody, written by sssd_nss (root) alone. PROTOCOL.md's table says 0664, SSSD
+ * 2.8 makes them 0664 too: root-owned and group-writable would let any member of the group
+ * root rewrite what every process trusts for identities (setuid programs included), and no
+ * client ever writes them. */
+#define NSS_MC_FILE_MODE 0644
 
 static const char *const nss_mc_names[] = {
     [NSS_MC_PASSWD] = "passwd",

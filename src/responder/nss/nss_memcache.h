@@ -47,7 +47,7 @@ errno_t nss_mc_slots_for_mb(uint32_t size_mb, uint32_t *_slots);
 
 /*
  * Marks any existing file recycled and removes it (clients drop it), then creates a fresh
- * one: O_CREAT|O_EXCL, mode 0664, posix_fallocate'd, header ALIVE with a random seed, and
+ * one: O_CREAT|O_EXCL, mode 0644, posix_fallocate'd, header ALIVE with a random seed, and
  * keeps an fcntl write lock on its byte 0 for as long as the struct lives.
  * A disabled conf (slots or ttl 0) only removes the old file and sets *_mc to NULL.
  * Returns EOK, EINVAL (bad conf), ENOMEM, or the errno of the failing system call

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 
 #include "responder/common/cache_req.h"
+#include "responder/common/cache_req_private.h"
 #include "sbus/sbus_server.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
@@ -581,6 +582,39 @@ static void warm_up_ldb(void)
     talloc_free(dir);
 }
 
+/* Repeated gids go, first occurrences stay in list order, at any size (the sorted path
+ * above a few dozen). */
+static void test_dedupe_gids(void **state)
+{
+    uint32_t *gids = talloc_array(NULL, uint32_t, 5000);
+    uint32_t *ref = talloc_array(gids, uint32_t, 5000);
+    size_t n, r, i, j;
+
+    assert_non_null(gids);
+    for (i = 0; i < 5000; i++) {
+        gids[i] = (uint32_t)((i * 7919) % 3001);     /* 3001 distinct, many repeated */
+    }
+    for (r = 0, i = 0; i < 5000; i++) {
+        for (j = 0; j < r && ref[j] != gids[i]; j++) {
+            /* search */
+        }
+        if (j == r) {
+            ref[r++] = gids[i];
+        }
+    }
+    n = cache_req_dedupe_gids(gids, 5000);
+    assert_int_equal(n, r);
+    assert_int_equal(n, 3001);
+    assert_memory_equal(gids, ref, n * sizeof(uint32_t));
+    gids[0] = 5;
+    gids[1] = 5;
+    gids[2] = 4;
+    assert_int_equal(cache_req_dedupe_gids(gids, 3), 2);
+    assert_int_equal(gids[1], 4);
+    assert_int_equal(cache_req_dedupe_gids(gids, 0), 0);
+    talloc_free(gids);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +629,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nowait_refresh, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test(test_dedupe_gids),
     };
 
     talloc_enable_null_tracking();

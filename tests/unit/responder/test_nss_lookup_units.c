@@ -299,6 +299,36 @@ static void test_format_records(void **state)
     t->nctx->fmt->filter_users_in_groups = true;
 }
 
+/* A gecos, home or shell holding ':' or a line break is answered with spaces in their
+ * place: it never splits a passwd line or starts another one. */
+static void test_format_unsafe_fields(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user *u;
+    struct nss_pw_entry pw;
+    struct sysdb_user su = { .name = "mallory", .uid = 40, .gid = 40,
+                             .gecos = "Smith, Jane:Engineering\r\n",
+                             .home = "/home/m:x", .shell = "/bin/sh\nroot::0:0::/:/bin/sh" };
+    const char *plain;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &su, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "mallory", &u), EOK);
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_string_equal(pw.gecos, "Smith, Jane Engineering  ");
+    assert_string_equal(pw.dir, "/home/m x");
+    assert_string_equal(pw.shell, "/bin/sh root  0 0  / /bin/sh");
+    /* clean fields are used as they are, not copied */
+    store(t, 0, "plain", 41);
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "plain", &u), EOK);
+    plain = u->shell;
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_ptr_equal(pw.shell, plain);
+}
+
 /* Short output names: the domain suffix is cut from each member, filtered ones dropped. */
 static void test_format_group_short(void **state)
 {
@@ -490,6 +520,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shells, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_group_short, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_unsafe_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache_keys_and_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),

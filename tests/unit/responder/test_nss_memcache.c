@@ -192,7 +192,7 @@ static void test_create(void **state)
     size_t i;
 
     assert_int_equal(stat(nss_mc_path(mc), &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0664);
+    assert_int_equal(st.st_mode & 07777, 0644);
     assert_int_equal(st.st_size, 56 + 1024 * 40 + 128 + 1024 * 4);
     rd_open(&r, "passwd");
     assert_int_equal(r.h.status, SSS_MC_HEADER_ALIVE);
@@ -648,7 +648,7 @@ static void test_reset(void **state)
     rd_open(&r, "passwd");
     assert_int_equal(fstat(r.fd, &st_new), 0);
     assert_true(st_new.st_ino != st_old.st_ino);
-    assert_int_equal(st_new.st_mode & 07777, 0664);
+    assert_int_equal(st_new.st_mode & 07777, 0644);
     assert_int_equal(r.h.status, SSS_MC_HEADER_ALIVE);
     assert_null(rd_find(&r, "alice", want_name, "alice"));
     store_user(mc, "bob", 1001);
