@@ -16,8 +16,17 @@
 #include "responder/nss/nss_format.h"
 #include "responder/nss/nss_grcache.h"
 
+/* The gids of a domain's groups that filter_groups names, as its cache knew them at
+ * generation gen (nss_cmd_initgr.c). */
+struct nss_filtered_gids {
+    uint64_t gen;                   /* 0: to be computed */
+    uint32_t *gids;
+    size_t num;
+};
+
 struct nss_ctx {
     struct resp_ctx *rctx;
+    struct nss_filtered_gids *filtered_gids;    /* one per rctx domain, made on first use */
     struct resp_server *srv;
     struct nss_mc *mc[3];           /* by enum nss_mc_type; NULL when disabled */
     char *pwfield;
