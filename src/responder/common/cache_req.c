@@ -19,6 +19,7 @@ struct cache_req_state {
     uint32_t flags;
     uint64_t req_id;
     char *short_name;               /* by name; NULL by id */
+    bool qualified;                 /* the name was written "name@domain" */
     uint32_t id;
     struct resp_domain *only;       /* the one domain a qualified name names */
     size_t next_dom;
@@ -132,6 +133,28 @@ static bool cache_req_filtered(struct cache_req_state *state, struct resp_domain
     return resp_group_is_filtered(state->rctx, dom, short_name);
 }
 
+/* Whether the request names a local account (local_negative_timeout): such a name or id
+ * is looked up in no directory. Checked live against the files (resp_local.h) rather than
+ * kept in the per-domain negative cache, so "name@domain" still reaches its domain, and a
+ * name removed from the files is a directory name again within a second. A name only as a
+ * short name: "daemon@dom" asks the directory for it explicitly. */
+static bool cache_req_local(struct cache_req_state *state)
+{
+    struct resp_ctx *rctx = state->rctx;
+    bool user = cache_req_is_user(state->type);
+
+    if (rctx->local == NULL || rctx->local_neg_timeout == 0) {
+        return false;
+    }
+    if (state->short_name != NULL) {
+        return !state->qualified && (user ? resp_local_has_user(rctx->local, state->short_name)
+                                          : resp_local_has_group(rctx->local,
+                                                                 state->short_name));
+    }
+    return user ? resp_local_has_uid(rctx->local, state->id)
+                : resp_local_has_gid(rctx->local, state->id);
+}
+
 struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                   struct resp_ctx *rctx, enum cache_req_type type,
                                   const char *name, uint32_t id, uint32_t flags,
@@ -160,6 +183,7 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     }
     if (cache_req_by_name(type)) {
         ret = resp_parse_name(state, rctx, name, &state->only, &state->short_name);
+        state->qualified = strchr(name, '@') != NULL;
         if (PROBE_ENABLED(CACHE_REQ_START)) {
             PROBE(CACHE_REQ_START, req_id, cache_req_type_str(type),
                   state->short_name != NULL ? state->short_name : name);
@@ -176,6 +200,12 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
             ret = ENOENT;
             goto done;
         }
+        if (cache_req_local(state)) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s is a local account: not looked up\n",
+                  state->short_name);
+            ret = ENOENT;
+            goto done;
+        }
     } else {
         if (PROBE_ENABLED(CACHE_REQ_START)) {
             char buf[16];
@@ -184,6 +214,11 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
                   cache_req_probe_key(state, buf, sizeof(buf)));
         }
         if (id == 0) {
+            ret = ENOENT;
+            goto done;
+        }
+        if (cache_req_local(state)) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%u is a local account's id: not looked up\n", id);
             ret = ENOENT;
             goto done;
         }

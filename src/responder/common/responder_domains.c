@@ -114,6 +114,7 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
     char *format = NULL;
     char **names = NULL;
     int neg_timeout;
+    int local_timeout;
     int nowait;
     size_t i, n;
     errno_t ret;
@@ -134,6 +135,10 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
         goto done;
     }
     ret = confdb_get_int(rctx->cdb, "nss", "entry_negative_timeout", &neg_timeout);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = confdb_get_int(rctx->cdb, "nss", "local_negative_timeout", &local_timeout);
     if (ret != EOK) {
         goto done;
     }
@@ -176,6 +181,14 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
         }
     }
     rctx->nowait_percentage = nowait > 0 ? (uint32_t)nowait : 0;
+    rctx->local_neg_timeout = local_timeout > 0 ? (uint32_t)local_timeout : 0;
+    if (rctx->local_neg_timeout > 0) {
+        rctx->local = resp_local_new(rctx, NULL, NULL);
+        if (rctx->local == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
     ret = resp_ncache_create(rctx, neg_timeout > 0 ? (uint32_t)neg_timeout : 0,
                              &rctx->ncache);
 done:
@@ -214,6 +227,21 @@ errno_t resp_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
         return ret;
     }
     *_rctx = rctx;
+    return EOK;
+}
+
+errno_t resp_ctx_set_local_files(struct resp_ctx *rctx, const char *passwd_path,
+                                 const char *group_path)
+{
+    struct resp_local *l;
+
+    SSS_CHECK_ARG(rctx != NULL, EINVAL);
+    l = resp_local_new(rctx, passwd_path, group_path);
+    if (l == NULL) {
+        return ENOMEM;
+    }
+    talloc_free(rctx->local);
+    rctx->local = l;
     return EOK;
 }
 
