@@ -188,6 +188,7 @@ static errno_t nss_init(struct sss_service *svc, struct resp_ctx *rctx)
         return ENOMEM;
     }
     nctx->rctx = rctx;
+    nctx->enum_min_rebuild_s = NSS_ENUM_MIN_REBUILD_S;
     ret = confdb_get_string(cdb, nctx, "nss", "pwfield", &nctx->pwfield);
     if (ret != EOK) {
         return ret;

@@ -351,6 +351,12 @@ uint32_t nss_reply_num_results(struct nss_reply *r)
     return r->num;
 }
 
+size_t nss_reply_body_len(struct nss_reply *r)
+{
+    SSS_CHECK_ARG(r != NULL, 0);
+    return resp_reply_body_len(r->out);
+}
+
 struct resp_reply *nss_reply_finish(TALLOC_CTX *mem_ctx, struct nss_reply *r)
 {
     struct resp_reply *out;

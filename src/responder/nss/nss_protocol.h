@@ -108,6 +108,9 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
 
 uint32_t nss_reply_num_results(struct nss_reply *r);
 
+/* Bytes of the body so far, the two counters included. */
+size_t nss_reply_body_len(struct nss_reply *r);
+
 /* The finished reply (num_results written), stolen by the caller onto mem_ctx for
  * resp_request_done(); r itself is freed. NULL on a NULL r. */
 struct resp_reply *nss_reply_finish(TALLOC_CTX *mem_ctx, struct nss_reply *r);
