@@ -71,9 +71,14 @@ def hold(path, n, seconds, ready):
     socks = []
     failed = 0
     for _ in range(n):
-        try:
-            socks.append(connect(path, 1.0, blocking=False))
-        except OSError:
+        # A full backlog refuses a connect at once (EAGAIN): try again a little later.
+        for _ in range(100):
+            try:
+                socks.append(connect(path, 1.0, blocking=False))
+                break
+            except OSError:
+                time.sleep(0.01)
+        else:
             failed += 1
     with open(ready, "w") as f:
         f.write("%d\n" % len(socks))
