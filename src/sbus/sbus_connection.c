@@ -104,6 +104,9 @@ static errno_t sbus_connection_open(TALLOC_CTX *mem_ctx, struct tevent_context *
     }
     conn->ev = ev;
     conn->dbus = dbus;
+    sss_list_init(&conn->ifaces);
+    sss_list_init(&conn->listeners);
+    sss_list_init(&conn->pending);
     talloc_set_destructor(conn, sbus_connection_destructor);
 
     conn->address = talloc_strdup(conn, address);

@@ -94,13 +94,12 @@ errno_t sbus_connection_add_interface(struct sbus_connection *conn, const char *
                                       const struct sbus_interface *iface)
 {
     struct sbus_iface_entry *e;
-    struct sbus_iface_entry **tail;
 
     if (conn == NULL || path == NULL || iface == NULL || iface->name == NULL
         || !dbus_validate_path(path, NULL)) {
         return EINVAL;
     }
-    for (e = conn->ifaces; e != NULL; e = e->next) {
+    sss_list_for_each_entry(e, &conn->ifaces, link) {
         if (strcmp(e->path, path) == 0 && strcmp(e->iface->name, iface->name) == 0) {
             return EEXIST;
         }
@@ -115,10 +114,7 @@ errno_t sbus_connection_add_interface(struct sbus_connection *conn, const char *
         return ENOMEM;
     }
     e->iface = iface;
-    for (tail = &conn->ifaces; *tail != NULL; tail = &(*tail)->next) {
-        /* keep registration order */
-    }
-    *tail = e;
+    sss_list_link_tail(&conn->ifaces, &e->link);
     return EOK;
 }
 
@@ -131,7 +127,7 @@ static const struct sbus_method *sbus_find_method(struct sbus_connection *conn,
     const struct sbus_method *m;
     struct sbus_iface_entry *e;
 
-    for (e = conn->ifaces; e != NULL; e = e->next) {
+    sss_list_for_each_entry(e, &conn->ifaces, link) {
         if (path == NULL || strcmp(e->path, path) != 0) {
             continue;
         }
@@ -226,8 +222,7 @@ static void sbus_dispatch_signal(struct sbus_connection *conn, DBusMessage *msg)
     }
     /* A handler may free conn (and with it every listener entry): notice, and stop. */
     conn->freed = &freed;
-    for (e = conn->listeners; e != NULL; e = next) {
-        next = e->next;
+    sss_list_for_each_entry_safe(e, next, &conn->listeners, link) {
         if (!sbus_listener_matches(e->listener, msg)) {
             continue;
         }

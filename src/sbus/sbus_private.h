@@ -6,17 +6,18 @@
 #define SBUS_PRIVATE_H
 
 #include "sbus/sbus.h"
+#include "util/sss_list.h"
 
 /* One interface served at one object path. */
 struct sbus_iface_entry {
-    struct sbus_iface_entry *next;
+    struct sss_list link;       /* in conn->ifaces */
     const char *path;
     const struct sbus_interface *iface;
 };
 
 /* One signal listener. */
 struct sbus_listener_entry {
-    struct sbus_listener_entry *next;
+    struct sss_list link;       /* in conn->listeners */
     const struct sbus_listener *listener;
 };
 
@@ -29,10 +30,10 @@ struct sbus_connection {
     char *unique_name;          /* from Hello */
     char *name;                 /* well-known name, or NULL */
 
-    struct sbus_iface_entry *ifaces;
-    struct sbus_listener_entry *listeners;
-    struct sbus_pending *pending;   /* calls on the wire */
-    unsigned int in_flight;
+    struct sss_list ifaces;     /* struct sbus_iface_entry, in registration order */
+    struct sss_list listeners;  /* struct sbus_listener_entry, in registration order */
+    struct sss_list pending;    /* struct sbus_pending: calls on the wire, newest first */
+    unsigned int in_flight;     /* how many entries pending has */
 
     sbus_disconnect_fn disconnect_fn;
     void *disconnect_data;

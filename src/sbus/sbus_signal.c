@@ -67,7 +67,6 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
 {
     const struct sbus_listener *l;
     struct sbus_listener_entry *e;
-    struct sbus_listener_entry **tail;
     TALLOC_CTX *tmp_ctx;
     char *rule;
     errno_t ret;
@@ -100,9 +99,7 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
         }
         e->listener = l;
         /* Handlers run in registration order. */
-        for (tail = &conn->listeners; *tail != NULL; tail = &(*tail)->next) {
-        }
-        *tail = e;
+        sss_list_link_tail(&conn->listeners, &e->link);
         DEBUG(SSSDBG_TRACE_FUNC, "Listening for %s.%s\n", l->interface, l->member);
     }
     ret = EOK;

@@ -188,8 +188,10 @@ static void sbus_dispatch_handler(struct tevent_context *ev, struct tevent_immed
     DBusDispatchStatus status;
     bool freed = false;
 
-    /* Incoming messages belong to no request until their handler says which. */
-    sss_debug_req_id = 0;
+    /* Incoming messages belong to no request until their handler says which; the id the
+     * loop ran this dispatch under comes back afterwards. */
+    SSS_REQ_ID_SCOPE(0);
+
     dbus_connection_ref(conn);
     glue->freed = &freed;
     status = dbus_connection_dispatch(conn);
