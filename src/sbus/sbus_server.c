@@ -41,15 +41,9 @@ static int sbus_peer_destructor(struct sbus_peer *peer)
     dbus_connection_close(peer->conn);
     dbus_connection_unref(peer->conn);
 
-    if (peer->prev != NULL) {
-        peer->prev->next = peer->next;
-    } else {
-        server->peers = peer->next;
-    }
-    if (peer->next != NULL) {
-        peer->next->prev = peer->prev;
-    }
+    sss_list_unlink(&peer->link);
     if (!peer->disconnected) {
+        assert(server->peer_count > 0);
         server->peer_count--;
     }
     /* Names and match entries (children) take themselves out of the tables next. */
@@ -74,6 +68,7 @@ static void sbus_server_peer_gone(struct sbus_peer *peer)
         return;
     }
     peer->disconnected = true;
+    assert(server->peer_count > 0);
     server->peer_count--;
     DEBUG(SSSDBG_TRACE_FUNC, "Bus peer %s disconnected\n",
           peer->unique != NULL ? peer->unique->name : "(unregistered)");
@@ -222,11 +217,10 @@ static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *
     }
     peer->server = server;
     peer->conn = dbus_connection_ref(conn);
-    peer->next = server->peers;
-    if (server->peers != NULL) {
-        server->peers->prev = peer;
-    }
-    server->peers = peer;
+    sss_list_init(&peer->names);
+    sss_list_init(&peer->matches);
+    sss_list_init(&peer->pending);
+    sss_list_link_tail(&server->peers, &peer->link);
     server->peer_count++;
     talloc_set_destructor(peer, sbus_peer_destructor);
 
@@ -243,9 +237,13 @@ static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *
 
 static int sbus_server_destructor(struct sbus_server *server)
 {
-    while (server->peers != NULL) {
-        talloc_free(server->peers);
+    struct sbus_peer *peer;
+
+    /* Newest first, the reverse of their arrival. */
+    while ((peer = sss_list_last_entry(&server->peers, struct sbus_peer, link)) != NULL) {
+        talloc_free(peer);
     }
+    assert(server->peer_count == 0);
     talloc_zfree(server->loop);
     if (server->dbus_server != NULL) {
         dbus_server_set_new_connection_function(server->dbus_server, NULL, NULL, NULL);
@@ -358,6 +356,7 @@ errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     if (server == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&server->peers);
     talloc_set_destructor(server, sbus_server_destructor);
     server->ev = ev;
     server->allowed_uid = allowed_uid;

@@ -262,12 +262,27 @@ static bool sbus_server_append_name(DBusMessageIter *array, const char *name)
     return dbus_message_iter_append_basic(array, DBUS_TYPE_STRING, &name);
 }
 
+/* peer's unique name, then its well-known names. */
+static bool sbus_server_append_peer_names(DBusMessageIter *array, struct sbus_peer *peer)
+{
+    struct sbus_server_name *n;
+
+    if (!sbus_server_append_name(array, peer->unique->name)) {
+        return false;
+    }
+    sss_list_for_each_entry(n, &peer->names, link) {
+        if (!sbus_server_append_name(array, n->name)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* org.freedesktop.DBus first, then each registered peer's unique and well-known names,
- * oldest peer first. */
+ * oldest peer first (server->peers is kept in order of arrival). */
 static void sbus_server_list_names(struct sbus_peer *peer, DBusMessage *msg)
 {
     struct sbus_peer *p;
-    struct sbus_server_name *n;
     DBusMessageIter iter;
     DBusMessageIter array;
     DBusMessage *reply;
@@ -287,18 +302,9 @@ static void sbus_server_list_names(struct sbus_peer *peer, DBusMessage *msg)
     }
 
     ok = sbus_server_append_name(&array, DBUS_SERVICE_DBUS);
-    /* Peers are kept newest first: start from the oldest. */
-    p = peer->server->peers;
-    while (p != NULL && p->next != NULL) {
-        p = p->next;
-    }
-    for (; ok && p != NULL; p = p->prev) {
-        if (p->disconnected || p->unique == NULL) {
-            continue;
-        }
-        ok = sbus_server_append_name(&array, p->unique->name);
-        for (n = p->names; ok && n != NULL; n = n->next) {
-            ok = sbus_server_append_name(&array, n->name);
+    sss_list_for_each_entry(p, &peer->server->peers, link) {
+        if (ok && !p->disconnected && p->unique != NULL) {
+            ok = sbus_server_append_peer_names(&array, p);
         }
     }
     if (!ok) {

@@ -13,7 +13,7 @@
 #define SBUS_SERVER_MAX_PENDING_PER_PEER 65536
 
 struct sbus_server_pending {
-    struct sbus_server_pending *prev, *next;
+    struct sss_list link;       /* in callee->pending */
     struct sbus_peer *callee;
     char *key;
     char *caller;               /* unique name */
@@ -26,14 +26,8 @@ static int sbus_server_pending_destructor(struct sbus_server_pending *p)
     struct sbus_peer *callee = p->callee;
 
     sbus_hash_remove(callee->pending_index, p->key);
-    if (p->prev != NULL) {
-        p->prev->next = p->next;
-    } else {
-        callee->pending = p->next;
-    }
-    if (p->next != NULL) {
-        p->next->prev = p->prev;
-    }
+    sss_list_unlink(&p->link);
+    assert(callee->num_pending > 0);
     callee->num_pending--;
     return 0;
 }
@@ -66,11 +60,7 @@ void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
         talloc_free(p);     /* a duplicate serial is the caller's bug: track the first */
         return;
     }
-    p->next = callee->pending;
-    if (callee->pending != NULL) {
-        callee->pending->prev = p;
-    }
-    callee->pending = p;
+    sss_list_link_front(&callee->pending, &p->link);
     callee->num_pending++;
     talloc_set_destructor(p, sbus_server_pending_destructor);
 }
@@ -109,7 +99,8 @@ void sbus_server_pending_fail_all(struct sbus_peer *callee)
     const char *text = "The service disconnected before answering";
     const char *from = callee->unique != NULL ? callee->unique->name : DBUS_SERVICE_DBUS;
 
-    while ((p = callee->pending) != NULL) {
+    while ((p = sss_list_first_entry(&callee->pending, struct sbus_server_pending,
+                                     link)) != NULL) {
         caller = sbus_server_name_owner(callee->server, p->caller);
         if (caller != NULL && !caller->disconnected) {
             err = dbus_message_new(DBUS_MESSAGE_TYPE_ERROR);

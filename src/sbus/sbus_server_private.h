@@ -16,6 +16,7 @@
 #include <dbus/dbus.h>
 
 #include "util/util.h"
+#include "util/sss_list.h"
 #include "sbus/sbus.h"
 #include "sbus/sbus_server.h"
 #include "sbus/sbus_match.h"
@@ -77,7 +78,8 @@ struct sbus_server {
     char *id;                       /* GetId: 32 hex digits, fixed for the server's life */
     uid_t allowed_uid;
 
-    struct sbus_peer *peers;        /* every accepted connection not yet freed */
+    struct sss_list peers;          /* struct sbus_peer: every accepted connection not yet
+                                     * freed, oldest first */
     unsigned int peer_count;        /* of those, the ones still connected */
     uint64_t next_unique;           /* N of the next ":1.N" */
     uint64_t delivery;              /* stamp of the broadcast in progress */
@@ -90,19 +92,21 @@ struct sbus_server {
 
 struct sbus_peer {
     struct sbus_server *server;
-    struct sbus_peer *prev, *next;
+    struct sss_list link;           /* in server->peers */
     DBusConnection *conn;
     TALLOC_CTX *loop;               /* owns the tevent glue of conn */
     struct tevent_immediate *free_im;
 
     struct sbus_server_name *unique;    /* NULL until Hello */
-    struct sbus_server_name *names;     /* well-known names owned */
-    struct sbus_server_match *matches;
-    unsigned int num_matches;
+    struct sss_list names;              /* struct sbus_server_name: well-known names owned,
+                                         * newest first */
+    struct sss_list matches;            /* struct sbus_server_match, newest first */
+    unsigned int num_matches;           /* how many entries matches has */
 
-    struct sbus_server_pending *pending;    /* calls this peer has not answered yet */
+    struct sss_list pending;            /* struct sbus_server_pending: calls this peer has
+                                         * not answered yet, newest first */
     struct sbus_hash *pending_index;        /* "<caller>:<serial>" -> entry */
-    unsigned int num_pending;
+    unsigned int num_pending;           /* how many entries pending has */
 
     bool filter_added;
     bool disconnected;
@@ -112,7 +116,7 @@ struct sbus_peer {
 struct sbus_server_name {
     char *name;
     struct sbus_peer *owner;
-    struct sbus_server_name *prev, *next;   /* in owner->names (well-known only) */
+    struct sss_list link;                   /* in owner->names (well-known only) */
 };
 
 /* -------- names and routing (sbus_server_route.c) -------- */

@@ -14,7 +14,7 @@
 struct sbus_server_slot {
     char *key;                          /* NULL for server->match_any */
     struct sbus_server *server;
-    struct sbus_server_match *head;
+    struct sss_list rules;              /* struct sbus_server_match, newest first */
 };
 
 /* One AddMatch of one peer. */
@@ -22,19 +22,32 @@ struct sbus_server_match {
     struct sbus_peer *peer;
     struct sbus_match_rule *rule;
     struct sbus_server_slot *slot;
-    struct sbus_server_match *prev, *next;          /* in slot */
-    struct sbus_server_match *peer_prev, *peer_next; /* in peer->matches */
+    struct sss_list slot_link;          /* in slot->rules */
+    struct sss_list peer_link;          /* in peer->matches */
 };
+
+/* A slot, its rule list ready. */
+static struct sbus_server_slot *sbus_server_slot_new(struct sbus_server *server)
+{
+    struct sbus_server_slot *slot;
+
+    slot = talloc_zero(server, struct sbus_server_slot);
+    if (slot == NULL) {
+        return NULL;
+    }
+    slot->server = server;
+    sss_list_init(&slot->rules);
+    return slot;
+}
 
 errno_t sbus_server_tables_init(struct sbus_server *server)
 {
     server->names = sbus_hash_create(server);
     server->match_index = sbus_hash_create(server);
-    server->match_any = talloc_zero(server, struct sbus_server_slot);
+    server->match_any = sbus_server_slot_new(server);
     if (server->names == NULL || server->match_index == NULL || server->match_any == NULL) {
         return ENOMEM;
     }
-    server->match_any->server = server;
     return EOK;
 }
 
@@ -49,14 +62,7 @@ static int sbus_server_name_destructor(struct sbus_server_name *n)
         owner->unique = NULL;
         return 0;
     }
-    if (n->prev != NULL) {
-        n->prev->next = n->next;
-    } else {
-        owner->names = n->next;
-    }
-    if (n->next != NULL) {
-        n->next->prev = n->prev;
-    }
+    sss_list_unlink(&n->link);
     return 0;
 }
 
@@ -128,11 +134,7 @@ errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name)
     if (ret != EOK) {
         return ret;
     }
-    n->next = peer->names;
-    if (peer->names != NULL) {
-        peer->names->prev = n;
-    }
-    peer->names = n;
+    sss_list_link_front(&peer->names, &n->link);
     return EOK;
 }
 
@@ -153,17 +155,19 @@ errno_t sbus_server_release_name(struct sbus_peer *peer, const char *name)
 void sbus_server_forget_peer(struct sbus_peer *peer)
 {
     struct sbus_server *server = peer->server;
+    struct sbus_server_match *m;
     struct sbus_server_name *n;
 
-    while (peer->matches != NULL) {
-        talloc_free(peer->matches);
+    while ((m = sss_list_first_entry(&peer->matches, struct sbus_server_match,
+                                     peer_link)) != NULL) {
+        talloc_free(m);
     }
+    assert(peer->num_matches == 0);
     if (peer->unique == NULL) {
         return;     /* never registered: it can own nothing */
     }
     sbus_server_pending_fail_all(peer);
-    while (peer->names != NULL) {
-        n = peer->names;
+    while ((n = sss_list_first_entry(&peer->names, struct sbus_server_name, link)) != NULL) {
         sbus_server_emit(server, NULL, "NameOwnerChanged", n->name, peer->unique->name, "");
         talloc_free(n);
     }
@@ -179,27 +183,14 @@ static int sbus_server_match_destructor(struct sbus_server_match *m)
     struct sbus_server_slot *slot = m->slot;
     struct sbus_peer *peer = m->peer;
 
-    if (m->prev != NULL) {
-        m->prev->next = m->next;
-    } else {
-        slot->head = m->next;
-    }
-    if (m->next != NULL) {
-        m->next->prev = m->prev;
-    }
-    if (slot->head == NULL && slot->key != NULL) {
+    sss_list_unlink(&m->slot_link);
+    if (sss_list_is_empty(&slot->rules) && slot->key != NULL) {
         sbus_hash_remove(slot->server->match_index, slot->key);
         talloc_free(slot);
     }
 
-    if (m->peer_prev != NULL) {
-        m->peer_prev->peer_next = m->peer_next;
-    } else {
-        peer->matches = m->peer_next;
-    }
-    if (m->peer_next != NULL) {
-        m->peer_next->peer_prev = m->peer_prev;
-    }
+    sss_list_unlink(&m->peer_link);
+    assert(peer->num_matches > 0);
     peer->num_matches--;
     return 0;
 }
@@ -227,12 +218,11 @@ static errno_t sbus_server_slot_get(struct sbus_server *server,
         *_slot = slot;
         return EOK;
     }
-    slot = talloc_zero(server, struct sbus_server_slot);
+    slot = sbus_server_slot_new(server);
     if (slot == NULL) {
         talloc_free(key);
         return ENOMEM;
     }
-    slot->server = server;
     slot->key = talloc_steal(slot, key);
     ret = sbus_hash_insert(server->match_index, slot->key, slot);
     if (ret != EOK) {
@@ -264,18 +254,8 @@ errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *ru
     m->peer = peer;
     m->rule = talloc_steal(m, rule);
     m->slot = slot;
-
-    m->next = slot->head;
-    if (slot->head != NULL) {
-        slot->head->prev = m;
-    }
-    slot->head = m;
-
-    m->peer_next = peer->matches;
-    if (peer->matches != NULL) {
-        peer->matches->peer_prev = m;
-    }
-    peer->matches = m;
+    sss_list_link_front(&slot->rules, &m->slot_link);
+    sss_list_link_front(&peer->matches, &m->peer_link);
     peer->num_matches++;
     talloc_set_destructor(m, sbus_server_match_destructor);
     return EOK;
@@ -285,7 +265,7 @@ errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match
 {
     struct sbus_server_match *m;
 
-    for (m = peer->matches; m != NULL; m = m->peer_next) {
+    sss_list_for_each_entry(m, &peer->matches, peer_link) {
         if (sbus_match_rule_equal(m->rule, rule)) {
             talloc_free(m);
             return EOK;
@@ -334,7 +314,7 @@ static void sbus_server_deliver_slot(struct sbus_server_slot *slot, struct sbus_
     struct sbus_server_match *m;
     struct sbus_peer *peer;
 
-    for (m = slot->head; m != NULL; m = m->next) {
+    sss_list_for_each_entry(m, &slot->rules, slot_link) {
         peer = m->peer;
         if (peer == sender || peer->disconnected || peer->delivered == stamp) {
             continue;

@@ -174,7 +174,7 @@ static bool children_done(struct test_ctx *t)
 
 static bool server_idle(struct test_ctx *t)
 {
-    return t->server->peers == NULL;
+    return sss_list_is_empty(&t->server->peers);
 }
 
 /* Waits for every child, then for the server to forget every peer, and checks that it
