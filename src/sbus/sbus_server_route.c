@@ -12,9 +12,17 @@
 
 /* The rules that share one "interface.member" (or, for server->match_any, lack one). */
 struct sbus_server_slot {
-    char *key;                          /* NULL for server->match_any */
+    char *interface;                    /* both NULL for server->match_any */
+    char *member;
+    uint64_t hash;                      /* its key's, in server->match_index */
     struct sbus_server *server;
     struct sss_list rules;              /* struct sbus_server_match, newest first */
+};
+
+/* What server->match_index is searched by. */
+struct sbus_server_slot_key {
+    const char *interface;
+    const char *member;
 };
 
 /* One AddMatch of one peer. */
@@ -40,10 +48,37 @@ static struct sbus_server_slot *sbus_server_slot_new(struct sbus_server *server)
     return slot;
 }
 
+/* -------- the tables -------- */
+
+/* The hash of "interface.member", without writing the text out (broadcasts look it up). */
+static uint64_t sbus_server_slot_hash(const struct sbus_server_slot_key *key)
+{
+    uint64_t h;
+
+    h = sss_hash_add_str(SSS_HASH_INIT, key->interface);
+    h = sss_hash_add(h, ".", 1);
+    return sss_hash_add_str(h, key->member);
+}
+
+static bool sbus_server_slot_equal(const void *item, const void *key, void *ctx)
+{
+    const struct sbus_server_slot *slot = item;
+    const struct sbus_server_slot_key *k = key;
+
+    return strcmp(slot->member, k->member) == 0 && strcmp(slot->interface, k->interface) == 0;
+}
+
+static bool sbus_server_name_equal(const void *item, const void *key, void *ctx)
+{
+    const struct sbus_server_name *n = item;
+
+    return strcmp(n->name, key) == 0;
+}
+
 errno_t sbus_server_tables_init(struct sbus_server *server)
 {
-    server->names = sbus_hash_create(server);
-    server->match_index = sbus_hash_create(server);
+    server->names = sss_hash_table_new(server, 0, sbus_server_name_equal, NULL);
+    server->match_index = sss_hash_table_new(server, 0, sbus_server_slot_equal, NULL);
     server->match_any = sbus_server_slot_new(server);
     if (server->names == NULL || server->match_index == NULL || server->match_any == NULL) {
         return ENOMEM;
@@ -57,7 +92,7 @@ static int sbus_server_name_destructor(struct sbus_server_name *n)
 {
     struct sbus_peer *owner = n->owner;
 
-    sbus_hash_remove(owner->server->names, n->name);
+    sss_hash_table_remove_item(owner->server->names, n->hash, n);
     if (owner->unique == n) {
         owner->unique = NULL;
         return 0;
@@ -82,7 +117,8 @@ static errno_t sbus_server_name_new(struct sbus_peer *peer, const char *name,
         talloc_free(n);
         return ENOMEM;
     }
-    ret = sbus_hash_insert(peer->server->names, n->name, n);
+    n->hash = sss_hash_str(n->name);
+    ret = sss_hash_table_insert(peer->server->names, n->hash, n->name, n, NULL);
     if (ret != EOK) {
         talloc_free(n);
         return ret;
@@ -92,9 +128,16 @@ static errno_t sbus_server_name_new(struct sbus_peer *peer, const char *name,
     return EOK;
 }
 
+/* The entry of name (unique or well-known), or NULL. */
+static struct sbus_server_name *sbus_server_name_find(struct sbus_server *server,
+                                                      const char *name)
+{
+    return sss_hash_table_get(server->names, sss_hash_str(name), name);
+}
+
 struct sbus_peer *sbus_server_name_owner(struct sbus_server *server, const char *name)
 {
-    struct sbus_server_name *n = sbus_hash_lookup(server->names, name);
+    struct sbus_server_name *n = sbus_server_name_find(server, name);
 
     if (n == NULL || n->owner->disconnected) {
         return NULL;
@@ -124,7 +167,7 @@ errno_t sbus_server_assign_unique(struct sbus_peer *peer)
 
 errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name)
 {
-    struct sbus_server_name *n = sbus_hash_lookup(peer->server->names, name);
+    struct sbus_server_name *n = sbus_server_name_find(peer->server, name);
     errno_t ret;
 
     if (n != NULL) {
@@ -140,7 +183,7 @@ errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name)
 
 errno_t sbus_server_release_name(struct sbus_peer *peer, const char *name)
 {
-    struct sbus_server_name *n = sbus_hash_lookup(peer->server->names, name);
+    struct sbus_server_name *n = sbus_server_name_find(peer->server, name);
 
     if (n == NULL) {
         return ENOENT;
@@ -184,8 +227,8 @@ static int sbus_server_match_destructor(struct sbus_server_match *m)
     struct sbus_peer *peer = m->peer;
 
     sss_list_unlink(&m->slot_link);
-    if (sss_list_is_empty(&slot->rules) && slot->key != NULL) {
-        sbus_hash_remove(slot->server->match_index, slot->key);
+    if (sss_list_is_empty(&slot->rules) && slot != slot->server->match_any) {
+        sss_hash_table_remove_item(slot->server->match_index, slot->hash, slot);
         talloc_free(slot);
     }
 
@@ -200,31 +243,33 @@ static errno_t sbus_server_slot_get(struct sbus_server *server,
                                     const struct sbus_match_rule *rule,
                                     struct sbus_server_slot **_slot)
 {
+    struct sbus_server_slot_key key = { rule->interface, rule->member };
     struct sbus_server_slot *slot;
-    char *key;
+    uint64_t hash;
     errno_t ret;
 
     if (rule->interface == NULL || rule->member == NULL) {
         *_slot = server->match_any;
         return EOK;
     }
-    key = talloc_asprintf(NULL, "%s.%s", rule->interface, rule->member);
-    if (key == NULL) {
-        return ENOMEM;
-    }
-    slot = sbus_hash_lookup(server->match_index, key);
+    hash = sbus_server_slot_hash(&key);
+    slot = sss_hash_table_get(server->match_index, hash, &key);
     if (slot != NULL) {
-        talloc_free(key);
         *_slot = slot;
         return EOK;
     }
     slot = sbus_server_slot_new(server);
     if (slot == NULL) {
-        talloc_free(key);
         return ENOMEM;
     }
-    slot->key = talloc_steal(slot, key);
-    ret = sbus_hash_insert(server->match_index, slot->key, slot);
+    slot->interface = talloc_strdup(slot, rule->interface);
+    slot->member = talloc_strdup(slot, rule->member);
+    slot->hash = hash;
+    if (slot->interface == NULL || slot->member == NULL) {
+        talloc_free(slot);
+        return ENOMEM;
+    }
+    ret = sss_hash_table_insert(server->match_index, hash, &key, slot, NULL);
     if (ret != EOK) {
         talloc_free(slot);
         return ret;
@@ -331,20 +376,15 @@ static void sbus_server_deliver_slot(struct sbus_server_slot *slot, struct sbus_
 static void sbus_server_broadcast(struct sbus_server *server, struct sbus_peer *sender,
                                   DBusMessage *msg)
 {
-    const char *interface = dbus_message_get_interface(msg);
-    const char *member = dbus_message_get_member(msg);
-    char key[2 * DBUS_MAXIMUM_NAME_LENGTH + 2];
+    struct sbus_server_slot_key key = { dbus_message_get_interface(msg),
+                                        dbus_message_get_member(msg) };
     struct sbus_server_slot *slot;
     uint64_t stamp = ++server->delivery;
-    int len;
 
-    if (interface != NULL && member != NULL) {
-        len = snprintf(key, sizeof(key), "%s.%s", interface, member);
-        if (len > 0 && (size_t)len < sizeof(key)) {
-            slot = sbus_hash_lookup(server->match_index, key);
-            if (slot != NULL) {
-                sbus_server_deliver_slot(slot, sender, msg, stamp);
-            }
+    if (key.interface != NULL && key.member != NULL) {
+        slot = sss_hash_table_get(server->match_index, sbus_server_slot_hash(&key), &key);
+        if (slot != NULL) {
+            sbus_server_deliver_slot(slot, sender, msg, stamp);
         }
     }
     sbus_server_deliver_slot(server->match_any, sender, msg, stamp);

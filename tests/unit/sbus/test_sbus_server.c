@@ -185,8 +185,8 @@ static void run_children(struct test_ctx *t)
     t->num_children = 0;
     loop_until(t, server_idle);
     assert_int_equal(sbus_server_connection_count(t->server), 0);
-    assert_int_equal(sbus_hash_count(t->server->names), 0);
-    assert_int_equal(sbus_hash_count(t->server->match_index), 0);
+    assert_int_equal(sss_hash_table_count(t->server->names), 0);
+    assert_int_equal(sss_hash_table_count(t->server->match_index), 0);
     assert_int_equal(talloc_total_blocks(t->server), t->server_blocks);
 }
 
