@@ -4,7 +4,6 @@
  * it. The pending call belongs to the connection, not to the first caller, so one caller
  * giving up does not cancel the answer the others wait for.
  */
-#include "util/util.h"
 #include "sbus/sbus_private.h"
 
 struct sbus_pending {
@@ -131,6 +130,7 @@ static void sbus_pending_notify(DBusPendingCall *pc, void *data)
     struct sbus_pending *p = talloc_get_type(data, struct sbus_pending);
     DBusMessage *reply;
 
+    assert(p != NULL && p->pc == pc);
     reply = dbus_pending_call_steal_reply(pc);
     dbus_pending_call_unref(p->pc);
     p->pc = NULL;
@@ -160,6 +160,7 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
     const char *dest = dbus_message_get_destination(msg);
     const char *iface = dbus_message_get_interface(msg);
     const char *member = dbus_message_get_member(msg);
+    errno_t ret;
 
     if (conn->disconnected) {
         return ERR_SBUS_DISCONNECTED;
@@ -176,25 +177,24 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
                                 member ? member : "");
     p->key = key ? talloc_strdup(p, key) : NULL;
     if (p->destination == NULL || p->member == NULL || (key != NULL && p->key == NULL)) {
-        talloc_free(p);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     if (!dbus_connection_send_with_reply(conn->dbus, msg, &p->pc, timeout_ms)) {
-        talloc_free(p);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     if (p->pc == NULL) {
-        talloc_free(p);
-        return ERR_SBUS_DISCONNECTED;
+        ret = ERR_SBUS_DISCONNECTED;
+        goto done;
     }
     /* Sending gave the message its serial. */
     p->serial = dbus_message_get_serial(msg);
     if (!dbus_pending_call_set_notify(p->pc, sbus_pending_notify, p, NULL)) {
-        dbus_pending_call_cancel(p->pc);
-        dbus_pending_call_unref(p->pc);
-        talloc_free(p);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
+
     /* Link only now, so the destructor's bookkeeping matches. */
     sss_list_link_front(&conn->pending, &p->link);
     conn->in_flight++;
@@ -202,7 +202,17 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
     PROBE(SBUS_CALL_SEND, p->req_id, conn->unique_name != NULL ? conn->unique_name : "",
           p->destination, p->member, p->serial);
     *_p = p;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        if (p->pc != NULL) {
+            dbus_pending_call_cancel(p->pc);
+            dbus_pending_call_unref(p->pc);
+        }
+        talloc_free(p);
+    }
+    return ret;
 }
 
 struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
@@ -210,28 +220,23 @@ struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *c
 {
     struct sbus_call_state *state;
     struct sbus_pending *p;
-    struct tevent_req *req;
-    errno_t ret;
+    struct tevent_req *req = NULL;
+    errno_t ret = ENOMEM;
 
+    if (conn == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: no connection\n");
+        goto done;
+    }
     req = tevent_req_create(mem_ctx, &state, struct sbus_call_state);
     if (req == NULL) {
-        if (msg != NULL) {
-            dbus_message_unref(msg);
-        }
-        return NULL;
+        goto done;
     }
     state->req = req;
     state->req_id = sss_debug_req_id;
     talloc_set_destructor(state, sbus_call_state_destructor);
 
-    if (conn == NULL) {
-        if (msg != NULL) {
-            dbus_message_unref(msg);
-        }
-        talloc_free(req);
-        return NULL;
-    }
     if (msg == NULL || dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_METHOD_CALL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: not a method call\n");
         ret = EINVAL;
         goto done;
     }
@@ -247,15 +252,16 @@ struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *c
 
     ret = sbus_pending_start(conn, msg, key, timeout_ms > 0 ? timeout_ms : SBUS_CALL_TIMEOUT_MS,
                              &p);
-    if (ret == EOK) {
-        sbus_waiter_add(p, state);
+    if (ret != EOK) {
+        goto done;
     }
+    sbus_waiter_add(p, state);
 
 done:
     if (msg != NULL) {
-        dbus_message_unref(msg);
+        dbus_message_unref(msg);    /* consumed whatever happens */
     }
-    if (ret != EOK) {
+    if (req != NULL && ret != EOK) {
         tevent_req_error(req, ret);
         return tevent_req_post(req, conn->ev);
     }
@@ -264,8 +270,10 @@ done:
 
 errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage **_reply)
 {
-    struct sbus_call_state *state = tevent_req_data(req, struct sbus_call_state);
+    struct sbus_call_state *state;
 
+    SBUS_CHECK_ARG(req != NULL, EINVAL);
+    state = tevent_req_data(req, struct sbus_call_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_reply != NULL) {
         /* Move the binding, so the reply lives as long as the caller wants. */
@@ -279,7 +287,8 @@ errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage 
 
 unsigned int sbus_call_in_flight(struct sbus_connection *conn)
 {
-    return conn != NULL ? conn->in_flight : 0;
+    SBUS_CHECK_ARG(conn != NULL, 0);
+    return conn->in_flight;
 }
 
 void sbus_call_fail_all(struct sbus_connection *conn, errno_t error)

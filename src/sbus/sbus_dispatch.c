@@ -4,7 +4,6 @@
  * signal ends the connection. Replies to our own calls never get here: libdbus hands them
  * to the pending calls of sbus_call.c first.
  */
-#include "util/util.h"
 #include "sbus/sbus_private.h"
 
 static int sbus_request_destructor(struct sbus_request *sbus_req)
@@ -62,8 +61,9 @@ static void sbus_reply_now(struct sbus_connection *conn, DBusMessage *call, DBus
 void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
 {
     if (sbus_req == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: sbus_req != NULL\n");
         if (reply != NULL) {
-            dbus_message_unref(reply);
+            dbus_message_unref(reply);  /* consumed whatever happens */
         }
         return;
     }
@@ -77,9 +77,8 @@ void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
 
 void sbus_request_reply_error(struct sbus_request *sbus_req, errno_t error)
 {
-    if (sbus_req == NULL) {
-        return;
-    }
+    SBUS_CHECK_ARG_VOID(sbus_req != NULL);
+
     DEBUG(SSSDBG_TRACE_FUNC, "%s.%s from %s failed: %s\n",
           sbus_req->interface ? sbus_req->interface : "?",
           sbus_req->member ? sbus_req->member : "?",
@@ -95,10 +94,10 @@ errno_t sbus_connection_add_interface(struct sbus_connection *conn, const char *
 {
     struct sbus_iface_entry *e;
 
-    if (conn == NULL || path == NULL || iface == NULL || iface->name == NULL
-        || !dbus_validate_path(path, NULL)) {
-        return EINVAL;
-    }
+    SBUS_CHECK_ARG(conn != NULL, EINVAL);
+    SBUS_CHECK_ARG(path != NULL && dbus_validate_path(path, NULL), EINVAL);
+    SBUS_CHECK_ARG(iface != NULL && iface->name != NULL, EINVAL);
+
     sss_list_for_each_entry(e, &conn->ifaces, link) {
         if (strcmp(e->path, path) == 0 && strcmp(e->iface->name, iface->name) == 0) {
             return EEXIST;

@@ -1,12 +1,36 @@
 /*
- * Internals of the client half of sbus, shared by sbus_connection.c, sbus_dispatch.c,
- * sbus_call.c and sbus_signal.c. Nothing outside src/sbus includes this.
+ * Internals of src/sbus: the argument checks every public entry point uses, and the client
+ * half's connection, shared by sbus_connection.c, sbus_dispatch.c, sbus_call.c and
+ * sbus_signal.c. Nothing outside src/sbus includes this.
  */
 #ifndef SBUS_PRIVATE_H
 #define SBUS_PRIVATE_H
 
-#include "sbus/sbus.h"
+#include <assert.h>
+
+#include "util/util.h"
 #include "util/sss_list.h"
+#include "sbus/sbus.h"
+
+/*
+ * Argument checks at public entry points, in the manner of sd-bus's assert_return(): a
+ * caller's mistake is logged with the function and the condition that failed, and the
+ * function returns ret (SBUS_CHECK_ARG_VOID: returns). It never aborts; internal
+ * invariants, which no input can break, are assert()ed instead.
+ */
+#define SBUS_CHECK_ARG(cond, ret) do { \
+    if (!(cond)) { \
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
+        return ret; \
+    } \
+} while (0)
+
+#define SBUS_CHECK_ARG_VOID(cond) do { \
+    if (!(cond)) { \
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
+        return; \
+    } \
+} while (0)
 
 /* One interface served at one object path. */
 struct sbus_iface_entry {

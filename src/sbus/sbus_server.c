@@ -87,6 +87,7 @@ static void sbus_server_handle(struct sbus_peer *peer, DBusMessage *msg)
     if (peer->unique == NULL && sbus_server_bus_unregistered(peer, msg)) {
         return;
     }
+    assert(peer->unique != NULL);   /* registered by Hello or implicitly just now */
 
     /* Header fields are read before the sender is stamped: libdbus forgets its parsed
      * header fields on every change, and reading one afterwards rescans the whole header
@@ -348,9 +349,9 @@ errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     struct sbus_server *server;
     errno_t ret;
 
-    if (ev == NULL || socket_path == NULL || socket_path[0] == '\0' || _server == NULL) {
-        return EINVAL;
-    }
+    SBUS_CHECK_ARG(ev != NULL, EINVAL);
+    SBUS_CHECK_ARG(socket_path != NULL && socket_path[0] != '\0', EINVAL);
+    SBUS_CHECK_ARG(_server != NULL, EINVAL);
 
     server = talloc_zero(mem_ctx, struct sbus_server);
     if (server == NULL) {
@@ -398,10 +399,12 @@ done:
 
 const char *sbus_server_get_address(struct sbus_server *server)
 {
-    return server == NULL ? NULL : server->address;
+    SBUS_CHECK_ARG(server != NULL, NULL);
+    return server->address;
 }
 
 unsigned int sbus_server_connection_count(struct sbus_server *server)
 {
-    return server == NULL ? 0 : server->peer_count;
+    SBUS_CHECK_ARG(server != NULL, 0);
+    return server->peer_count;
 }

@@ -20,6 +20,7 @@
 #include "util/sss_hash.h"
 #include "util/sss_list.h"
 #include "sbus/sbus.h"
+#include "sbus/sbus_private.h"
 #include "sbus/sbus_server.h"
 #include "sbus/sbus_match.h"
 

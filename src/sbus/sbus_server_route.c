@@ -114,18 +114,24 @@ static errno_t sbus_server_name_new(struct sbus_peer *peer, const char *name,
     n->owner = peer;
     n->name = talloc_strdup(n, name);
     if (n->name == NULL) {
-        talloc_free(n);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     n->hash = sss_hash_str(n->name);
     ret = sss_hash_table_insert(peer->server->names, n->hash, n->name, n, NULL);
     if (ret != EOK) {
-        talloc_free(n);
-        return ret;
+        goto done;
     }
+    /* In the table: from now on the destructor takes it out. */
     talloc_set_destructor(n, sbus_server_name_destructor);
     *_n = n;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        talloc_free(n);
+    }
+    return ret;
 }
 
 /* The entry of name (unique or well-known), or NULL. */
@@ -266,16 +272,21 @@ static errno_t sbus_server_slot_get(struct sbus_server *server,
     slot->member = talloc_strdup(slot, rule->member);
     slot->hash = hash;
     if (slot->interface == NULL || slot->member == NULL) {
-        talloc_free(slot);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     ret = sss_hash_table_insert(server->match_index, hash, &key, slot, NULL);
     if (ret != EOK) {
-        talloc_free(slot);
-        return ret;
+        goto done;
     }
     *_slot = slot;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        talloc_free(slot);
+    }
+    return ret;
 }
 
 errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *rule)
@@ -397,6 +408,7 @@ void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
     DBusMessage *msg;
     dbus_bool_t ok;
 
+    assert(destination == NULL || destination->unique != NULL);
     msg = dbus_message_new_signal(DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, member);
     if (msg == NULL) {
         goto oom;
@@ -449,6 +461,7 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *d
     struct sbus_peer *target;
     char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
 
+    assert(sender->unique != NULL && !sender->disconnected);
     DEBUG(SSSDBG_TRACE_ALL, "Routing %s %s%s%s from %s to %s, serial %u\n",
           dbus_message_type_to_string(type),
           dbus_message_get_interface(msg) != NULL ? dbus_message_get_interface(msg) : "",
@@ -501,9 +514,10 @@ errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t
     struct sbus_peer *peer;
     unsigned long pid = 0;
 
-    if (server == NULL || name == NULL) {
-        return EINVAL;
-    }
+    SBUS_CHECK_ARG(server != NULL, EINVAL);
+    SBUS_CHECK_ARG(name != NULL, EINVAL);
+    SBUS_CHECK_ARG(_pid != NULL, EINVAL);
+
     peer = sbus_server_name_owner(server, name);
     if (peer == NULL || peer->disconnected) {
         return ENOENT;
