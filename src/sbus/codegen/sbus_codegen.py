@@ -16,10 +16,10 @@ Usage: sbus_codegen.py --header OUT.h --source OUT.c [--include NAME] IN.xml...
 --include is how OUT.c includes OUT.h (default: its base name). Both files are written only
 when every input is valid; otherwise the script prints "file:line: problem" and exits with 1.
 
-The code lives in four modules beside this script: sbus_codegen_model.py (reading and checking
-the XML), sbus_codegen_c.py (writing the C), sbus_codegen_text.py (C layout helpers) and
-sbus_codegen_helpers.py (static C helpers copied into the output). Only the Python standard
-library is used.
+The code lives in three modules beside this script: sbus_codegen_model.py (reading and checking
+the XML), sbus_codegen_c.py (writing the C) and sbus_codegen_text.py (C layout helpers). What
+every generated file needs at run time is compiled C, src/sbus/sbus_gen.[ch], which the
+output includes. Only the Python standard library is used.
 """
 
 import argparse

@@ -6,7 +6,6 @@ sbus_codegen_model.py read. Part of sbus_codegen.py; see there for what is gener
 import os
 import re
 
-from sbus_codegen_helpers import HELPERS
 from sbus_codegen_text import (
     wrap, fit, in_params, out_params, values, addresses, locals_for,
     check_field, signature, c_string, comment, member_title, WIDTH,
@@ -25,14 +24,6 @@ class Generator:
         self.include_name = include_name
         self.h = []
         self.c = []
-        self.helpers_used = set()
-
-    def use(self, helper):
-        self.helpers_used.add(helper)
-        return helper
-
-    HELPERS = HELPERS
-
 
     # ---- per argument list: validate + append, parse ----
 
@@ -53,15 +44,15 @@ class Generator:
         for a in args:
             k = a.type.kind
             if k == "string":
-                checks.append("!%s(%s)" % (self.use("sbus_gen_valid_string"), a.name))
+                checks.append("!%s(%s)" % ("sbus_gen_valid_string", a.name))
             elif k == "path":
-                checks.append("!%s(%s)" % (self.use("sbus_gen_valid_path"), a.name))
+                checks.append("!%s(%s)" % ("sbus_gen_valid_path", a.name))
             elif k == "strv":
-                self.use("sbus_gen_valid_string")
-                checks.append("!%s(%s, &%s_count)" % (self.use("sbus_gen_valid_strv"),
+                "sbus_gen_valid_string"
+                checks.append("!%s(%s, &%s_count)" % ("sbus_gen_valid_strv",
                                                       a.name, a.name))
             elif k == "uarray":
-                checks.append("!%s(%s, n_%s)" % (self.use("sbus_gen_valid_uarray"),
+                checks.append("!%s(%s, n_%s)" % ("sbus_gen_valid_uarray",
                                                  a.name, a.name))
         if checks:
             c.append("    if (" + checks[0])
@@ -151,7 +142,7 @@ class Generator:
             c.append("    /* libdbus allocated the string arrays; each is released here. */")
             first = True
             for a in strvs:
-                call = "%s(mem_ctx, %s_raw, %s_count, _%s)" % (self.use("sbus_gen_take_strv"),
+                call = "%s(mem_ctx, %s_raw, %s_count, _%s)" % ("sbus_gen_take_strv",
                                                               a.name, a.name, a.name)
                 if first:
                     c.append("    copied = %s;" % call)
@@ -189,7 +180,7 @@ class Generator:
             c.append("    errno_t ret;")
         c.append("")
         c.append("    if (!%s(destination) || !%s(path)) {"
-                 % (self.use("sbus_gen_valid_bus_name"), self.use("sbus_gen_valid_path")))
+                 % ("sbus_gen_valid_bus_name", "sbus_gen_valid_path"))
         c.append("        return EINVAL;")
         c.append("    }")
         c.append("")
@@ -253,7 +244,7 @@ class Generator:
         c.append("    }")
         c.append("")
         for a in strings:
-            c.append("    %s_key = %s(tmp_ctx, %s);" % (a.name, self.use("sbus_gen_key_string"),
+            c.append("    %s_key = %s(tmp_ctx, %s);" % (a.name, "sbus_gen_key_string",
                                                        a.name))
             c.append("    if (%s_key == NULL) {" % a.name)
             c.append("        goto done;")
@@ -391,7 +382,7 @@ class Generator:
             c += state_assign
             c.append("    TEVENT_REQ_RETURN_ON_ERROR(req);")
             c.append("")
-            c.append("    return %s(state->reply);" % self.use("sbus_gen_no_args"))
+            c.append("    return %s(state->reply);" % "sbus_gen_no_args")
             c.append("}")
             c.append("")
             return
@@ -537,11 +528,11 @@ class Generator:
             c.append("")
             reply_call = wrap("    %s(" % reply_fn, ["sbus_req"] + values(m.outs), ");")
         else:
-            self.use("sbus_gen_reply_empty")
+            "sbus_gen_reply_empty"
             reply_call = ["    sbus_gen_reply_empty(sbus_req);"]
 
         # The asynchronous handler's callback.
-        self.use("sbus_gen_invoke_state")
+        "sbus_gen_invoke_state"
         c.append("static void sbus_invoke_%s_done(struct tevent_req *subreq)" % M)
         c.append("{")
         c.append("    struct sbus_gen_invoke_state *state;")
@@ -581,9 +572,9 @@ class Generator:
             c += wrap("    ret = sbus_parse_%s_in(" % M, ["sbus_req", "sbus_req->message"]
                       + addresses(m.ins), ");")
         else:
-            c.append("    ret = %s(sbus_req->message);" % self.use("sbus_gen_no_args"))
+            c.append("    ret = %s(sbus_req->message);" % "sbus_gen_no_args")
         c.append("    if (ret != EOK) {")
-        c.append("        %s(sbus_req, %s);" % (self.use("sbus_gen_log_bad_args"),
+        c.append("        %s(sbus_req, %s);" % ("sbus_gen_log_bad_args",
                                                  c_string(signature(m.ins))))
         c.append("        sbus_request_reply_error(sbus_req, ret);")
         c.append("        return;")
@@ -649,7 +640,7 @@ class Generator:
         if m.ins:
             c.append("    errno_t ret;")
         c.append("")
-        c.append("    if (!%s(path)) {" % self.use("sbus_gen_valid_path"))
+        c.append("    if (!%s(path)) {" % "sbus_gen_valid_path")
         c.append("        return EINVAL;")
         c.append("    }")
         c.append("")
@@ -738,9 +729,9 @@ class Generator:
             c += wrap("    ret = sbus_parse_%s(" % M, ["sbus_req", "sbus_req->message"]
                       + addresses(m.ins), ");")
         else:
-            c.append("    ret = %s(sbus_req->message);" % self.use("sbus_gen_no_args"))
+            c.append("    ret = %s(sbus_req->message);" % "sbus_gen_no_args")
         c.append("    if (ret != EOK) {")
-        c.append("        %s(sbus_req, %s);" % (self.use("sbus_gen_log_bad_args"),
+        c.append("        %s(sbus_req, %s);" % ("sbus_gen_log_bad_args",
                                                  c_string(signature(m.ins))))
         c.append("        goto done;")
         c.append("    }")
@@ -859,12 +850,9 @@ class Generator:
         c.append("")
         c.append('#include "util/util.h"')
         c.append('#include "sbus/sbus.h"')
+        c.append('#include "sbus/sbus_gen.h"')
         c.append('#include "%s"' % self.include_name)
         c.append("")
-        for name, text in self.HELPERS:
-            if name in self.helpers_used:
-                c += text.split("\n")
-                c.append("")
         c += body
         c[:] = [piece for line in c for piece in fit(line)]
         while c and c[-1] == "":
