@@ -148,6 +148,27 @@ def locals_for(args, indent="    "):
     return lines
 
 
+def fields(args, indent="    "):
+    """The members of an argument struct: one per argument, two for au."""
+    lines = []
+    for a in args:
+        t = a.type
+        if t.kind == "uarray":
+            lines.append("%sconst uint32_t *%s;" % (indent, a.name))
+            lines.append("%suint32_t n_%s;" % (indent, a.name))
+        elif t.c_type.endswith("*"):
+            lines.append("%s%s%s;" % (indent, t.c_type, a.name))
+        else:
+            lines.append("%s%s %s;" % (indent, t.c_type, a.name))
+    return lines
+
+
+def fields_of(args, prefix):
+    """The arguments as members of the struct behind 'args', each prefixed ('&' for their
+    addresses)."""
+    return ["%sargs->%s" % (prefix, v) for v in values(args)]
+
+
 def check_field(field, arg, fn_type):
     """One designated initializer of a table macro with its compile-time type check."""
     line = "    .%s = (sbus_fn)(1 ? (%s) : (%s)NULL), \\" % (field, arg, fn_type)
