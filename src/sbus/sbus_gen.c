@@ -133,26 +133,34 @@ static int sbus_gen_count_types(const char *signature)
     return count;
 }
 
+/* One argument: what is read from a message before it goes where the caller wants it, or
+ * what is taken from "..." to be written. */
+union sbus_gen_value {
+    uint8_t y;
+    dbus_bool_t b;
+    int16_t n;
+    uint16_t q;
+    int32_t i;
+    uint32_t u;
+    int64_t x;
+    uint64_t t;
+    const char *s;                  /* s, o: read, it points into the message */
+    const char **strv;              /* as: NULL-terminated (written: NULL is empty); read,
+                                     * on the reader's mem_ctx */
+    struct {
+        const uint32_t *values;     /* read, it points into the message; NULL when empty */
+        uint32_t count;
+    } au;
+};
+
 /* -------- writing -------- */
 
 /* One value to write, taken from "..." as its type says. */
 struct sbus_gen_arg {
     int code;                       /* DBUS_TYPE_*; for arrays also elem */
     int elem;
-    union {
-        uint8_t y;
-        dbus_bool_t b;
-        int16_t n;
-        uint16_t q;
-        int32_t i;
-        uint32_t u;
-        int64_t x;
-        uint64_t t;
-        const char *s;
-    } v;                            /* every member starts at its address, as libdbus reads */
-    const char **strv;              /* as: NULL-terminated, NULL is empty */
-    const uint32_t *values;         /* au */
-    uint32_t count;
+    union sbus_gen_value v;         /* every basic member starts at its address, as
+                                     * libdbus reads it */
 };
 
 /* Takes the next value of ap as the next type of signature at *_pos says; returns its code,
@@ -175,10 +183,10 @@ static int sbus_gen_take_arg(const char **_pos, va_list *ap, struct sbus_gen_arg
         break;
     case DBUS_TYPE_ARRAY:
         if (arg->elem == DBUS_TYPE_STRING) {
-            arg->strv = va_arg(*ap, const char **);
+            arg->v.strv = va_arg(*ap, const char **);
         } else {
-            arg->values = va_arg(*ap, const uint32_t *);
-            arg->count = va_arg(*ap, uint32_t);
+            arg->v.au.values = va_arg(*ap, const uint32_t *);
+            arg->v.au.count = va_arg(*ap, uint32_t);
         }
         break;
     default:
@@ -199,9 +207,9 @@ static bool sbus_gen_arg_valid(struct sbus_gen_arg *arg)
         return sbus_gen_valid_path(arg->v.s);
     case DBUS_TYPE_ARRAY:
         if (arg->elem == DBUS_TYPE_UINT32) {
-            return sbus_gen_valid_uarray(arg->values, arg->count);
+            return sbus_gen_valid_uarray(arg->v.au.values, arg->v.au.count);
         }
-        return sbus_gen_valid_strv(arg->strv, &count);
+        return sbus_gen_valid_strv(arg->v.strv, &count);
     default:
         return arg->code > 0;
     }
@@ -218,12 +226,12 @@ static bool sbus_gen_append_array(DBusMessageIter *iter, const struct sbus_gen_a
         return false;
     }
     if (arg->elem == DBUS_TYPE_UINT32) {
-        ok = dbus_message_iter_append_fixed_array(&sub, DBUS_TYPE_UINT32, &arg->values,
-                                                  (int)arg->count);
+        ok = dbus_message_iter_append_fixed_array(&sub, DBUS_TYPE_UINT32, &arg->v.au.values,
+                                                  (int)arg->v.au.count);
     }
-    for (i = 0; ok && arg->elem == DBUS_TYPE_STRING && arg->strv != NULL
-                && arg->strv[i] != NULL; i++) {
-        ok = dbus_message_iter_append_basic(&sub, DBUS_TYPE_STRING, &arg->strv[i]);
+    for (i = 0; ok && arg->elem == DBUS_TYPE_STRING && arg->v.strv != NULL
+                && arg->v.strv[i] != NULL; i++) {
+        ok = dbus_message_iter_append_basic(&sub, DBUS_TYPE_STRING, &arg->v.strv[i]);
     }
     if (!ok) {
         dbus_message_iter_abandon_container(iter, &sub);
@@ -362,23 +370,6 @@ errno_t sbus_gen_new_signal(DBusMessage **_msg, const char *path, const char *in
 
 /* -------- reading -------- */
 
-/* One argument as read from a message, before it goes where the caller wants it. */
-union sbus_gen_value {
-    uint8_t y;
-    dbus_bool_t b;
-    int16_t n;
-    uint16_t q;
-    int32_t i;
-    uint32_t u;
-    int64_t x;
-    uint64_t t;
-    const char *s;                  /* s, o: points into the message */
-    const char **strv;              /* as: NULL-terminated, on the reader's mem_ctx */
-    struct {
-        const uint32_t *values;     /* points into the message; NULL when empty */
-        uint32_t count;
-    } au;
-};
 
 /* The strings of the array under iter, copied onto mem_ctx, NULL-terminated. */
 static errno_t sbus_gen_read_strv(TALLOC_CTX *mem_ctx, DBusMessageIter *iter,

@@ -2,9 +2,9 @@
  * The master bus server: listening on the unix socket, accepting connections, checking each
  * peer's uid (EXTERNAL authentication only; uid 0 and the allowed uid get in), running
  * every connection on the tevent loop, and the lifetime of peers and of the server. Every
- * message a peer sends passes through sbus_server_filter(), which registers the peer (by Hello, or implicitly), stamps
- * the sender, and hands the message to the bus interface (sbus_server_bus.c) or to routing
- * (sbus_server_route.c).
+ * message a peer sends passes through sbus_server_filter(), which registers the peer (by
+ * Hello, or implicitly), stamps the sender, and hands the message to the bus interface
+ * (sbus_server_bus.c) or to routing (sbus_server_route.c).
  */
 #include <sys/stat.h>
 #include <unistd.h>

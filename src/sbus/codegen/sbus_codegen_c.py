@@ -42,15 +42,23 @@ class Generator:
     # ---- methods: caller side ----
 
     def gen_builder(self, m):
+        """sbus_msg_I_M() for a method, sbus_signal_msg_I_M() for a signal."""
         h, c = self.h, self.c
-        M = m.c
-        params = ["const char *destination", "const char *path"] + in_params(m.ins)
+        if m.kind == "method":
+            name = "sbus_msg_%s" % m.c
+            params = ["const char *destination", "const char *path"] + in_params(m.ins)
+            text = ("The method call, ready to send; NULL when out of memory or when an "
+                    "argument is invalid (NULL or non-UTF-8 string, bad bus name or path).")
+        else:
+            name = "sbus_signal_msg_%s" % m.c
+            params = ["const char *path"] + in_params(m.ins)
+            text = ("The signal, ready to send; NULL when out of memory or when an argument "
+                    "is invalid.")
 
-        h += comment(["The method call, ready to send; NULL when out of memory or when an "
-                      "argument is invalid (NULL or non-UTF-8 string, bad bus name or path)."])
-        h += wrap("DBusMessage *sbus_msg_%s(" % M, params, ");")
+        h += comment([text])
+        h += wrap("DBusMessage *%s(" % name, params, ");")
         h.append("")
-        c += wrap("DBusMessage *sbus_msg_%s(" % M, params, ")")
+        c += wrap("DBusMessage *%s(" % name, params, ")")
         c.append("{")
         c.append("    DBusMessage *msg = NULL;")
         c.append("")
@@ -286,19 +294,7 @@ class Generator:
         fn_t = "sbus_signal_%s_fn" % M
         params = ["const char *path"] + in_params(m.ins)
 
-        h += comment(["The signal, ready to send; NULL when out of memory or when an argument "
-                      "is invalid."])
-        h += wrap("DBusMessage *sbus_signal_msg_%s(" % M, params, ");")
-        h.append("")
-        c += wrap("DBusMessage *sbus_signal_msg_%s(" % M, params, ")")
-        c.append("{")
-        c.append("    DBusMessage *msg = NULL;")
-        c.append("")
-        c += self.new_message(m, "(void)")
-        c.append("    return msg;")
-        c.append("}")
-        c.append("")
-
+        self.gen_builder(m)
         eparams = ["struct sbus_connection *conn"] + params
         h += comment(["Emits the signal from path. Errors: EINVAL, ENOMEM, "
                       "sbus_emit_signal()'s errors."])
