@@ -370,7 +370,6 @@ errno_t sbus_gen_new_signal(DBusMessage **_msg, const char *path, const char *in
 
 /* -------- reading -------- */
 
-
 /* The strings of the array under iter, copied onto mem_ctx, NULL-terminated. */
 static errno_t sbus_gen_read_strv(TALLOC_CTX *mem_ctx, DBusMessageIter *iter,
                                   const char ***_strv)
@@ -401,11 +400,10 @@ static errno_t sbus_gen_read_strv(TALLOC_CTX *mem_ctx, DBusMessageIter *iter,
 
 /*
  * Reads every argument of msg, which must have exactly signature, into an array of values
- * allocated on mem_ctx (string arrays are copied there too); *_count gets its length.
+ * allocated on mem_ctx; string arrays are copied onto the array, the rest points into msg.
  */
 static errno_t sbus_gen_read_values(TALLOC_CTX *mem_ctx, DBusMessage *msg,
-                                    const char *signature, union sbus_gen_value **_values,
-                                    int *_count)
+                                    const char *signature, union sbus_gen_value **_values)
 {
     union sbus_gen_value *values;
     DBusMessageIter iter;
@@ -455,7 +453,6 @@ static errno_t sbus_gen_read_values(TALLOC_CTX *mem_ctx, DBusMessage *msg,
         dbus_message_iter_next(&iter);
     }
     *_values = values;
-    *_count = count;
     return EOK;
 }
 
@@ -544,10 +541,9 @@ static errno_t sbus_gen_read_va(TALLOC_CTX *mem_ctx, bool copy, DBusMessage *msg
 {
     union sbus_gen_value *values = NULL;
     va_list args;
-    int count;
     errno_t ret;
 
-    ret = sbus_gen_read_values(NULL, msg, signature, &values, &count);
+    ret = sbus_gen_read_values(NULL, msg, signature, &values);
     if (ret != EOK) {
         goto done;
     }
