@@ -45,9 +45,8 @@ TYPES = {
 
 # Identifiers the generated code itself uses next to argument names.
 RESERVED = {
-    "mem_ctx", "tmp_ctx", "conn", "destination", "path", "req", "subreq", "state", "msg",
-    "reply", "ret", "ok", "copied", "dbus_err", "sbus_req", "method", "listener", "data", "ev",
-    "key", "args", "handler", "sync_fn", "send_fn", "recv_fn", "sbus_fn",
+    "mem_ctx", "tmp_ctx", "conn", "destination", "path", "req", "subreq", "msg", "reply",
+    "ret", "sbus_req", "method", "listener", "data", "ev", "key", "args", "handler", "sbus_fn",
 }
 
 # C keywords (C11) and names from the headers the generated code includes that an argument
@@ -86,12 +85,8 @@ class Arg:
     def derived_names(self):
         """Every C identifier generated code declares for this argument."""
         names = {self.name, "_" + self.name}
-        if self.type.kind == "bool":
-            names.add(self.name + "_wire")
-        if self.type.kind == "strv":
-            names |= {self.name + "_raw", self.name + "_count"}
         if self.type.kind == "uarray":
-            names |= {"n_" + self.name, "_n_" + self.name, self.name + "_count"}
+            names |= {"n_" + self.name, "_n_" + self.name}
         if self.key:
             names.add(self.name + "_key")
         return names
