@@ -272,7 +272,7 @@ errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage 
 {
     struct sbus_call_state *state;
 
-    SBUS_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(req != NULL, EINVAL);
     state = tevent_req_data(req, struct sbus_call_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_reply != NULL) {
@@ -287,7 +287,7 @@ errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage 
 
 unsigned int sbus_call_in_flight(struct sbus_connection *conn)
 {
-    SBUS_CHECK_ARG(conn != NULL, 0);
+    SSS_CHECK_ARG(conn != NULL, 0);
     return conn->in_flight;
 }
 

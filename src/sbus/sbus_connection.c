@@ -49,7 +49,7 @@ void sbus_connection_mark_disconnected(struct sbus_connection *conn)
 void sbus_connection_set_disconnect_cb(struct sbus_connection *conn,
                                        sbus_disconnect_fn fn, void *data)
 {
-    SBUS_CHECK_ARG_VOID(conn != NULL);
+    SSS_CHECK_ARG(conn != NULL);
 
     conn->disconnect_fn = fn;
     conn->disconnect_data = data;
@@ -60,25 +60,25 @@ void sbus_connection_set_disconnect_cb(struct sbus_connection *conn,
 
 struct tevent_context *sbus_connection_get_ev(struct sbus_connection *conn)
 {
-    SBUS_CHECK_ARG(conn != NULL, NULL);
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->ev;
 }
 
 const char *sbus_connection_get_unique_name(struct sbus_connection *conn)
 {
-    SBUS_CHECK_ARG(conn != NULL, NULL);
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->unique_name;
 }
 
 const char *sbus_connection_get_name(struct sbus_connection *conn)
 {
-    SBUS_CHECK_ARG(conn != NULL, NULL);
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->name;
 }
 
 DBusConnection *sbus_connection_get_dbus(struct sbus_connection *conn)
 {
-    SBUS_CHECK_ARG(conn != NULL, NULL);
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->dbus;
 }
 
@@ -153,7 +153,7 @@ struct tevent_req *sbus_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
     DBusMessage *msg;
     errno_t ret;
 
-    SBUS_CHECK_ARG(ev != NULL, NULL);
+    SSS_CHECK_ARG(ev != NULL, NULL);
 
     req = tevent_req_create(mem_ctx, &state, struct sbus_connect_state);
     if (req == NULL) {
@@ -286,8 +286,8 @@ errno_t sbus_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sbus_connect_state *state;
 
-    SBUS_CHECK_ARG(req != NULL, EINVAL);
-    SBUS_CHECK_ARG(_conn != NULL, EINVAL);
+    SSS_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(_conn != NULL, EINVAL);
     state = tevent_req_data(req, struct sbus_connect_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_conn = talloc_steal(mem_ctx, state->conn);

@@ -77,7 +77,7 @@ void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
 
 void sbus_request_reply_error(struct sbus_request *sbus_req, errno_t error)
 {
-    SBUS_CHECK_ARG_VOID(sbus_req != NULL);
+    SSS_CHECK_ARG(sbus_req != NULL);
 
     DEBUG(SSSDBG_TRACE_FUNC, "%s.%s from %s failed: %s\n",
           sbus_req->interface ? sbus_req->interface : "?",
@@ -94,9 +94,9 @@ errno_t sbus_connection_add_interface(struct sbus_connection *conn, const char *
 {
     struct sbus_iface_entry *e;
 
-    SBUS_CHECK_ARG(conn != NULL, EINVAL);
-    SBUS_CHECK_ARG(path != NULL && dbus_validate_path(path, NULL), EINVAL);
-    SBUS_CHECK_ARG(iface != NULL && iface->name != NULL, EINVAL);
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
+    SSS_CHECK_ARG(path != NULL && dbus_validate_path(path, NULL), EINVAL);
+    SSS_CHECK_ARG(iface != NULL && iface->name != NULL, EINVAL);
 
     sss_list_for_each_entry(e, &conn->ifaces, link) {
         if (strcmp(e->path, path) == 0 && strcmp(e->iface->name, iface->name) == 0) {

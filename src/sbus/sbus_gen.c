@@ -285,8 +285,8 @@ errno_t sbus_gen_write_va(DBusMessage *msg, const char *signature, va_list ap)
 {
     errno_t ret;
 
-    SBUS_CHECK_ARG(msg != NULL, EINVAL);
-    SBUS_CHECK_ARG(signature != NULL, EINVAL);
+    SSS_CHECK_ARG(msg != NULL, EINVAL);
+    SSS_CHECK_ARG(signature != NULL, EINVAL);
 
     ret = sbus_gen_check_va(signature, ap);
     if (ret != EOK) {
@@ -314,8 +314,8 @@ static errno_t sbus_gen_new_va(DBusMessage **_msg, const char *destination, cons
     DBusMessage *msg;
     errno_t ret;
 
-    SBUS_CHECK_ARG(_msg != NULL, EINVAL);
-    SBUS_CHECK_ARG(signature != NULL, EINVAL);
+    SSS_CHECK_ARG(_msg != NULL, EINVAL);
+    SSS_CHECK_ARG(signature != NULL, EINVAL);
     if (!sbus_gen_valid_path(path)) {
         return EINVAL;
     }
@@ -416,8 +416,8 @@ static errno_t sbus_gen_read_values(TALLOC_CTX *mem_ctx, DBusMessage *msg,
     int i;
     errno_t ret;
 
-    SBUS_CHECK_ARG(msg != NULL, EINVAL);
-    SBUS_CHECK_ARG(signature != NULL, EINVAL);
+    SSS_CHECK_ARG(msg != NULL, EINVAL);
+    SSS_CHECK_ARG(signature != NULL, EINVAL);
     count = sbus_gen_count_types(signature);
     if (count < 0) {
         return EINVAL;
@@ -586,7 +586,7 @@ errno_t sbus_gen_read_request(struct sbus_request *sbus_req, const char *signatu
     va_list ap;
     errno_t ret;
 
-    SBUS_CHECK_ARG(sbus_req != NULL, EINVAL);
+    SSS_CHECK_ARG(sbus_req != NULL, EINVAL);
     msg = sbus_req->message;
     va_start(ap, signature);
     ret = sbus_gen_read_va(sbus_req, false, msg, signature, ap);

@@ -76,7 +76,7 @@ errno_t sbus_gen_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     va_list ap;
     errno_t ret;
 
-    SBUS_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(req != NULL, EINVAL);
     state = tevent_req_data(req, struct sbus_gen_call_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
 
@@ -185,7 +185,7 @@ void sbus_gen_invoke(struct sbus_request *sbus_req, const struct sbus_method *me
     void *args = NULL;
     errno_t ret;
 
-    SBUS_CHECK_ARG_VOID(sbus_req != NULL);
+    SSS_CHECK_ARG(sbus_req != NULL);
     if (method == NULL || method->gen == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: a method without its generated part\n");
         sbus_request_reply_error(sbus_req, ERR_INTERNAL);

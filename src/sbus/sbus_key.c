@@ -9,10 +9,10 @@
 char *sbus_key_create(TALLOC_CTX *mem_ctx, const char *destination, const char *interface,
                       const char *member, const char *path, const char *args)
 {
-    SBUS_CHECK_ARG(destination != NULL, NULL);
-    SBUS_CHECK_ARG(interface != NULL, NULL);
-    SBUS_CHECK_ARG(member != NULL, NULL);
-    SBUS_CHECK_ARG(path != NULL, NULL);
+    SSS_CHECK_ARG(destination != NULL, NULL);
+    SSS_CHECK_ARG(interface != NULL, NULL);
+    SSS_CHECK_ARG(member != NULL, NULL);
+    SSS_CHECK_ARG(path != NULL, NULL);
 
     return talloc_asprintf(mem_ctx, "%u:method:%s:%s.%s:%s%s%s", (unsigned)geteuid(),
                            destination, interface, member, path,

@@ -12,26 +12,6 @@
 #include "util/sss_list.h"
 #include "sbus/sbus.h"
 
-/*
- * Argument checks at public entry points, in the manner of sd-bus's assert_return(): a
- * caller's mistake is logged with the function and the condition that failed, and the
- * function returns ret (SBUS_CHECK_ARG_VOID: returns). It never aborts; internal
- * invariants, which no input can break, are assert()ed instead.
- */
-#define SBUS_CHECK_ARG(cond, ret) do { \
-    if (!(cond)) { \
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
-        return ret; \
-    } \
-} while (0)
-
-#define SBUS_CHECK_ARG_VOID(cond) do { \
-    if (!(cond)) { \
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n", #cond); \
-        return; \
-    } \
-} while (0)
-
 /* One interface served at one object path. */
 struct sbus_iface_entry {
     struct sss_list link;       /* in conn->ifaces */

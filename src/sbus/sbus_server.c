@@ -349,9 +349,9 @@ errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     struct sbus_server *server;
     errno_t ret;
 
-    SBUS_CHECK_ARG(ev != NULL, EINVAL);
-    SBUS_CHECK_ARG(socket_path != NULL && socket_path[0] != '\0', EINVAL);
-    SBUS_CHECK_ARG(_server != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(socket_path != NULL && socket_path[0] != '\0', EINVAL);
+    SSS_CHECK_ARG(_server != NULL, EINVAL);
 
     server = talloc_zero(mem_ctx, struct sbus_server);
     if (server == NULL) {
@@ -399,12 +399,12 @@ done:
 
 const char *sbus_server_get_address(struct sbus_server *server)
 {
-    SBUS_CHECK_ARG(server != NULL, NULL);
+    SSS_CHECK_ARG(server != NULL, NULL);
     return server->address;
 }
 
 unsigned int sbus_server_connection_count(struct sbus_server *server)
 {
-    SBUS_CHECK_ARG(server != NULL, 0);
+    SSS_CHECK_ARG(server != NULL, 0);
     return server->peer_count;
 }

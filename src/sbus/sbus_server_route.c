@@ -514,9 +514,9 @@ errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t
     struct sbus_peer *peer;
     unsigned long pid = 0;
 
-    SBUS_CHECK_ARG(server != NULL, EINVAL);
-    SBUS_CHECK_ARG(name != NULL, EINVAL);
-    SBUS_CHECK_ARG(_pid != NULL, EINVAL);
+    SSS_CHECK_ARG(server != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(_pid != NULL, EINVAL);
 
     peer = sbus_server_name_owner(server, name);
     if (peer == NULL || peer->disconnected) {

@@ -72,8 +72,8 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
     char *rule;
     errno_t ret;
 
-    SBUS_CHECK_ARG(conn != NULL, EINVAL);
-    SBUS_CHECK_ARG(listeners != NULL, EINVAL);
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
+    SSS_CHECK_ARG(listeners != NULL, EINVAL);
 
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {

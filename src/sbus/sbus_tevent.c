@@ -271,9 +271,9 @@ errno_t sbus_tevent_connection_setup(TALLOC_CTX *owner, struct tevent_context *e
 {
     struct sbus_glue *glue;
 
-    SBUS_CHECK_ARG(owner != NULL, EINVAL);
-    SBUS_CHECK_ARG(ev != NULL, EINVAL);
-    SBUS_CHECK_ARG(conn != NULL, EINVAL);
+    SSS_CHECK_ARG(owner != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
 
     glue = sbus_glue_new(owner, ev);
     if (glue == NULL) {
@@ -304,9 +304,9 @@ errno_t sbus_tevent_server_setup(TALLOC_CTX *owner, struct tevent_context *ev,
 {
     struct sbus_glue *glue;
 
-    SBUS_CHECK_ARG(owner != NULL, EINVAL);
-    SBUS_CHECK_ARG(ev != NULL, EINVAL);
-    SBUS_CHECK_ARG(server != NULL, EINVAL);
+    SSS_CHECK_ARG(owner != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(server != NULL, EINVAL);
 
     glue = sbus_glue_new(owner, ev);
     if (glue == NULL) {
