@@ -45,8 +45,26 @@ bool sbus_gen_valid_strv(const char * const *strv, int *_count)
 
 bool sbus_gen_valid_uarray(const uint32_t *values, uint32_t count)
 {
+    return sbus_gen_valid_fixed(values, count, sizeof(uint32_t));
+}
+
+bool sbus_gen_valid_fixed(const void *values, uint32_t count, size_t elem_size)
+{
     return (count == 0 || values != NULL)
-        && count <= DBUS_MAXIMUM_ARRAY_LENGTH / sizeof(uint32_t);
+        && count <= DBUS_MAXIMUM_ARRAY_LENGTH / elem_size;
+}
+
+/* Bytes per element of the fixed arrays generated code uses (ay, au); 0 for the others. */
+static size_t sbus_gen_fixed_size(int elem)
+{
+    switch (elem) {
+    case DBUS_TYPE_BYTE:
+        return 1;
+    case DBUS_TYPE_UINT32:
+        return sizeof(uint32_t);
+    default:
+        return 0;
+    }
 }
 
 const char *sbus_gen_key_string(TALLOC_CTX *mem_ctx, const char *str)
@@ -80,7 +98,7 @@ const char *sbus_gen_key_string(TALLOC_CTX *mem_ctx, const char *str)
 
 /*
  * The next complete type of signature at *_pos: its type code, DBUS_TYPE_ARRAY with the
- * element's code in *_elem for as and au, DBUS_TYPE_INVALID at the end, and -1 for
+ * element's code in *_elem for as, ay and au, DBUS_TYPE_INVALID at the end, and -1 for
  * anything generated code does not use (logged).
  */
 static int sbus_gen_next_type(const char **_pos, int *_elem)
@@ -104,7 +122,8 @@ static int sbus_gen_next_type(const char **_pos, int *_elem)
         *_pos = pos + 1;
         return code;
     case DBUS_TYPE_ARRAY:
-        if (pos[1] == DBUS_TYPE_STRING || pos[1] == DBUS_TYPE_UINT32) {
+        if (pos[1] == DBUS_TYPE_STRING || pos[1] == DBUS_TYPE_UINT32
+                || pos[1] == DBUS_TYPE_BYTE) {
             *_elem = pos[1];
             *_pos = pos + 2;
             return code;
@@ -148,9 +167,10 @@ union sbus_gen_value {
     const char **strv;              /* as: NULL-terminated (written: NULL is empty); read,
                                      * on the reader's mem_ctx */
     struct {
-        const uint32_t *values;     /* read, it points into the message; NULL when empty */
+        const void *values;         /* ay, au: read, it points into the message; NULL when
+                                     * empty */
         uint32_t count;
-    } au;
+    } fixed;
 };
 
 /* -------- writing -------- */
@@ -185,8 +205,8 @@ static int sbus_gen_take_arg(const char **_pos, va_list *ap, struct sbus_gen_arg
         if (arg->elem == DBUS_TYPE_STRING) {
             arg->v.strv = va_arg(*ap, const char **);
         } else {
-            arg->v.au.values = va_arg(*ap, const uint32_t *);
-            arg->v.au.count = va_arg(*ap, uint32_t);
+            arg->v.fixed.values = va_arg(*ap, const void *);
+            arg->v.fixed.count = va_arg(*ap, uint32_t);
         }
         break;
     default:
@@ -206,8 +226,9 @@ static bool sbus_gen_arg_valid(struct sbus_gen_arg *arg)
     case DBUS_TYPE_OBJECT_PATH:
         return sbus_gen_valid_path(arg->v.s);
     case DBUS_TYPE_ARRAY:
-        if (arg->elem == DBUS_TYPE_UINT32) {
-            return sbus_gen_valid_uarray(arg->v.au.values, arg->v.au.count);
+        if (arg->elem != DBUS_TYPE_STRING) {
+            return sbus_gen_valid_fixed(arg->v.fixed.values, arg->v.fixed.count,
+                                        sbus_gen_fixed_size(arg->elem));
         }
         return sbus_gen_valid_strv(arg->v.strv, &count);
     default:
@@ -225,9 +246,9 @@ static bool sbus_gen_append_array(DBusMessageIter *iter, const struct sbus_gen_a
     if (!dbus_message_iter_open_container(iter, DBUS_TYPE_ARRAY, elem, &sub)) {
         return false;
     }
-    if (arg->elem == DBUS_TYPE_UINT32) {
-        ok = dbus_message_iter_append_fixed_array(&sub, DBUS_TYPE_UINT32, &arg->v.au.values,
-                                                  (int)arg->v.au.count);
+    if (arg->elem != DBUS_TYPE_STRING) {
+        ok = dbus_message_iter_append_fixed_array(&sub, arg->elem, &arg->v.fixed.values,
+                                                  (int)arg->v.fixed.count);
     }
     for (i = 0; ok && arg->elem == DBUS_TYPE_STRING && arg->v.strv != NULL
                 && arg->v.strv[i] != NULL; i++) {
@@ -444,10 +465,10 @@ static errno_t sbus_gen_read_values(TALLOC_CTX *mem_ctx, DBusMessage *msg,
             }
         } else {
             dbus_message_iter_recurse(&iter, &sub);
-            dbus_message_iter_get_fixed_array(&sub, &values[i].au.values, &n);
-            values[i].au.count = (uint32_t)n;
+            dbus_message_iter_get_fixed_array(&sub, &values[i].fixed.values, &n);
+            values[i].fixed.count = (uint32_t)n;
             if (n == 0) {
-                values[i].au.values = NULL;
+                values[i].fixed.values = NULL;
             }
         }
         dbus_message_iter_next(&iter);
@@ -456,7 +477,7 @@ static errno_t sbus_gen_read_values(TALLOC_CTX *mem_ctx, DBusMessage *msg,
     return EOK;
 }
 
-/* Replaces the strings and uint32 arrays of values, which point into their message, with
+/* Replaces the strings and fixed arrays of values, which point into their message, with
  * copies on values' own context. */
 static errno_t sbus_gen_copy_values(const char *signature, union sbus_gen_value *values)
 {
@@ -471,10 +492,11 @@ static errno_t sbus_gen_copy_values(const char *signature, union sbus_gen_value 
             if (v->s == NULL) {
                 return ENOMEM;
             }
-        } else if (code == DBUS_TYPE_ARRAY && elem == DBUS_TYPE_UINT32 && v->au.count > 0) {
-            v->au.values = talloc_memdup(values, v->au.values,
-                                         v->au.count * sizeof(uint32_t));
-            if (v->au.values == NULL) {
+        } else if (code == DBUS_TYPE_ARRAY && elem != DBUS_TYPE_STRING
+                   && v->fixed.count > 0) {
+            v->fixed.values = talloc_memdup(values, v->fixed.values,
+                                            v->fixed.count * sbus_gen_fixed_size(elem));
+            if (v->fixed.values == NULL) {
                 return ENOMEM;
             }
         }
@@ -501,13 +523,13 @@ static void sbus_gen_hand_out(TALLOC_CTX *mem_ctx, bool copied, const char *sign
 
     for (v = values; (code = sbus_gen_next_type(&pos, &elem)) > 0; v++) {
         ptr = va_arg(*ap, void *);
-        if (code == DBUS_TYPE_ARRAY && elem == DBUS_TYPE_UINT32) {
+        if (code == DBUS_TYPE_ARRAY && elem != DBUS_TYPE_STRING) {
             if (ptr != NULL) {
-                *(const uint32_t **)ptr = sbus_gen_hand(mem_ctx, copied, v->au.values);
+                *(const void **)ptr = sbus_gen_hand(mem_ctx, copied, v->fixed.values);
             }
             ptr = va_arg(*ap, void *);
             if (ptr != NULL) {
-                *(uint32_t *)ptr = v->au.count;
+                *(uint32_t *)ptr = v->fixed.count;
             }
             continue;
         }
@@ -534,7 +556,7 @@ static void sbus_gen_hand_out(TALLOC_CTX *mem_ctx, bool copied, const char *sign
     }
 }
 
-/* Reads msg as signature says into the pointers of ap; with copy, strings and uint32 arrays
+/* Reads msg as signature says into the pointers of ap; with copy, strings and fixed arrays
  * are copied onto mem_ctx too instead of pointing into msg. */
 static errno_t sbus_gen_read_va(TALLOC_CTX *mem_ctx, bool copy, DBusMessage *msg,
                                 const char *signature, va_list ap)

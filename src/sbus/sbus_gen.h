@@ -38,6 +38,8 @@ bool sbus_gen_valid_strv(const char * const *strv, int *_count);
 /* An array of count uint32_t values that fits in a message (values may be NULL when count
  * is 0). */
 bool sbus_gen_valid_uarray(const uint32_t *values, uint32_t count);
+/* The same for count elements of elem_size bytes (ay: 1, au: 4). */
+bool sbus_gen_valid_fixed(const void *values, uint32_t count, size_t elem_size);
 
 /* A string argument as it appears in a request key: '%' and ':' are written as %25 and
  * %3a, so the ':' between arguments stays unambiguous. str itself when it has neither;
@@ -47,8 +49,8 @@ const char *sbus_gen_key_string(TALLOC_CTX *mem_ctx, const char *str);
 /* -------- arguments by signature (sbus_gen.c) -------- */
 
 /*
- * Generated code supports the signatures made of y b n q i u x t s o as au. One C value
- * stands for each complete type, two for au:
+ * Generated code supports the signatures made of y b n q i u x t s o as ay au. One C value
+ * stands for each complete type, two for ay and au:
  *
  *   type   written (a value)             read (a pointer to)
  *   y      uint8_t                       uint8_t
@@ -59,6 +61,7 @@ const char *sbus_gen_key_string(TALLOC_CTX *mem_ctx, const char *str);
  *   s, o   const char *                  const char *
  *   as     const char ** (NULL-ended;    const char ** (NULL-terminated, on mem_ctx)
  *          NULL is empty)
+ *   ay     const uint8_t *, uint32_t     const uint8_t *, uint32_t (the count)
  *   au     const uint32_t *, uint32_t    const uint32_t *, uint32_t (the count)
  *
  * (y, b, n, q travel as int through "...", which is what C makes of them.)
@@ -74,7 +77,7 @@ errno_t sbus_gen_write_va(DBusMessage *msg, const char *signature, va_list ap);
 
 /*
  * Reads the arguments of msg, which must have exactly the signature, through the pointers.
- * Strings and uint32 arrays point into msg (an empty array may be NULL); string arrays are
+ * Strings and byte and uint32 arrays point into msg (an empty array may be NULL); string arrays are
  * copied onto mem_ctx. Nothing is written on error. Errors: ERR_SBUS_INVALID_ARGS (another
  * signature), ENOMEM, EINVAL (an unsupported signature).
  */

@@ -383,8 +383,9 @@ class Generator:
             "  emitters   sbus_signal_msg_I_M(), sbus_emit_I_M()",
             "  listeners  sbus_signal_I_M_fn in a table built with SBUS_LISTENER_I_M(handler, "
             "data)",
-            "Argument types: s, o: const char *; as: NULL-terminated const char **; au: const "
-            "uint32_t * plus uint32_t n_<name>; b: bool; y, n, q, i, u, x, t: (u)intN_t. "
+            "Argument types: s, o: const char *; as: NULL-terminated const char **; ay, au: "
+            "const uint8_t * / const uint32_t * plus uint32_t n_<name>; b: bool; "
+            "y, n, q, i, u, x, t: (u)intN_t. "
             "Outputs are pointers to these."])
         h.append("#ifndef %s" % guard)
         h.append("#define %s" % guard)

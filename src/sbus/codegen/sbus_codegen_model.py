@@ -17,7 +17,8 @@ KEY_ANNOTATION = "sssd.sbus.Key"
 class DBusType:
     """One supported D-Bus type and how it looks in C.
 
-    kind is one of: scalar, bool, string, path, strv (as), uarray (au)."""
+    kind is one of: scalar, bool, string, path, strv (as), fixed (ay, au: an array of a
+    fixed-size type, carried as a pointer and a count)."""
 
     def __init__(self, sig, kind, const, c_type, key_fmt=None, key_cast=""):
         self.sig = sig
@@ -40,7 +41,8 @@ TYPES = {
     "s": DBusType("s", "string", "DBUS_TYPE_STRING", "const char *", '%s'),
     "o": DBusType("o", "path", "DBUS_TYPE_OBJECT_PATH", "const char *", '%s'),
     "as": DBusType("as", "strv", "DBUS_TYPE_STRING", "const char **"),
-    "au": DBusType("au", "uarray", "DBUS_TYPE_UINT32", "const uint32_t *"),
+    "ay": DBusType("ay", "fixed", "DBUS_TYPE_BYTE", "const uint8_t *"),
+    "au": DBusType("au", "fixed", "DBUS_TYPE_UINT32", "const uint32_t *"),
 }
 
 # Identifiers the generated code itself uses next to argument names.
@@ -85,7 +87,7 @@ class Arg:
     def derived_names(self):
         """Every C identifier generated code declares for this argument."""
         names = {self.name, "_" + self.name}
-        if self.type.kind == "uarray":
+        if self.type.kind == "fixed":
             names |= {"n_" + self.name, "_n_" + self.name}
         if self.key:
             names.add(self.name + "_key")

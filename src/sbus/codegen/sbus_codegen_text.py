@@ -92,12 +92,13 @@ def fit(line):
 
 
 def c_vars(args):
-    """(type, name, zero) of the C variables that carry the arguments: one each, two for au
-    (the array and its count n_<name>). type ends in '*' or ' ', so a name can follow it."""
+    """(type, name, zero) of the C variables that carry the arguments: one each, two for ay
+    and au (the array and its count n_<name>). type ends in '*' or ' ', so a name can follow
+    it."""
     for a in args:
         t = a.type
-        if t.kind == "uarray":
-            yield "const uint32_t *", a.name, "NULL"
+        if t.kind == "fixed":
+            yield t.c_type, a.name, "NULL"
             yield "uint32_t ", "n_" + a.name, "0"
         elif t.c_type.endswith("*"):
             yield t.c_type, a.name, "NULL"

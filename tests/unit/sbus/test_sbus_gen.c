@@ -67,6 +67,9 @@ static void test_valid_values(void **state)
     assert_true(sbus_gen_valid_uarray(NULL, 0));
     assert_false(sbus_gen_valid_uarray(NULL, 2));
     assert_false(sbus_gen_valid_uarray(au, DBUS_MAXIMUM_ARRAY_LENGTH));
+    assert_true(sbus_gen_valid_fixed("x", DBUS_MAXIMUM_ARRAY_LENGTH, 1));
+    assert_false(sbus_gen_valid_fixed("x", DBUS_MAXIMUM_ARRAY_LENGTH + 1, 1));
+    assert_false(sbus_gen_valid_fixed(NULL, 1, 1));
 }
 
 static void test_key_string(void **state)

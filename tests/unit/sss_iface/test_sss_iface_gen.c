@@ -952,6 +952,58 @@ static void test_call_all_types(void **state)
                                               "not/a/path", NULL, NULL, 0));
 }
 
+/* ay: bytes of any value (NUL too) there and back, empty as NULL, too long refused. */
+static errno_t echo_bytes_handler(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                  void *data, const uint8_t *v_ay, uint32_t n_v_ay,
+                                  uint32_t v_u, const uint8_t **_r_ay, uint32_t *_n_r_ay,
+                                  uint32_t *_r_u)
+{
+    *_r_ay = v_ay;
+    *_n_r_ay = n_v_ay;
+    *_r_u = v_u;
+    return EOK;
+}
+
+static void test_call_bytes(void **state)
+{
+    const struct sbus_method methods[] = {
+        SBUS_METHOD_SYNC_sssd_test_Types_EchoBytes(echo_bytes_handler, NULL),
+        SBUS_METHODS_END
+    };
+    const uint8_t bytes[] = { 'p', 0, 0xff, 'w' };
+    struct tevent_req *req;
+    const uint8_t *ay;
+    uint32_t n_ay;
+    uint32_t u;
+
+    sbus_capture.answer = loopback_answer;
+    sbus_capture.answer_data = discard_const(methods);
+
+    req = sbus_call_sssd_test_Types_EchoBytes_send(tctx->mem, tctx->conn, "sssd.test", "/t",
+                                                   bytes, sizeof(bytes), 9);
+    assert_non_null(req);
+    assert_string_equal(dbus_message_get_signature(sbus_capture.sent), "ayu");
+    tc_wait_req(tctx->ev, req);
+    assert_int_equal(sbus_call_sssd_test_Types_EchoBytes_recv(tctx->mem, req, &ay, &n_ay, &u),
+                     EOK);
+    talloc_free(req);
+    assert_int_equal(n_ay, sizeof(bytes));
+    assert_memory_equal(ay, bytes, sizeof(bytes));
+    assert_int_equal(u, 9);
+    talloc_free(discard_const(ay));
+
+    req = sbus_call_sssd_test_Types_EchoBytes_send(tctx->mem, tctx->conn, "sssd.test", "/t",
+                                                   NULL, 0, 1);
+    tc_wait_req(tctx->ev, req);
+    assert_int_equal(sbus_call_sssd_test_Types_EchoBytes_recv(tctx->mem, req, &ay, &n_ay, &u),
+                     EOK);
+    talloc_free(req);
+    assert_int_equal(n_ay, 0);
+    assert_null(ay);
+
+    assert_null(sbus_msg_sssd_test_Types_EchoBytes("sssd.test", "/t", NULL, 3, 0));
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Signals                                                                                  */
 /* ---------------------------------------------------------------------------------------- */
@@ -1123,6 +1175,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_call_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_bad_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_dbus, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_call_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_all_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listeners, setup, teardown),
