@@ -1,8 +1,9 @@
 /*
- * The socket half shared by the client libraries (libnss_sss, later pam_sss and libsss_sudo):
+ * The socket half shared by the client libraries (libnss_sss, pam_sss, later libsss_sudo):
  * connections to a responder socket, one per thread (or one shared, for enumeration), kept
- * open between requests and reopened after fork. Framing per PROTOCOL.md "Client packet". Plain libc and pthreads; no
- * talloc, no global state beyond the connection objects the caller declares.
+ * open between requests and reopened after fork. Framing per PROTOCOL.md "Client packet".
+ * Plain libc and pthreads; no talloc, no global state beyond the connection objects the
+ * caller declares. The copy of a request made for sending is wiped (it may hold a password).
  *
  * Owner: the client libraries. Nothing here is exported from a library (version scripts
  * hide it).
@@ -66,8 +67,8 @@ struct sss_cli_conn {
  *   ETIMEDOUT   connect, write or read did not finish in time
  *   EBADMSG     malformed reply (length, command)
  *   EPROTO      the version handshake failed
- *   EACCES      the socket file is not a root-owned socket with the expected mode, or
- *               require_root_peer and the server is not root
+ *   EACCES      the socket file is not a root-owned socket with the expected mode
+ *   EPERM       require_root_peer and the server is not root:root
  *   ENOMEM      out of memory
  *   other       the reply's non-zero status (EAGAIN: try again), or a socket error
  */
