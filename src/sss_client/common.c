@@ -327,7 +327,8 @@ static int check_socket_file(const struct sss_cli_conn *conn, const char *path)
     return 0;
 }
 
-/* Connects a new socket to the responder, or returns an errno (ENOENT: nobody there). */
+/* Connects a new socket to the responder, or returns an errno (ENOENT: no socket file,
+ * ECONNREFUSED: nobody listening on it). */
 static int connect_socket(const struct sss_cli_conn *conn, int64_t deadline, int *_fd)
 {
     struct sockaddr_un addr;
@@ -383,9 +384,6 @@ static int connect_socket(const struct sss_cli_conn *conn, int64_t deadline, int
                 poll(NULL, 0, left < 10 ? left : 10);
                 continue;
             }
-        }
-        if (ret == ECONNREFUSED) {
-            ret = ENOENT;
         }
         close(fd);
         return ret;

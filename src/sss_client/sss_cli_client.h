@@ -63,7 +63,8 @@ struct sss_cli_conn {
  * On success returns 0 and sets *reply to a malloc'ed copy of the reply body (NULL when the
  * body is empty; free() it) and *reply_len to its length.
  * Errors (positive errno values):
- *   ENOENT      no responder (socket missing or refusing connections)
+ *   ENOENT      no responder: the socket file is missing
+ *   ECONNREFUSED no responder: nobody listens on the socket file
  *   ETIMEDOUT   connect, write or read did not finish in time
  *   EBADMSG     malformed reply (length, command)
  *   EPROTO      the version handshake failed
