@@ -311,6 +311,7 @@ start_responder || fail "the responder did not restart"
 # ---- no password in any log line -----------------------------------------------------------
 n=$(grep -ac 'pam_sss(' "$WORK/syslog.ours")
 check "our module's syslog lines were captured ($n pam_sss lines)" test "$n" -gt 20
+check "the grep sees their text (user=alice is there)" grep -aq 'pam_sss(pamwire:auth).*user=alice' "$WORK/syslog.ours"
 leaked=0
 for pw in secret123 'Wr0ngPass!' n3wPass-1 n3wPass-2; do
     if grep -aF -- "$pw" "$WORK/syslog.ours" > /dev/null; then
