@@ -86,13 +86,10 @@ void sss_cache_usage(FILE *out);
 
 /* -------- sss_cache_db.c -------- */
 
-/* What one or more domains' expiry matched; gids are those of groups expired by name. */
+/* What one or more domains' expiry matched. */
 struct sss_cache_found {
     bool users;         /* -U, or the -u user was cached */
     bool groups;        /* -G, or the -g group was cached */
-    bool all_groups;    /* -G: the whole group memory cache goes */
-    uint32_t *gids;     /* talloc array on the mem_ctx given to sss_cache_expire_domain */
-    size_t n_gids;
 };
 
 /* The domain's case mode from its case_sensitive option. ERR_INVALID_CONFIG, ENOMEM. */
@@ -105,13 +102,12 @@ const char *sss_cache_name_in_domain(const char *name, const char *domain);
 
 /*
  * Expires the selected entries of <db_dir>/cache_<domain>.ldb in one transaction and adds
- * what matched to *found (gids appended on mem_ctx). A domain without a cache file is
- * skipped (EOK, nothing found, no file created). Errors: sysdb_open()'s (EINVAL when the
- * cache was made with another case mode), EIO, ENOMEM.
+ * what matched to *found. A domain without a cache file is skipped (EOK, nothing found, no
+ * file created). Errors: sysdb_open()'s (EINVAL when the cache was made with another case
+ * mode), EIO, ENOMEM.
  */
-errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
-                                enum sysdb_case mode, const struct sss_cache_sel *sel,
-                                struct sss_cache_found *found);
+errno_t sss_cache_expire_domain(const char *db_dir, const char *domain, enum sysdb_case mode,
+                                const struct sss_cache_sel *sel, struct sss_cache_found *found);
 
 /* -------- sss_cache_bus.c -------- */
 
@@ -175,8 +171,8 @@ struct sss_cache_paths {
 
 /*
  * The whole run for a loaded configuration: expire in every configured domain (or the -d
- * one), then notify the responders, or reset the memory cache files when no sssd_nss is on
- * the bus. Messages for the administrator go to stderr.
+ * one), then notify the responders (the whole memory cache goes, as with SSSD), or reset
+ * the three memory cache files when no sssd_nss is on the bus. Messages for the administrator go to stderr.
  * Returns EOK; ENOENT when a named entry matched nothing (nothing is notified then) or the
  * -d domain is not configured; ERR_INVALID_CONFIG, EIO (a domain's cache or a memory cache
  * file could not be handled: the other domains and files are still done), ENOMEM.

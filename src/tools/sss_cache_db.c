@@ -70,15 +70,13 @@ const char *sss_cache_name_in_domain(const char *name, const char *domain)
 
 /* Expires one named entry. *_found is false when it is not cached (or cannot be: an invalid
  * name). It is looked up first: a failed expiry inside the caller's transaction would doom
- * it. For a group, its gid is appended to found (on mem_ctx). */
-static errno_t sss_cache_expire_one(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                    bool is_user, const char *name,
-                                    struct sss_cache_found *found, bool *_found)
+ * it. */
+static errno_t sss_cache_expire_one(struct sysdb_ctx *sysdb, bool is_user, const char *name,
+                                    bool *_found)
 {
     TALLOC_CTX *tmp_ctx;
     struct sysdb_user *user;
-    struct sysdb_group *grp = NULL;
-    uint32_t *gids;
+    struct sysdb_group *grp;
     errno_t ret;
 
     tmp_ctx = talloc_new(NULL);
@@ -109,16 +107,6 @@ static errno_t sss_cache_expire_one(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
     if (ret != EOK) {
         goto done;
     }
-    if (grp != NULL) {
-        gids = talloc_realloc(mem_ctx, found->gids, uint32_t, found->n_gids + 1);
-        if (gids == NULL) {
-            ret = ENOMEM;
-            goto done;
-        }
-        gids[found->n_gids] = grp->gid;
-        found->gids = gids;
-        found->n_gids++;
-    }
     *_found = true;
 
 done:
@@ -126,8 +114,7 @@ done:
     return ret;
 }
 
-static errno_t sss_cache_expire_sel(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                    const struct sss_cache_sel *sel,
+static errno_t sss_cache_expire_sel(struct sysdb_ctx *sysdb, const struct sss_cache_sel *sel,
                                     struct sss_cache_found *found)
 {
     const char *domain = sysdb_domain(sysdb);
@@ -142,7 +129,7 @@ static errno_t sss_cache_expire_sel(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
         }
         found->users = true;
     } else if ((name = sss_cache_name_in_domain(sel->user, domain)) != NULL) {
-        ret = sss_cache_expire_one(mem_ctx, sysdb, true, name, found, &hit);
+        ret = sss_cache_expire_one(sysdb, true, name, &hit);
         if (ret != EOK) {
             return ret;
         }
@@ -155,9 +142,8 @@ static errno_t sss_cache_expire_sel(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
             return ret;
         }
         found->groups = true;
-        found->all_groups = true;
     } else if ((name = sss_cache_name_in_domain(sel->group, domain)) != NULL) {
-        ret = sss_cache_expire_one(mem_ctx, sysdb, false, name, found, &hit);
+        ret = sss_cache_expire_one(sysdb, false, name, &hit);
         if (ret != EOK) {
             return ret;
         }
@@ -166,15 +152,13 @@ static errno_t sss_cache_expire_sel(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
     return EOK;
 }
 
-errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
-                                enum sysdb_case mode, const struct sss_cache_sel *sel,
-                                struct sss_cache_found *found)
+errno_t sss_cache_expire_domain(const char *db_dir, const char *domain, enum sysdb_case mode,
+                                const struct sss_cache_sel *sel, struct sss_cache_found *found)
 {
     TALLOC_CTX *tmp_ctx;
     struct sysdb_ctx *sysdb;
     struct sss_cache_found here = { 0 };
     struct stat st;
-    uint32_t *gids;
     char *path;
     errno_t ret;
 
@@ -210,25 +194,14 @@ errno_t sss_cache_expire_domain(TALLOC_CTX *mem_ctx, const char *db_dir, const c
         goto done;
     }
     /* Collect apart, so a failed domain (transaction cancelled) adds nothing. */
-    ret = sss_cache_expire_sel(tmp_ctx, sysdb, sel, &here);
+    ret = sss_cache_expire_sel(sysdb, sel, &here);
     ret = sysdb_transaction_end(sysdb, ret);
     if (ret != EOK) {
         goto done;
     }
 
-    if (here.n_gids > 0) {
-        gids = talloc_realloc(mem_ctx, found->gids, uint32_t, found->n_gids + here.n_gids);
-        if (gids == NULL) {
-            ret = ENOMEM;
-            goto done;
-        }
-        memcpy(gids + found->n_gids, here.gids, here.n_gids * sizeof(uint32_t));
-        found->gids = gids;
-        found->n_gids += here.n_gids;
-    }
     found->users |= here.users;
     found->groups |= here.groups;
-    found->all_groups |= here.all_groups;
     ret = EOK;
 
 done:

@@ -5,11 +5,12 @@
  * matched nothing ends with "No cache object matched the specified search" and notifies
  * nobody, while "all users" or "all groups" always succeeds, even on an empty cache.
  *
- * The notice is as fine as the signals allow: a user (one or all) -> InvalidateAllUsers,
- * InvalidateAllInitgroups and NegativeCache.ResetUsers (there is no per-user signal);
- * all groups -> InvalidateAllGroups, InvalidateAllInitgroups, ResetGroups; one group ->
- * InvalidateGroupById(gid) for each domain it was found in, InvalidateAllInitgroups,
- * ResetGroups.
+ * The memory cache: whatever matched, all of it goes (InvalidateAllUsers, ...Groups and
+ * ...Initgroups, or the three files when no sssd_nss is there), as SSSD's sss_cache does
+ * (sss_memcache_clear_all()). Anything can mention an entry: a group's member list names
+ * its users, a user's initgroups record lists the group, a renamed entry keeps its id; a
+ * finer invalidation left such records answering stale (issue 17, item 4). The negative
+ * caches are reset by kind: a user -> NegativeCache.ResetUsers, a group -> ResetGroups.
  */
 #include "util/util.h"
 
@@ -33,22 +34,16 @@ static void sss_cache_note_others(const struct sss_cache_sel *sel, bool *_any_al
     }
 }
 
+/* What the responders are told after a run that matched something. */
 static void sss_cache_make_notice(const struct sss_cache_found *found,
                                   struct sss_cache_notice *notice)
 {
     memset(notice, 0, sizeof(*notice));
-    if (found->users) {
-        notice->mc_users = true;
-        notice->mc_initgroups = true;
-        notice->neg_users = true;
-    }
-    if (found->groups) {
-        notice->mc_groups = found->all_groups;
-        notice->gids = found->gids;
-        notice->n_gids = found->n_gids;
-        notice->mc_initgroups = true;
-        notice->neg_groups = true;
-    }
+    notice->mc_users = true;
+    notice->mc_groups = true;
+    notice->mc_initgroups = true;
+    notice->neg_users = found->users;
+    notice->neg_groups = found->groups;
 }
 
 static unsigned int sss_cache_mc_files(const struct sss_cache_notice *notice)
@@ -108,8 +103,7 @@ static errno_t sss_cache_domains(TALLOC_CTX *mem_ctx, struct confdb *cdb,
 }
 
 /* Expires in one domain, with the case mode its configuration gives. */
-static errno_t sss_cache_expire_in(TALLOC_CTX *mem_ctx, struct confdb *cdb,
-                                   const char *domain, const char *db_dir,
+static errno_t sss_cache_expire_in(struct confdb *cdb, const char *domain, const char *db_dir,
                                    const struct sss_cache_sel *sel,
                                    struct sss_cache_found *found)
 {
@@ -120,13 +114,13 @@ static errno_t sss_cache_expire_in(TALLOC_CTX *mem_ctx, struct confdb *cdb,
     if (ret != EOK) {
         return ret;
     }
-    return sss_cache_expire_domain(mem_ctx, db_dir, domain, mode, sel, found);
+    return sss_cache_expire_domain(db_dir, domain, mode, sel, found);
 }
 
 /* Expires in every domain; a domain that fails is reported and the others still done.
  * *_failed: some domain failed. */
-static errno_t sss_cache_expire_all_domains(TALLOC_CTX *mem_ctx, struct confdb *cdb,
-                                            char **domains, const char *db_dir,
+static errno_t sss_cache_expire_all_domains(struct confdb *cdb, char **domains,
+                                            const char *db_dir,
                                             const struct sss_cache_sel *sel,
                                             struct sss_cache_found *found, bool *_failed)
 {
@@ -135,7 +129,7 @@ static errno_t sss_cache_expire_all_domains(TALLOC_CTX *mem_ctx, struct confdb *
 
     *_failed = false;
     for (i = 0; domains[i] != NULL; i++) {
-        ret = sss_cache_expire_in(mem_ctx, cdb, domains[i], db_dir, sel, found);
+        ret = sss_cache_expire_in(cdb, domains[i], db_dir, sel, found);
         if (ret == ENOMEM) {
             return ret;
         }
@@ -199,7 +193,7 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
     }
     sss_cache_note_others(sel, &other_all);
 
-    ret = sss_cache_expire_all_domains(tmp_ctx, cdb, domains, paths->db_dir, sel, &found,
+    ret = sss_cache_expire_all_domains(cdb, domains, paths->db_dir, sel, &found,
                                        &failed);
     if (ret != EOK) {
         goto done;
@@ -218,7 +212,6 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
      * entries of a cache removed by hand. */
     found.users |= sel->all_users;
     found.groups |= sel->all_groups;
-    found.all_groups |= sel->all_groups;
 
     sss_cache_make_notice(&found, &notice);
     if (!sss_cache_notice_empty(&notice)) {

@@ -4,6 +4,7 @@
 # unknown names; with sssd down it resets the memory cache files itself, with sssd up it
 # sends the Invalidate* and Reset* signals (seen with dbus-monitor) and leaves the files
 # to sssd_nss. No slapd needed: the domain's server is never reached.
+# Whatever matched, the whole memory cache goes, as with SSSD's sss_cache.
 # Usage: test_sss_cache.sh PREFIX   (run as root)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -103,12 +104,15 @@ run_cache -U -c "$CONF"
 check "sssd down, -U: status 0 ($rc: $out)" test "$rc" -eq 0
 check "the passwd memory cache is removed" test ! -e "$MC/passwd"
 check "the initgroups memory cache is removed" test ! -e "$MC/initgroups"
-check "the group memory cache is kept (-U)" test -e "$MC/group"
+# As SSSD's sss_cache: whatever matched, the whole memory cache goes (a group's record
+# lists users; issue 17, item 4).
+check "the group memory cache is removed too (-U)" test ! -e "$MC/group"
 check "a client still holding passwd sees status 2 (recycled) under valid barriers" \
     test "$(mc_status /proc/$$/fd/7)" = "2 ok"
-check "a client holding group sees it alive" test "$(mc_status /proc/$$/fd/8)" = "1 ok"
+check "a client holding group sees status 2 too" test "$(mc_status /proc/$$/fd/8)" = "2 ok"
 exec 7<&- 8<&-
 
+make_mc_file "$MC/group"
 printf 'garbage' > "$MC/initgroups"
 run_cache -E -c "$CONF"
 check "a foreign file in the memory cache directory: status still 0 ($rc)" test "$rc" -eq 0
@@ -163,7 +167,8 @@ run_cache -G -c "$CONF"
 sleep 0.3
 check "-G: status 0 ($rc)" test "$rc" -eq 0
 check "-G: InvalidateAllGroups again" test "$(count_sig InvalidateAllGroups)" -eq 2
-check "-G: no InvalidateAllUsers" test "$(count_sig InvalidateAllUsers)" -eq 1
+check "-G: the whole memory cache, as SSSD: InvalidateAllUsers too" \
+    test "$(count_sig InvalidateAllUsers)" -eq 2
 check "-G: ResetGroups again, ResetUsers not" \
     test "$(count_sig ResetGroups)" -eq 2 -a "$(count_sig ResetUsers)" -eq 1
 
@@ -172,13 +177,13 @@ sleep 0.3
 check "sssd up, a user not cached: status 2 ($rc)" test "$rc" -eq 2
 check "sssd up, a user not cached: the message" \
     grep -qx "No cache object matched the specified search" <<<"$out"
-check "nothing matched: no signal sent" test "$(count_sig InvalidateAllUsers)" -eq 1
+check "nothing matched: no signal sent" test "$(count_sig InvalidateAllUsers)" -eq 2
 
 out=$(setpriv --reuid=65534 --regid=65534 --clear-groups "$WORK/sss_cache" -E -c "$CONF" 2>&1)
 rc=$?
 check "sssd up, non-root: status 1 ($rc)" test "$rc" -eq 1
 sleep 0.3
-check "sssd up, non-root: no signal sent" test "$(count_sig InvalidateAllUsers)" -eq 1
+check "sssd up, non-root: no signal sent" test "$(count_sig InvalidateAllUsers)" -eq 2
 
 check "sssd_nss is still on the bus" has_name sssd.nss
 kill "$MONPID" 2>/dev/null; MONPID=

@@ -5,6 +5,7 @@
  */
 #include <assert.h>
 #include <stdio.h>
+#include <strings.h>
 #include <time.h>
 
 #include "responder/common/cache_req_private.h"
@@ -18,6 +19,7 @@ struct cache_req_state {
     uint32_t flags;
     uint64_t req_id;
     char *short_name;               /* by name; NULL by id */
+    bool qualified;                 /* the name was written "name@domain" */
     uint32_t id;
     struct resp_domain *only;       /* the one domain a qualified name names */
     size_t next_dom;
@@ -113,6 +115,15 @@ static enum resp_ncache_type cache_req_nc_type(enum cache_req_type type)
     return cache_req_is_user(type) ? RESP_NCACHE_USER : RESP_NCACHE_GROUP;
 }
 
+/* The built-in root guard compares names as the domain does: "ROOT" is root where names
+ * are case-insensitive, as in SSSD, whose negative cache holds root for good (hence the
+ * probe's "negcache" when it skips a domain for it). */
+static bool cache_req_is_root(struct resp_domain *dom, const char *short_name)
+{
+    return strcmp(short_name, "root") == 0
+           || (dom->case_mode != SYSDB_CASE_SENSITIVE && strcasecmp(short_name, "root") == 0);
+}
+
 static bool cache_req_filtered(struct cache_req_state *state, struct resp_domain *dom,
                                const char *short_name)
 {
@@ -120,6 +131,28 @@ static bool cache_req_filtered(struct cache_req_state *state, struct resp_domain
         return resp_user_is_filtered(state->rctx, dom, short_name);
     }
     return resp_group_is_filtered(state->rctx, dom, short_name);
+}
+
+/* Whether the request names a local account (local_negative_timeout): such a name or id
+ * is looked up in no directory. Checked live against the files (resp_local.h) rather than
+ * kept in the per-domain negative cache, so "name@domain" still reaches its domain, and a
+ * name removed from the files is a directory name again within a second. A name only as a
+ * short name: "daemon@dom" asks the directory for it explicitly. */
+static bool cache_req_local(struct cache_req_state *state)
+{
+    struct resp_ctx *rctx = state->rctx;
+    bool user = cache_req_is_user(state->type);
+
+    if (rctx->local == NULL || rctx->local_neg_timeout == 0) {
+        return false;
+    }
+    if (state->short_name != NULL) {
+        return !state->qualified && (user ? resp_local_has_user(rctx->local, state->short_name)
+                                          : resp_local_has_group(rctx->local,
+                                                                 state->short_name));
+    }
+    return user ? resp_local_has_uid(rctx->local, state->id)
+                : resp_local_has_gid(rctx->local, state->id);
 }
 
 struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -150,6 +183,7 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     }
     if (cache_req_by_name(type)) {
         ret = resp_parse_name(state, rctx, name, &state->only, &state->short_name);
+        state->qualified = strchr(name, '@') != NULL;
         if (PROBE_ENABLED(CACHE_REQ_START)) {
             PROBE(CACHE_REQ_START, req_id, cache_req_type_str(type),
                   state->short_name != NULL ? state->short_name : name);
@@ -166,6 +200,12 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
             ret = ENOENT;
             goto done;
         }
+        if (cache_req_local(state)) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s is a local account: not looked up\n",
+                  state->short_name);
+            ret = ENOENT;
+            goto done;
+        }
     } else {
         if (PROBE_ENABLED(CACHE_REQ_START)) {
             char buf[16];
@@ -174,6 +214,11 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
                   cache_req_probe_key(state, buf, sizeof(buf)));
         }
         if (id == 0) {
+            ret = ENOENT;
+            goto done;
+        }
+        if (cache_req_local(state)) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%u is a local account's id: not looked up\n", id);
             ret = ENOENT;
             goto done;
         }
@@ -209,6 +254,10 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
         return !hit;
     }
     if (state->only != NULL ? dom != state->only : dom->fqnames) {
+        return false;
+    }
+    if (cache_req_is_root(dom, state->short_name)) {
+        cache_req_probe_lookup(state, dom, "negcache");
         return false;
     }
     if (cache_req_filtered(state, dom, state->short_name)) {
@@ -262,7 +311,10 @@ static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_
         talloc_free(res);
         return ret;
     }
-    if (state->short_name == NULL && cache_req_filtered(state, state->dom, res->short_name)) {
+    /* Found by id: its name may be one a lookup by name would not have taken. */
+    if (state->short_name == NULL && (cache_req_is_root(state->dom, res->short_name)
+                                      || cache_req_filtered(state, state->dom,
+                                                            res->short_name))) {
         talloc_free(res);
         return ENOENT;
     }

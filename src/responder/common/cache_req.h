@@ -6,7 +6,7 @@
  *   for each domain that applies (the one named by a fully qualified name or
  *   default_domain_suffix, else every domain that accepts short names; by id: only domains
  *   whose [min_id, max_id] holds the id; not filtered; not inconsistent; not in the
- *   negative cache):
+ *   negative cache; not a local account, see below):
  *     cached and valid            -> answer (past entry_cache_nowait_percentage of its
  *                                    lifetime: also refresh it in the background)
  *     cached, domain offline      -> answer the expired entry at once, no back-end call
@@ -16,8 +16,17 @@
  *         offline, back-end gone, no reply, other failure
  *                                 -> the expired entry if there is one, else next domain
  *   no domain answered            -> ENOENT
- * Root (name "root", uid 0, gid 0) is never looked up. CACHE_REQ_BYPASS_CACHE asks the
+ * Root (name "root", uid 0, gid 0) is never looked up; where a domain's names are
+ * case-insensitive, neither is any spelling of "root". CACHE_REQ_BYPASS_CACHE asks the
  * back-end even for a valid entry (the _EX flags).
+ * Local accounts (local_negative_timeout, [nss], default 14400 s; 0 turns it off): a short
+ * name in /etc/passwd (users, initgroups) or /etc/group (groups), or an id there, is looked
+ * up in no domain: the request ends not found before any cache read or back-end call, for
+ * as long as the files have it (checked live, resp_local.h). SSSD 2.8 puts a local name in
+ * the negative cache for local_negative_timeout only after a back-end said it does not
+ * exist (one directory search per name and timeout, and a name gone from the files stays
+ * negative that long); here no search is made for a name or id the files have, and the
+ * option's value only says on or off. A name written "name@domain" asks that domain.
  *
  * Concurrency: requests are independent tevent requests; identical back-end calls in flight
  * are one call on the bus (sbus chaining). Nothing global is touched except

@@ -3,12 +3,17 @@
  * id, a user's group list) into a struct cache_req_entry. Expired entries are returned;
  * the engine decides what they are worth.
  */
+#include <stdlib.h>
+
 #include "responder/common/cache_req_private.h"
 #include "responder/common/resp_names.h"
 #include "db/sysdb_rcache.h"
 
-/* Drops repeated gids, keeping the first occurrence of each (lists are short). */
-static size_t cache_req_dedupe(uint32_t *gids, size_t count)
+/* Up to this many gids the pairwise comparison is the cheaper one (and allocates nothing):
+ * the usual user is in a handful of groups. */
+#define CACHE_REQ_DEDUPE_SMALL 32
+
+static size_t cache_req_dedupe_small(uint32_t *gids, size_t count)
 {
     size_t out = 0;
     size_t i, j;
@@ -26,6 +31,59 @@ static size_t cache_req_dedupe(uint32_t *gids, size_t count)
     return out;
 }
 
+struct cache_req_gid_pos {
+    uint32_t gid;
+    uint32_t pos;
+};
+
+static int cache_req_gid_pos_cmp(const void *a, const void *b)
+{
+    const struct cache_req_gid_pos *x = a;
+    const struct cache_req_gid_pos *y = b;
+
+    if (x->gid != y->gid) {
+        return x->gid < y->gid ? -1 : 1;
+    }
+    return x->pos < y->pos ? -1 : (x->pos > y->pos);
+}
+
+size_t cache_req_dedupe_gids(uint32_t *gids, size_t count)
+{
+    struct cache_req_gid_pos *sorted;
+    bool *dup;
+    size_t out = 0;
+    size_t i;
+
+    if (count <= CACHE_REQ_DEDUPE_SMALL || count > UINT32_MAX) {
+        return cache_req_dedupe_small(gids, count);
+    }
+    /* O(n log n): sorted by (gid, position), every entry after the first of its gid is a
+     * repeat; the list is then compacted in its own order. */
+    sorted = talloc_array(NULL, struct cache_req_gid_pos, count);
+    dup = talloc_zero_array(sorted, bool, count);
+    if (sorted == NULL || dup == NULL) {
+        talloc_free(sorted);
+        return cache_req_dedupe_small(gids, count);     /* slow, never wrong */
+    }
+    for (i = 0; i < count; i++) {
+        sorted[i].gid = gids[i];
+        sorted[i].pos = (uint32_t)i;
+    }
+    qsort(sorted, count, sizeof(*sorted), cache_req_gid_pos_cmp);
+    for (i = 1; i < count; i++) {
+        if (sorted[i].gid == sorted[i - 1].gid) {
+            dup[sorted[i].pos] = true;
+        }
+    }
+    for (i = 0; i < count; i++) {
+        if (!dup[i]) {
+            gids[out++] = gids[i];
+        }
+    }
+    talloc_free(sorted);
+    return out;
+}
+
 static errno_t cache_req_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                      const char *name, struct cache_req_entry *entry)
 {
@@ -38,7 +96,7 @@ static errno_t cache_req_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysd
         return ret;
     }
     if (entry->have_gids) {
-        entry->num_gids = cache_req_dedupe(entry->gids, entry->num_gids);
+        entry->num_gids = cache_req_dedupe_gids(entry->gids, entry->num_gids);
         /* The group list has no lastUpdate of its own: no background refresh for it. */
         entry->last_update = 0;
     }

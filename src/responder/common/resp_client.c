@@ -1,11 +1,16 @@
 /*
  * The client state machine of the responders' socket server (resp_socket_private.h).
  *
- * A client is in one of three states: reading (fd readable, idle timer armed), busy (a
- * request dispatched, neither readable nor timed: a slow lookup is not idleness), writing
- * (fd writable and the idle timer armed again until the reply is out, then back to
- * reading). Anything that ends a client from inside a handler's call stack is deferred
- * to an immediate event, so a handler never sees its memory vanish.
+ * A client is in one of three states: reading (fd readable), busy (a request dispatched,
+ * neither readable nor timed: a slow lookup is not idleness), writing (fd writable until the
+ * reply is out, then back to reading). One timer bounds each state, and no byte moves it
+ * except as said here, so a trickle cannot hold a connection:
+ *   - reading, nothing of the next request yet: idle_timeout from the end of the last
+ *     request (or from the connection);
+ *   - reading, part of a request in: request_timeout from its first byte;
+ *   - writing: idle_timeout from when the reply started to wait for the socket.
+ * Anything that ends a client from inside a handler's call stack is deferred to an
+ * immediate event, so a handler never sees its memory vanish.
  */
 #include <assert.h>
 #include <inttypes.h>
@@ -27,6 +32,7 @@ static int resp_client_destructor(struct resp_client *cli)
         cli->fd = -1;
     }
     sss_list_unlink(&cli->link);
+    resp_shed_untrack(cli);
     assert(srv->num_clients > 0);
     srv->num_clients--;
     return 0;
@@ -57,20 +63,29 @@ static void resp_client_idle(struct tevent_context *ev, struct tevent_timer *te,
         /* Busy: a slow lookup is not idleness; the timer is armed again with the reply. */
         return;
     }
-    DEBUG(SSSDBG_TRACE_FUNC, "Client fd %d (pid %d) idle for %u s, closing it\n", cli->fd,
-          (int)cli->creds.pid, cli->srv->conf.idle_timeout);
+    if (cli->req == NULL && resp_frame_received(cli->frame) > 0) {
+        cli->srv->stats.deadlines++;
+        RESP_RL_DEBUG(&cli->srv->rl, SSSDBG_OP_FAILURE, "Client fd %d (pid %d uid %d) did "
+                      "not finish its request within %u s, closing it\n", cli->fd,
+                      (int)cli->creds.pid, (int)cli->creds.uid,
+                      cli->srv->conf.request_timeout);
+    } else {
+        DEBUG(SSSDBG_TRACE_FUNC, "Client fd %d (pid %d) idle for %u s, closing it\n",
+              cli->fd, (int)cli->creds.pid, cli->srv->conf.idle_timeout);
+    }
     talloc_free(cli);
 }
 
-static void resp_client_arm_idle(struct resp_client *cli)
+/* The client's one timer, secs from now (0: none). */
+static void resp_client_arm(struct resp_client *cli, unsigned int secs)
 {
     struct timeval when;
 
-    if (cli->srv->conf.idle_timeout == 0) {
+    if (secs == 0) {
         talloc_zfree(cli->idle);
         return;
     }
-    when = tevent_timeval_current_ofs(cli->srv->conf.idle_timeout, 0);
+    when = tevent_timeval_current_ofs(secs, 0);
     if (cli->idle != NULL) {
         /* Moves the armed timer: no allocation per packet. */
         tevent_update_timer(cli->idle, when);
@@ -81,6 +96,11 @@ static void resp_client_arm_idle(struct resp_client *cli)
         /* Not fatal: the client just will not be timed out. */
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory arming the idle timer of fd %d\n", cli->fd);
     }
+}
+
+static void resp_client_arm_idle(struct resp_client *cli)
+{
+    resp_client_arm(cli, cli->srv->conf.idle_timeout);
 }
 
 static void resp_client_closer(struct tevent_context *ev, struct tevent_immediate *im,
@@ -146,15 +166,19 @@ static void resp_client_dispatch(struct resp_client *cli)
 
     fn = resp_find_cmd(cli->srv->conf.cmds, req->cmd);
     if (fn == NULL) {
-        DEBUG(SSSDBG_OP_FAILURE, "Request %" PRIu64 ": unknown command 0x%04x from pid %d, "
-              "closing the connection\n", req->id, req->cmd, (int)cli->creds.pid);
+        RESP_RL_DEBUG(&cli->srv->rl, SSSDBG_OP_FAILURE, "Request %" PRIu64 ": unknown "
+                      "command 0x%04x from pid %d uid %d, closing the connection\n",
+                      req->id, req->cmd, (int)cli->creds.pid, (int)cli->creds.uid);
         talloc_free(cli);
         return;
     }
     ret = fn(req);
     if (ret != EOK) {
-        DEBUG(SSSDBG_OP_FAILURE, "Request %" PRIu64 ": command 0x%04x failed [%d]: %s; "
-              "closing the connection\n", req->id, req->cmd, ret, sss_strerror(ret));
+        /* EBADMSG: the handler found the body malformed (it said why at trace level). */
+        RESP_RL_DEBUG(&cli->srv->rl, SSSDBG_OP_FAILURE, "Request %" PRIu64 ": command 0x%04x "
+                      "from pid %d uid %d %s [%d]: %s; closing the connection\n", req->id,
+                      req->cmd, (int)cli->creds.pid, (int)cli->creds.uid,
+                      ret == EBADMSG ? "is malformed" : "failed", ret, sss_strerror(ret));
         talloc_free(cli);
     }
 }
@@ -200,25 +224,29 @@ static bool resp_client_fill_stash(struct resp_client *cli)
 }
 
 /* What the frame says after new bytes: dispatch a whole request, wait for more (EAGAIN),
- * or drop a client that broke the framing. */
-static void resp_client_framed(struct resp_client *cli, errno_t ret)
+ * or drop a client that broke the framing. fresh: these were the request's first bytes,
+ * which start its deadline (later bytes do not move it). */
+static void resp_client_framed(struct resp_client *cli, errno_t ret, bool fresh)
 {
     switch (ret) {
     case EAGAIN:
-        resp_client_arm_idle(cli);
+        if (fresh) {
+            resp_client_arm(cli, cli->srv->conf.request_timeout);
+        }
         return;
     case EOK:
-        resp_client_arm_idle(cli);
+        /* The timer is left as it is: a busy client ignores it, and the reply re-arms it. */
         resp_client_dispatch(cli);
         return;
     case EMSGSIZE:
-        DEBUG(SSSDBG_OP_FAILURE, "Client fd %d (pid %d) sent a request larger than %zu "
-              "bytes, closing the connection\n", cli->fd, (int)cli->creds.pid,
-              cli->srv->conf.max_request);
+        RESP_RL_DEBUG(&cli->srv->rl, SSSDBG_OP_FAILURE, "Client fd %d (pid %d uid %d) sent "
+                      "a request larger than %zu bytes, closing the connection\n", cli->fd,
+                      (int)cli->creds.pid, (int)cli->creds.uid, cli->srv->conf.max_request);
         break;
     case EBADMSG:
-        DEBUG(SSSDBG_OP_FAILURE, "Client fd %d (pid %d) sent a request shorter than its "
-              "header, closing the connection\n", cli->fd, (int)cli->creds.pid);
+        RESP_RL_DEBUG(&cli->srv->rl, SSSDBG_OP_FAILURE, "Client fd %d (pid %d uid %d) sent "
+                      "a request shorter than its header, closing the connection\n",
+                      cli->fd, (int)cli->creds.pid, (int)cli->creds.uid);
         break;
     default:
         DEBUG(SSSDBG_CRIT_FAILURE, "Framing of fd %d failed [%d]: %s\n", cli->fd, ret,
@@ -230,14 +258,14 @@ static void resp_client_framed(struct resp_client *cli, errno_t ret)
 
 static void resp_client_recv(struct resp_client *cli)
 {
+    bool fresh = resp_frame_received(cli->frame) == 0;
     uint8_t *dst;
     size_t space;
     size_t used;
     size_t n;
     errno_t ret;
 
-    if (resp_frame_received(cli->frame) == 0 && cli->stash_off == cli->stash_len
-            && !resp_client_fill_stash(cli)) {
+    if (fresh && cli->stash_off == cli->stash_len && !resp_client_fill_stash(cli)) {
         return;
     }
     if (cli->stash_off < cli->stash_len) {
@@ -245,8 +273,13 @@ static void resp_client_recv(struct resp_client *cli)
                               cli->stash_len - cli->stash_off, &used);
         cli->stash_off += used;
         if (ret != EAGAIN) {
-            resp_client_framed(cli, ret);
+            resp_client_framed(cli, ret, fresh);
             return;
+        }
+        if (fresh) {
+            /* The deadline starts with the first bytes, whatever comes next. */
+            resp_client_arm(cli, cli->srv->conf.request_timeout);
+            fresh = false;
         }
     }
 
@@ -262,9 +295,13 @@ again:
     if (ret == EAGAIN && n == space) {
         /* The header is in: the body usually is too, read it without another trip
          * through the event loop. */
+        if (fresh) {
+            resp_client_arm(cli, cli->srv->conf.request_timeout);
+            fresh = false;
+        }
         goto again;
     }
-    resp_client_framed(cli, ret);
+    resp_client_framed(cli, ret, fresh);
 }
 
 /* A request whose bytes were read with the previous one: served once that one is done. */
@@ -321,8 +358,8 @@ static void resp_client_send(struct resp_client *cli)
     }
     switch (ret) {
     case EAGAIN:
-        /* A client that stops reading its reply is idle too. */
-        resp_client_arm_idle(cli);
+        /* The reply's deadline started when it began to wait (resp_client_answer()): a
+         * client reading it a byte at a time does not move it. */
         return;
     case EOK:
         talloc_free(req);
@@ -353,6 +390,7 @@ static void resp_client_read_mode(struct resp_client *cli)
     TEVENT_FD_NOT_WRITEABLE(cli->fde);
     TEVENT_FD_READABLE(cli->fde);
     resp_client_arm_idle(cli);
+    resp_shed_touch(cli);
     if (cli->stash_off < cli->stash_len) {
         /* The socket may have nothing more to say: the next request is already here. */
         tevent_schedule_immediate(cli->resumer, cli->srv->ev, resp_client_resume, cli);
@@ -397,6 +435,7 @@ void resp_client_answer(struct resp_client *cli)
                                   resp_client_finisher, cli);
         return;
     case EAGAIN:
+        /* A client that does not read its reply is idle too, from now on. */
         TEVENT_FD_WRITEABLE(cli->fde);
         resp_client_arm_idle(cli);
         return;
@@ -428,6 +467,11 @@ void resp_client_accept(struct resp_server *srv, int fd)
             || len != sizeof(cli->creds)) {
         DEBUG(SSSDBG_CRIT_FAILURE, "SO_PEERCRED failed on a new client: %s\n",
               strerror(errno));
+        talloc_free(cli);
+        return;
+    }
+    if (resp_shed_track(cli) != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory accepting a client\n");
         talloc_free(cli);
         return;
     }

@@ -111,6 +111,12 @@ errno_t resp_request_done_status(struct resp_request *req, uint32_t status)
     return ret;
 }
 
+bool resp_request_log_allowed(struct resp_request *req)
+{
+    SSS_CHECK_ARG(req != NULL, true);
+    return resp_ratelimit_pass(&req->cli->srv->rl);
+}
+
 void resp_request_abort(struct resp_request *req)
 {
     SSS_CHECK_ARG(req != NULL);

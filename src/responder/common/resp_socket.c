@@ -1,8 +1,10 @@
 /*
  * The responders' client socket server (see resp_socket.h): the listening socket (its path
  * prepared, bound with the configured mode, removed when the server goes), accepting
- * clients up to the limit, and the server's life cycle. Each client's state machine is
- * resp_client.c; what handlers call is resp_request.c.
+ * clients up to the limit (shedding for newcomers when full, resp_shed.c), running out of
+ * descriptors without spinning (a reserve descriptor, then a short pause), and the server's
+ * life cycle. Each client's state machine is resp_client.c; what handlers call is
+ * resp_request.c.
  */
 #include <fcntl.h>
 #include <libgen.h>
@@ -13,31 +15,152 @@
 #include "responder/common/resp_socket_private.h"
 #include "responder/common/resp_busy_poll.h"
 
+/* A new client when the table is full: room is made by shedding the idle connections of
+ * the uid holding the most; when nothing can be shed the newcomer is closed. */
+static void resp_server_admit(struct resp_server *srv, int fd)
+{
+    if (srv->num_clients >= srv->conf.max_clients && resp_shed_idle(srv, 1) == 0) {
+        srv->stats.refused++;
+        RESP_RL_DEBUG(&srv->rl, SSSDBG_OP_FAILURE, "%zu clients already connected to %s "
+                      "and none can be shed (root's, or busy): refusing one more\n",
+                      srv->num_clients, srv->path);
+        close(fd);
+        return;
+    }
+    srv->stats.accepted++;
+    resp_client_accept(srv, fd);
+}
+
+static void resp_server_resume(struct tevent_context *ev, struct tevent_timer *te,
+                               struct timeval tv, void *pvt)
+{
+    struct resp_server *srv = talloc_get_type(pvt, struct resp_server);
+
+    srv->resume = NULL;
+    TEVENT_FD_READABLE(srv->fde);
+}
+
+/* Stops accepting for RESP_ACCEPT_PAUSE_MS: the listening socket stays readable while
+ * clients wait in its backlog, and an accept that keeps failing would spin. */
+static void resp_server_pause(struct resp_server *srv)
+{
+    if (srv->resume != NULL) {
+        return;
+    }
+    srv->resume = tevent_add_timer(srv->ev, srv,
+                                   tevent_timeval_current_ofs(0, RESP_ACCEPT_PAUSE_MS * 1000),
+                                   resp_server_resume, srv);
+    if (srv->resume == NULL) {
+        /* Without the timer, stopping would be for ever: better spin than go deaf. */
+        return;
+    }
+    srv->stats.pauses++;
+    TEVENT_FD_NOT_READABLE(srv->fde);
+}
+
+static void resp_server_take_reserve(struct resp_server *srv)
+{
+    if (srv->reserve_fd == -1) {
+        srv->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    }
+}
+
+/*
+ * accept4() said EMFILE or ENFILE. The reserve descriptor is given up to take the next
+ * client out of the backlog; it stays when an idle connection of the uid holding the most
+ * can be shed for it, else it is closed at once (its connect() fails fast instead of
+ * waiting in a backlog that never drains). false: stop accepting for now.
+ */
+static bool resp_server_out_of_fds(struct resp_server *srv, errno_t err)
+{
+    int fd;
+
+    srv->stats.out_of_fds++;
+    RESP_RL_DEBUG(&srv->rl, SSSDBG_OP_FAILURE, "accept on %s failed: %s (%zu clients); "
+                  "making room\n", srv->path, strerror(err), srv->num_clients);
+    if (srv->reserve_fd == -1) {
+        resp_server_pause(srv);
+        return false;
+    }
+    close(srv->reserve_fd);
+    srv->reserve_fd = -1;
+    srv->stats.accept_calls++;
+    fd = accept4(srv->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd != -1) {
+        if (resp_shed_idle(srv, 1) > 0) {
+            srv->stats.accepted++;
+            resp_client_accept(srv, fd);
+        } else {
+            srv->stats.refused++;
+            close(fd);
+        }
+    }
+    resp_server_take_reserve(srv);
+    if (fd == -1 || srv->reserve_fd == -1) {
+        resp_server_pause(srv);
+        return false;
+    }
+    return true;
+}
+
 static void resp_server_accept(struct tevent_context *ev, struct tevent_fd *fde,
                                uint16_t flags, void *pvt)
 {
     struct resp_server *srv = talloc_get_type(pvt, struct resp_server);
+    errno_t err;
     int i;
     int fd;
 
     /* A few per wake-up, so a burst of connections does not starve the clients. */
     for (i = 0; i < 16; i++) {
+        srv->stats.accept_calls++;
         fd = accept4(srv->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd == -1) {
-            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-                DEBUG(SSSDBG_OP_FAILURE, "accept on %s failed: %s\n", srv->path,
-                      strerror(errno));
-            }
-            return;
-        }
-        if (srv->num_clients >= srv->conf.max_clients) {
-            DEBUG(SSSDBG_OP_FAILURE, "%zu clients already connected to %s, refusing one "
-                  "more\n", srv->num_clients, srv->path);
-            close(fd);
+        if (fd != -1) {
+            resp_server_admit(srv, fd);
             continue;
         }
-        resp_client_accept(srv, fd);
+        err = errno;
+        switch (err) {
+        case EAGAIN:
+#if EWOULDBLOCK != EAGAIN
+        case EWOULDBLOCK:
+#endif
+        case EINTR:
+        case ECONNABORTED:
+            return;
+        case EMFILE:
+        case ENFILE:
+            if (!resp_server_out_of_fds(srv, err)) {
+                return;
+            }
+            continue;
+        default:
+            /* ENOBUFS, ENOMEM...: the next try would fail the same way at once. */
+            RESP_RL_DEBUG(&srv->rl, SSSDBG_OP_FAILURE, "accept on %s failed: %s; pausing\n",
+                          srv->path, strerror(err));
+            resp_server_pause(srv);
+            return;
+        }
     }
+}
+
+size_t resp_max_clients_for_fds(size_t fd_limit)
+{
+    size_t n;
+
+    if (fd_limit > 4 * RESP_FD_RESERVE) {
+        n = fd_limit - RESP_FD_RESERVE;
+    } else {
+        n = fd_limit * 3 / 4;
+    }
+    return n > 0 ? n : 1;
+}
+
+void resp_server_get_stats(struct resp_server *srv, struct resp_server_stats *stats)
+{
+    SSS_CHECK_ARG(srv != NULL && stats != NULL);
+    *stats = srv->stats;
+    stats->log_suppressed = srv->rl.suppressed_total;
 }
 
 static int resp_server_destructor(struct resp_server *srv)
@@ -49,6 +172,10 @@ static int resp_server_destructor(struct resp_server *srv)
         talloc_free(cli);
     }
     talloc_zfree(srv->fde);
+    if (srv->reserve_fd != -1) {
+        close(srv->reserve_fd);
+        srv->reserve_fd = -1;
+    }
     if (srv->fd != -1) {
         resp_busy_poll_unwatch(srv->fd);
         close(srv->fd);
@@ -155,6 +282,7 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     }
     sss_list_init(&srv->clients);
     srv->fd = -1;
+    srv->reserve_fd = -1;
     srv->ev = ev;
     srv->conf = *conf;
     if (srv->conf.max_clients == 0) {
@@ -162,6 +290,9 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     }
     if (srv->conf.max_request == 0) {
         srv->conf.max_request = SSS_CLI_MAX_REQUEST_SIZE;
+    }
+    if (srv->conf.request_timeout == 0) {
+        srv->conf.request_timeout = RESP_DEFAULT_REQUEST_TIMEOUT;
     }
     for (n = 0; conf->versions[n] != 0; n++) {
         /* count */
@@ -174,6 +305,12 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     }
     srv->conf.versions = srv->versions;
     srv->conf.path = srv->path;
+    srv->rl_what = talloc_asprintf(srv, "clients of %s", srv->path);
+    if (srv->rl_what == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    resp_ratelimit_init(&srv->rl, ev, srv, srv->rl_what);
     talloc_set_destructor(srv, resp_server_destructor);
 
     ret = resp_server_prepare_path(srv->path);
@@ -192,6 +329,11 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         goto done;
     }
     resp_busy_poll_watch(ev, srv->fd);
+    resp_server_take_reserve(srv);
+    if (srv->reserve_fd == -1) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "No reserve descriptor for %s: %s\n", srv->path,
+              strerror(errno));
+    }
     DEBUG(SSSDBG_TRACE_FUNC, "Listening for clients on %s (mode %04o, idle timeout %u s, "
           "at most %zu clients)\n", srv->path, (unsigned int)srv->conf.mode,
           srv->conf.idle_timeout, srv->conf.max_clients);

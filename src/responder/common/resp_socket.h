@@ -15,6 +15,17 @@
  * takes it again from resp_request_id() when it resumes (so every log line of a request
  * carries it).
  *
+ * Hostile clients (issue 11): a request must arrive whole within request_timeout seconds of
+ * its first byte, and a reply be read within idle_timeout of its start, so a trickle of bytes
+ * never holds a connection (idle_timeout counts from the last complete request). When the
+ * table of max_clients is full, or the process is out of descriptors, the least recently
+ * active idle connections of the uid holding the most (SO_PEERCRED) are shed so the newcomer
+ * gets in; root's connections and connections with a request in flight are never shed.
+ * Out of descriptors, a reserve descriptor is given up to accept (and shed for, or refuse)
+ * the next client, and accepting pauses briefly when even that fails: never a busy loop.
+ * Lines about what clients cause go through one rate limiter per server
+ * (resp_ratelimit.h).
+ *
  * Ownership: the server is a talloc object on the caller's mem_ctx; freeing it closes every
  * client and the listening socket and removes the socket file. Clients and requests belong
  * to the server; a handler may hang its state on the request, which is freed once its reply
@@ -31,6 +42,16 @@
 
 #define RESP_DEFAULT_MAX_CLIENTS    1024
 #define RESP_DEFAULT_IDLE_TIMEOUT   60
+/* A request is a few hundred bytes written at once: a client that has not finished one
+ * this long after its first byte is not a client. */
+#define RESP_DEFAULT_REQUEST_TIMEOUT 10
+/* Descriptors kept for everything but clients (caches, bus, logs, memory cache, children)
+ * when the client table is sized from the process's descriptor limit. */
+#define RESP_FD_RESERVE             128
+/* At most this many connections are shed at once (more are shed the next time). */
+#define RESP_SHED_BATCH             32
+/* Accepting pauses this long when not even the reserve descriptor can be had. */
+#define RESP_ACCEPT_PAUSE_MS        100
 
 struct resp_server;
 struct resp_client;
@@ -51,6 +72,8 @@ struct resp_server_conf {
     const uint32_t *versions;       /* for GET_VERSION; 0-terminated, [0] is the default */
     unsigned int idle_timeout;      /* seconds without traffic before a client is closed;
                                      * 0 means never */
+    unsigned int request_timeout;   /* seconds from a request's first byte to its last;
+                                     * 0: RESP_DEFAULT_REQUEST_TIMEOUT */
     size_t max_clients;             /* 0: RESP_DEFAULT_MAX_CLIENTS */
     size_t max_request;             /* 0: SSS_CLI_MAX_REQUEST_SIZE, header included */
     void *pvt;                      /* handed to handlers by resp_request_pvt() */
@@ -66,6 +89,23 @@ errno_t resp_server_start(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                           struct resp_server **_srv);
 
 size_t resp_server_num_clients(struct resp_server *srv);
+
+/* The client table for a process whose descriptor limit is fd_limit: what is left after
+ * RESP_FD_RESERVE (at least a quarter of the limit, at least 1). */
+size_t resp_max_clients_for_fds(size_t fd_limit);
+
+/* What the server did about hostile clients, since it started. */
+struct resp_server_stats {
+    uint64_t accepted;
+    uint64_t shed;                  /* idle connections closed to make room */
+    uint64_t refused;               /* newcomers closed: nothing could be shed */
+    uint64_t accept_calls;          /* accept4() calls, failed ones included */
+    uint64_t out_of_fds;            /* accept4() failing with EMFILE or ENFILE */
+    uint64_t pauses;                /* times accepting was paused */
+    uint64_t deadlines;             /* connections closed for an unfinished request */
+    uint64_t log_suppressed;        /* client-caused log lines held back */
+};
+void resp_server_get_stats(struct resp_server *srv, struct resp_server_stats *stats);
 
 /* ---- inside a handler ---- */
 
@@ -97,6 +137,10 @@ errno_t resp_request_done_status(struct resp_request *req, uint32_t status);
 
 /* Gives up on the request and closes the client's connection (from the event loop). */
 void resp_request_abort(struct resp_request *req);
+
+/* Whether a line about this request's client misbehaving may be logged now (the server's
+ * rate limit, resp_ratelimit.h); false: it is counted instead. */
+bool resp_request_log_allowed(struct resp_request *req);
 
 /* The GET_VERSION handler every table lists: answers the client's version when the server
  * speaks it, else versions[0]. */

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <strings.h>
+#include <sys/resource.h>
 
 #include "responder/common/responder_domains.h"
 #include "sss_iface/sss_iface.h"
@@ -113,6 +114,7 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
     char *format = NULL;
     char **names = NULL;
     int neg_timeout;
+    int local_timeout;
     int nowait;
     size_t i, n;
     errno_t ret;
@@ -133,6 +135,10 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
         goto done;
     }
     ret = confdb_get_int(rctx->cdb, "nss", "entry_negative_timeout", &neg_timeout);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = confdb_get_int(rctx->cdb, "nss", "local_negative_timeout", &local_timeout);
     if (ret != EOK) {
         goto done;
     }
@@ -175,6 +181,14 @@ static errno_t resp_ctx_read_options(struct resp_ctx *rctx)
         }
     }
     rctx->nowait_percentage = nowait > 0 ? (uint32_t)nowait : 0;
+    rctx->local_neg_timeout = local_timeout > 0 ? (uint32_t)local_timeout : 0;
+    if (rctx->local_neg_timeout > 0) {
+        rctx->local = resp_local_new(rctx, NULL, NULL);
+        if (rctx->local == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
     ret = resp_ncache_create(rctx, neg_timeout > 0 ? (uint32_t)neg_timeout : 0,
                              &rctx->ncache);
 done:
@@ -213,6 +227,21 @@ errno_t resp_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
         return ret;
     }
     *_rctx = rctx;
+    return EOK;
+}
+
+errno_t resp_ctx_set_local_files(struct resp_ctx *rctx, const char *passwd_path,
+                                 const char *group_path)
+{
+    struct resp_local *l;
+
+    SSS_CHECK_ARG(rctx != NULL, EINVAL);
+    l = resp_local_new(rctx, passwd_path, group_path);
+    if (l == NULL) {
+        return ENOMEM;
+    }
+    talloc_free(rctx->local);
+    rctx->local = l;
     return EOK;
 }
 
@@ -365,7 +394,55 @@ errno_t resp_listen_common(struct resp_ctx *rctx)
 
 /* ---- main ---- */
 
+/* Below this a responder cannot even open its caches and bus. */
+#define RESP_MIN_FD_LIMIT 64
+
+errno_t resp_apply_fd_limit(struct confdb *cdb, const char *section, size_t *_applied)
+{
+    struct rlimit cur;
+    struct rlimit want;
+    int limit;
+    errno_t ret;
+
+    SSS_CHECK_ARG(cdb != NULL && section != NULL && _applied != NULL, EINVAL);
+    ret = confdb_get_int(cdb, section, "fd_limit", &limit);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (limit < RESP_MIN_FD_LIMIT) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] fd_limit = %d is below %d\n", section, limit,
+              RESP_MIN_FD_LIMIT);
+        return EINVAL;
+    }
+    if (getrlimit(RLIMIT_NOFILE, &cur) != 0) {
+        ret = errno;
+        DEBUG(SSSDBG_CRIT_FAILURE, "getrlimit(RLIMIT_NOFILE) failed: %s\n", strerror(ret));
+        return ret;
+    }
+    /* Raising the hard limit needs CAP_SYS_RESOURCE; without it the hard limit caps. */
+    want.rlim_cur = (rlim_t)limit;
+    want.rlim_max = cur.rlim_max > want.rlim_cur ? cur.rlim_max : want.rlim_cur;
+    if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
+        want.rlim_cur = cur.rlim_max < (rlim_t)limit ? cur.rlim_max : (rlim_t)limit;
+        want.rlim_max = cur.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &want) != 0) {
+            DEBUG(SSSDBG_OP_FAILURE, "Cannot apply fd_limit %d: %s; keeping %llu\n", limit,
+                  strerror(errno), (unsigned long long)cur.rlim_cur);
+            want = cur;
+        }
+    }
+    if (want.rlim_cur != (rlim_t)limit) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "fd_limit %d is above the hard limit: using %llu\n",
+              limit, (unsigned long long)want.rlim_cur);
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "Descriptor limit %llu (fd_limit %d)\n",
+          (unsigned long long)want.rlim_cur, limit);
+    *_applied = want.rlim_cur == RLIM_INFINITY ? (size_t)limit : (size_t)want.rlim_cur;
+    return EOK;
+}
+
 struct resp_main_ctx {
+    const char *name;
     resp_init_fn init;
 };
 
@@ -379,6 +456,10 @@ static errno_t resp_service_init(struct sss_service *svc, void *data)
     if (ret != EOK) {
         return ret;
     }
+    ret = resp_apply_fd_limit(rctx->cdb, m->name, &rctx->fd_limit);
+    if (ret != EOK) {
+        return ret;
+    }
     ret = resp_listen_common(rctx);
     if (ret != EOK) {
         return ret;
@@ -388,7 +469,7 @@ static errno_t resp_service_init(struct sss_service *svc, void *data)
 
 int resp_main(int argc, const char *argv[], const char *name, resp_init_fn init)
 {
-    struct resp_main_ctx m = { .init = init };
+    struct resp_main_ctx m = { .name = name, .init = init };
     struct sss_service_opts opts;
     struct sss_service_def def = {
         .section = name,

@@ -18,6 +18,7 @@
 #include "service/sss_service.h"
 #include "db/sysdb.h"
 #include "responder/common/negcache.h"
+#include "responder/common/resp_local.h"
 
 struct resp_domain {
     char *name;
@@ -46,10 +47,15 @@ struct resp_ctx {
     struct resp_domain *default_domain; /* default_domain_suffix, or NULL */
     bool output_fqnames;            /* every name fully qualified (default_domain_suffix) */
     struct resp_ncache *ncache;     /* entry_negative_timeout */
+    struct resp_local *local;       /* /etc/passwd, /etc/group; NULL: not consulted */
+    uint32_t local_neg_timeout;     /* local_negative_timeout; 0: local accounts are
+                                     * looked up in the directory too */
     uint32_t nowait_percentage;     /* entry_cache_nowait_percentage; 0: off */
     int dp_timeout_ms;              /* getAccountInfo reply timeout; 0: sbus default */
     char **filter_users;            /* [nss] filter_users ("root" by default) */
     char **filter_groups;
+    size_t fd_limit;                /* descriptors this process may open (fd_limit applied);
+                                     * 0: not set by resp_main() */
     unsigned int negcache_resets;   /* how often the negative cache was reset */
     uint64_t dp_calls;              /* getAccountInfo calls started (chained ones too) */
 };
@@ -84,10 +90,20 @@ errno_t resp_add_listeners(TALLOC_CTX *owner, struct sbus_connection *conn,
  * its interfaces, listeners and client socket. */
 typedef errno_t (*resp_init_fn)(struct sss_service *svc, struct resp_ctx *rctx);
 
+/* Applies the responder's fd_limit option (section [name]) to RLIMIT_NOFILE, as SSSD does:
+ * the soft limit becomes fd_limit, raising the hard limit when the process may (root),
+ * else capped by the hard limit. *_applied: the soft limit now in force. Errors: confdb's,
+ * EINVAL (a limit below 64), the errno of getrlimit() (logged). */
+errno_t resp_apply_fd_limit(struct confdb *cdb, const char *section, size_t *_applied);
+
 /* A responder's main(): the service "sssd_<name>" (config section and bus name <name>),
- * set up by resp_domains_init(), resp_listen_common() and then init (NULL: nothing more).
- * Returns the process exit status. */
+ * set up by resp_domains_init(), resp_apply_fd_limit(), resp_listen_common() and then init
+ * (NULL: nothing more). Returns the process exit status. */
 int resp_main(int argc, const char *argv[], const char *name, resp_init_fn init);
+
+/* Tests: the local account files cache_req consults (resp_local.h) instead of /etc's. */
+errno_t resp_ctx_set_local_files(struct resp_ctx *rctx, const char *passwd_path,
+                                 const char *group_path);
 
 /* What the signals do, callable directly (tests, sss_cache-like paths). */
 void resp_domain_set_online(struct resp_ctx *rctx, const char *name, bool online);

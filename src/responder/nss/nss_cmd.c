@@ -1,15 +1,19 @@
 /*
  * The NSS lookup commands: GETPWNAM, GETPWUID, GETGRNAM, GETGRGID, INITGR and their _EX
  * variants. One handler parses the body, maps the command to a cache_req lookup (the _EX
- * flags: NO_CACHE asks the back-end first; INVALIDATE_CACHE also drops the memory-cache
- * record), and when the lookup ends builds the reply (nss_cmd_pw.c, nss_cmd_gr.c,
+ * flags, honoured for root only: NO_CACHE asks the back-end first; INVALIDATE_CACHE also
+ * drops the memory-cache record), and when the lookup ends builds the reply (nss_cmd_pw.c, nss_cmd_gr.c,
  * nss_cmd_initgr.c) and logs one line: command, key, domain, result, source, duration.
  * The lookup hangs on the client request, so a client that goes away cancels it.
  */
 #include <stdio.h>
 
 #include "responder/nss/nss_private.h"
+#include "responder/common/resp_names.h"
 #include "sss_client/sss_cli.h"
+
+/* The _EX flags that bypass or drop caches, honoured for root only. */
+#define NSS_CMD_CACHE_FLAGS (SSS_NSS_EX_FLAG_NO_CACHE | SSS_NSS_EX_FLAG_INVALIDATE_CACHE)
 
 struct nss_cmd_state {
     struct resp_request *rreq;
@@ -64,6 +68,61 @@ uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res)
         return (uint32_t)(res->expire - now);
     }
     return nctx->memcache_timeout;
+}
+
+/* Whether a domain before dom could answer a by-name lookup of short_name. */
+static bool nss_earlier_domain_takes_name(struct resp_ctx *rctx, struct resp_domain *dom,
+                                          const char *short_name, bool user)
+{
+    struct resp_domain *d;
+
+    for (d = rctx->domains; d < dom; d++) {
+        if (d->fqnames) {
+            continue;
+        }
+        if (user ? resp_user_is_filtered(rctx, d, short_name)
+                 : resp_group_is_filtered(rctx, d, short_name)) {
+            continue;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Whether a domain before dom could answer a by-id lookup of id. */
+static bool nss_earlier_domain_takes_id(struct resp_ctx *rctx, struct resp_domain *dom,
+                                        uint32_t id)
+{
+    struct resp_domain *d;
+
+    for (d = rctx->domains; d < dom; d++) {
+        if (id >= d->min_id && (d->max_id == 0 || id <= d->max_id)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+unsigned int nss_mc_record_keys(struct nss_ctx *nctx, struct cache_req_result *res,
+                                const struct nss_request *nreq, const char *out_name,
+                                uint32_t id, bool user)
+{
+    struct resp_ctx *rctx = nctx->rctx;
+    unsigned int keys = 0;
+    bool by_name = nreq != NULL && nreq->kind == NSS_REQ_NAME;
+
+    /* The name: asked as written (the walk just resolved it), qualified, or no earlier
+     * domain takes it. A name asked in another form (qualified, another case) resolved
+     * something else than the output name. */
+    if ((by_name && strcmp(nreq->name, out_name) == 0)
+            || res->domain->fqnames || rctx->output_fqnames
+            || !nss_earlier_domain_takes_name(rctx, res->domain, res->short_name, user)) {
+        keys |= NSS_MC_KEY_NAME;
+    }
+    if (!by_name || !nss_earlier_domain_takes_id(rctx, res->domain, id)) {
+        keys |= NSS_MC_KEY_ID;
+    }
+    return keys;
 }
 
 static void nss_cmd_invalidate(struct nss_cmd_state *state, enum nss_mc_type mc_type)
@@ -128,12 +187,29 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     body = resp_request_body(rreq, &len);
     ret = nss_request_parse(resp_request_cmd(rreq), body, len, &state->nreq);
     nss_probe_start(rreq, ret == EOK ? &state->nreq : NULL);
+    if (ret == EBADMSG) {
+        /* No correct client sends this: the connection is closed (the socket server logs
+         * one rate-limited line). */
+        talloc_free(state);
+        nss_probe_done(rreq, NULL, EBADMSG, 0, NULL);
+        return EBADMSG;
+    }
     if (ret != EOK) {
         goto bad_request;
     }
     ret = nss_cmd_type(state->nreq.cmd, &state->type, &mc_type);
     if (ret != EOK) {
         goto bad_request;
+    }
+    if ((state->nreq.flags & NSS_CMD_CACHE_FLAGS) != 0
+            && resp_client_creds(resp_request_client(rreq))->uid != 0) {
+        /* Root only: any user could otherwise make each of its lookups an LDAP search
+         * and evict everybody's memory-cache records. Ignored, not refused: the answer
+         * is the same one the lookup without them gives. */
+        DEBUG(SSSDBG_TRACE_FUNC, "%s from uid %d: cache flags 0x%x ignored (root only)\n",
+              nss_cmd_name(state->nreq.cmd),
+              (int)resp_client_creds(resp_request_client(rreq))->uid, state->nreq.flags);
+        state->nreq.flags &= ~(uint32_t)NSS_CMD_CACHE_FLAGS;
     }
     if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
         nss_cmd_invalidate(state, mc_type);
@@ -153,7 +229,7 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
     return EOK;
 
 bad_request:
-    /* A malformed body is answered (status EINVAL), not a reason to close. */
+    /* A well-formed request for a name no entry can have: answered (status EINVAL). */
     talloc_free(state);
     nss_probe_done(rreq, NULL, EINVAL, 0, NULL);
     return resp_request_done_status(rreq, EINVAL);
@@ -186,11 +262,11 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
         switch (state->type) {
         case CACHE_REQ_USER_BY_NAME:
         case CACHE_REQ_USER_BY_ID:
-            ret = nss_pw_answer(state->nctx, reply, res);
+            ret = nss_pw_answer(state->nctx, reply, res, &state->nreq);
             break;
         case CACHE_REQ_GROUP_BY_NAME:
         case CACHE_REQ_GROUP_BY_ID:
-            ret = nss_gr_answer(state->nctx, reply, res);
+            ret = nss_gr_answer(state->nctx, reply, res, &state->nreq);
             break;
         case CACHE_REQ_INITGROUPS:
             ret = nss_initgr_answer(state->nctx, reply, res, state->nreq.name);

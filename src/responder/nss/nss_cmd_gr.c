@@ -5,7 +5,7 @@
 #include "responder/nss/nss_private.h"
 
 errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
-                      struct cache_req_result *res)
+                      struct cache_req_result *res, const struct nss_request *nreq)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     const struct nss_gr_entry *kept;
@@ -32,7 +32,9 @@ errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     }
     ttl = nss_mc_record_ttl(nctx, res);
     if (ttl > 0) {
-        ret = nss_mc_store_group_ttl(nctx->mc[NSS_MC_GROUP], &gr, ttl);
+        ret = nss_mc_store_group_keys(nctx->mc[NSS_MC_GROUP], &gr, ttl,
+                                      nss_mc_record_keys(nctx, res, nreq, gr.name, gr.gid,
+                                                         false));
         if (ret != EOK) {
             DEBUG(SSSDBG_MINOR_FAILURE, "Memory cache: cannot store group %s: %s\n", gr.name,
                   sss_strerror(ret));

@@ -1,11 +1,12 @@
 /*
  * passwd answers: a user found by cache_req becomes one passwd record in the reply and in
- * the memory cache (nss_mc_record_ttl() decides whether and for how long).
+ * the memory cache (nss_mc_record_ttl() decides whether and for how long,
+ * nss_mc_record_keys() under which keys).
  */
 #include "responder/nss/nss_private.h"
 
 errno_t nss_pw_answer(struct nss_ctx *nctx, struct nss_reply *reply,
-                      struct cache_req_result *res)
+                      struct cache_req_result *res, const struct nss_request *nreq)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     struct nss_pw_entry pw;
@@ -25,7 +26,9 @@ errno_t nss_pw_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     }
     ttl = nss_mc_record_ttl(nctx, res);
     if (ttl > 0) {
-        ret = nss_mc_store_passwd_ttl(nctx->mc[NSS_MC_PASSWD], &pw, ttl);
+        ret = nss_mc_store_passwd_keys(nctx->mc[NSS_MC_PASSWD], &pw, ttl,
+                                       nss_mc_record_keys(nctx, res, nreq, pw.name, pw.uid,
+                                                          true));
         if (ret != EOK) {
             DEBUG(SSSDBG_MINOR_FAILURE, "Memory cache: cannot store user %s: %s\n", pw.name,
                   sss_strerror(ret));

@@ -293,6 +293,33 @@ static errno_t nss_format_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     return EOK;
 }
 
+/* Characters that end a passwd(5) field or line. */
+#define NSS_FIELD_BREAKERS ":\n\r"
+
+/* s with every field or line breaker replaced by a space (s itself when it has none, the
+ * common case: no copy); NULL on ENOMEM. */
+static const char *nss_safe_field(TALLOC_CTX *mem_ctx, const char *user, const char *what,
+                                  const char *s)
+{
+    char *copy;
+    size_t i;
+
+    if (s == NULL || s[strcspn(s, NSS_FIELD_BREAKERS)] == '\0') {
+        return s;
+    }
+    copy = talloc_strdup(mem_ctx, s);
+    if (copy == NULL) {
+        return NULL;
+    }
+    for (i = strcspn(copy, NSS_FIELD_BREAKERS); copy[i] != '\0';
+         i += 1 + strcspn(copy + i + 1, NSS_FIELD_BREAKERS)) {
+        copy[i] = ' ';
+    }
+    DEBUG(SSSDBG_MINOR_FAILURE, "The %s of %s holds ':' or a line break: answered with "
+          "spaces in their place\n", what, user);
+    return copy;
+}
+
 errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                       struct resp_ctx *rctx, struct resp_domain *dom,
                       const struct sysdb_user *user, struct nss_pw_entry *_pw)
@@ -309,10 +336,14 @@ errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
     }
     pw.uid = user->uid;
     pw.gid = user->gid;
-    pw.gecos = user->gecos != NULL ? user->gecos : "";
-    pw.dir = nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name, user->home);
-    pw.shell = nss_user_shell(opts, df, user->shell);
-    if (pw.dir == NULL) {
+    pw.gecos = nss_safe_field(mem_ctx, short_name, "gecos",
+                              user->gecos != NULL ? user->gecos : "");
+    pw.dir = nss_safe_field(mem_ctx, short_name, "home directory",
+                            nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name,
+                                             user->home));
+    pw.shell = nss_safe_field(mem_ctx, short_name, "shell",
+                              nss_user_shell(opts, df, user->shell));
+    if (pw.gecos == NULL || pw.dir == NULL || pw.shell == NULL) {
         return ENOMEM;
     }
     *_pw = pw;

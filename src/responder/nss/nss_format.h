@@ -21,6 +21,16 @@
  * override_homedir, fallback_homedir, homedir_substring, override_shell and default_shell
  * may be set per domain ([domain/X] wins over [nss]).
  *
+ * Fields: a gecos, home directory or shell holding ':' or a line break ('\n', '\r'; from
+ * the directory, or a template) would split a passwd(5) line or start another one in
+ * whatever writes the entry out (a script saving getpwent() lines, a merge into
+ * /etc/passwd): each such character is answered as a space, in the reply and in the memory
+ * cache alike. SSSD 2.8 passes them through; glibc's putpwent() (getent) itself rewrites
+ * such a gecos with spaces and refuses an entry whose home or shell has one ("error
+ * writing passwd entry: Invalid argument"), so this is glibc's gecos rule applied to all
+ * three fields before any program sees them. Refusing the whole user instead would lock a
+ * user out for a colon in a display name.
+ *
  * Ownership: struct nss_format_opts is a talloc object; records built by nss_format_pw()
  * and nss_format_gr() are allocated on the caller's mem_ctx.
  */

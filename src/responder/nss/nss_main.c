@@ -188,6 +188,7 @@ static errno_t nss_init(struct sss_service *svc, struct resp_ctx *rctx)
         return ENOMEM;
     }
     nctx->rctx = rctx;
+    nctx->enum_min_rebuild_s = NSS_ENUM_MIN_REBUILD_S;
     ret = confdb_get_string(cdb, nctx, "nss", "pwfield", &nctx->pwfield);
     if (ret != EOK) {
         return ret;
@@ -221,6 +222,7 @@ static errno_t nss_init(struct sss_service *svc, struct resp_ctx *rctx)
     sconf.cmds = nss_cmds;
     sconf.versions = nss_versions;
     sconf.idle_timeout = idle;
+    sconf.max_clients = rctx->fd_limit != 0 ? resp_max_clients_for_fds(rctx->fd_limit) : 0;
     sconf.pvt = nctx;
     return resp_server_start(nctx, sss_service_ev(svc), &sconf, &nctx->srv);
 }

@@ -28,7 +28,25 @@ struct nss_mc {
     uint32_t buckets;
     uint8_t *heads;             /* private: bit set = a record starts at that slot */
     uint32_t evict_next;        /* ring cursor for eviction */
+    uint32_t barrier;           /* the last barrier value given to a record */
 };
+
+/*
+ * The barrier value for the next change of a record whose b1 is now old. Values come from
+ * one counter per file, in the barrier sequence of PROTOCOL.md, so a slot never gets a value
+ * it had within the last 2^24 record writes: a reader that copied a record while it was
+ * evicted and another one written into the same slots sees different barriers before and
+ * after its copy. (A value derived from the slot alone would restart at the same value for
+ * every recycled slot, whose barriers are wiped to 0xffffffff on eviction: such a torn copy
+ * was accepted.)
+ */
+static inline uint32_t nss_mc_rec_barrier(struct nss_mc *mc, uint32_t old)
+{
+    do {
+        mc->barrier = MC_NEXT_BARRIER(mc->barrier);
+    } while (mc->barrier == old);
+    return mc->barrier;
+}
 
 #define SLOTS_OF(len) (((len) + MC_SLOT_SIZE - 1) / MC_SLOT_SIZE)
 
@@ -59,12 +77,13 @@ struct nss_mc_part {
 };
 
 /*
- * Stores a record of the parts under its two keys, valid for at most max_ttl seconds:
- * key1 the name (initgroups: the name as asked), key2 the second key, of kind key2_kind as
- * nss_mc_drop() counts them (passwd, group: the id in decimal, id the id; initgroups: the
- * unique name). EOK, or E2BIG when the record does not fit the data table.
+ * Stores a record of the parts under its keys (NSS_MC_KEY_*, at least one), valid for at
+ * most max_ttl seconds: key1 the name (initgroups: the name as asked), key2 the second key,
+ * of kind key2_kind as nss_mc_drop() counts them (passwd, group: the id in decimal, id the
+ * id; initgroups: the unique name). EOK, or E2BIG when the record does not fit the data
+ * table.
  */
-errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
+errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
                    const char *key1, int key2_kind, const char *key2, uint32_t id,
                    const struct nss_mc_part *parts, size_t nparts);
 

@@ -43,8 +43,8 @@ static size_t put_strs(uint8_t *dst, const char *const *strs, size_t n)
     return pos;
 }
 
-errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw,
-                                uint32_t max_ttl)
+errno_t nss_mc_store_passwd_keys(struct nss_mc *mc, const struct nss_pw_entry *pw,
+                                 uint32_t max_ttl, unsigned int keys)
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_pwd_data *d;
@@ -58,6 +58,7 @@ errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw
         return ret;
     }
     SSS_CHECK_ARG(pw != NULL && pw->name != NULL, EINVAL);
+    SSS_CHECK_ARG(keys != 0 && (keys & ~NSS_MC_KEYS_ALL) == 0, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -82,14 +83,14 @@ errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw
 
     part.p = d;
     part.len = sizeof(*d) + strs_len;
-    ret = nss_mc_put(mc, max_ttl, pw->name, 2, idkey, pw->uid, &part, 1);
+    ret = nss_mc_put(mc, max_ttl, keys, pw->name, 2, idkey, pw->uid, &part, 1);
 done:
     talloc_free(tmp_ctx);
     return ret;
 }
 
-errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
-                               uint32_t max_ttl)
+errno_t nss_mc_store_group_keys(struct nss_mc *mc, const struct nss_gr_entry *gr,
+                                uint32_t max_ttl, unsigned int keys)
 {
     TALLOC_CTX *tmp_ctx;
     struct sss_mc_grp_data *d;
@@ -106,6 +107,7 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
     }
     SSS_CHECK_ARG(gr != NULL && gr->name != NULL, EINVAL);
     SSS_CHECK_ARG(gr->num_members == 0 || gr->members != NULL, EINVAL);
+    SSS_CHECK_ARG(keys != 0 && (keys & ~NSS_MC_KEYS_ALL) == 0, EINVAL);
     if (gr->num_members > UINT32_MAX) {
         return EINVAL;
     }
@@ -149,7 +151,7 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
         parts[0].len += tail_len;
     }
     snprintf(idkey, sizeof(idkey), "%ld", (long)gr->gid);
-    ret = nss_mc_put(mc, max_ttl, gr->name, 2, idkey, gr->gid, parts, 2);
+    ret = nss_mc_put(mc, max_ttl, keys, gr->name, 2, idkey, gr->gid, parts, 2);
 done:
     talloc_free(tmp_ctx);
     return ret;
@@ -209,10 +211,22 @@ errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char 
 
     part.p = d;
     part.len = sizeof(*d) + data_len;
-    ret = nss_mc_put(mc, max_ttl, name, 2, unique_name, 0, &part, 1);
+    ret = nss_mc_put(mc, max_ttl, NSS_MC_KEYS_ALL, name, 2, unique_name, 0, &part, 1);
 done:
     talloc_free(tmp_ctx);
     return ret;
+}
+
+errno_t nss_mc_store_passwd_ttl(struct nss_mc *mc, const struct nss_pw_entry *pw,
+                                uint32_t max_ttl)
+{
+    return nss_mc_store_passwd_keys(mc, pw, max_ttl, NSS_MC_KEYS_ALL);
+}
+
+errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
+                               uint32_t max_ttl)
+{
+    return nss_mc_store_group_keys(mc, gr, max_ttl, NSS_MC_KEYS_ALL);
 }
 
 errno_t nss_mc_store_passwd(struct nss_mc *mc, const struct nss_pw_entry *pw)

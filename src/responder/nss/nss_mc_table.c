@@ -106,8 +106,11 @@ static void nss_mc_invalidate_slot(struct nss_mc *mc, uint32_t slot)
         return;
     }
     n = SLOTS_OF(rec->len);
-    nss_mc_chain_remove(mc, slot, rec->hash1);
-    if (rec->hash2 != rec->hash1) {
+    /* A key the record is not linked under has no bucket (MC_INVALID_VAL32). */
+    if (rec->hash1 < mc->buckets) {
+        nss_mc_chain_remove(mc, slot, rec->hash1);
+    }
+    if (rec->hash2 != rec->hash1 && rec->hash2 < mc->buckets) {
         nss_mc_chain_remove(mc, slot, rec->hash2);
     }
     rec->b2 = MC_INVALID_VAL32;
@@ -149,18 +152,22 @@ static bool nss_mc_rec_matches(struct nss_mc *mc, uint32_t slot, int which,
     return strncmp(rec->data + off, key, data_len - off) == 0;
 }
 
-/* Invalidates every record in key's chain whose key of kind which matches. */
+/* Invalidates every record linked under key as its key of kind which (a record only in
+ * that chain through its other key, hashed to the same bucket, stays). */
 bool nss_mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
 {
     uint32_t bucket = nss_mc_bucket(mc, key);
     uint32_t slot = mc->ht[bucket];
+    struct sss_mc_rec *rec;
     uint32_t next;
     uint32_t guard;
     bool found = false;
 
     for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
-        next = rec_next(rec_at(mc, slot), bucket);
-        if (nss_mc_rec_matches(mc, slot, which, key, id)) {
+        rec = rec_at(mc, slot);
+        next = rec_next(rec, bucket);
+        if ((which == 1 ? rec->hash1 : rec->hash2) == bucket
+                && nss_mc_rec_matches(mc, slot, which, key, id)) {
             nss_mc_invalidate_slot(mc, slot);
             found = true;
         }
@@ -230,11 +237,14 @@ static size_t parts_len(const struct nss_mc_part *parts, size_t n)
     return len;
 }
 
-/* The record named key1 whose data is exactly the parts, or MC_INVALID_VAL32. */
-static uint32_t nss_mc_find_same(struct nss_mc *mc, const char *key1,
+/* The record linked under exactly the buckets h1 and h2 (MC_INVALID_VAL32: not linked)
+ * whose key of kind which is key and whose data is exactly the parts, or MC_INVALID_VAL32.
+ * The search walks the chain of the key of kind which. */
+static uint32_t nss_mc_find_same(struct nss_mc *mc, uint32_t h1, uint32_t h2, int which,
+                                 const char *key, uint32_t id,
                                  const struct nss_mc_part *parts, size_t n, size_t data_len)
 {
-    uint32_t bucket = nss_mc_bucket(mc, key1);
+    uint32_t bucket = which == 1 ? h1 : h2;
     uint32_t slot = mc->ht[bucket];
     struct sss_mc_rec *rec;
     uint32_t guard;
@@ -243,8 +253,8 @@ static uint32_t nss_mc_find_same(struct nss_mc *mc, const char *key1,
 
     for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
         rec = rec_at(mc, slot);
-        if (rec->len == sizeof(*rec) + data_len && rec->hash1 == bucket
-                && nss_mc_rec_matches(mc, slot, 1, key1, 0)) {
+        if (rec->len == sizeof(*rec) + data_len && rec->hash1 == h1 && rec->hash2 == h2
+                && nss_mc_rec_matches(mc, slot, which, key, id)) {
             for (i = 0, pos = 0; i < n; pos += parts[i].len, i++) {
                 if (parts[i].len != 0 && memcmp(rec->data + pos, parts[i].p, parts[i].len) != 0) {
                     break;
@@ -263,16 +273,19 @@ static uint64_t nss_mc_expiry(struct nss_mc *mc, uint32_t max_ttl)
 }
 
 /*
- * Stores a record of the parts under its two keys. The keys are derived from the data, and
- * every store drops the other records holding either key, so a record with the same name
- * and the same bytes is the only one for both keys: then only its expiry moves (a warm
- * lookup of a group of 50,000 members would otherwise wipe and rewrite 500 KB). Otherwise
- * the records of either key are dropped and a new one is written and linked.
+ * Stores a record of the parts under its keys. The keys are derived from the data, and
+ * every store drops the other records holding a key it links, so a record linked under the
+ * same keys with the same bytes is the only one for them: then only its expiry moves (a
+ * warm lookup of a group of 50,000 members would otherwise wipe and rewrite 500 KB).
+ * Otherwise the records of the linked keys are dropped and a new one is written and linked.
+ * A key not linked drops nothing: the record stored under it stays for its own lookups.
  */
-errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
+errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
                    const char *key1, int key2_kind, const char *key2, uint32_t id,
                    const struct nss_mc_part *parts, size_t nparts)
 {
+    uint32_t h1 = (keys & NSS_MC_KEY_NAME) ? nss_mc_bucket(mc, key1) : MC_INVALID_VAL32;
+    uint32_t h2 = (keys & NSS_MC_KEY_ID) ? nss_mc_bucket(mc, key2) : MC_INVALID_VAL32;
     struct sss_mc_rec *rec;
     size_t data_len = parts_len(parts, nparts);
     size_t rec_len = sizeof(*rec) + data_len;
@@ -287,18 +300,25 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
               mc->path, rec_len);
         return E2BIG;
     }
-    slot = nss_mc_find_same(mc, key1, parts, nparts, data_len);
+    assert(h1 != MC_INVALID_VAL32 || h2 != MC_INVALID_VAL32);
+    slot = h1 != MC_INVALID_VAL32
+           ? nss_mc_find_same(mc, h1, h2, 1, key1, 0, parts, nparts, data_len)
+           : nss_mc_find_same(mc, h1, h2, key2_kind, key2, id, parts, nparts, data_len);
     if (slot != MC_INVALID_VAL32) {
         rec = rec_at(mc, slot);
-        rec->b2 = MC_NEXT_BARRIER(rec->b1);
+        rec->b2 = nss_mc_rec_barrier(mc, rec->b1);
         __sync_synchronize();
         rec->expire = nss_mc_expiry(mc, max_ttl);
         __sync_synchronize();
         rec->b1 = rec->b2;
         return EOK;
     }
-    nss_mc_drop(mc, 1, key1, 0);
-    nss_mc_drop(mc, key2_kind, key2, id);
+    if (h1 != MC_INVALID_VAL32) {
+        nss_mc_drop(mc, 1, key1, 0);
+    }
+    if (h2 != MC_INVALID_VAL32) {
+        nss_mc_drop(mc, key2_kind, key2, id);
+    }
 
     n = SLOTS_OF(rec_len);
     slot = nss_mc_first_fit(mc, n);
@@ -314,14 +334,14 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
 
     rec = rec_at(mc, slot);
     span = (size_t)n * MC_SLOT_SIZE;
-    rec->b2 = MC_NEXT_BARRIER(rec->b1);
+    rec->b2 = nss_mc_rec_barrier(mc, rec->b1);
     __sync_synchronize();
     rec->len = (uint32_t)rec_len;
     rec->expire = nss_mc_expiry(mc, max_ttl);
     rec->next1 = MC_INVALID_VAL32;
     rec->next2 = MC_INVALID_VAL32;
-    rec->hash1 = nss_mc_bucket(mc, key1);
-    rec->hash2 = nss_mc_bucket(mc, key2);
+    rec->hash1 = h1;
+    rec->hash2 = h2;
     rec->padding = MC_INVALID_VAL32;
     for (i = 0, pos = 0; i < nparts; pos += parts[i].len, i++) {
         if (parts[i].len != 0) {
@@ -332,7 +352,11 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl,
     __sync_synchronize();
     rec->b1 = rec->b2;
 
-    nss_mc_chain_add(mc, slot, rec->hash1);
-    nss_mc_chain_add(mc, slot, rec->hash2);
+    if (h1 != MC_INVALID_VAL32) {
+        nss_mc_chain_add(mc, slot, h1);
+    }
+    if (h2 != MC_INVALID_VAL32) {
+        nss_mc_chain_add(mc, slot, h2);
+    }
     return EOK;
 }

@@ -17,7 +17,11 @@
 
 #include "responder/nss/nss_mc_private.h"
 
-#define NSS_MC_FILE_MODE 0664
+/* Read by everybody, written by sssd_nss (root) alone. PROTOCOL.md's table says 0664, SSSD
+ * 2.8 makes them 0664 too: root-owned and group-writable would let any member of the group
+ * root rewrite what every process trusts for identities (setuid programs included), and no
+ * client ever writes them. */
+#define NSS_MC_FILE_MODE 0644
 
 static const char *const nss_mc_names[] = {
     [NSS_MC_PASSWD] = "passwd",
@@ -189,6 +193,8 @@ static errno_t nss_mc_create_file(struct nss_mc *mc)
     mc->ft = mc->dt + MC_ALIGN64(dt_size);
     mc->ht = (uint32_t *)(mc->ft + MC_ALIGN64(ft_size));
     mc->evict_next = 0;
+    /* Any start will do; a random one makes values differ between files too. */
+    mc->barrier = MC_NEXT_BARRIER(mc->seed);
 
     /* Tables first, header last: until then b1 is 0, which no reader accepts. The data
      * table is left as posix_fallocate made it (zeros, no pages in memory): readers only

@@ -10,8 +10,9 @@
  * Allocation: first fit over the free table. When no run of free slots is long enough, the
  * records in the way at a ring cursor are evicted (SSSD's policy: the cursor moves on after
  * each eviction, so the cache is recycled in allocation order, oldest region first).
- * A store first invalidates the records it replaces: passwd and group by name and by id;
- * initgroups by name as asked and by fully qualified name (one record per user).
+ * A store first invalidates the records it replaces: passwd and group by name and by id
+ * (by the keys it is linked under, see nss_mc_store_passwd_keys()); initgroups by name as
+ * asked and by fully qualified name (one record per user).
  *
  * Ownership: a struct nss_mc is a talloc object; freeing it unmaps and closes the file
  * (which stays on disk for clients until reset). A NULL struct nss_mc * is a disabled cache:
@@ -46,7 +47,7 @@ errno_t nss_mc_slots_for_mb(uint32_t size_mb, uint32_t *_slots);
 
 /*
  * Marks any existing file recycled and removes it (clients drop it), then creates a fresh
- * one: O_CREAT|O_EXCL, mode 0664, posix_fallocate'd, header ALIVE with a random seed, and
+ * one: O_CREAT|O_EXCL, mode 0644, posix_fallocate'd, header ALIVE with a random seed, and
  * keeps an fcntl write lock on its byte 0 for as long as the struct lives.
  * A disabled conf (slots or ttl 0) only removes the old file and sets *_mc to NULL.
  * Returns EOK, EINVAL (bad conf), ENOMEM, or the errno of the failing system call
@@ -71,6 +72,22 @@ errno_t nss_mc_store_group_ttl(struct nss_mc *mc, const struct nss_gr_entry *gr,
                                uint32_t max_ttl);
 errno_t nss_mc_store_initgr_ttl(struct nss_mc *mc, const char *name, const char *unique_name,
                                 const uint32_t *gids, size_t num_gids, uint32_t max_ttl);
+
+/*
+ * The same, linking the record under only some of its keys. libnss_sss reads the memory
+ * cache before it asks sssd_nss, so a key must only lead to a record where sssd_nss would
+ * answer that same record: a user of a second domain found by uid must not answer a later
+ * getpwnam() of a name an earlier domain also has (issue 11, item 4). A key left out is not
+ * hashed (its hash field is MC_INVALID_VAL32, a value no bucket has: readers of either
+ * suite walk the other chain as usual) and drops no other record. keys must not be 0.
+ */
+#define NSS_MC_KEY_NAME 0x1     /* key1: the name */
+#define NSS_MC_KEY_ID   0x2     /* key2: the id in decimal */
+#define NSS_MC_KEYS_ALL (NSS_MC_KEY_NAME | NSS_MC_KEY_ID)
+errno_t nss_mc_store_passwd_keys(struct nss_mc *mc, const struct nss_pw_entry *pw,
+                                 uint32_t max_ttl, unsigned int keys);
+errno_t nss_mc_store_group_keys(struct nss_mc *mc, const struct nss_gr_entry *gr,
+                                uint32_t max_ttl, unsigned int keys);
 
 /* Invalidates the record whose first key (the name; for initgroups the name as asked) is
  * name. ENOENT when there is none. */

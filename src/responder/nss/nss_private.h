@@ -3,7 +3,7 @@
  * nss_main.c starts the process and owns struct nss_ctx; nss_cmd.c runs the lookups
  * (GETPW*, GETGR*, INITGR and their _EX variants) through cache_req; nss_cmd_pw.c,
  * nss_cmd_gr.c and nss_cmd_initgr.c turn results into replies and memory-cache records;
- * nss_cmd_enum.c serves SET/GET/END*ENT.
+ * nss_cmd_enum.c serves SET/GET/END*ENT from the snapshots of nss_enum.c.
  */
 #ifndef NSS_PRIVATE_H
 #define NSS_PRIVATE_H
@@ -16,8 +16,19 @@
 #include "responder/nss/nss_format.h"
 #include "responder/nss/nss_grcache.h"
 
+/* The gids of a domain's groups that filter_groups names, as its cache knew them at
+ * generation gen (nss_cmd_initgr.c). */
+struct nss_filtered_gids {
+    uint64_t gen;                   /* 0: to be computed */
+    uint32_t *gids;
+    size_t num;
+};
+
 struct nss_ctx {
     struct resp_ctx *rctx;
+    struct nss_filtered_gids *filtered_gids;    /* one per rctx domain, made on first use */
+    struct nss_enum_ctx *enum_ctx;              /* enumeration snapshots, made on first use */
+    uint32_t enum_min_rebuild_s;                /* NSS_ENUM_MIN_REBUILD_S (0 in tests) */
     struct resp_server *srv;
     struct nss_mc *mc[3];           /* by enum nss_mc_type; NULL when disabled */
     char *pwfield;
@@ -44,7 +55,19 @@ void nss_probe_start(struct resp_request *rreq, const struct nss_request *nreq);
 void nss_probe_done(struct resp_request *rreq, const struct nss_request *nreq, int result,
                     unsigned int entries, const char *domain);
 
-/* ---- enumeration (nss_cmd_enum.c) ---- */
+/* ---- enumeration (nss_enum.c: snapshots and cursors; nss_cmd_enum.c: commands) ---- */
+
+/* A GET*ENT reply holds at most this many records, whatever the client asks (SSSD's client
+ * asks 256), and stops growing past NSS_ENUM_MAX_REPLY_BYTES (a reply always holds one
+ * record when any is left: a big group may be larger alone). */
+#define NSS_ENUM_MAX_PER_REPLY 256
+#define NSS_ENUM_MAX_REPLY_BYTES (1024 * 1024)
+/* A snapshot is shared while the caches are unchanged, or for this long at least. */
+#define NSS_ENUM_MIN_REBUILD_S 3
+/* Snapshots of a map alive at once (the oldest is retired beyond). */
+#define NSS_ENUM_MAX_SNAPS 3
+/* Entries filtered per event-loop step while a snapshot is built. */
+#define NSS_ENUM_CHUNK 1024
 
 struct nss_enum_item {
     struct resp_domain *dom;
@@ -52,24 +75,37 @@ struct nss_enum_item {
     struct sysdb_group *group;
 };
 
-struct nss_enum_list {
-    struct nss_enum_item *items;
-    size_t count;
-    size_t pos;                     /* the cursor */
+struct nss_enum_snap;
+struct nss_enum_ctx;
+
+/* A client's place in a snapshot. */
+struct nss_enum_cursor {
+    struct nss_enum_snap *snap;     /* holds a reference */
+    size_t pos;
 };
 
-/* A client's enumeration state: one snapshot per map (NULL before SET*ENT). */
+/* A client's enumeration state: one cursor per map (NULL before SET*ENT), [pw]. */
 struct nss_enum_client {
-    struct nss_enum_list *pw;
-    struct nss_enum_list *gr;
+    struct nss_enum_cursor *cur[2];
 };
 
-/* Takes a new snapshot of users (pw) or groups into ec, replacing the old one. ENOMEM. */
-errno_t nss_enum_snapshot(struct nss_ctx *nctx, struct nss_enum_client *ec, bool pw);
+/* A cursor at the start of a snapshot of the users (pw) or groups: the newest one when it
+ * is still current, else a new one once built (nss_enum.c). _recv: EOK, EINVAL, ENOMEM;
+ * the cursor is stolen onto mem_ctx. */
+struct tevent_req *nss_enum_cursor_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct nss_ctx *nctx, bool pw);
+errno_t nss_enum_cursor_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                             struct nss_enum_cursor **_cur);
 
-/* Adds up to count records from the list's cursor to reply and moves the cursor. */
-errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_list *list, bool pw,
-                      uint32_t count, struct nss_reply *reply);
+/* Records left after the cursor (0 at the end, or when its snapshot was retired). */
+size_t nss_enum_cursor_left(struct nss_enum_cursor *cur);
+/* Whether two cursors walk the same snapshot (tests). */
+bool nss_enum_cursor_same(struct nss_enum_cursor *a, struct nss_enum_cursor *b);
+
+/* Adds up to count (at most NSS_ENUM_MAX_PER_REPLY, NSS_ENUM_MAX_REPLY_BYTES) records from
+ * the cursor to reply and moves it. ENOMEM, EINVAL, E2BIG. */
+errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_cursor *cur, uint32_t count,
+                      struct nss_reply *reply);
 
 /* SET/GET/END*ENT. */
 errno_t nss_cmd_setent(struct resp_request *rreq);
@@ -80,12 +116,27 @@ errno_t nss_cmd_endent(struct resp_request *rreq);
  * expired entry, else memcache_timeout capped by the entry's remaining validity. */
 uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res);
 
-/* Adds res to reply and stores it in the memory cache. asked is the name as the client
- * wrote it (initgroups keys its record by it). Errors: ENOMEM, EINVAL, E2BIG. */
+/*
+ * The memory-cache keys (NSS_MC_KEY_*) under which a passwd (user) or group record made
+ * from res, answering nreq, may be found: those where a lookup through sssd_nss would give
+ * that same record, for as long as the record lives. The key the client asked by was just
+ * resolved in domain order; the other one only when no domain before res's could claim
+ * it: the output name when it is qualified, or no earlier domain accepts it as a short
+ * name (filtered there counts as not accepting); the id when no earlier domain's id range
+ * holds it. So a by-id answer from a second domain never answers a getpwnam() of a name
+ * the first domain may have (issue 11, item 4). SSSD 2.8 links both keys always.
+ */
+unsigned int nss_mc_record_keys(struct nss_ctx *nctx, struct cache_req_result *res,
+                                const struct nss_request *nreq, const char *out_name,
+                                uint32_t id, bool user);
+
+/* Adds res to reply and stores it in the memory cache under the keys that may lead to it.
+ * nreq is the client's request; asked is the name as the client wrote it (initgroups keys
+ * its record by it). Errors: ENOMEM, EINVAL, E2BIG. */
 errno_t nss_pw_answer(struct nss_ctx *nctx, struct nss_reply *reply,
-                      struct cache_req_result *res);
+                      struct cache_req_result *res, const struct nss_request *nreq);
 errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
-                      struct cache_req_result *res);
+                      struct cache_req_result *res, const struct nss_request *nreq);
 errno_t nss_initgr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
                           struct cache_req_result *res, const char *asked);
 

@@ -112,32 +112,33 @@ static errno_t nss_parse_name(const struct nss_cmd_shape *shape, const uint8_t *
     size_t name_len;
 
     if (body == NULL || len < 1 + tail) {
-        DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: body of %zu bytes is too short for a "
+        DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: body of %zu bytes is too short for a "
               "name\n", shape->cmd, len);
-        return EINVAL;
+        return EBADMSG;
     }
     nul = memchr(body, '\0', len - tail);
     if (nul == NULL) {
-        DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: name is not NUL-terminated\n", shape->cmd);
-        return EINVAL;
+        DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: name is not NUL-terminated\n", shape->cmd);
+        return EBADMSG;
     }
     name_len = (size_t)(nul - body);
     if (name_len + 1 != len - tail) {
-        DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: %zu stray bytes after the name (embedded "
+        DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: %zu stray bytes after the name (embedded "
               "NUL or wrong length)\n", shape->cmd, len - tail - name_len - 1);
-        return EINVAL;
+        return EBADMSG;
     }
+    /* A well-formed request for a name no entry can have: a program may ask that. */
     if (name_len == 0) {
-        DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: empty name\n", shape->cmd);
+        DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: empty name\n", shape->cmd);
         return EINVAL;
     }
     if (name_len > NSS_NAME_MAX) {
-        DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: name of %zu bytes is longer than %d\n",
+        DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: name of %zu bytes is longer than %d\n",
               shape->cmd, name_len, NSS_NAME_MAX);
         return EINVAL;
     }
     if (!nss_utf8_valid(body, name_len)) {
-        DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: name is not valid UTF-8\n", shape->cmd);
+        DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: name is not valid UTF-8\n", shape->cmd);
         return EINVAL;
     }
     req->name = (const char *)body;
@@ -175,9 +176,9 @@ errno_t nss_request_parse(uint32_t cmd, const uint8_t *body, size_t len,
     case NSS_REQ_ID:
         want = sizeof(uint32_t) * (shape->ex ? 2 : 1);
         if (len != want) {
-            DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: body of %zu bytes, expected %zu\n",
+            DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: body of %zu bytes, expected %zu\n",
                   cmd, len, want);
-            return EINVAL;
+            return EBADMSG;
         }
         req.id = get_u32(body);
         if (shape->ex) {
@@ -186,17 +187,17 @@ errno_t nss_request_parse(uint32_t cmd, const uint8_t *body, size_t len,
         break;
     case NSS_REQ_COUNT:
         if (len != sizeof(uint32_t)) {
-            DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: body of %zu bytes, expected 4\n",
+            DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: body of %zu bytes, expected 4\n",
                   cmd, len);
-            return EINVAL;
+            return EBADMSG;
         }
         req.count = get_u32(body);
         break;
     case NSS_REQ_EMPTY:
         if (len != 0) {
-            DEBUG(SSSDBG_OP_FAILURE, "Command 0x%04x: expected an empty body, got %zu "
+            DEBUG(SSSDBG_TRACE_FUNC, "Command 0x%04x: expected an empty body, got %zu "
                   "bytes\n", cmd, len);
-            return EINVAL;
+            return EBADMSG;
         }
         break;
     }
@@ -348,6 +349,12 @@ uint32_t nss_reply_num_results(struct nss_reply *r)
 {
     SSS_CHECK_ARG(r != NULL, 0);
     return r->num;
+}
+
+size_t nss_reply_body_len(struct nss_reply *r)
+{
+    SSS_CHECK_ARG(r != NULL, 0);
+    return resp_reply_body_len(r->out);
 }
 
 struct resp_reply *nss_reply_finish(TALLOC_CTX *mem_ctx, struct nss_reply *r)

@@ -5,7 +5,7 @@
  * Requests: by name (the name with its NUL: UTF-8, non-empty, no embedded NUL, at most
  * NSS_NAME_MAX bytes, the bound SSSD's libnss_sss itself applies), by id (one uint32), the
  * _EX variants (the same followed by uint32 flags), GET*ENT (uint32 count), SET/END*ENT
- * (empty). Anything else about a body is malformed.
+ * (empty). Anything else about a body is malformed (EBADMSG: the connection is closed).
  *
  * Replies: uint32 num_results, uint32 reserved 0, then the records. An empty reply (0, 0)
  * with status 0 is "not found". Replies have no size limit (only requests do).
@@ -41,8 +41,14 @@ struct nss_request {
 
 /*
  * Parses the body of an NSS request of command cmd.
- * Returns EOK, EINVAL (malformed body, logged once with the reason) or ENOTSUP (cmd is not
- * an NSS passwd/group command). *_req is set only on EOK.
+ * Returns EOK;
+ *         EBADMSG  a malformed body, which no correct client sends (wrong size, a name
+ *                  without its NUL, bytes after it): the caller closes the connection;
+ *         EINVAL   a well-formed request for a name no entry can have (empty, longer than
+ *                  NSS_NAME_MAX, not UTF-8): the caller answers it;
+ *         ENOTSUP  cmd is not an NSS passwd/group command.
+ * The reason is logged at trace level only: a client can send these as fast as it likes,
+ * and the caller logs one rate-limited line. *_req is set only on EOK.
  */
 errno_t nss_request_parse(uint32_t cmd, const uint8_t *body, size_t len,
                           struct nss_request *_req);
@@ -101,6 +107,9 @@ errno_t nss_reply_group_add(struct nss_reply *r, const struct nss_gr_entry *gr);
 errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t num);
 
 uint32_t nss_reply_num_results(struct nss_reply *r);
+
+/* Bytes of the body so far, the two counters included. */
+size_t nss_reply_body_len(struct nss_reply *r);
 
 /* The finished reply (num_results written), stolen by the caller onto mem_ctx for
  * resp_request_done(); r itself is freed. NULL on a NULL r. */

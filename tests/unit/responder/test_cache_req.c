@@ -15,8 +15,10 @@
 #include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "responder/common/cache_req.h"
+#include "responder/common/cache_req_private.h"
 #include "sbus/sbus_server.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
@@ -253,6 +255,23 @@ static void store_user(struct test_ctx *t, int d, const char *name, uint32_t uid
 
 /* ---- fixtures ---- */
 
+static const char *test_path(struct test_ctx *t, const char *name)
+{
+    const char *path = talloc_asprintf(t, "%s/%s", t->dir, name);
+
+    assert_non_null(path);
+    return path;
+}
+
+static void write_file(struct test_ctx *t, const char *name, const char *text)
+{
+    FILE *f = fopen(test_path(t, name), "w");
+
+    assert_non_null(f);
+    assert_int_equal(fputs(text, f) >= 0 || text[0] == '\0', true);
+    assert_int_equal(fclose(f), 0);
+}
+
 static void setup_backend(struct test_ctx *t, int d, const struct dir_user *users,
                           const struct dir_group *groups)
 {
@@ -287,6 +306,11 @@ static int setup(void **state)
                      EOK);
     t->nss_conn = tc_bus_connect(t, t->ev, t->server, SSS_BUS_NSS);
     assert_int_equal(resp_ctx_create(t, t->ev, t->cdb, t->nss_conn, t->dir, &t->rctx), EOK);
+    /* The local accounts are the test's own, not the machine's. */
+    write_file(t, "passwd", "");
+    write_file(t, "group", "");
+    assert_int_equal(resp_ctx_set_local_files(t->rctx, test_path(t, "passwd"),
+                                              test_path(t, "group")), EOK);
     setup_backend(t, 0, dir_one_users, dir_one_groups);
     setup_backend(t, 1, dir_two_users, dir_two_groups);
     *state = t;
@@ -581,6 +605,84 @@ static void warm_up_ldb(void)
     talloc_free(dir);
 }
 
+/* Accounts of the local files (local_negative_timeout) are looked up in no domain, by
+ * name or id; lines the files source skips are skipped; a file that changes is read again;
+ * "name@domain" still asks the directory. */
+static void test_local_accounts(void **state)
+{
+    struct test_ctx *t = *state;
+    unsigned int calls;
+
+    write_file(t, "passwd", "# comment\n\nlocal1:x:1001:1001::/:/bin/sh\n"
+                            "+nisuser::::::\n-alice\nbroken\nnoid:x:abc:1::/:\n");
+    write_file(t, "group", "lgroup:x:1500:\n");
+    assert_int_equal(resp_ctx_set_local_files(t->rctx, test_path(t, "passwd"),
+                                              test_path(t, "group")), EOK);
+
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "local1", 0, 0, NULL), ENOENT);
+    assert_int_equal(lookup(t, CACHE_REQ_INITGROUPS, "local1", 0, 0, NULL), ENOENT);
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "noid", 0, 0, NULL), ENOENT);
+    /* uid 1001 is local1's: alice of domain one (uid 1001) is not looked up by id */
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_ID, NULL, 1001, 0, NULL), ENOENT);
+    assert_int_equal(lookup(t, CACHE_REQ_GROUP_BY_NAME, "lgroup", 0, 0, NULL), ENOENT);
+    assert_int_equal(lookup(t, CACHE_REQ_GROUP_BY_ID, NULL, 1500, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, 0);
+
+    /* compat entries are not local names: alice is looked up (and found by name) */
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "alice", 0, 0, NULL), EOK);
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "nisuser", 0, 0, NULL), ENOENT);
+    calls = t->be[0].calls + t->be[1].calls;
+    assert_true(calls >= 2);
+    /* a qualified name asks its domain */
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "local1@two", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[1].calls + t->be[0].calls, calls + 1);
+
+    /* a user added to the file is local from the next check on */
+    sleep(1);
+    write_file(t, "passwd", "bob:x:2002:2002::/:/bin/sh\n");
+    usleep((RESP_LOCAL_CHECK_MS + 100) * 1000);
+    calls = t->be[0].calls + t->be[1].calls;
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "bob", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, calls);
+
+    /* local_negative_timeout = 0 turns it off */
+    t->rctx->local_neg_timeout = 0;
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "bob", 0, 0, NULL), EOK);
+}
+
+/* Repeated gids go, first occurrences stay in list order, at any size (the sorted path
+ * above a few dozen). */
+static void test_dedupe_gids(void **state)
+{
+    uint32_t *gids = talloc_array(NULL, uint32_t, 5000);
+    uint32_t *ref = talloc_array(gids, uint32_t, 5000);
+    size_t n, r, i, j;
+
+    assert_non_null(gids);
+    for (i = 0; i < 5000; i++) {
+        gids[i] = (uint32_t)((i * 7919) % 3001);     /* 3001 distinct, many repeated */
+    }
+    for (r = 0, i = 0; i < 5000; i++) {
+        for (j = 0; j < r && ref[j] != gids[i]; j++) {
+            /* search */
+        }
+        if (j == r) {
+            ref[r++] = gids[i];
+        }
+    }
+    n = cache_req_dedupe_gids(gids, 5000);
+    assert_int_equal(n, r);
+    assert_int_equal(n, 3001);
+    assert_memory_equal(gids, ref, n * sizeof(uint32_t));
+    gids[0] = 5;
+    gids[1] = 5;
+    gids[2] = 4;
+    assert_int_equal(cache_req_dedupe_gids(gids, 3), 2);
+    assert_int_equal(gids[1], 4);
+    assert_int_equal(cache_req_dedupe_gids(gids, 0), 0);
+    talloc_free(gids);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -595,6 +697,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nowait_refresh, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test(test_dedupe_gids),
+        cmocka_unit_test_setup_teardown(test_local_accounts, setup, teardown),
     };
 
     talloc_enable_null_tracking();

@@ -299,6 +299,36 @@ static void test_format_records(void **state)
     t->nctx->fmt->filter_users_in_groups = true;
 }
 
+/* A gecos, home or shell holding ':' or a line break is answered with spaces in their
+ * place: it never splits a passwd line or starts another one. */
+static void test_format_unsafe_fields(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user *u;
+    struct nss_pw_entry pw;
+    struct sysdb_user su = { .name = "mallory", .uid = 40, .gid = 40,
+                             .gecos = "Smith, Jane:Engineering\r\n",
+                             .home = "/home/m:x", .shell = "/bin/sh\nroot::0:0::/:/bin/sh" };
+    const char *plain;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &su, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "mallory", &u), EOK);
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_string_equal(pw.gecos, "Smith, Jane Engineering  ");
+    assert_string_equal(pw.dir, "/home/m x");
+    assert_string_equal(pw.shell, "/bin/sh root  0 0  / /bin/sh");
+    /* clean fields are used as they are, not copied */
+    store(t, 0, "plain", 41);
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "plain", &u), EOK);
+    plain = u->shell;
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_ptr_equal(pw.shell, plain);
+}
+
 /* Short output names: the domain suffix is cut from each member, filtered ones dropped. */
 static void test_format_group_short(void **state)
 {
@@ -418,11 +448,32 @@ static uint32_t reply_count(struct test_ctx *t, struct nss_reply *r)
     return n;
 }
 
+/* A cursor on the current snapshot (built in loop steps). */
+static struct nss_enum_cursor *cursor(struct test_ctx *t, bool pw)
+{
+    struct nss_enum_cursor *cur = NULL;
+    struct tevent_req *req;
+
+    req = nss_enum_cursor_send(t, t->ev, t->nctx, pw);
+    assert_non_null(req);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(nss_enum_cursor_recv(t, req, &cur), EOK);
+    talloc_free(req);
+    return cur;
+}
+
+static uint32_t fill(struct test_ctx *t, struct nss_enum_cursor *cur, bool pw, uint32_t n)
+{
+    struct nss_reply *r = nss_reply_new(t, pw ? SSS_NSS_GETPWENT : SSS_NSS_GETGRENT, "*");
+
+    assert_int_equal(nss_enum_fill(t->nctx, cur, n, r), EOK);
+    return reply_count(t, r);
+}
+
 static void test_enum_cursor(void **state)
 {
     struct test_ctx *t = *state;
-    struct nss_enum_client *ec;
-    struct nss_reply *r;
+    struct nss_enum_cursor *c1, *c2;
     char name[16];
     int i;
 
@@ -439,31 +490,85 @@ static void test_enum_cursor(void **state)
     store(t, 2, "o1", 301);
     store(t, 2, "o2", 302);
 
-    ec = talloc_zero(t, struct nss_enum_client);
-    assert_int_equal(nss_enum_snapshot(t->nctx, ec, true), EOK);
-    assert_int_equal(ec->pw->count, 7);
-    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
-    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 3, r), EOK);
-    assert_int_equal(reply_count(t, r), 3);
-    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
-    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 4, r), EOK);
-    assert_int_equal(reply_count(t, r), 4);
+    c1 = cursor(t, true);
+    assert_int_equal(nss_enum_cursor_left(c1), 7);
+    assert_int_equal(fill(t, c1, true, 3), 3);
+    assert_int_equal(fill(t, c1, true, 4), 4);
     /* the end: empty replies */
-    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
-    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 256, r), EOK);
-    assert_int_equal(reply_count(t, r), 0);
-    /* a new snapshot starts over; count 0 returns nothing */
-    assert_int_equal(nss_enum_snapshot(t->nctx, ec, true), EOK);
-    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
-    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 0, r), EOK);
-    assert_int_equal(reply_count(t, r), 0);
-    r = nss_reply_new(t, SSS_NSS_GETPWENT, "*");
-    assert_int_equal(nss_enum_fill(t->nctx, ec->pw, true, 7, r), EOK);
-    assert_int_equal(reply_count(t, r), 7);
+    assert_int_equal(fill(t, c1, true, 256), 0);
+    /* another client, nothing changed: the same snapshot, from its start */
+    c2 = cursor(t, true);
+    assert_true(nss_enum_cursor_same(c1, c2));
+    assert_int_equal(fill(t, c2, true, 0), 0);
+    assert_int_equal(fill(t, c2, true, 7), 7);
+    talloc_free(c2);
     /* groups: none cached */
-    assert_int_equal(nss_enum_snapshot(t->nctx, ec, false), EOK);
-    assert_int_equal(ec->gr->count, 0);
-    talloc_free(ec);
+    c2 = cursor(t, false);
+    assert_int_equal(nss_enum_cursor_left(c2), 0);
+    talloc_free(c2);
+    talloc_free(c1);
+}
+
+/* GET*ENT replies are capped (count and bytes); a changed cache gives a new snapshot; at
+ * most NSS_ENUM_MAX_SNAPS live, the oldest retired (its holder sees the end). */
+static void test_enum_bounds(void **state)
+{
+    struct test_ctx *t = *state;
+    struct nss_enum_cursor *held[NSS_ENUM_MAX_SNAPS + 1];
+    struct nss_enum_cursor *c;
+    struct sysdb_ctx *sysdb;
+    const char **members;
+    char name[32];
+    int i, g;
+
+    for (i = 0; i < 600; i++) {
+        snprintf(name, sizeof(name), "user%03d", i);
+        store(t, 0, name, 1000 + (uint32_t)i);
+    }
+    c = cursor(t, true);
+    assert_int_equal(nss_enum_cursor_left(c), 600);
+    assert_int_equal(fill(t, c, true, 100000), NSS_ENUM_MAX_PER_REPLY);
+    assert_int_equal(fill(t, c, true, UINT32_MAX), NSS_ENUM_MAX_PER_REPLY);
+    assert_int_equal(fill(t, c, true, 100000), 600 - 2 * NSS_ENUM_MAX_PER_REPLY);
+    talloc_free(c);
+
+    /* big groups: a reply stops past the byte bound, with at least one group */
+    members = talloc_zero_array(t, const char *, 30001);
+    for (i = 0; i < 30000; i++) {
+        members[i] = talloc_asprintf(members, "m%05d", i);
+    }
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[2], &sysdb), EOK);
+    for (g = 0; g < 8; g++) {
+        struct sysdb_group sg = { .gid = 7000 + (uint32_t)g, .members = members };
+
+        snprintf(name, sizeof(name), "big%d", g);
+        sg.name = name;
+        assert_int_equal(sysdb_store_group(sysdb, &sg, true, time(NULL), 100), EOK);
+    }
+    talloc_free(members);
+    c = cursor(t, false);
+    assert_int_equal(nss_enum_cursor_left(c), 8);
+    i = (int)fill(t, c, false, 256);
+    assert_true(i >= 1 && i < 8);       /* ~210 KB each, 1 MiB a reply */
+    talloc_free(c);
+
+    /* each change of the cache gives a new snapshot (no minimum age in this test) */
+    for (i = 0; i <= NSS_ENUM_MAX_SNAPS; i++) {
+        snprintf(name, sizeof(name), "later%d", i);
+        store(t, 0, name, 2000 + (uint32_t)i);
+        held[i] = cursor(t, true);
+        assert_int_equal(nss_enum_cursor_left(held[i]), 601 + (size_t)i);
+        if (i > 0) {
+            assert_false(nss_enum_cursor_same(held[i - 1], held[i]));
+        }
+    }
+    /* the oldest was retired: its holder is at the end; the others walk on */
+    assert_int_equal(nss_enum_cursor_left(held[0]), 0);
+    assert_int_equal(fill(t, held[0], true, 10), 0);
+    assert_int_equal(fill(t, held[1], true, 10), 10);
+    for (i = 0; i <= NSS_ENUM_MAX_SNAPS; i++) {
+        talloc_free(held[i]);
+    }
 }
 
 /* ldb loads its modules once per process, on the NULL context: do it before baselines. */
@@ -490,9 +595,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_shells, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_group_short, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_unsafe_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache_keys_and_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_enum_bounds, setup, teardown),
     };
 
     talloc_enable_null_tracking();

@@ -192,7 +192,7 @@ static void test_create(void **state)
     size_t i;
 
     assert_int_equal(stat(nss_mc_path(mc), &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0664);
+    assert_int_equal(st.st_mode & 07777, 0644);
     assert_int_equal(st.st_size, 56 + 1024 * 40 + 128 + 1024 * 4);
     rd_open(&r, "passwd");
     assert_int_equal(r.h.status, SSS_MC_HEADER_ALIVE);
@@ -648,7 +648,7 @@ static void test_reset(void **state)
     rd_open(&r, "passwd");
     assert_int_equal(fstat(r.fd, &st_new), 0);
     assert_true(st_new.st_ino != st_old.st_ino);
-    assert_int_equal(st_new.st_mode & 07777, 0664);
+    assert_int_equal(st_new.st_mode & 07777, 0644);
     assert_int_equal(r.h.status, SSS_MC_HEADER_ALIVE);
     assert_null(rd_find(&r, "alice", want_name, "alice"));
     store_user(mc, "bob", 1001);
@@ -665,6 +665,78 @@ static void test_reset(void **state)
     talloc_free(mc);
 }
 
+/* A record linked under one key only (nss_mc_store_*_keys()): found by that key, not by
+ * the other, and it drops no record holding the other key (two domains with a group of the
+ * same name: the second one's, found by gid, must not replace the first one's by name). */
+static void test_partial_keys(void **state)
+{
+    struct nss_mc *gmc = open_mc(NULL, NSS_MC_GROUP, 1024);
+    struct nss_mc *pmc = open_mc(NULL, NSS_MC_PASSWD, 1024);
+    struct nss_gr_entry d1 = { "admins", 5000, NULL, 0 };
+    struct nss_gr_entry d2 = { "admins", 5100, NULL, 0 };
+    struct nss_pw_entry pw = { "zed", 7000, 7000, "", "/", "/bin/sh" };
+    struct sss_mc_rec *rec;
+    uint32_t slot;
+    uint32_t id;
+    struct rd r;
+    struct rd p;
+
+    assert_int_equal(nss_mc_store_group(gmc, &d1), EOK);
+    assert_int_equal(nss_mc_store_group_keys(gmc, &d2, 300, NSS_MC_KEY_ID), EOK);
+    rd_open(&r, "group");
+    rec = rd_find(&r, "admins", want_name, "admins");
+    assert_non_null(rec);
+    assert_int_equal(((struct sss_mc_grp_data *)rec->data)->gid, 5000);
+    free(rec);
+    rec = rd_by_id(&r, 5100);
+    assert_non_null(rec);
+    assert_string_equal(rec->data + 16, "admins");
+    assert_int_equal(rec->hash1, MC_INVALID_VAL32);
+    assert_int_equal(rec->hash2, rd_hash(&r, "5100"));
+    free(rec);
+    rec = rd_by_id(&r, 5000);
+    assert_non_null(rec);
+    free(rec);
+
+    /* stored again unchanged: the same record, its expiry renewed in place */
+    slot = r.ht[rd_hash(&r, "5100")];
+    assert_int_equal(nss_mc_store_group_keys(gmc, &d2, 300, NSS_MC_KEY_ID), EOK);
+    assert_int_equal(r.ht[rd_hash(&r, "5100")], slot);
+    /* by name the other record is dropped, and only it */
+    assert_int_equal(nss_mc_invalidate_name(gmc, "admins"), EOK);
+    assert_null(rd_find(&r, "admins", want_name, "admins"));
+    assert_null(rd_by_id(&r, 5000));
+    rec = rd_by_id(&r, 5100);
+    assert_non_null(rec);
+    free(rec);
+    assert_int_equal(nss_mc_invalidate_id(gmc, 5100), EOK);
+    assert_null(rd_by_id(&r, 5100));
+    assert_int_equal(nss_mc_store_group_keys(gmc, &d2, 300, 0), EINVAL);
+    rd_close(&r);
+
+    /* name only */
+    assert_int_equal(nss_mc_store_passwd_keys(pmc, &pw, 300, NSS_MC_KEY_NAME), EOK);
+    rd_open(&p, "passwd");
+    rec = rd_find(&p, "zed", want_name, "zed");
+    assert_non_null(rec);
+    assert_int_equal(rec->hash2, MC_INVALID_VAL32);
+    free(rec);
+    id = 7000;
+    assert_null(rd_by_id(&p, id));
+    assert_int_equal(nss_mc_invalidate_id(pmc, id), ENOENT);
+    /* then both keys: the name-only record is replaced */
+    assert_int_equal(nss_mc_store_passwd(pmc, &pw), EOK);
+    rec = rd_by_id(&p, id);
+    assert_non_null(rec);
+    free(rec);
+    assert_int_equal(nss_mc_invalidate_name(pmc, "zed"), EOK);
+    assert_null(rd_find(&p, "zed", want_name, "zed"));
+    assert_null(rd_by_id(&p, id));
+    rd_close(&p);
+    talloc_free(gmc);
+    talloc_free(pmc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -676,6 +748,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_chains, setup, teardown),
         cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_partial_keys, setup, teardown),
     };
     int ret;
 

@@ -64,8 +64,8 @@ static void test_parse_by_name_ex(void **state)
         assert_string_equal(req.name, "bob");
         assert_int_equal(req.flags, SSS_NSS_EX_FLAG_INVALIDATE_CACHE);
         /* without its flags, or with a byte too many */
-        assert_int_equal(parse(cmds[i], body, 4, &req), EINVAL);
-        assert_int_equal(parse(cmds[i], body, 9, &req), EINVAL);
+        assert_int_equal(parse(cmds[i], body, 4, &req), EBADMSG);
+        assert_int_equal(parse(cmds[i], body, 9, &req), EBADMSG);
     }
 }
 
@@ -84,11 +84,11 @@ static void test_parse_by_id(void **state)
     assert_int_equal(parse(SSS_NSS_GETGRGID_EX, body, 8, &req), EOK);
     assert_int_equal(req.id, 1000);
 
-    assert_int_equal(parse(SSS_NSS_GETPWUID, body, 3, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_GETPWUID, body, 8, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_GETPWUID_EX, body, 4, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_GETGRGID_EX, body, 12, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_GETGRGID, NULL, 0, &req), EINVAL);
+    assert_int_equal(parse(SSS_NSS_GETPWUID, body, 3, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETPWUID, body, 8, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETPWUID_EX, body, 4, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETGRGID_EX, body, 12, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETGRGID, NULL, 0, &req), EBADMSG);
 }
 
 static void test_parse_enum(void **state)
@@ -100,15 +100,15 @@ static void test_parse_enum(void **state)
     assert_int_equal(req.kind, NSS_REQ_COUNT);
     assert_int_equal(req.count, 256);
     assert_int_equal(parse(SSS_NSS_GETGRENT, &count, 4, &req), EOK);
-    assert_int_equal(parse(SSS_NSS_GETGRENT, &count, 2, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_GETPWENT, NULL, 0, &req), EINVAL);
+    assert_int_equal(parse(SSS_NSS_GETGRENT, &count, 2, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETPWENT, NULL, 0, &req), EBADMSG);
 
     assert_int_equal(parse(SSS_NSS_SETPWENT, NULL, 0, &req), EOK);
     assert_int_equal(req.kind, NSS_REQ_EMPTY);
     assert_int_equal(parse(SSS_NSS_ENDPWENT, NULL, 0, &req), EOK);
     assert_int_equal(parse(SSS_NSS_SETGRENT, NULL, 0, &req), EOK);
     assert_int_equal(parse(SSS_NSS_ENDGRENT, NULL, 0, &req), EOK);
-    assert_int_equal(parse(SSS_NSS_SETGRENT, &count, 4, &req), EINVAL);
+    assert_int_equal(parse(SSS_NSS_SETGRENT, &count, 4, &req), EBADMSG);
 }
 
 static void test_parse_malformed_names(void **state)
@@ -117,15 +117,15 @@ static void test_parse_malformed_names(void **state)
     struct nss_request req;
 
     memset(&req, 0x5a, sizeof(req));
-    /* truncated / no NUL */
-    assert_int_equal(parse(SSS_NSS_GETPWNAM, "alice", 5, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_GETPWNAM, "", 0, &req), EINVAL);
-    /* empty name */
+    /* malformed (EBADMSG, the connection is closed): truncated / no NUL */
+    assert_int_equal(parse(SSS_NSS_GETPWNAM, "alice", 5, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETPWNAM, "", 0, &req), EBADMSG);
+    /* well-formed, but no entry has that name (EINVAL, answered): empty */
     assert_int_equal(parse(SSS_NSS_GETPWNAM, "", 1, &req), EINVAL);
-    /* embedded NUL */
-    assert_int_equal(parse(SSS_NSS_GETPWNAM, "ab\0cd", 6, &req), EINVAL);
-    assert_int_equal(parse(SSS_NSS_INITGR, "ab\0\0", 4, &req), EINVAL);
-    /* not UTF-8: a lone continuation byte, a truncated sequence, an overlong '/',
+    /* malformed: embedded NUL */
+    assert_int_equal(parse(SSS_NSS_GETPWNAM, "ab\0cd", 6, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_INITGR, "ab\0\0", 4, &req), EBADMSG);
+    /* answered: not UTF-8: a lone continuation byte, a truncated sequence, an overlong '/',
      * a surrogate, beyond U+10FFFF */
     assert_int_equal(parse(SSS_NSS_GETPWNAM, "a\x80", 3, &req), EINVAL);
     assert_int_equal(parse(SSS_NSS_GETPWNAM, "a\xc3", 3, &req), EINVAL);

@@ -5,13 +5,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "responder/common/resp_socket.h"
+#include "responder/common/resp_ratelimit.h"
 #include "tests/unit/common/tc_common.h"
 
 #define CMD_ECHO        0x0011      /* answers the body length, synchronously */
@@ -89,14 +94,21 @@ static const struct resp_cmd test_cmds[] = {
 static const uint32_t nss_versions[] = { 1, 0 };
 static const uint32_t pam_versions[] = { 3, 2, 1, 0 };
 
-static void start(const uint32_t *versions, unsigned int idle, size_t max_clients)
+static void start_ext(const uint32_t *versions, unsigned int idle, size_t max_clients,
+                      unsigned int request_timeout)
 {
     struct resp_server_conf conf = {
         .path = T->path, .mode = 0666, .cmds = test_cmds, .versions = versions,
         .idle_timeout = idle, .max_clients = max_clients, .pvt = T,
+        .request_timeout = request_timeout,
     };
 
     assert_int_equal(resp_server_start(T, T->ev, &conf, &T->srv), EOK);
+}
+
+static void start(const uint32_t *versions, unsigned int idle, size_t max_clients)
+{
+    start_ext(versions, idle, max_clients, 0);
 }
 
 static int setup(void **state)
@@ -510,6 +522,293 @@ static void test_stale_and_bad_paths(void **state)
     assert_null(srv);
 }
 
+
+/* A trickle of bytes does not keep a connection: the request must be whole within
+ * request_timeout of its first byte, whatever the idle timeout. */
+static void test_request_deadline(void **state)
+{
+    struct resp_server_stats st;
+    uint32_t hdr[4] = { 16 + 6, CMD_ECHO, 0, 0 };
+    const uint8_t *p = (const uint8_t *)hdr;
+    uint8_t b;
+    int fd;
+    int i;
+
+    start_ext(nss_versions, 30, 0, 1);
+    fd = cli_connect();
+    /* one byte every 200 ms: each would have moved an idle timer */
+    for (i = 0; i < 12; i++) {
+        if (write(fd, p + i, 1) != 1) {
+            break;              /* already closed */
+        }
+        pump(200);
+        if (recv(fd, &b, 1, MSG_DONTWAIT) == 0) {
+            break;
+        }
+    }
+    assert_true(i < 12);        /* closed before the trickle ended (2.4 s) */
+    assert_true(cli_closed(fd));
+    close(fd);
+    resp_server_get_stats(T->srv, &st);
+    assert_int_equal(st.deadlines, 1);
+    assert_int_equal(T->handled, 0);
+
+    /* a request sent whole is served, and the idle timeout still counts from it */
+    fd = cli_connect();
+    assert_int_equal(ask_version(fd, 1), 1);
+    pump(1300);
+    assert_int_equal(ask_version(fd, 1), 1);
+    close(fd);
+}
+
+/* A client reading its reply a little at a time has idle_timeout from the reply's start,
+ * not from each byte it takes. */
+static void test_reply_trickle(void **state)
+{
+    uint8_t buf[512];
+    ssize_t n;
+    size_t have = 0;
+    int fd;
+    int i;
+
+    start(nss_versions, 1, 0);
+    fd = cli_connect();
+    cli_send(fd, 16, CMD_BIG, NULL, 0);
+    pump(20);
+    assert_int_equal(resp_server_num_clients(T->srv), 1);
+    /* 512 bytes every 100 ms; the socket buffers hold far more than that, so the server
+     * keeps finding room, and the connection is watched from the server's side */
+    for (i = 0; i < 30 && resp_server_num_clients(T->srv) > 0; i++) {
+        pump(100);
+        n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        if (n > 0) {
+            have += (size_t)n;
+        }
+    }
+    /* about 1 s, certainly before 3 s and before the megabyte was read */
+    assert_int_equal(resp_server_num_clients(T->srv), 0);
+    assert_true(have < BIG_LEN);
+    close(fd);
+}
+
+/* Out of descriptors: the backlog is drained (each newcomer taken with the reserve
+ * descriptor, then refused: root's connections are never shed), the accept handler does
+ * not spin, and clients are served again once descriptors are back. */
+static void test_out_of_fds(void **state)
+{
+    struct resp_server_stats st;
+    struct rlimit saved;
+    struct rlimit low;
+    struct sockaddr_un addr = { .sun_family = AF_UNIX };
+    int fds[40];
+    int probe;
+    int fd;
+    size_t i;
+
+    start(nss_versions, 0, 1000);
+    strcpy(addr.sun_path, T->path);
+    for (i = 0; i < SSS_ARRAY_SIZE(fds); i++) {
+        fds[i] = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(fds[i] >= 0);
+    }
+    /* Room for 5 more descriptors: the server's accept4() runs out after a few clients.
+     * connect() itself needs none. */
+    probe = dup(0);
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    low = saved;
+    low.rlim_cur = (rlim_t)probe + 5;
+    close(probe);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    for (i = 0; i < SSS_ARRAY_SIZE(fds); i++) {
+        assert_int_equal(connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)), 0);
+    }
+    pump(500);
+    resp_server_get_stats(T->srv, &st);
+    assert_true(st.out_of_fds > 0);
+    assert_int_equal(st.accepted + st.refused, SSS_ARRAY_SIZE(fds));
+    assert_true(st.refused > 0);
+    /* A spinning handler calls accept4() hundreds of thousands of times in 500 ms. */
+    assert_true(st.accept_calls < 200);
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    for (i = 0; i < SSS_ARRAY_SIZE(fds); i++) {
+        close(fds[i]);
+    }
+    pump(250);      /* a pause (if one is running) ends */
+    fd = cli_connect();
+    assert_int_equal(ask_version(fd, 1), 1);
+    close(fd);
+}
+
+/* ---- clients of another uid, in a child process (root only) ---- */
+
+struct kid {
+    pid_t pid;
+    int ctl;        /* parent's end: commands out, answers in */
+};
+
+/* A child that becomes uid, opens n connections (the first one, when busy, sends a
+ * request the test keeps open), says 'r', then answers 'c' with the number of its
+ * connections the server closed, and exits on 'q'. */
+static void kid_start(struct kid *k, uid_t uid, int n, bool busy)
+{
+    int sv[2];
+    int fds[64];
+    char c;
+    int closed;
+    int i;
+
+    assert_true(n <= 64);
+    assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+    k->pid = fork();
+    assert_true(k->pid >= 0);
+    if (k->pid == 0) {
+        close(sv[0]);
+        if (setgroups(0, NULL) != 0 || setresgid(uid, uid, uid) != 0
+                || setresuid(uid, uid, uid) != 0) {
+            _exit(2);
+        }
+        for (i = 0; i < n; i++) {
+            struct sockaddr_un addr = { .sun_family = AF_UNIX };
+
+            fds[i] = socket(AF_UNIX, SOCK_STREAM, 0);
+            strcpy(addr.sun_path, T->path);
+            if (connect(fds[i], (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+                _exit(3);
+            }
+        }
+        if (busy) {
+            uint32_t hdr[4] = { 16, CMD_DEFER, 0, 0 };
+
+            if (write(fds[0], hdr, sizeof(hdr)) != sizeof(hdr)) {
+                _exit(4);
+            }
+        }
+        c = 'r';
+        if (write(sv[1], &c, 1) != 1) {
+            _exit(5);
+        }
+        while (read(sv[1], &c, 1) == 1 && c != 'q') {
+            uint8_t b[64];
+
+            for (closed = 0, i = 0; i < n; i++) {
+                if (recv(fds[i], b, sizeof(b), MSG_DONTWAIT) == 0) {
+                    closed++;
+                }
+            }
+            c = (char)closed;
+            if (write(sv[1], &c, 1) != 1) {
+                _exit(6);
+            }
+        }
+        _exit(0);
+    }
+    close(sv[1]);
+    k->ctl = sv[0];
+    /* the child's connections arrive while the loop runs */
+    for (i = 0; i < 500; i++) {
+        pump(2);
+        if (recv(k->ctl, &c, 1, MSG_DONTWAIT) == 1) {
+            assert_int_equal(c, 'r');
+            pump(20);
+            return;
+        }
+    }
+    fail_msg("the child did not connect");
+}
+
+static int kid_closed(struct kid *k)
+{
+    char c = 'c';
+
+    assert_int_equal(write(k->ctl, &c, 1), 1);
+    assert_int_equal(read(k->ctl, &c, 1), 1);
+    return c;
+}
+
+static void kid_stop(struct kid *k)
+{
+    char c = 'q';
+    int status;
+
+    assert_int_equal(write(k->ctl, &c, 1), 1);
+    close(k->ctl);
+    assert_int_equal(waitpid(k->pid, &status, 0), k->pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* A full table makes room from the uid holding the most: its least recently active idle
+ * connections go; root's, a busy one and another uid's stay. */
+static void test_fair_shedding(void **state)
+{
+    struct resp_server_stats st;
+    struct kid hog;
+    struct kid other;
+    int roots[3];
+    int fd;
+    size_t i;
+
+    if (geteuid() != 0) {
+        skip();
+    }
+    chmod(T->dir, 0755);
+    start(nss_versions, 0, 12);
+    for (i = 0; i < SSS_ARRAY_SIZE(roots); i++) {
+        roots[i] = cli_connect();
+        assert_int_equal(ask_version(roots[i], 1), 1);
+    }
+    kid_start(&other, 65533, 1, false);
+    kid_start(&hog, 65534, 8, true);        /* 3 + 1 + 8 = 12: full */
+    assert_int_equal(resp_server_num_clients(T->srv), 12);
+    assert_non_null(T->deferred);
+
+    /* root gets in, and so does the other uid, at the hog's expense */
+    fd = cli_connect();
+    assert_int_equal(ask_version(fd, 1), 1);
+    resp_server_get_stats(T->srv, &st);
+    assert_true(st.shed >= 1);
+    assert_int_equal(st.refused, 0);
+    for (i = 0; i < SSS_ARRAY_SIZE(roots); i++) {
+        assert_int_equal(ask_version(roots[i], 1), 1);
+    }
+    assert_int_equal(kid_closed(&other), 0);
+    /* the hog lost idle connections only: its busy one is still served */
+    assert_true(kid_closed(&hog) >= 1);
+    assert_int_equal(resp_request_done_status(T->deferred, 0), EOK);
+    T->deferred = NULL;
+    pump(20);
+    assert_true(kid_closed(&hog) < 8);
+    assert_true(resp_server_num_clients(T->srv) <= 12);
+
+    kid_stop(&hog);
+    kid_stop(&other);
+    for (i = 0; i < SSS_ARRAY_SIZE(roots); i++) {
+        close(roots[i]);
+    }
+    close(fd);
+}
+
+/* Lines about what clients get wrong are rate-limited: a burst of bad requests logs at
+ * most RESP_RATELIMIT_BURST lines a window, the rest are counted. */
+static void test_bad_requests_rate_limited(void **state)
+{
+    struct resp_server_stats st;
+    int saved_level = debug_level;
+    int fd;
+    int i;
+
+    start(nss_versions, 0, 0);
+    debug_level = SSSDBG_OP_FAILURE;
+    for (i = 0; i < 60; i++) {
+        fd = cli_connect();
+        cli_send(fd, 16, 0x7777, NULL, 0);
+        assert_true(cli_closed(fd));
+        close(fd);
+    }
+    debug_level = saved_level;
+    resp_server_get_stats(T->srv, &st);
+    assert_true(st.log_suppressed >= 60 - 3 * RESP_RATELIMIT_BURST);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -522,6 +821,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_big_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many_clients, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stale_and_bad_paths, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_request_deadline, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reply_trickle, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_out_of_fds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fair_shedding, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_requests_rate_limited, setup, teardown),
     };
     int ret;
 

@@ -1,0 +1,79 @@
+#!/bin/bash
+# filter_groups and filter_users as SSSD applies them (issue 17, item 3), through glibc: a
+# filtered group is found neither by name nor by gid, and is left out of every user's
+# initgroups (id), from the socket and from the memory cache; a filtered user is left out of
+# member lists (filter_users_in_groups, default true). Checked against SSSD 2.8's own
+# daemons on the same directory: "id alice" there prints 20001(devs),20003(ok2) only.
+# Usage: test_resp_filters.sh PREFIX   (run as root)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nss_ns.sh"
+. "$TOP/tests/lib/slapd.sh"
+. "$TOP/tests/lib/ldif.sh"
+
+WORK=$(mktemp -d /tmp/sssd-filters.XXXXXX)
+NSS_PID=
+cleanup() {
+    [ -n "$NSS_PID" ] && kill -CONT "$NSS_PID" 2>/dev/null
+    stop_sssd
+    slapd_stop "$WORK/ldap" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
+
+S=dc=flt,dc=test
+mkdir -p "$WORK/ldap"
+{
+    ldif_base $S
+    ldif_user $S alice 10001 20001 /home/alice "Alice" /bin/bash
+    ldif_user $S bob 10002 20001 /home/bob "Bob" /bin/bash
+    ldif_group $S devs 20001 alice bob
+    ldif_group $S blocked 20002 alice bob
+    ldif_group $S ok2 20003 alice
+    ldif_group $S hidden 20004 alice
+} > "$WORK/flt.ldif"
+URI=$(slapd_start "$WORK/ldap" "$WORK/flt.ldif" $S) || exit 1
+write_conf <<CONF
+[sssd]
+services = nss
+domains = flt.test
+
+[nss]
+filter_groups = root, blocked
+filter_users = root, bob
+
+[domain/flt.test]
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = $S
+filter_groups = hidden
+CONF
+start_sssd || { fail "sssd did not start"; summary; exit 1; }
+wait_name sssd.nss 5000
+export PREFIX LIBDIR
+
+out=$(in_nss_ns id alice)
+check "id alice leaves out the filtered groups (blocked by [nss], hidden by the domain): $out" \
+    test "$out" = "uid=10001(alice) gid=20001(devs) groups=20001(devs),20003(ok2)"
+out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO id -G alice)
+check "... through the socket: $out" test "$out" = "20001 20003"
+NSS_PID=$(service_pid sssd_nss)
+kill -STOP "$NSS_PID"
+out=$(timeout 3 bash -c '. "$1"; shift; in_nss_ns "$@"' _ "$TOP/tests/intg/nss_ns.sh" id -G alice)
+kill -CONT "$NSS_PID"; NSS_PID=
+check "... and from the memory cache alone: $out" test "$out" = "20001 20003"
+for g in blocked 20002 hidden 20004; do
+    in_nss_ns getent group "$g" >/dev/null; rc=$?
+    check "getent group $g: not found (status $rc)" test "$rc" -eq 2
+done
+out=$(in_nss_ns getent group devs)
+check "the filtered user is left out of member lists: $out" test "$out" = "devs:*:20001:alice"
+in_nss_ns getent passwd bob >/dev/null; rc=$?
+check "getent passwd bob (filtered): not found (status $rc)" test "$rc" -eq 2
+out=$(in_nss_ns getent group ok2)
+check "an ordinary group: $out" test "$out" = "ok2:*:20003:alice"
+
+summary
