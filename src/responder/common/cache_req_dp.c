@@ -53,6 +53,7 @@ static const char *cache_req_dp_entry(uint32_t dp_type, const char *filter)
     case SSS_DP_USER: return all ? "enum_users" : "user";
     case SSS_DP_GROUP: return all ? "enum_groups" : "group";
     case SSS_DP_INITGROUPS: return "initgroups";
+    case SSS_DP_NETGROUP: return "netgroup";
     }
     return "?";
 }
