@@ -372,6 +372,9 @@ static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
         goto done;
     }
     lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv);
+    if (lrc == LDAP_OPT_SUCCESS && sdap_limit_incoming(ld) != EOK) {
+        return EIO;
+    }
 done:
     if (lrc != LDAP_OPT_SUCCESS) {
         DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));

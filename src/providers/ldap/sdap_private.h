@@ -9,6 +9,7 @@
  *                     per-operation timeouts, connection loss
  *   sdap_connect.c    non-blocking TCP connect, TLS, StartTLS and bind of a new connection
  *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
+ *   sdap_entry_msg.c  one search result entry out of libldap into a struct sdap_entry
  *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
  *                     many DNs with a bounded number in flight
  *   sdap_member_dns.c member DNs to entries in batches (sdap_member_dns.h)
@@ -194,6 +195,21 @@ struct sdap_entry {
     size_t num_attrs;
     struct sdap_attr *attrs;
 };
+
+/* One search result entry of msg as a struct on mem_ctx (sdap_entry_msg.c). Values too
+ * long or holding NUL are dropped and counted in *_dropped. ENOENT: the entry has no DN
+ * (skipped, logged); ENOMEM. */
+errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
+                            struct sdap_entry **_entry, size_t *_dropped);
+/* The paged-results cookie among a final message's controls: EOK (*_cookie set; length 0
+ * on the last page; free bv_val with ber_memfree), ENOENT (no such control: the server
+ * does not page), EIO (a malformed control, logged). */
+errno_t sdap_page_cookie(LDAP *ld, LDAPControl **ctrls, struct berval *_cookie);
+/* Largest LDAP message accepted from a server: a group of a million 100-byte member DNs
+ * fits; a header declaring gigabytes drops the connection instead of allocating them. */
+#define SDAP_MAX_MESSAGE_LEN (128 * 1024 * 1024)
+/* Applies SDAP_MAX_MESSAGE_LEN to the connection of ld (sdap_entry_msg.c). */
+errno_t sdap_limit_incoming(LDAP *ld);
 
 /* The attribute named name (case-insensitive), or NULL. */
 const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name);

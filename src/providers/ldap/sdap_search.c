@@ -157,88 +157,17 @@ static errno_t sdap_search_next(struct tevent_req *req)
     return EOK;
 }
 
-/* Copies one entry out of libldap's message. */
+/* Copies one entry out of libldap's message (sdap_entry_from_msg) into the result. */
 static errno_t parse_entry(struct sdap_search_state *state, LDAPMessage *msg)
 {
-    LDAP *ld = sdap_conn_ld(state->conn);
     struct sdap_entry *entry;
-    BerElement *ber = NULL;
-    struct berval **vals;
-    char *dn;
-    char *name;
-    errno_t ret = EOK;
+    errno_t ret;
 
-    entry = talloc_zero(state, struct sdap_entry);
-    if (entry == NULL) {
-        return ENOMEM;
-    }
-    dn = ldap_get_dn(ld, msg);
-    if (dn == NULL) {
-        talloc_free(entry);
-        DEBUG(SSSDBG_OP_FAILURE, "entry without DN skipped\n");
-        return EOK;
-    }
-    entry->dn = talloc_strdup(entry, dn);
-    ldap_memfree(dn);
-    if (entry->dn == NULL) {
-        talloc_free(entry);
-        return ENOMEM;
-    }
-    for (name = ldap_first_attribute(ld, msg, &ber); name != NULL;
-         name = ldap_next_attribute(ld, msg, ber)) {
-        struct sdap_attr *attr;
-        size_t nv = 0;
-        size_t i;
-
-        vals = ldap_get_values_len(ld, msg, name);
-        while (vals != NULL && vals[nv] != NULL) nv++;
-        attr = talloc_realloc(entry, entry->attrs, struct sdap_attr, entry->num_attrs + 1);
-        if (attr == NULL) {
-            ldap_value_free_len(vals);
-            ldap_memfree(name);
-            ret = ENOMEM;
-            break;
-        }
-        entry->attrs = attr;
-        attr = &entry->attrs[entry->num_attrs++];
-        attr->name = talloc_strdup(entry->attrs, name);
-        attr->values = talloc_array(entry->attrs, char *, nv + 1);
-        attr->num_values = 0;
-        if (attr->name == NULL || attr->values == NULL) {
-            ldap_value_free_len(vals);
-            ldap_memfree(name);
-            ret = ENOMEM;
-            break;
-        }
-        for (i = 0; i < nv; i++) {
-            if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN
-                    || memchr(vals[i]->bv_val, '\0', vals[i]->bv_len) != NULL) {
-                DEBUG(SSSDBG_MINOR_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
-                      "holds NUL: dropped\n", entry->dn, name,
-                      (unsigned long)vals[i]->bv_len);
-                state->dropped++;
-                continue;
-            }
-            attr->values[attr->num_values] = talloc_strndup(attr->values, vals[i]->bv_val,
-                                                            vals[i]->bv_len);
-            if (attr->values[attr->num_values] == NULL) {
-                ret = ENOMEM;
-                break;
-            }
-            attr->num_values++;
-        }
-        attr->values[attr->num_values] = NULL;
-        ldap_value_free_len(vals);
-        ldap_memfree(name);
-        if (ret != EOK) {
-            break;
-        }
-    }
-    if (ber != NULL) {
-        ber_free(ber, 0);
+    ret = sdap_entry_from_msg(state, sdap_conn_ld(state->conn), msg, &entry, &state->dropped);
+    if (ret == ENOENT) {
+        return EOK;     /* no DN: skipped, logged */
     }
     if (ret != EOK) {
-        talloc_free(entry);
         return ret;
     }
     if (state->num == state->cap) {
@@ -263,9 +192,7 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
     struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
     LDAP *ld = sdap_conn_ld(state->conn);
     LDAPControl **ctrls = NULL;
-    LDAPControl *page;
     char *errmsg = NULL;
-    ber_int_t estimate = 0;
     struct berval cookie = { 0, NULL };
     int result = LDAP_OTHER;
     int lrc;
@@ -301,14 +228,12 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
     if (state->stats != NULL) {
         state->stats->pages++;
     }
-    page = ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, ctrls, NULL);
-    if (page == NULL) {
+    ret = sdap_page_cookie(ld, ctrls, &cookie);
+    if (ret == ENOENT) {
+        ret = EOK;
         goto done;      /* the server does not page: everything came at once */
     }
-    lrc = ldap_parse_pageresponse_control(ld, page, &estimate, &cookie);
-    if (lrc != LDAP_SUCCESS) {
-        DEBUG(SSSDBG_OP_FAILURE, "bad paged results control: %s\n", ldap_err2string(lrc));
-        ret = EIO;
+    if (ret != EOK) {
         goto done;
     }
     if (cookie.bv_len == 0) {
