@@ -427,7 +427,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_pwd_krb, setup_leaks, teardown_leaks),
         cmocka_unit_test_setup_teardown(test_generalized_time, setup_leaks, teardown_leaks),
     };
+    int failed;
 
-    talloc_enable_null_tracking();
-    return cmocka_run_group_tests_name("sdap_access_rules", tests, NULL, NULL);
+    failed = cmocka_run_group_tests_name("sdap_access_rules", tests, NULL, NULL);
+    talloc_disable_null_tracking();     /* frees the tracking context (LeakSanitizer) */
+    return failed;
 }

@@ -207,12 +207,12 @@ int main(void)
     };
     int failed;
 
-    talloc_enable_null_tracking();
     /* A handle that never connects: libldap keeps parse errors on it. */
     if (ldap_initialize(&ld, "ldap://127.0.0.1:9") != LDAP_SUCCESS) {
         return 1;
     }
     failed = cmocka_run_group_tests_name("sdap_ppolicy", tests, NULL, NULL);
     ldap_unbind_ext_s(ld, NULL, NULL);
+    talloc_disable_null_tracking();     /* frees the tracking context (LeakSanitizer) */
     return failed;
 }
