@@ -198,6 +198,11 @@ static uint16_t be_map_result(TALLOC_CTX *mem_ctx, struct be_ctx *be, errno_t re
     case ETIMEDOUT:
         *_message = talloc_strdup(mem_ctx, "the directory did not answer in time");
         break;
+    case EOVERFLOW:
+        *_message = talloc_strdup(mem_ctx, "the directory returned a partial answer (a size "
+                                  "or administrative limit, or a referral): the cache is "
+                                  "kept as it was (see the log)");
+        break;
     case EINVAL:
         *_message = talloc_strdup(mem_ctx, "the directory holds several entries for this "
                                   "name or id, or the request is invalid (see the log)");

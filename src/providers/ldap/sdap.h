@@ -19,6 +19,10 @@
  *   ETIMEDOUT    the server did not answer within ldap_search_timeout (or
  *                ldap_enumeration_search_timeout for enumerations);
  *   EACCES       the bind was refused (wrong ldap_default_bind_dn / ldap_default_authtok);
+ *   EOVERFLOW    the server returned part of the answer only (a size or administrative
+ *                limit, a referral, a paged search cut short; for enumerations also a
+ *                continuation reference): nothing may be concluded from what is missing,
+ *                so the caller keeps what it has;
  *   ENOMEM.
  * Entries the directory serves but that are unusable (no or non-numeric id, id 0 or outside
  * [min_id, max_id], invalid UTF-8 names, ...) are skipped with a log line, never returned.

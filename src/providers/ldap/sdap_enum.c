@@ -97,6 +97,8 @@ static struct tevent_req *sdap_enum_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     }
     state->args = sdap_kind_search(desc, filter, id_ctx->opts->enum_search_timeout,
                                    id_ctx->opts->page_size);
+    /* What enumeration does not see is removed from the cache: it needs the whole tree. */
+    state->args.refs_partial = true;
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;

@@ -365,6 +365,8 @@ struct sdap_search_args {
      * server's rootDSE is known only then); base is ignored. */
     char *const *base_ref;
     bool missing_base_ok;       /* noSuchObject gives 0 entries instead of ENOENT */
+    bool refs_partial;          /* a continuation reference makes the answer partial
+                                 * (EOVERFLOW): for callers that need the whole subtree */
 };
 
 /* ---- the search base from the rootDSE (sdap_rootdse.c) ------------------------------- */

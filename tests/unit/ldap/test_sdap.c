@@ -489,6 +489,69 @@ static void test_enumerate(void **state)
     }
 }
 
+static errno_t enum_users(struct test_ctx *t, size_t *_n)
+{
+    struct tevent_req *req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
+    struct sdap_user **users = NULL;
+    errno_t ret;
+
+    tc_wait_req(t->ev, req);
+    ret = sdap_enumerate_users_recv(t->mem, req, &users, _n);
+    talloc_free(users);
+    talloc_free(req);
+    return ret;
+}
+
+/* A partial answer is an error, never a short list: the size limit of cn=limited (3), with
+ * and without paging, in an enumeration and in an initgroups (user01 is in 4 groups); the
+ * administrative limit of cn=unchecked; a referral for a base outside the tree; and a
+ * continuation reference under ou=withref, which only enumeration takes as partial. */
+static void test_partial_answers(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group **groups = NULL;
+    struct sdap_user *u = NULL;
+    size_t n = 0;
+
+#define LIMITED "ldap_default_bind_dn = cn=limited,dc=test\nldap_default_authtok = limited\n"
+    fx_ctx(t, R2307 LIMITED, fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    initgroups(t, "user01", EOVERFLOW, &groups, &n);
+    /* one entry per lookup stays within the limit */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, R2307 LIMITED "ldap_page_size = 2\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, R2307 LIMITED "ldap_page_size = 0\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, R2307 "ldap_default_bind_dn = cn=unchecked,dc=test\n"
+           "ldap_default_authtok = unchecked\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, "ldap_uri = %s\nldap_search_base = dc=elsewhere\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, "ldap_uri = %s\nldap_search_base = ou=withref,dc=test\n",
+           fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "refuser1", 0, &u), EOK);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "nosuchuser", 0, &u), ENOENT);
+    talloc_free(t->id_ctx);
+
+    /* unlimited, the same searches are complete */
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOK);
+    assert_int_equal(n, 23);
+#undef LIMITED
+}
+
 static void test_failover(void **state)
 {
     struct test_ctx *t = *state;
@@ -727,6 +790,7 @@ int main(void)
         FX_TEST(test_rfc2307bis_nesting_levels),
         FX_TEST(test_initgroups),
         FX_TEST(test_enumerate),
+        FX_TEST(test_partial_answers),
         FX_TEST(test_failover),
         FX_TEST(test_all_dead),
         FX_TEST(test_many_on_one_connection),

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs test_sdap (cmocka) against a private slapd holding test_sdap.ldif plus a generated
-# rfc2307bis group of 5,000 members (and g_2k, of 2,000 of them). Exports to the program:
+# rfc2307bis group of 5,000 members (and g_2k, of 2,000 of them), with size and
+# administrative limits for two bind DNs and a default referral. Exports to the program:
 #   SDAP_TEST_URI         ldap://127.0.0.1:<port> of the slapd
 #   SDAP_TEST_DEAD_URI    two URIs on ports nobody listens on (failover tests)
 #   SDAP_TEST_DEAD_URI2
@@ -47,6 +48,20 @@ awk 'BEGIN {
 
 export SLAPD_EXTRA_SCHEMA="$here/test_sdap.schema"
 uri=$(slapd_start "$tmp/slapd" "$tmp/data.ldif" "dc=test") || exit 99
+# Limits for the partial-answer tests, in the database section (slapd.sh writes none):
+# cn=limited gets 3 entries per search, cn=unchecked an administrative limit of 2
+# candidates; a search outside the naming context is answered with a referral. slapd is
+# restarted on the same port with them.
+slapd_stop "$tmp/slapd"
+printf '%s\n' 'limits dn.exact="cn=limited,dc=test" size=3' \
+    'limits dn.exact="cn=unchecked,dc=test" size.unchecked=2' >> "$tmp/slapd/slapd.conf"
+sed -i "1i referral ldap://127.0.0.1:9/" "$tmp/slapd/slapd.conf"
+"$SLAPD_BIN" -f "$tmp/slapd/slapd.conf" -h "$uri/" -n slapd-test >> "$tmp/slapd/slapd.log" 2>&1
+for _ in $(seq 100); do
+    [ -f "$tmp/slapd/slapd.pid" ] && (exec 3<>"/dev/tcp/127.0.0.1/${uri##*:}") 2>/dev/null && break
+    sleep 0.05
+done
+[ -f "$tmp/slapd/slapd.pid" ] || { echo "slapd did not restart with the limits"; exit 99; }
 export SDAP_TEST_URI=$uri
 export SDAP_TEST_DEAD_URI="ldap://127.0.0.1:$(slapd_free_port)"
 export SDAP_TEST_DEAD_URI2="ldap://127.0.0.1:$(slapd_free_port)"
