@@ -6,9 +6,12 @@
  * than BE_BIG_GROUP members go through be_store_group_send, which slices their member
  * lists), then removes stale cached entries of the kind just enumerated: those whose
  * lastUpdate is older than the start of the round, i.e. that the round did not store and that
- * no lookup refreshed meanwhile. Stale removal is skipped when the directory returned no
- * entry at all of that kind (an empty answer is more likely a wrong search base or an ACL
- * than a directory emptied on purpose; the entries then expire normally).
+ * no lookup refreshed meanwhile. Only a complete, successful answer removes anything, and
+ * then it removes what it does not hold, even when it holds nothing: the last user deleted
+ * from the directory leaves the cache too (as with SSSD). A failed or partial answer (sdap's
+ * EOVERFLOW: a size or administrative limit, a referral, a paged search cut short) fails the
+ * round before its removal step, and the cache keeps what it had; a search base that does
+ * not exist is an error too (ENOENT), not an empty directory.
  * Groups stored by enumeration carry direct user members only (sdap does not flatten nested
  * groups when enumerating); a lookup of the group replaces them with the flattened list.
  *
@@ -246,10 +249,8 @@ static errno_t be_enum_purge(struct be_enum_state *state, bool users, bool *_fin
         talloc_free(cu);
         talloc_free(cg);
         if (fetched == 0 && state->num_stale > 0) {
-            DEBUG(SSSDBG_MINOR_FAILURE, "The directory returned no %s: keeping the %zu "
-                  "cached ones (they expire normally)\n", users ? "users" : "groups",
-                  state->num_stale);
-            state->num_stale = 0;
+            DEBUG(SSSDBG_MINOR_FAILURE, "The directory holds no %s any more: removing the "
+                  "%zu cached ones\n", users ? "users" : "groups", state->num_stale);
         }
         state->idx = 0;
         *_finished = state->num_stale == 0;
