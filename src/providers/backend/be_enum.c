@@ -12,8 +12,8 @@
  * EOVERFLOW: a size or administrative limit, a referral, a paged search cut short) fails the
  * round before its removal step, and the cache keeps what it had; a search base that does
  * not exist is an error too (ENOENT), not an empty directory.
- * Groups stored by enumeration carry direct user members only (sdap does not flatten nested
- * groups when enumerating); a lookup of the group replaces them with the flattened list.
+ * Groups stored by enumeration carry the member lists a lookup by name gives (sdap flattens
+ * nested groups down to ldap_group_nesting_level for both).
  *
  * The periodic task (enumerate = true) runs a round after registration and then one every
  * ldap_enumeration_refresh_timeout seconds after the end of the previous round. A round

@@ -143,8 +143,8 @@ errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_group ***_groups, size_t *_num_groups);
 
 /* Every user / group under the search base, with paged results (ldap_page_size).
- * Groups come with their members as for sdap_get_group, except that nested groups are
- * not flattened (member_users holds direct user members only). */
+ * Groups come with their members exactly as sdap_get_group gives them (rfc2307bis:
+ * flattened through nested groups down to ldap_group_nesting_level). */
 struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx);
 errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

@@ -4,11 +4,9 @@
  * skipped (sdap_schema.c); a name served by several entries is dropped altogether, as a
  * lookup of that name would refuse it.
  *
- * Groups of the DN-member schemas get their direct members: member DNs that are
- * enumerated groups map to member_groups without any further search; the other member
- * DNs are read once each with base-scope lookups (sdap_lookup_dns) and the users among
- * them give member_users. Nested groups are not flattened here: the caller has every
- * group and its member_groups.
+ * Groups of the DN-member schemas get the member lists a lookup by name gives
+ * (sdap_enum_members.c): users flattened through nested groups down to
+ * ldap_group_nesting_level, and the direct member groups.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -64,10 +62,6 @@ struct sdap_enum_state {
     struct sdap_user **users;
     struct sdap_group **groups;
     struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
-    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
-    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
-    const char **dns;
-    size_t num_dns;
 };
 
 /* Starts the search of every entry of kind, paged, with the enumeration timeout; fn goes
@@ -203,51 +197,6 @@ struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent
     return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_GROUPS, sdap_enumerate_groups_found);
 }
 
-/* Member DNs of every group: groups known from the enumeration, the rest to look up. */
-static errno_t collect_member_dns(struct sdap_enum_state *state)
-{
-    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
-    size_t i;
-    size_t k;
-
-    state->group_dns = sdap_strset_new(state);
-    state->user_dns = sdap_strset_new(state);
-    if (state->group_dns == NULL || state->user_dns == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; i < state->num; i++) {
-        char *canon = sdap_dn_canon(state, state->groups[i]->orig_dn);
-        if (canon != NULL) {
-            sdap_strmap_add(state->group_dns, canon, state->groups[i]);
-            talloc_free(canon);
-        }
-    }
-    for (i = 0; i < state->num; i++) {
-        const struct sdap_attr *attr = sdap_entry_attr(state->entries[i], member_attr);
-
-        for (k = 0; attr != NULL && k < attr->num_values; k++) {
-            char *canon = sdap_dn_canon(state, attr->values[k]);
-            const char **dns;
-
-            if (canon == NULL || sdap_strset_has(state->group_dns, canon)
-                    || sdap_strset_has(state->user_dns, canon)) {
-                talloc_free(canon);
-                continue;
-            }
-            dns = talloc_realloc(state, state->dns, const char *, state->num_dns + 2);
-            if (dns == NULL) {
-                return ENOMEM;
-            }
-            state->dns = dns;
-            state->dns[state->num_dns++] = attr->values[k];
-            state->dns[state->num_dns] = NULL;
-            sdap_strmap_add(state->user_dns, canon, (void *)(uintptr_t)state->num_dns);
-            talloc_free(canon);
-        }
-    }
-    return EOK;
-}
-
 static void sdap_enumerate_groups_found(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -296,12 +245,8 @@ static void sdap_enumerate_groups_found(struct tevent_req *subreq)
     if (ret != EOK || !opts->member_is_dn) {
         goto done;
     }
-    ret = collect_member_dns(state);
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                     state->num_dns, opts->users.attrs);
+    subreq = sdap_enum_members_send(state, state->ev, state->id_ctx, state->groups,
+                                    state->entries, state->num);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
@@ -314,90 +259,13 @@ done:
     sdap_req_step(req, ret);
 }
 
-/* The names of the users among the looked-up member DNs, aligned with them (NULL: not a
- * usable user), on mem_ctx. */
-static const char **member_user_names(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                                      struct sdap_entry **found, size_t n)
-{
-    const char **names = talloc_zero_array(mem_ctx, const char *, n + 1);
-    struct sdap_user *user;
-    size_t i;
-
-    for (i = 0; names != NULL && i < n; i++) {
-        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->users.oc)
-                && sdap_parse_user(names, opts, found[i], &user) == EOK) {
-            names[i] = user->name;
-        }
-    }
-    return names;
-}
-
-/* The direct members of group g (its entry: e): enumerated groups by their canonical DN,
- * users by the names looked up for the other DNs. */
-static errno_t set_direct_members(struct sdap_enum_state *state, struct sdap_group *g,
-                                  const struct sdap_entry *e, const char **user_names)
-{
-    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
-    const struct sdap_attr *attr = sdap_entry_attr(e, member_attr);
-    struct sdap_strset *users = sdap_strset_new(NULL);
-    struct sdap_strset *groups = sdap_strset_new(users);
-    struct sdap_group *sub;
-    uintptr_t idx;
-    char *canon;
-    size_t k;
-    errno_t ret;
-
-    if (users == NULL || groups == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (k = 0; attr != NULL && k < attr->num_values; k++) {
-        canon = sdap_dn_canon(users, attr->values[k]);
-        if (canon == NULL) {
-            continue;
-        }
-        sub = sdap_strmap_get(state->group_dns, canon);
-        idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
-        if (sub != NULL && sub != g) {
-            sdap_strset_add(groups, sub->name);
-        } else if (sub == NULL && idx > 0 && user_names[idx - 1] != NULL) {
-            sdap_strset_add(users, user_names[idx - 1]);
-        }
-    }
-    ret = sdap_group_set_members(g, users, groups);
-done:
-    talloc_free(users);
-    return ret;
-}
-
 static void sdap_enumerate_groups_members(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
-    struct sdap_entry **found = NULL;
-    const char **user_names = NULL;
-    size_t i;
     errno_t ret;
 
-    ret = sdap_id_lookup_dns_recv(state, subreq, &found);
+    ret = sdap_enum_members_recv(subreq);
     talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    user_names = member_user_names(state, state->id_ctx->opts, found, state->num_dns);
-    if (user_names == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < state->num; i++) {
-        ret = set_direct_members(state, state->groups[i], state->entries[i], user_names);
-        if (ret != EOK) {
-            goto done;
-        }
-    }
-done:
-    talloc_free(found);
-    talloc_free(user_names);
     sdap_req_step(req, ret);
 }
 

@@ -13,7 +13,8 @@
  *                     many DNs with a bounded number in flight
  *   sdap_member_dns.c member DNs to entries in batches (sdap_member_dns.h)
  *   sdap_users.c, sdap_groups.c, sdap_groups_batch.c, sdap_initgroups.c, sdap_enum.c
- *                     the operations of sdap.h
+ *                     the operations of sdap.h; sdap_enum_members.c the member lists of
+ *                     enumerated groups (one graph for all of them)
  *   sdap_id.c         struct sdap_id_ctx; searches on its shared connection; the lookup
  *                     of one user or group
  */
@@ -453,5 +454,15 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
                                              int nesting_level);
 /* Sets the resolved members on group (sdap_group_set_members). */
 errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group);
+
+/* Enumeration (sdap_enum_members.c): sets on groups[0..n) (entries[i] is the entry of
+ * groups[i]) the member lists sdap_resolve_members would give each of them, reading the
+ * member DNs of all of them together. groups and entries must live as long as the
+ * request. Errors: those of sdap_member_dns, ENOMEM. */
+struct tevent_req *sdap_enum_members_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                          struct sdap_id_ctx *id_ctx,
+                                          struct sdap_group **groups,
+                                          struct sdap_entry **entries, size_t n);
+errno_t sdap_enum_members_recv(struct tevent_req *req);
 
 #endif /* SSS_SDAP_PRIVATE_H */

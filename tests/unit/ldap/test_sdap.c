@@ -478,14 +478,60 @@ static void test_enumerate(void **state)
     assert_int_equal(n, 10);
     for (i = 0; i < n; i++) {
         if (strcmp(groups[i]->name, "g_top") == 0) {
-            assert_int_equal(groups[i]->num_member_users, 1);
-            assert_string_equal(groups[i]->member_users[0], "alice");
+            /* flattened as by name: g_top > g_mid > g_low, level 2 */
+            assert_int_equal(groups[i]->num_member_users, 3);
+            assert_true(has(groups[i]->member_users, "alice"));
+            assert_true(has(groups[i]->member_users, "bob"));
+            assert_true(has(groups[i]->member_users, "carol"));
             assert_int_equal(groups[i]->num_member_groups, 1);
             assert_string_equal(groups[i]->member_groups[0], "g_mid");
         }
         if (strcmp(groups[i]->name, "g_big") == 0) {
             assert_int_equal(groups[i]->num_member_users, 5000);
         }
+    }
+}
+
+/* Enumerated rfc2307bis groups list exactly the members a lookup by name gives, in the same
+ * order, at every nesting level (nesting, loops, odd members, a 5,000-member group). */
+static void test_enumerate_nested_as_by_name(void **state)
+{
+    static const int levels[] = { 0, 1, 2, 5 };
+    struct test_ctx *t = *state;
+    struct sdap_group **groups = NULL;
+    struct sdap_group *g = NULL;
+    struct tevent_req *req;
+    size_t n = 0;
+    size_t i;
+    size_t k;
+    size_t l;
+
+    for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+        fx_ctx(t, BIS "ldap_group_nesting_level = %d\n", fx_env("SDAP_TEST_URI"), levels[l]);
+        req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
+        tc_wait_req(t->ev, req);
+        assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
+        talloc_free(req);
+        assert_true(n >= 10);
+        for (i = 0; i < n; i++) {
+            assert_int_equal(get_group(t, SDAP_BY_NAME, groups[i]->name, 0, &g), EOK);
+            if (groups[i]->num_member_users != g->num_member_users
+                    || groups[i]->num_member_groups != g->num_member_groups) {
+                fail_msg("level %d, group %s: enumerated %zu users %zu groups, by name "
+                         "%zu users %zu groups", levels[l], g->name,
+                         groups[i]->num_member_users, groups[i]->num_member_groups,
+                         g->num_member_users, g->num_member_groups);
+            }
+            for (k = 0; k < g->num_member_users; k++) {
+                assert_string_equal(groups[i]->member_users[k], g->member_users[k]);
+            }
+            for (k = 0; k < g->num_member_groups; k++) {
+                assert_string_equal(groups[i]->member_groups[k], g->member_groups[k]);
+            }
+            talloc_free(g);
+        }
+        talloc_free(groups);
+        talloc_free(t->id_ctx);
     }
 }
 
@@ -790,6 +836,7 @@ int main(void)
         FX_TEST(test_rfc2307bis_nesting_levels),
         FX_TEST(test_initgroups),
         FX_TEST(test_enumerate),
+        FX_TEST(test_enumerate_nested_as_by_name),
         FX_TEST(test_partial_answers),
         FX_TEST(test_failover),
         FX_TEST(test_all_dead),
