@@ -139,7 +139,7 @@ loop_stall_start() { # PID
     _FAULT_STALL_PID=
     command -v perf > /dev/null || return 0
     rm -f "$FAULT_WORK/stall.data"
-    perf record -q -o "$FAULT_WORK/stall.data" \
+    perf record -q -k CLOCK_MONOTONIC -o "$FAULT_WORK/stall.data" \
         -e 'syscalls:sys_enter_epoll_wait,syscalls:sys_exit_epoll_wait' \
         -e 'syscalls:sys_enter_epoll_pwait,syscalls:sys_exit_epoll_pwait' \
         -e 'syscalls:sys_enter_poll,syscalls:sys_exit_poll' \
@@ -149,15 +149,19 @@ loop_stall_start() { # PID
 }
 
 loop_stall_stop() {
+    local end
     if [ -z "$_FAULT_STALL_PID" ]; then
         echo "none 0"
         return 0
     fi
+    # A loop still stuck when the trace ends counts up to now (perf uses CLOCK_MONOTONIC).
+    end=$(python3 -c 'import time; print(time.monotonic())')
     kill -INT "$_FAULT_STALL_PID" 2>/dev/null
     wait "$_FAULT_STALL_PID" 2>/dev/null
     _FAULT_STALL_PID=
     perf script -i "$FAULT_WORK/stall.data" -F tid,time,event 2>/dev/null | python3 -c '
 import re, sys
+end = float(sys.argv[1])
 last = None
 worst = 0.0
 turns = 0
@@ -172,8 +176,14 @@ for line in sys.stdin:
         worst = max(worst, t - last)
         turns += 1
         last = None
+if last is not None and end > last:
+    worst = max(worst, end - last)
+    turns += 1
 print("%.1f %d" % (worst * 1e3, turns) if turns else "none 0")
-'
+' "$end" | tee "$FAULT_WORK/stall.result"
+    if grep -q '^none' "$FAULT_WORK/stall.result"; then
+        echo "loop_stall_stop: nothing traced: $(tail -n 3 "$FAULT_WORK/stall.log" | tr '\n' ' ')" >&2
+    fi
 }
 
 bus_ping_max() { # DEST SECONDS [HZ]

@@ -3,9 +3,12 @@
  *
  * Operations are sent with libldap's asynchronous calls (ldap_search_ext, ldap_sasl_bind,
  * ...), which return a message id; the caller registers that id here (sdap_op_add) with a
- * callback and a timeout. One tevent fd watches the socket: when it is readable the
- * dispatcher loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero timeout) and hands
- * each message to the operation waiting for its id. An operation that outlives its timeout
+ * callback and a timeout. One tevent fd watches the socket, which is non-blocking: when it
+ * is readable the dispatcher loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero
+ * timeout) until no whole message is left, and hands each message to the operation
+ * waiting for its id; a message still arriving (a slow server) waits for the next
+ * readable event, never in a read. While the write queue (sdap_io.c) holds bytes the fd
+ * also watches for writes and sends them. An operation that outlives its timeout
  * is abandoned (ldap_abandon_ext) and fails with ETIMEDOUT; when the connection breaks
  * every pending operation fails with EIO and the owner is told (lost_fn) so it can fail
  * over. Callbacks run inside the dispatcher, so requests finished there defer their own
@@ -39,6 +42,7 @@ struct sdap_conn {
     int fd;
     char *uri;
     struct tevent_fd *fde;
+    struct sdap_io *io;         /* the handle's write queue, or NULL */
     struct tevent_immediate *im;
     struct sss_list ops;        /* pending operations, the newest first */
     size_t num_ops;
@@ -95,6 +99,11 @@ static int conn_destructor(struct sdap_conn *conn)
     conn->broken = true;
     conn_fail_all(conn, ENOTCONN);
     talloc_zfree(conn->fde);
+    if (conn->io != NULL) {
+        /* The queue goes with the handle. */
+        sdap_io_set_notify(conn->io, NULL, NULL);
+        conn->io = NULL;
+    }
     if (conn->ld != NULL) {
         /* Closes the socket too: it belongs to the LDAP handle since ldap_init_fd(). */
         ldap_unbind_ext(conn->ld, NULL, NULL);
@@ -140,6 +149,22 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
 
     /* The handler goes with the connection's usability: conn_break() frees it. */
     assert(!conn->broken && conn->ld != NULL);
+    if (flags & TEVENT_FD_WRITE) {
+        errno_t ret = sdap_io_flush(conn->io);
+
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "connection to %s lost while writing: %s; %zu "
+                  "operation(s) fail\n", conn->uri, strerror(ret), conn->num_ops);
+            conn_break(conn, EIO, true);
+            return;
+        }
+        if (sdap_io_pending(conn->io) == 0) {
+            TEVENT_FD_NOT_WRITEABLE(fde);
+        }
+        if (!(flags & TEVENT_FD_READ)) {
+            return;
+        }
+    }
     for (;;) {
         msg = NULL;
         rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
@@ -218,6 +243,33 @@ void sdap_conn_set_lost_fn(struct sdap_conn *conn, sdap_conn_lost_fn fn, void *p
 {
     conn->lost_fn = fn;
     conn->lost_pvt = pvt;
+}
+
+/* Bytes wait in the write queue (called from inside libldap's write). */
+static void conn_want_write(void *pvt)
+{
+    struct sdap_conn *conn = pvt;
+
+    if (!conn->broken && conn->fde != NULL) {
+        TEVENT_FD_WRITEABLE(conn->fde);
+    }
+}
+
+void sdap_conn_set_io(struct sdap_conn *conn, struct sdap_io *io)
+{
+    conn->io = io;
+    if (io == NULL) {
+        return;
+    }
+    sdap_io_set_notify(io, conn_want_write, conn);
+    if (sdap_io_pending(io) > 0) {
+        conn_want_write(conn);
+    }
+}
+
+size_t sdap_conn_pending(struct sdap_conn *conn)
+{
+    return conn != NULL ? sdap_io_pending(conn->io) : 0;
 }
 
 void sdap_conn_ref(struct sdap_conn *conn)

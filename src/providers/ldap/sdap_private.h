@@ -8,6 +8,7 @@
  *   sdap_conn.c       one LDAP connection on the tevent loop: message dispatch by msgid,
  *                     per-operation timeouts, connection loss
  *   sdap_connect.c    non-blocking TCP connect, TLS, StartTLS and bind of a new connection
+ *   sdap_io.c         the write queue that lets the socket stay non-blocking
  *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
  *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
  *                     many DNs with a bounded number in flight
@@ -269,6 +270,22 @@ errno_t sdap_ldap_err(int lrc);
 
 /* ---- connection ------------------------------------------------------------------- */
 
+/* The write queue under libldap's socket layers (sdap_io.c): the connection's socket is
+ * non-blocking, and what the kernel does not take at once waits here. */
+struct sdap_io;
+typedef void (*sdap_io_notify_fn)(void *pvt);
+/* Pushes the layer onto ld's socket buffer (after ldap_init_fd), queueing on. The layer
+ * belongs to ld: it is freed with it. Errors: EINVAL, EIO, ENOMEM. */
+errno_t sdap_io_install(LDAP *ld, struct sdap_io **_io);
+/* Off: writes pass straight through (a blocking socket, the TLS handshake thread); only
+ * with nothing queued. */
+void sdap_io_set_queueing(struct sdap_io *io, bool on);
+/* fn is called when bytes start waiting in the queue: watch the socket for writes. */
+void sdap_io_set_notify(struct sdap_io *io, sdap_io_notify_fn fn, void *pvt);
+size_t sdap_io_pending(struct sdap_io *io);
+/* Sends what the kernel takes now. EOK (some may still wait), or the socket's errno. */
+errno_t sdap_io_flush(struct sdap_io *io);
+
 struct sdap_conn;
 struct sdap_op;
 
@@ -290,6 +307,11 @@ errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *l
 void sdap_conn_ref(struct sdap_conn *conn);
 void sdap_conn_unref(struct sdap_conn *conn);
 void sdap_conn_set_lost_fn(struct sdap_conn *conn, sdap_conn_lost_fn fn, void *pvt);
+/* The handle's write queue: the connection watches the socket for writes while bytes
+ * wait, and forgets io before it frees the handle. */
+void sdap_conn_set_io(struct sdap_conn *conn, struct sdap_io *io);
+/* Bytes waiting in its write queue (for tests and diagnostics). */
+size_t sdap_conn_pending(struct sdap_conn *conn);
 LDAP *sdap_conn_ld(struct sdap_conn *conn);
 const char *sdap_conn_uri(struct sdap_conn *conn);
 bool sdap_conn_usable(struct sdap_conn *conn);
