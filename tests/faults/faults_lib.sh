@@ -145,7 +145,12 @@ loop_stall_start() { # PID
         -e 'syscalls:sys_enter_poll,syscalls:sys_exit_poll' \
         -t "$1" > "$FAULT_WORK/stall.log" 2>&1 &
     _FAULT_STALL_PID=$!
-    sleep 0.5      # perf attaches
+    # perf attaches: its output file appears first, then it records (slow under load).
+    for _ in $(seq 100); do
+        [ -s "$FAULT_WORK/stall.data" ] && break
+        sleep 0.05
+    done
+    sleep 0.5
 }
 
 loop_stall_stop() {
@@ -157,6 +162,11 @@ loop_stall_stop() {
     # A loop still stuck when the trace ends counts up to now (perf uses CLOCK_MONOTONIC).
     end=$(python3 -c 'import time; print(time.monotonic())')
     kill -INT "$_FAULT_STALL_PID" 2>/dev/null
+    # Often called in $(...): a subshell cannot wait for perf, so watch it end.
+    for _ in $(seq 200); do
+        kill -0 "$_FAULT_STALL_PID" 2>/dev/null || break
+        sleep 0.05
+    done
     wait "$_FAULT_STALL_PID" 2>/dev/null
     _FAULT_STALL_PID=
     perf script -i "$FAULT_WORK/stall.data" -F tid,time,event 2>/dev/null | python3 -c '

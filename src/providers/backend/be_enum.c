@@ -212,42 +212,21 @@ done:
     return sysdb_transaction_end(be->sysdb, ret);
 }
 
-/* First call: the stale names (full scan of the cache). Later calls: remove a slice. */
+/* First call: the stale names (a scan of the cache reading each entry's name and update
+ * time only). Later calls: remove a slice. */
 static errno_t be_enum_purge(struct be_enum_state *state, bool users, bool *_finished)
 {
     struct be_ctx *be = state->be;
-    struct sysdb_user **cu = NULL;
-    struct sysdb_group **cg = NULL;
     size_t fetched = users ? state->num_users : state->num_groups;
-    size_t count = 0;
     size_t end;
-    size_t i;
     errno_t ret;
 
     if (state->stale == NULL) {
-        state->num_stale = 0;
-        ret = users ? sysdb_enumerate_users(state, be->sysdb, &cu, &count)
-                    : sysdb_enumerate_groups(state, be->sysdb, &cg, &count);
+        ret = sysdb_names_updated_before(state, be->sysdb, !users, state->start,
+                                         &state->stale, &state->num_stale);
         if (ret != EOK) {
             return ret;
         }
-        state->stale = talloc_zero_array(state, char *, count + 1);
-        if (state->stale == NULL) {
-            return ENOMEM;
-        }
-        for (i = 0; i < count; i++) {
-            time_t lu = users ? cu[i]->last_update : cg[i]->last_update;
-            const char *name = users ? cu[i]->name : cg[i]->name;
-
-            if (lu < state->start) {
-                state->stale[state->num_stale] = talloc_strdup(state->stale, name);
-                if (state->stale[state->num_stale++] == NULL) {
-                    return ENOMEM;
-                }
-            }
-        }
-        talloc_free(cu);
-        talloc_free(cg);
         if (fetched == 0 && state->num_stale > 0) {
             DEBUG(SSSDBG_MINOR_FAILURE, "The directory holds no %s any more: removing the "
                   "%zu cached ones\n", users ? "users" : "groups", state->num_stale);

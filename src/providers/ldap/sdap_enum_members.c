@@ -18,7 +18,7 @@
  *      depth is within the nesting level.
  *
  * The CPU work (canonical forms of every member DN, the walks) is done in slices of about
- * SDAP_ENUM_WORK_PER_TURN steps with a loop turn in between, so a directory of big groups
+ * 10 ms (SDAP_ENUM_WORK_PER_TURN) with a loop turn in between, so a directory of big groups
  * never holds the back-end's loop for long.
  */
 #include <assert.h>
@@ -26,8 +26,10 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_member_dns.h"
 
-/* Member values canonicalised, or members visited by the walks, per loop turn. */
+/* Work per loop turn: a member visited by a walk costs 1, a member DN put in canonical
+ * form (ldap_str2dn and back) SDAP_ENUM_CANON_COST: about 10 ms per turn. */
 #define SDAP_ENUM_WORK_PER_TURN 20000
+#define SDAP_ENUM_CANON_COST 10
 /* The loop turn between slices: a timer this far ahead lets tevent poll first. */
 #define SDAP_ENUM_YIELD_USEC 100
 
@@ -40,12 +42,11 @@ struct enum_node {
     struct enum_node **members;         /* groups whose members were read: aligned with
                                          * their member values, NULL for a value that is
                                          * not a DN */
-    const char **member_canons;         /* the same values' canonical forms, until linked */
     size_t num_members;
     size_t visit;                       /* the walk that took it last */
 };
 
-enum enum_phase { PH_CANON, PH_WALK };
+enum enum_phase { PH_CANON, PH_CLASSIFY, PH_WALK };
 
 struct sdap_enum_members_state {
     struct tevent_context *ev;
@@ -63,14 +64,19 @@ struct sdap_enum_members_state {
     size_t pos2;
     const char **dns;                   /* being read */
     const char **canons;
+    struct enum_node **pending;         /* their nodes, kind known once read */
+    struct sdap_entry **read;           /* what the round read, aligned with dns */
+    struct enum_node **next;            /* groups met this round, expanded next round */
+    size_t num_next;
     size_t num_dns;
     const char **attrs;
     struct enum_node **frontier;        /* walk buffers */
-    struct enum_node **next;
+    struct enum_node **wnext;
 };
 
 static void sdap_enum_members_work(struct tevent_req *req);
 static void sdap_enum_members_read(struct tevent_req *subreq);
+static errno_t round_start(struct sdap_enum_members_state *state);
 
 static struct enum_node *node_new(struct sdap_enum_members_state *state, const char *canon,
                                   enum node_kind kind)
@@ -146,6 +152,10 @@ struct tevent_req *sdap_enum_members_send(TALLOC_CTX *mem_ctx, struct tevent_con
         }
     }
     state->phase = PH_CANON;
+    ret = round_start(state);
+    if (ret != EOK) {
+        goto done;
+    }
     sdap_enum_members_work(req);
     return req;
 done:
@@ -158,8 +168,34 @@ static void sdap_enum_members_turn(struct tevent_context *ev, struct tevent_time
     sdap_enum_members_work(talloc_get_type_abort(pvt, struct tevent_req));
 }
 
-/* Canonical forms of the member values of the groups of this round; *budget counts down.
- * EAGAIN: out of budget. */
+/* Room for this round's unknown DNs (at most every member value of its groups). */
+static errno_t round_start(struct sdap_enum_members_state *state)
+{
+    size_t total = 0;
+    size_t i;
+
+    for (i = 0; i < state->num_expand; i++) {
+        const struct sdap_attr *attr =
+            sdap_entry_attr(state->expand[i]->entry, state->opts->group_map[SDAP_GA_MEMBER]);
+        total += attr != NULL ? attr->num_values : 0;
+    }
+    talloc_free(state->dns);
+    talloc_free(state->pending);
+    state->num_dns = 0;
+    state->dns = talloc_array(state, const char *, total + 1);
+    state->canons = talloc_array(state->dns, const char *, total + 1);
+    state->pending = talloc_array(state, struct enum_node *, total + 1);
+    if (state->dns == NULL || state->canons == NULL || state->pending == NULL) {
+        return ENOMEM;
+    }
+    state->dns[0] = NULL;
+    state->canons[0] = NULL;
+    return EOK;
+}
+
+/* Links the member values of this round's groups to nodes, by canonical DN: a DN no node
+ * holds yet gets one, read this round (state->dns). *budget counts down; EAGAIN: out of
+ * budget. */
 static errno_t canon_step(struct sdap_enum_members_state *state, size_t *budget)
 {
     const char *member_attr = state->opts->group_map[SDAP_GA_MEMBER];
@@ -170,85 +206,40 @@ static errno_t canon_step(struct sdap_enum_members_state *state, size_t *budget)
         size_t nv = attr != NULL ? attr->num_values : 0;
 
         if (state->pos2 == 0) {
-            g->member_canons = talloc_zero_array(g, const char *, nv + 1);
             g->members = talloc_zero_array(g, struct enum_node *, nv + 1);
-            if (g->member_canons == NULL || g->members == NULL) {
+            if (g->members == NULL) {
                 return ENOMEM;
             }
             g->num_members = nv;
         }
         for (; state->pos2 < nv; state->pos2++) {
-            if (*budget == 0) {
+            struct enum_node *m;
+            char *canon;
+
+            if (*budget < SDAP_ENUM_CANON_COST) {
                 return EAGAIN;
             }
-            (*budget)--;
-            g->member_canons[state->pos2] = sdap_dn_canon(g->member_canons,
-                                                          attr->values[state->pos2]);
-        }
-    }
-    return EOK;
-}
-
-/* The member DNs of this round that no node holds yet, each once: state->dns. */
-static errno_t collect_unknown(struct sdap_enum_members_state *state)
-{
-    const char *member_attr = state->opts->group_map[SDAP_GA_MEMBER];
-    struct sdap_strset *queued = sdap_strset_new(NULL);
-    size_t total = 0;
-    size_t i;
-    size_t k;
-    errno_t ret = EOK;
-
-    if (queued == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; i < state->num_expand; i++) {
-        total += state->expand[i]->num_members;
-    }
-    talloc_free(state->dns);
-    talloc_free(state->canons);
-    state->num_dns = 0;
-    state->dns = talloc_array(state, const char *, total + 1);
-    state->canons = talloc_array(state, const char *, total + 1);
-    if (state->dns == NULL || state->canons == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < state->num_expand; i++) {
-        struct enum_node *g = state->expand[i];
-        const struct sdap_attr *attr = sdap_entry_attr(g->entry, member_attr);
-
-        for (k = 0; k < g->num_members; k++) {
-            const char *canon = g->member_canons[k];
-
-            if (canon == NULL || sdap_strset_has(state->nodes, canon)
-                    || !sdap_strset_add(queued, canon)) {
-                continue;
+            *budget -= SDAP_ENUM_CANON_COST;
+            canon = sdap_dn_canon(state->canons, attr->values[state->pos2]);
+            if (canon == NULL) {
+                continue;       /* not a DN: skipped, as by name */
             }
-            state->dns[state->num_dns] = attr->values[k];
-            state->canons[state->num_dns++] = canon;
+            m = sdap_strmap_get(state->nodes, canon);
+            if (m == NULL) {
+                m = node_new(state, canon, NODE_NONE);
+                if (m == NULL) {
+                    return ENOMEM;
+                }
+                state->dns[state->num_dns] = attr->values[state->pos2];
+                state->canons[state->num_dns] = canon;
+                state->pending[state->num_dns++] = m;
+                state->dns[state->num_dns] = NULL;
+                state->canons[state->num_dns] = NULL;
+            } else {
+                talloc_free(canon);
+            }
+            g->members[state->pos2] = m;
         }
-    }
-    state->dns[state->num_dns] = NULL;
-    state->canons[state->num_dns] = NULL;
-done:
-    talloc_free(queued);
-    return ret;
-}
-
-/* Links every group of this round to its member nodes; the canonical forms are dropped. */
-static errno_t link_round(struct sdap_enum_members_state *state)
-{
-    size_t i;
-    size_t k;
-
-    for (i = 0; i < state->num_expand; i++) {
-        struct enum_node *g = state->expand[i];
-
-        for (k = 0; k < g->num_members; k++) {
-            g->members[k] = sdap_strmap_get(state->nodes, g->member_canons[k]);
-        }
-        talloc_zfree(g->member_canons);
     }
     return EOK;
 }
@@ -299,14 +290,14 @@ static errno_t walk_one(struct sdap_enum_members_state *state, size_t i, size_t 
                     }
                     if (depth + 1 <= state->opts->nesting_level) {
                         assert(m->members != NULL || m->num_members == 0);
-                        state->next[num_next++] = m;
+                        state->wnext[num_next++] = m;
                     }
                 }
             }
         }
         swap = state->frontier;
-        state->frontier = state->next;
-        state->next = swap;
+        state->frontier = state->wnext;
+        state->wnext = swap;
         num_frontier = num_next;
         depth++;
     }
@@ -316,14 +307,57 @@ done:
     return ret;
 }
 
+/* What each DN read this round is (as sdap_resolve_members: a user entry, else a group
+ * entry, else nothing); *budget counts down, EAGAIN: out of budget. Groups within the
+ * nesting level go to state->next. */
+static errno_t classify_step(struct sdap_enum_members_state *state, size_t *budget)
+{
+    const struct sdap_options *opts = state->opts;
+
+    for (; state->pos < state->num_dns; state->pos++) {
+        struct sdap_entry *e = state->read[state->pos];
+        struct enum_node *node = state->pending[state->pos];
+        struct sdap_user *user = NULL;
+        struct sdap_group *group = NULL;
+
+        if (*budget < SDAP_ENUM_CANON_COST) {
+            return EAGAIN;
+        }
+        *budget -= SDAP_ENUM_CANON_COST;
+        if (e == NULL) {
+            continue;                   /* no such entry */
+        }
+        state->read[state->pos] = NULL;
+        if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
+            if (sdap_parse_user(NULL, opts, e, &user) == EOK) {
+                node->kind = NODE_USER;
+                node->name = talloc_steal(node, user->name);
+                talloc_free(user);
+            }
+        } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
+            if (sdap_parse_group(node, opts, e, &group) == EOK) {
+                node->kind = NODE_GROUP;
+                node->name = group->name;
+                node->entry = talloc_steal(node, e);
+                e = NULL;
+                if (state->round + 1 <= opts->nesting_level) {
+                    state->next[state->num_next++] = node;
+                }
+            }
+        }
+        talloc_free(e);
+    }
+    return EOK;
+}
+
 /* The walks need two buffers as large as the graph. */
 static errno_t walk_setup(struct sdap_enum_members_state *state)
 {
     size_t n = sdap_strset_count(state->nodes) + 1;
 
     state->frontier = talloc_array(state, struct enum_node *, n);
-    state->next = talloc_array(state, struct enum_node *, n);
-    if (state->frontier == NULL || state->next == NULL) {
+    state->wnext = talloc_array(state, struct enum_node *, n);
+    if (state->frontier == NULL || state->wnext == NULL) {
         return ENOMEM;
     }
     state->pos = 0;
@@ -344,10 +378,6 @@ static void sdap_enum_members_work(struct tevent_req *req)
         if (ret != EOK) {
             goto done;
         }
-        ret = collect_unknown(state);
-        if (ret != EOK) {
-            goto done;
-        }
         if (state->num_dns > 0) {
             DEBUG(SSSDBG_TRACE_FUNC, "enumeration round %d: reading %zu member DN(s) of "
                   "%zu group(s)\n", state->round, state->num_dns, state->num_expand);
@@ -361,8 +391,32 @@ static void sdap_enum_members_work(struct tevent_req *req)
             return;
         }
         /* Every member of this round is known already: the graph is complete. */
-        ret = link_round(state);
-        if (ret == EOK) {
+        ret = walk_setup(state);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    if (state->phase == PH_CLASSIFY) {
+        ret = classify_step(state, &budget);
+        if (ret != EOK) {
+            goto done;
+        }
+        talloc_zfree(state->read);
+        talloc_free(state->expand);
+        state->expand = state->next;
+        state->num_expand = state->num_next;
+        state->next = NULL;
+        state->num_next = 0;
+        state->round++;
+        state->pos = 0;
+        state->pos2 = 0;
+        if (state->num_expand > 0) {
+            ret = round_start(state);
+            if (ret == EOK) {
+                state->phase = PH_CANON;
+                ret = EAGAIN;       /* the next round starts at the next turn */
+            }
+        } else {
             ret = walk_setup(state);
         }
         if (ret != EOK) {
@@ -394,82 +448,28 @@ done:
     tevent_req_error(req, ret);
 }
 
-/* This round's DNs were read: their nodes; the round's groups are linked to them, and the
- * new groups within the nesting level are the next round. */
+/* This round's DNs were read: what they are is settled slice by slice (PH_CLASSIFY). */
 static void sdap_enum_members_read(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_enum_members_state *state =
         tevent_req_data(req, struct sdap_enum_members_state);
-    const struct sdap_options *opts = state->opts;
-    struct sdap_entry **entries = NULL;
-    struct enum_node **next = NULL;
-    size_t num_next = 0;
-    size_t i;
     errno_t ret;
 
-    ret = sdap_member_dns_recv(state, subreq, &entries);
+    ret = sdap_member_dns_recv(state, subreq, &state->read);
     talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    next = talloc_array(state, struct enum_node *, state->num_dns + 1);
-    if (next == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < state->num_dns; i++) {
-        struct sdap_entry *e = entries[i];
-        struct enum_node *node;
-        struct sdap_user *user = NULL;
-        struct sdap_group *group = NULL;
-
-        node = node_new(state, state->canons[i], NODE_NONE);
-        if (node == NULL) {
-            ret = ENOMEM;
-            goto done;
-        }
-        if (e == NULL) {
-            continue;                   /* no such entry */
-        }
-        /* As sdap_resolve_members: a user entry, else a group entry, else nothing. */
-        if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
-            if (sdap_parse_user(node, opts, e, &user) == EOK) {
-                node->kind = NODE_USER;
-                node->name = user->name;
-            }
-        } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
-            if (sdap_parse_group(node, opts, e, &group) == EOK) {
-                node->kind = NODE_GROUP;
-                node->name = group->name;
-                node->entry = talloc_steal(node, e);
-                if (state->round + 1 <= opts->nesting_level) {
-                    next[num_next++] = node;
-                }
-            }
-        }
-    }
-    ret = link_round(state);
-    if (ret != EOK) {
-        goto done;
-    }
-    talloc_free(state->expand);
-    state->expand = talloc_steal(state, next);
-    state->num_expand = num_next;
-    next = NULL;
-    state->round++;
-    state->pos = 0;
-    state->pos2 = 0;
-    if (state->num_expand == 0) {
-        ret = walk_setup(state);
-    }
-done:
-    talloc_free(entries);
-    talloc_free(next);
     if (ret != EOK) {
         tevent_req_error(req, ret);
         return;
     }
+    state->next = talloc_array(state, struct enum_node *, state->num_dns + 1);
+    if (state->next == NULL) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    state->num_next = 0;
+    state->pos = 0;
+    state->phase = PH_CLASSIFY;
     sdap_enum_members_work(req);
 }
 
