@@ -86,7 +86,7 @@ struct sbus_request {
     uint64_t req_id;            /* the id the call carries (set while traced), else 0 */
 };
 
-/* A pointer to a typed handler; the generated invoker casts it back. */
+/* A pointer to a typed handler; generated code casts it back. */
 typedef void (*sbus_fn)(void);
 
 enum sbus_handler_type {
@@ -96,17 +96,21 @@ enum sbus_handler_type {
 
 struct sbus_method;
 /*
- * Generated per method. Reads the arguments of sbus_req->message (bad ones: reply
+ * Runs one incoming call: reads the arguments of sbus_req->message (bad ones: reply
  * ERR_SBUS_INVALID_ARGS), runs the handler and finishes with sbus_request_reply() or
  * sbus_request_reply_error(), which also free sbus_req. For an async handler the invoker
  * calls method->send(sbus_req, ...) with sbus_req as memory context, then method->recv.
+ * Generated tables use sbus_gen_invoke (sbus_gen.h) for every method.
  */
 typedef void (*sbus_method_invoker)(struct sbus_request *sbus_req,
                                     const struct sbus_method *method);
 
+struct sbus_gen_method;
+
 struct sbus_method {
     const char *member;             /* NULL ends a table */
     sbus_method_invoker invoker;
+    const struct sbus_gen_method *gen;  /* generated methods: what sbus_gen_invoke needs */
     enum sbus_handler_type type;
     sbus_fn sync;                   /* SBUS_HANDLER_SYNC */
     sbus_fn send;                   /* SBUS_HANDLER_ASYNC */

@@ -4,11 +4,10 @@
  * it. The pending call belongs to the connection, not to the first caller, so one caller
  * giving up does not cancel the answer the others wait for.
  */
-#include "util/util.h"
 #include "sbus/sbus_private.h"
 
 struct sbus_pending {
-    struct sbus_pending *prev, *next;
+    struct sss_list link;           /* in conn->pending */
     struct sbus_connection *conn;
     char *key;                      /* NULL: not chained */
     DBusPendingCall *pc;
@@ -16,42 +15,43 @@ struct sbus_pending {
     char *member;                   /* "interface.member" */
     uint64_t req_id;                /* of the caller that put it on the wire */
     dbus_uint32_t serial;           /* libdbus gave the call */
-    struct sbus_call_state *waiters;
+    struct sss_list waiters;        /* struct sbus_call_state, newest first */
 };
 
 struct sbus_call_state {
-    struct sbus_call_state *prev, *next;
+    struct sss_list link;           /* in pending->waiters */
     struct tevent_req *req;
     uint64_t req_id;                /* the caller's: its callback resumes under it */
     struct sbus_pending *pending;   /* NULL once answered */
     DBusMessage *reply;
 };
 
-static void sbus_pending_list_remove(struct sbus_connection *conn, struct sbus_pending *p)
+static void sbus_waiter_add(struct sbus_pending *p, struct sbus_call_state *state)
 {
-    if (p->prev != NULL) {
-        p->prev->next = p->next;
-    } else if (conn->pending == p) {
-        conn->pending = p->next;
-    }
-    if (p->next != NULL) {
-        p->next->prev = p->prev;
-    }
-    p->prev = p->next = NULL;
+    assert(state->pending == NULL);
+    state->pending = p;
+    sss_list_link_front(&p->waiters, &state->link);
 }
 
-static void sbus_waiter_remove(struct sbus_call_state *state);
+static void sbus_waiter_remove(struct sbus_call_state *state)
+{
+    sss_list_unlink(&state->link);
+    state->pending = NULL;
+}
 
 static int sbus_pending_destructor(struct sbus_pending *p)
 {
     struct sbus_call_state *state;
+    struct sbus_call_state *tmp;
 
     /* Normally p has no waiters left here (the connection fails them before it goes);
      * never leave one pointing at freed memory. */
-    while ((state = p->waiters) != NULL) {
+    sss_list_for_each_entry_safe(state, tmp, &p->waiters, link) {
         sbus_waiter_remove(state);
     }
-    sbus_pending_list_remove(p->conn, p);
+    assert(sss_list_is_linked(&p->link));
+    assert(p->conn->in_flight > 0);
+    sss_list_unlink(&p->link);
     p->conn->in_flight--;
     if (p->pc != NULL) {
         dbus_pending_call_cancel(p->pc);
@@ -61,46 +61,16 @@ static int sbus_pending_destructor(struct sbus_pending *p)
     return 0;
 }
 
-static void sbus_waiter_remove(struct sbus_call_state *state)
-{
-    struct sbus_pending *p = state->pending;
-
-    if (p == NULL) {
-        return;
-    }
-    if (state->prev != NULL) {
-        state->prev->next = state->next;
-    } else {
-        p->waiters = state->next;
-    }
-    if (state->next != NULL) {
-        state->next->prev = state->prev;
-    }
-    state->prev = state->next = NULL;
-    state->pending = NULL;
-}
-
 static int sbus_call_state_destructor(struct sbus_call_state *state)
 {
     struct sbus_pending *p = state->pending;
 
     sbus_waiter_remove(state);
     /* The last waiter gone: nobody wants the answer any more. */
-    if (p != NULL && p->waiters == NULL) {
+    if (p != NULL && sss_list_is_empty(&p->waiters)) {
         talloc_free(p);
     }
     return 0;
-}
-
-static void sbus_waiter_add(struct sbus_pending *p, struct sbus_call_state *state)
-{
-    state->pending = p;
-    state->prev = NULL;
-    state->next = p->waiters;
-    if (p->waiters != NULL) {
-        p->waiters->prev = state;
-    }
-    p->waiters = state;
 }
 
 static errno_t sbus_reply_error(DBusMessage *reply)
@@ -124,7 +94,6 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
     struct tevent_context *ev = p->conn->ev;
     struct sbus_call_state *state;
     struct tevent_req *req;
-    uint64_t saved_id = sss_debug_req_id;
 
     if (reply != NULL) {
         error = sbus_reply_error(reply);
@@ -135,11 +104,12 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
               sss_strerror(error));
     }
 
-    while ((state = p->waiters) != NULL) {
+    while ((state = sss_list_first_entry(&p->waiters, struct sbus_call_state, link)) != NULL) {
+        /* The deferred callback is scheduled (and so resumes) under its caller's id. */
+        SSS_REQ_ID_SCOPE(state->req_id);
+
         req = state->req;
         sbus_waiter_remove(state);
-        /* The deferred callback is scheduled (and so resumes) under its caller's id. */
-        sss_debug_req_id = state->req_id;
         tevent_req_defer_callback(req, ev);
         if (error != EOK) {
             tevent_req_error(req, error);
@@ -152,7 +122,6 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
             tevent_req_done(req);
         }
     }
-    sss_debug_req_id = saved_id;
     talloc_free(p);
 }
 
@@ -161,6 +130,7 @@ static void sbus_pending_notify(DBusPendingCall *pc, void *data)
     struct sbus_pending *p = talloc_get_type(data, struct sbus_pending);
     DBusMessage *reply;
 
+    assert(p != NULL && p->pc == pc);
     reply = dbus_pending_call_steal_reply(pc);
     dbus_pending_call_unref(p->pc);
     p->pc = NULL;
@@ -174,7 +144,7 @@ static struct sbus_pending *sbus_pending_find(struct sbus_connection *conn, cons
 {
     struct sbus_pending *p;
 
-    for (p = conn->pending; p != NULL; p = p->next) {
+    sss_list_for_each_entry(p, &conn->pending, link) {
         if (p->key != NULL && strcmp(p->key, key) == 0) {
             return p;
         }
@@ -190,6 +160,7 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
     const char *dest = dbus_message_get_destination(msg);
     const char *iface = dbus_message_get_interface(msg);
     const char *member = dbus_message_get_member(msg);
+    errno_t ret;
 
     if (conn->disconnected) {
         return ERR_SBUS_DISCONNECTED;
@@ -199,43 +170,49 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
         return ENOMEM;
     }
     p->conn = conn;
+    sss_list_init(&p->waiters);
     p->req_id = sss_debug_req_id;
     p->destination = talloc_strdup(p, dest ? dest : "");
     p->member = talloc_asprintf(p, "%s%s%s", iface ? iface : "", iface ? "." : "",
                                 member ? member : "");
     p->key = key ? talloc_strdup(p, key) : NULL;
     if (p->destination == NULL || p->member == NULL || (key != NULL && p->key == NULL)) {
-        talloc_free(p);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     if (!dbus_connection_send_with_reply(conn->dbus, msg, &p->pc, timeout_ms)) {
-        talloc_free(p);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     if (p->pc == NULL) {
-        talloc_free(p);
-        return ERR_SBUS_DISCONNECTED;
+        ret = ERR_SBUS_DISCONNECTED;
+        goto done;
     }
     /* Sending gave the message its serial. */
     p->serial = dbus_message_get_serial(msg);
     if (!dbus_pending_call_set_notify(p->pc, sbus_pending_notify, p, NULL)) {
-        dbus_pending_call_cancel(p->pc);
-        dbus_pending_call_unref(p->pc);
-        talloc_free(p);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
+
     /* Link only now, so the destructor's bookkeeping matches. */
+    sss_list_link_front(&conn->pending, &p->link);
     conn->in_flight++;
-    p->next = conn->pending;
-    if (conn->pending != NULL) {
-        conn->pending->prev = p;
-    }
-    conn->pending = p;
     talloc_set_destructor(p, sbus_pending_destructor);
     PROBE(SBUS_CALL_SEND, p->req_id, conn->unique_name != NULL ? conn->unique_name : "",
           p->destination, p->member, p->serial);
     *_p = p;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        if (p->pc != NULL) {
+            dbus_pending_call_cancel(p->pc);
+            dbus_pending_call_unref(p->pc);
+        }
+        talloc_free(p);
+    }
+    return ret;
 }
 
 struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
@@ -243,28 +220,23 @@ struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *c
 {
     struct sbus_call_state *state;
     struct sbus_pending *p;
-    struct tevent_req *req;
-    errno_t ret;
+    struct tevent_req *req = NULL;
+    errno_t ret = ENOMEM;
 
+    if (conn == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: no connection\n");
+        goto done;
+    }
     req = tevent_req_create(mem_ctx, &state, struct sbus_call_state);
     if (req == NULL) {
-        if (msg != NULL) {
-            dbus_message_unref(msg);
-        }
-        return NULL;
+        goto done;
     }
     state->req = req;
     state->req_id = sss_debug_req_id;
     talloc_set_destructor(state, sbus_call_state_destructor);
 
-    if (conn == NULL) {
-        if (msg != NULL) {
-            dbus_message_unref(msg);
-        }
-        talloc_free(req);
-        return NULL;
-    }
     if (msg == NULL || dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_METHOD_CALL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: not a method call\n");
         ret = EINVAL;
         goto done;
     }
@@ -280,15 +252,16 @@ struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *c
 
     ret = sbus_pending_start(conn, msg, key, timeout_ms > 0 ? timeout_ms : SBUS_CALL_TIMEOUT_MS,
                              &p);
-    if (ret == EOK) {
-        sbus_waiter_add(p, state);
+    if (ret != EOK) {
+        goto done;
     }
+    sbus_waiter_add(p, state);
 
 done:
     if (msg != NULL) {
-        dbus_message_unref(msg);
+        dbus_message_unref(msg);    /* consumed whatever happens */
     }
-    if (ret != EOK) {
+    if (req != NULL && ret != EOK) {
         tevent_req_error(req, ret);
         return tevent_req_post(req, conn->ev);
     }
@@ -297,8 +270,10 @@ done:
 
 errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage **_reply)
 {
-    struct sbus_call_state *state = tevent_req_data(req, struct sbus_call_state);
+    struct sbus_call_state *state;
 
+    SSS_CHECK_ARG(req != NULL, EINVAL);
+    state = tevent_req_data(req, struct sbus_call_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_reply != NULL) {
         /* Move the binding, so the reply lives as long as the caller wants. */
@@ -312,12 +287,16 @@ errno_t sbus_call_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, DBusMessage 
 
 unsigned int sbus_call_in_flight(struct sbus_connection *conn)
 {
-    return conn != NULL ? conn->in_flight : 0;
+    SSS_CHECK_ARG(conn != NULL, 0);
+    return conn->in_flight;
 }
 
 void sbus_call_fail_all(struct sbus_connection *conn, errno_t error)
 {
-    while (conn->pending != NULL) {
-        sbus_pending_finish(conn->pending, NULL, error);
+    struct sbus_pending *p;
+
+    while ((p = sss_list_first_entry(&conn->pending, struct sbus_pending, link)) != NULL) {
+        sbus_pending_finish(p, NULL, error);
     }
+    assert(conn->in_flight == 0);
 }

@@ -3,7 +3,6 @@
  * name, and tear down cleanly. All of it runs on the tevent loop, never blocking, because the
  * monitor connects to the server it runs itself in the same loop.
  */
-#include "util/util.h"
 #include "sbus/sbus_private.h"
 
 static int sbus_connection_destructor(struct sbus_connection *conn)
@@ -50,6 +49,8 @@ void sbus_connection_mark_disconnected(struct sbus_connection *conn)
 void sbus_connection_set_disconnect_cb(struct sbus_connection *conn,
                                        sbus_disconnect_fn fn, void *data)
 {
+    SSS_CHECK_ARG(conn != NULL);
+
     conn->disconnect_fn = fn;
     conn->disconnect_data = data;
     if (conn->disconnected && fn != NULL) {
@@ -59,21 +60,25 @@ void sbus_connection_set_disconnect_cb(struct sbus_connection *conn,
 
 struct tevent_context *sbus_connection_get_ev(struct sbus_connection *conn)
 {
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->ev;
 }
 
 const char *sbus_connection_get_unique_name(struct sbus_connection *conn)
 {
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->unique_name;
 }
 
 const char *sbus_connection_get_name(struct sbus_connection *conn)
 {
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->name;
 }
 
 DBusConnection *sbus_connection_get_dbus(struct sbus_connection *conn)
 {
+    SSS_CHECK_ARG(conn != NULL, NULL);
     return conn->dbus;
 }
 
@@ -102,27 +107,33 @@ static errno_t sbus_connection_open(TALLOC_CTX *mem_ctx, struct tevent_context *
         dbus_connection_unref(dbus);
         return ENOMEM;
     }
+    /* From here on the destructor closes dbus. */
     conn->ev = ev;
     conn->dbus = dbus;
+    sss_list_init(&conn->ifaces);
+    sss_list_init(&conn->listeners);
+    sss_list_init(&conn->pending);
     talloc_set_destructor(conn, sbus_connection_destructor);
 
     conn->address = talloc_strdup(conn, address);
     conn->disconnect_im = tevent_create_immediate(conn);
-    if (conn->address == NULL || conn->disconnect_im == NULL) {
-        talloc_free(conn);
-        return ENOMEM;
-    }
-    if (!dbus_connection_add_filter(dbus, sbus_dispatch_filter, conn, NULL)) {
-        talloc_free(conn);
-        return ENOMEM;
+    if (conn->address == NULL || conn->disconnect_im == NULL
+        || !dbus_connection_add_filter(dbus, sbus_dispatch_filter, conn, NULL)) {
+        ret = ENOMEM;
+        goto done;
     }
     ret = sbus_tevent_connection_setup(conn, ev, dbus);
     if (ret != EOK) {
-        talloc_free(conn);
-        return ret;
+        goto done;
     }
     *_conn = conn;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        talloc_free(conn);
+    }
+    return ret;
 }
 
 struct sbus_connect_state {
@@ -142,16 +153,21 @@ struct tevent_req *sbus_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
     DBusMessage *msg;
     errno_t ret;
 
+    SSS_CHECK_ARG(ev != NULL, NULL);
+
     req = tevent_req_create(mem_ctx, &state, struct sbus_connect_state);
     if (req == NULL) {
         return NULL;
     }
     state->ev = ev;
     if (address == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: no bus address\n");
         return sss_req_post(req, ev, EINVAL);
     }
     if (well_known_name != NULL) {
         if (!dbus_validate_bus_name(well_known_name, NULL) || well_known_name[0] == ':') {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: '%s' is no well-known bus name\n",
+                  well_known_name);
             return sss_req_post(req, ev, EINVAL);
         }
         state->name = talloc_strdup(state, well_known_name);
@@ -268,8 +284,11 @@ static void sbus_connect_name_done(struct tevent_req *subreq)
 errno_t sbus_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                           struct sbus_connection **_conn)
 {
-    struct sbus_connect_state *state = tevent_req_data(req, struct sbus_connect_state);
+    struct sbus_connect_state *state;
 
+    SSS_CHECK_ARG(req != NULL, EINVAL);
+    SSS_CHECK_ARG(_conn != NULL, EINVAL);
+    state = tevent_req_data(req, struct sbus_connect_state);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_conn = talloc_steal(mem_ctx, state->conn);
     state->conn = NULL;

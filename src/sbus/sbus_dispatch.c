@@ -4,7 +4,6 @@
  * signal ends the connection. Replies to our own calls never get here: libdbus hands them
  * to the pending calls of sbus_call.c first.
  */
-#include "util/util.h"
 #include "sbus/sbus_private.h"
 
 static int sbus_request_destructor(struct sbus_request *sbus_req)
@@ -62,8 +61,9 @@ static void sbus_reply_now(struct sbus_connection *conn, DBusMessage *call, DBus
 void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
 {
     if (sbus_req == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: sbus_req != NULL\n");
         if (reply != NULL) {
-            dbus_message_unref(reply);
+            dbus_message_unref(reply);  /* consumed whatever happens */
         }
         return;
     }
@@ -77,9 +77,8 @@ void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
 
 void sbus_request_reply_error(struct sbus_request *sbus_req, errno_t error)
 {
-    if (sbus_req == NULL) {
-        return;
-    }
+    SSS_CHECK_ARG(sbus_req != NULL);
+
     DEBUG(SSSDBG_TRACE_FUNC, "%s.%s from %s failed: %s\n",
           sbus_req->interface ? sbus_req->interface : "?",
           sbus_req->member ? sbus_req->member : "?",
@@ -94,13 +93,12 @@ errno_t sbus_connection_add_interface(struct sbus_connection *conn, const char *
                                       const struct sbus_interface *iface)
 {
     struct sbus_iface_entry *e;
-    struct sbus_iface_entry **tail;
 
-    if (conn == NULL || path == NULL || iface == NULL || iface->name == NULL
-        || !dbus_validate_path(path, NULL)) {
-        return EINVAL;
-    }
-    for (e = conn->ifaces; e != NULL; e = e->next) {
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
+    SSS_CHECK_ARG(path != NULL && dbus_validate_path(path, NULL), EINVAL);
+    SSS_CHECK_ARG(iface != NULL && iface->name != NULL, EINVAL);
+
+    sss_list_for_each_entry(e, &conn->ifaces, link) {
         if (strcmp(e->path, path) == 0 && strcmp(e->iface->name, iface->name) == 0) {
             return EEXIST;
         }
@@ -115,10 +113,7 @@ errno_t sbus_connection_add_interface(struct sbus_connection *conn, const char *
         return ENOMEM;
     }
     e->iface = iface;
-    for (tail = &conn->ifaces; *tail != NULL; tail = &(*tail)->next) {
-        /* keep registration order */
-    }
-    *tail = e;
+    sss_list_link_tail(&conn->ifaces, &e->link);
     return EOK;
 }
 
@@ -131,7 +126,7 @@ static const struct sbus_method *sbus_find_method(struct sbus_connection *conn,
     const struct sbus_method *m;
     struct sbus_iface_entry *e;
 
-    for (e = conn->ifaces; e != NULL; e = e->next) {
+    sss_list_for_each_entry(e, &conn->ifaces, link) {
         if (path == NULL || strcmp(e->path, path) != 0) {
             continue;
         }
@@ -226,8 +221,7 @@ static void sbus_dispatch_signal(struct sbus_connection *conn, DBusMessage *msg)
     }
     /* A handler may free conn (and with it every listener entry): notice, and stop. */
     conn->freed = &freed;
-    for (e = conn->listeners; e != NULL; e = next) {
-        next = e->next;
+    sss_list_for_each_entry_safe(e, next, &conn->listeners, link) {
         if (!sbus_listener_matches(e->listener, msg)) {
             continue;
         }

@@ -1,8 +1,8 @@
 /* Mapping between errno_t values and D-Bus error names, both directions. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "util/util.h"
-#include "sbus/sbus.h"
+
+#include "sbus/sbus_private.h"
 
 #define SBUS_ERROR_ERRNO "sssd.Error.Errno"
 
@@ -63,6 +63,7 @@ DBusMessage *sbus_error_reply(DBusMessage *call, errno_t error)
     const char *name = sbus_errno_to_error_name(error);
     char text[256];
 
+    SSS_CHECK_ARG(call != NULL, NULL);
     if (strcmp(name, SBUS_ERROR_ERRNO) == 0) {
         /* The code first, so the other side can map it back; the text after it is for people. */
         snprintf(text, sizeof(text), "%d: %s", error, sss_strerror(error));

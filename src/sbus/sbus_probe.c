@@ -4,8 +4,7 @@
  */
 #include <stdio.h>
 
-#include "util/util.h"
-#include "sbus/sbus.h"
+#include "sbus/sbus_private.h"
 
 uint64_t sbus_message_req_id(DBusMessage *msg)
 {

@@ -2,9 +2,9 @@
  * The master bus server: listening on the unix socket, accepting connections, checking each
  * peer's uid (EXTERNAL authentication only; uid 0 and the allowed uid get in), running
  * every connection on the tevent loop, and the lifetime of peers and of the server. Every
- * message a peer sends passes through sbus_server_filter(), which registers the peer (by Hello, or implicitly), stamps
- * the sender, and hands the message to the bus interface (sbus_server_bus.c) or to routing
- * (sbus_server_route.c).
+ * message a peer sends passes through sbus_server_filter(), which registers the peer (by
+ * Hello, or implicitly), stamps the sender, and hands the message to the bus interface
+ * (sbus_server_bus.c) or to routing (sbus_server_route.c).
  */
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,15 +41,9 @@ static int sbus_peer_destructor(struct sbus_peer *peer)
     dbus_connection_close(peer->conn);
     dbus_connection_unref(peer->conn);
 
-    if (peer->prev != NULL) {
-        peer->prev->next = peer->next;
-    } else {
-        server->peers = peer->next;
-    }
-    if (peer->next != NULL) {
-        peer->next->prev = peer->prev;
-    }
+    sss_list_unlink(&peer->link);
     if (!peer->disconnected) {
+        assert(server->peer_count > 0);
         server->peer_count--;
     }
     /* Names and match entries (children) take themselves out of the tables next. */
@@ -74,6 +68,7 @@ static void sbus_server_peer_gone(struct sbus_peer *peer)
         return;
     }
     peer->disconnected = true;
+    assert(server->peer_count > 0);
     server->peer_count--;
     DEBUG(SSSDBG_TRACE_FUNC, "Bus peer %s disconnected\n",
           peer->unique != NULL ? peer->unique->name : "(unregistered)");
@@ -92,6 +87,7 @@ static void sbus_server_handle(struct sbus_peer *peer, DBusMessage *msg)
     if (peer->unique == NULL && sbus_server_bus_unregistered(peer, msg)) {
         return;
     }
+    assert(peer->unique != NULL);   /* registered by Hello or implicitly just now */
 
     /* Header fields are read before the sender is stamped: libdbus forgets its parsed
      * header fields on every change, and reading one afterwards rescans the whole header
@@ -222,11 +218,10 @@ static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *
     }
     peer->server = server;
     peer->conn = dbus_connection_ref(conn);
-    peer->next = server->peers;
-    if (server->peers != NULL) {
-        server->peers->prev = peer;
-    }
-    server->peers = peer;
+    sss_list_init(&peer->names);
+    sss_list_init(&peer->matches);
+    sss_list_init(&peer->pending);
+    sss_list_link_tail(&server->peers, &peer->link);
     server->peer_count++;
     talloc_set_destructor(peer, sbus_peer_destructor);
 
@@ -243,9 +238,13 @@ static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *
 
 static int sbus_server_destructor(struct sbus_server *server)
 {
-    while (server->peers != NULL) {
-        talloc_free(server->peers);
+    struct sbus_peer *peer;
+
+    /* Newest first, the reverse of their arrival. */
+    while ((peer = sss_list_last_entry(&server->peers, struct sbus_peer, link)) != NULL) {
+        talloc_free(peer);
     }
+    assert(server->peer_count == 0);
     talloc_zfree(server->loop);
     if (server->dbus_server != NULL) {
         dbus_server_set_new_connection_function(server->dbus_server, NULL, NULL, NULL);
@@ -350,14 +349,15 @@ errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     struct sbus_server *server;
     errno_t ret;
 
-    if (ev == NULL || socket_path == NULL || socket_path[0] == '\0' || _server == NULL) {
-        return EINVAL;
-    }
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(socket_path != NULL && socket_path[0] != '\0', EINVAL);
+    SSS_CHECK_ARG(_server != NULL, EINVAL);
 
     server = talloc_zero(mem_ctx, struct sbus_server);
     if (server == NULL) {
         return ENOMEM;
     }
+    sss_list_init(&server->peers);
     talloc_set_destructor(server, sbus_server_destructor);
     server->ev = ev;
     server->allowed_uid = allowed_uid;
@@ -399,10 +399,12 @@ done:
 
 const char *sbus_server_get_address(struct sbus_server *server)
 {
-    return server == NULL ? NULL : server->address;
+    SSS_CHECK_ARG(server != NULL, NULL);
+    return server->address;
 }
 
 unsigned int sbus_server_connection_count(struct sbus_server *server)
 {
-    return server == NULL ? 0 : server->peer_count;
+    SSS_CHECK_ARG(server != NULL, 0);
+    return server->peer_count;
 }

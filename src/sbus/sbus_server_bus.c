@@ -262,12 +262,27 @@ static bool sbus_server_append_name(DBusMessageIter *array, const char *name)
     return dbus_message_iter_append_basic(array, DBUS_TYPE_STRING, &name);
 }
 
+/* peer's unique name, then its well-known names. */
+static bool sbus_server_append_peer_names(DBusMessageIter *array, struct sbus_peer *peer)
+{
+    struct sbus_server_name *n;
+
+    if (!sbus_server_append_name(array, peer->unique->name)) {
+        return false;
+    }
+    sss_list_for_each_entry(n, &peer->names, link) {
+        if (!sbus_server_append_name(array, n->name)) {
+            return false;
+        }
+    }
+    return true;
+}
+
 /* org.freedesktop.DBus first, then each registered peer's unique and well-known names,
- * oldest peer first. */
+ * oldest peer first (server->peers is kept in order of arrival). */
 static void sbus_server_list_names(struct sbus_peer *peer, DBusMessage *msg)
 {
     struct sbus_peer *p;
-    struct sbus_server_name *n;
     DBusMessageIter iter;
     DBusMessageIter array;
     DBusMessage *reply;
@@ -287,18 +302,9 @@ static void sbus_server_list_names(struct sbus_peer *peer, DBusMessage *msg)
     }
 
     ok = sbus_server_append_name(&array, DBUS_SERVICE_DBUS);
-    /* Peers are kept newest first: start from the oldest. */
-    p = peer->server->peers;
-    while (p != NULL && p->next != NULL) {
-        p = p->next;
-    }
-    for (; ok && p != NULL; p = p->prev) {
-        if (p->disconnected || p->unique == NULL) {
-            continue;
-        }
-        ok = sbus_server_append_name(&array, p->unique->name);
-        for (n = p->names; ok && n != NULL; n = n->next) {
-            ok = sbus_server_append_name(&array, n->name);
+    sss_list_for_each_entry(p, &peer->server->peers, link) {
+        if (ok && !p->disconnected && p->unique != NULL) {
+            ok = sbus_server_append_peer_names(&array, p);
         }
     }
     if (!ok) {
@@ -367,11 +373,14 @@ static void sbus_server_get_name_owner(struct sbus_peer *peer, DBusMessage *msg)
     sbus_server_reply_args(peer, msg, DBUS_TYPE_STRING, &unique, DBUS_TYPE_INVALID);
 }
 
-static void sbus_server_get_unix_user(struct sbus_peer *peer, DBusMessage *msg)
+/* GetConnectionUnixUser (pid false) and GetConnectionUnixProcessID (pid true): the uid or
+ * pid of the name's owner, or of the bus itself. */
+static void sbus_server_get_owner_id(struct sbus_peer *peer, DBusMessage *msg, bool pid)
 {
     struct sbus_peer *owner;
-    unsigned long uid = 0;
+    unsigned long id = 0;
     dbus_uint32_t result;
+    dbus_bool_t known = TRUE;
     bool self;
 
     owner = sbus_server_owner_arg(peer, msg, &self);
@@ -379,36 +388,31 @@ static void sbus_server_get_unix_user(struct sbus_peer *peer, DBusMessage *msg)
         return;
     }
     if (self) {
-        uid = getuid();
-    } else if (!dbus_connection_get_unix_user(owner->conn, &uid)) {
-        sbus_server_reply_error(peer, msg, DBUS_ERROR_FAILED,
-                                "Could not determine the connection's uid");
+        id = pid ? (unsigned long)getpid() : (unsigned long)getuid();
+    } else if (pid) {
+        known = dbus_connection_get_unix_process_id(owner->conn, &id);
+    } else {
+        known = dbus_connection_get_unix_user(owner->conn, &id);
+    }
+    if (!known) {
+        sbus_server_reply_error(peer, msg,
+                                pid ? DBUS_ERROR_UNIX_PROCESS_ID_UNKNOWN : DBUS_ERROR_FAILED,
+                                pid ? "Could not determine the connection's process id"
+                                    : "Could not determine the connection's uid");
         return;
     }
-    result = (dbus_uint32_t)uid;
+    result = (dbus_uint32_t)id;
     sbus_server_reply_args(peer, msg, DBUS_TYPE_UINT32, &result, DBUS_TYPE_INVALID);
+}
+
+static void sbus_server_get_unix_user(struct sbus_peer *peer, DBusMessage *msg)
+{
+    sbus_server_get_owner_id(peer, msg, false);
 }
 
 static void sbus_server_get_unix_pid(struct sbus_peer *peer, DBusMessage *msg)
 {
-    struct sbus_peer *owner;
-    unsigned long pid = 0;
-    dbus_uint32_t result;
-    bool self;
-
-    owner = sbus_server_owner_arg(peer, msg, &self);
-    if (owner == NULL && !self) {
-        return;
-    }
-    if (self) {
-        pid = getpid();
-    } else if (!dbus_connection_get_unix_process_id(owner->conn, &pid)) {
-        sbus_server_reply_error(peer, msg, DBUS_ERROR_UNIX_PROCESS_ID_UNKNOWN,
-                                "Could not determine the connection's process id");
-        return;
-    }
-    result = (dbus_uint32_t)pid;
-    sbus_server_reply_args(peer, msg, DBUS_TYPE_UINT32, &result, DBUS_TYPE_INVALID);
+    sbus_server_get_owner_id(peer, msg, true);
 }
 
 /* Parses the rule argument; NULL after replying an error. */

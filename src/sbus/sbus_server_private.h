@@ -4,7 +4,8 @@
  *                        the per-peer filter every incoming message passes through
  *   sbus_server_bus.c    the org.freedesktop.DBus methods the server answers itself
  *   sbus_server_route.c  bus names, match rules, routing and the server's own signals
- *   sbus_server_hash.c   the string-keyed hash table behind names and match rules
+ *   sbus_server_pending.c  calls a peer still owes an answer to
+ * Tables are sss_hash_table (util/sss_hash.h), lists sss_list (util/sss_list.h).
  *
  * Ownership: the server owns its peers; a peer owns its names and match entries, whose
  * destructors take them out of the server's tables, so freeing a peer forgets it entirely.
@@ -16,25 +17,15 @@
 #include <dbus/dbus.h>
 
 #include "util/util.h"
+#include "util/sss_hash.h"
+#include "util/sss_list.h"
 #include "sbus/sbus.h"
+#include "sbus/sbus_private.h"
 #include "sbus/sbus_server.h"
 #include "sbus/sbus_match.h"
 
 /* Most rules one peer may hold (dbus-daemon's system bus uses a limit of this order). */
 #define SBUS_SERVER_MAX_MATCHES_PER_PEER 1024
-
-/* -------- hash table (sbus_server_hash.c) -------- */
-
-struct sbus_hash;
-
-struct sbus_hash *sbus_hash_create(TALLOC_CTX *mem_ctx);
-/* The value stored for key, or NULL. */
-void *sbus_hash_lookup(struct sbus_hash *hash, const char *key);
-/* Adds key (not copied: it must live until removed) -> value. Errors: EEXIST, ENOMEM. */
-errno_t sbus_hash_insert(struct sbus_hash *hash, const char *key, void *value);
-/* Removes key; returns the value it had, or NULL. */
-void *sbus_hash_remove(struct sbus_hash *hash, const char *key);
-size_t sbus_hash_count(struct sbus_hash *hash);
 
 /* -------- server state -------- */
 
@@ -77,32 +68,35 @@ struct sbus_server {
     char *id;                       /* GetId: 32 hex digits, fixed for the server's life */
     uid_t allowed_uid;
 
-    struct sbus_peer *peers;        /* every accepted connection not yet freed */
+    struct sss_list peers;          /* struct sbus_peer: every accepted connection not yet
+                                     * freed, oldest first */
     unsigned int peer_count;        /* of those, the ones still connected */
     uint64_t next_unique;           /* N of the next ":1.N" */
     uint64_t delivery;              /* stamp of the broadcast in progress */
     struct sbus_server_trace *trace;    /* routing in progress while traced, else NULL */
 
-    struct sbus_hash *names;        /* bus name -> struct sbus_server_name */
-    struct sbus_hash *match_index;  /* "interface.member" -> struct sbus_server_slot */
+    struct sss_hash_table *names;       /* bus name -> struct sbus_server_name */
+    struct sss_hash_table *match_index; /* "interface.member" -> struct sbus_server_slot */
     struct sbus_server_slot *match_any; /* rules lacking interface or member */
 };
 
 struct sbus_peer {
     struct sbus_server *server;
-    struct sbus_peer *prev, *next;
+    struct sss_list link;           /* in server->peers */
     DBusConnection *conn;
     TALLOC_CTX *loop;               /* owns the tevent glue of conn */
     struct tevent_immediate *free_im;
 
     struct sbus_server_name *unique;    /* NULL until Hello */
-    struct sbus_server_name *names;     /* well-known names owned */
-    struct sbus_server_match *matches;
-    unsigned int num_matches;
+    struct sss_list names;              /* struct sbus_server_name: well-known names owned,
+                                         * newest first */
+    struct sss_list matches;            /* struct sbus_server_match, newest first */
+    unsigned int num_matches;           /* how many entries matches has */
 
-    struct sbus_server_pending *pending;    /* calls this peer has not answered yet */
-    struct sbus_hash *pending_index;        /* "<caller>:<serial>" -> entry */
-    unsigned int num_pending;
+    struct sss_list pending;            /* struct sbus_server_pending: calls this peer has
+                                         * not answered yet, newest first */
+    struct sss_hash_table *pending_index;   /* (caller, serial) -> entry; NULL until used */
+    unsigned int num_pending;           /* how many entries pending has */
 
     bool filter_added;
     bool disconnected;
@@ -111,8 +105,9 @@ struct sbus_peer {
 
 struct sbus_server_name {
     char *name;
+    uint64_t hash;                          /* of name, in server->names */
     struct sbus_peer *owner;
-    struct sbus_server_name *prev, *next;   /* in owner->names (well-known only) */
+    struct sss_list link;                   /* in owner->names (well-known only) */
 };
 
 /* -------- names and routing (sbus_server_route.c) -------- */

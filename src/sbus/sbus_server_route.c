@@ -12,9 +12,17 @@
 
 /* The rules that share one "interface.member" (or, for server->match_any, lack one). */
 struct sbus_server_slot {
-    char *key;                          /* NULL for server->match_any */
+    char *interface;                    /* both NULL for server->match_any */
+    char *member;
+    uint64_t hash;                      /* its key's, in server->match_index */
     struct sbus_server *server;
-    struct sbus_server_match *head;
+    struct sss_list rules;              /* struct sbus_server_match, newest first */
+};
+
+/* What server->match_index is searched by. */
+struct sbus_server_slot_key {
+    const char *interface;
+    const char *member;
 };
 
 /* One AddMatch of one peer. */
@@ -22,19 +30,59 @@ struct sbus_server_match {
     struct sbus_peer *peer;
     struct sbus_match_rule *rule;
     struct sbus_server_slot *slot;
-    struct sbus_server_match *prev, *next;          /* in slot */
-    struct sbus_server_match *peer_prev, *peer_next; /* in peer->matches */
+    struct sss_list slot_link;          /* in slot->rules */
+    struct sss_list peer_link;          /* in peer->matches */
 };
+
+/* A slot, its rule list ready. */
+static struct sbus_server_slot *sbus_server_slot_new(struct sbus_server *server)
+{
+    struct sbus_server_slot *slot;
+
+    slot = talloc_zero(server, struct sbus_server_slot);
+    if (slot == NULL) {
+        return NULL;
+    }
+    slot->server = server;
+    sss_list_init(&slot->rules);
+    return slot;
+}
+
+/* -------- the tables -------- */
+
+/* The hash of "interface.member", without writing the text out (broadcasts look it up). */
+static uint64_t sbus_server_slot_hash(const struct sbus_server_slot_key *key)
+{
+    uint64_t h;
+
+    h = sss_hash_add_str(SSS_HASH_INIT, key->interface);
+    h = sss_hash_add(h, ".", 1);
+    return sss_hash_add_str(h, key->member);
+}
+
+static bool sbus_server_slot_equal(const void *item, const void *key, void *ctx)
+{
+    const struct sbus_server_slot *slot = item;
+    const struct sbus_server_slot_key *k = key;
+
+    return strcmp(slot->member, k->member) == 0 && strcmp(slot->interface, k->interface) == 0;
+}
+
+static bool sbus_server_name_equal(const void *item, const void *key, void *ctx)
+{
+    const struct sbus_server_name *n = item;
+
+    return strcmp(n->name, key) == 0;
+}
 
 errno_t sbus_server_tables_init(struct sbus_server *server)
 {
-    server->names = sbus_hash_create(server);
-    server->match_index = sbus_hash_create(server);
-    server->match_any = talloc_zero(server, struct sbus_server_slot);
+    server->names = sss_hash_table_new(server, 0, sbus_server_name_equal, NULL);
+    server->match_index = sss_hash_table_new(server, 0, sbus_server_slot_equal, NULL);
+    server->match_any = sbus_server_slot_new(server);
     if (server->names == NULL || server->match_index == NULL || server->match_any == NULL) {
         return ENOMEM;
     }
-    server->match_any->server = server;
     return EOK;
 }
 
@@ -44,19 +92,12 @@ static int sbus_server_name_destructor(struct sbus_server_name *n)
 {
     struct sbus_peer *owner = n->owner;
 
-    sbus_hash_remove(owner->server->names, n->name);
+    sss_hash_table_remove_item(owner->server->names, n->hash, n);
     if (owner->unique == n) {
         owner->unique = NULL;
         return 0;
     }
-    if (n->prev != NULL) {
-        n->prev->next = n->next;
-    } else {
-        owner->names = n->next;
-    }
-    if (n->next != NULL) {
-        n->next->prev = n->prev;
-    }
+    sss_list_unlink(&n->link);
     return 0;
 }
 
@@ -73,22 +114,36 @@ static errno_t sbus_server_name_new(struct sbus_peer *peer, const char *name,
     n->owner = peer;
     n->name = talloc_strdup(n, name);
     if (n->name == NULL) {
-        talloc_free(n);
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
-    ret = sbus_hash_insert(peer->server->names, n->name, n);
+    n->hash = sss_hash_str(n->name);
+    ret = sss_hash_table_insert(peer->server->names, n->hash, n->name, n, NULL);
     if (ret != EOK) {
-        talloc_free(n);
-        return ret;
+        goto done;
     }
+    /* In the table: from now on the destructor takes it out. */
     talloc_set_destructor(n, sbus_server_name_destructor);
     *_n = n;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        talloc_free(n);
+    }
+    return ret;
+}
+
+/* The entry of name (unique or well-known), or NULL. */
+static struct sbus_server_name *sbus_server_name_find(struct sbus_server *server,
+                                                      const char *name)
+{
+    return sss_hash_table_get(server->names, sss_hash_str(name), name);
 }
 
 struct sbus_peer *sbus_server_name_owner(struct sbus_server *server, const char *name)
 {
-    struct sbus_server_name *n = sbus_hash_lookup(server->names, name);
+    struct sbus_server_name *n = sbus_server_name_find(server, name);
 
     if (n == NULL || n->owner->disconnected) {
         return NULL;
@@ -118,7 +173,7 @@ errno_t sbus_server_assign_unique(struct sbus_peer *peer)
 
 errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name)
 {
-    struct sbus_server_name *n = sbus_hash_lookup(peer->server->names, name);
+    struct sbus_server_name *n = sbus_server_name_find(peer->server, name);
     errno_t ret;
 
     if (n != NULL) {
@@ -128,17 +183,13 @@ errno_t sbus_server_acquire_name(struct sbus_peer *peer, const char *name)
     if (ret != EOK) {
         return ret;
     }
-    n->next = peer->names;
-    if (peer->names != NULL) {
-        peer->names->prev = n;
-    }
-    peer->names = n;
+    sss_list_link_front(&peer->names, &n->link);
     return EOK;
 }
 
 errno_t sbus_server_release_name(struct sbus_peer *peer, const char *name)
 {
-    struct sbus_server_name *n = sbus_hash_lookup(peer->server->names, name);
+    struct sbus_server_name *n = sbus_server_name_find(peer->server, name);
 
     if (n == NULL) {
         return ENOENT;
@@ -153,17 +204,19 @@ errno_t sbus_server_release_name(struct sbus_peer *peer, const char *name)
 void sbus_server_forget_peer(struct sbus_peer *peer)
 {
     struct sbus_server *server = peer->server;
+    struct sbus_server_match *m;
     struct sbus_server_name *n;
 
-    while (peer->matches != NULL) {
-        talloc_free(peer->matches);
+    while ((m = sss_list_first_entry(&peer->matches, struct sbus_server_match,
+                                     peer_link)) != NULL) {
+        talloc_free(m);
     }
+    assert(peer->num_matches == 0);
     if (peer->unique == NULL) {
         return;     /* never registered: it can own nothing */
     }
     sbus_server_pending_fail_all(peer);
-    while (peer->names != NULL) {
-        n = peer->names;
+    while ((n = sss_list_first_entry(&peer->names, struct sbus_server_name, link)) != NULL) {
         sbus_server_emit(server, NULL, "NameOwnerChanged", n->name, peer->unique->name, "");
         talloc_free(n);
     }
@@ -179,27 +232,14 @@ static int sbus_server_match_destructor(struct sbus_server_match *m)
     struct sbus_server_slot *slot = m->slot;
     struct sbus_peer *peer = m->peer;
 
-    if (m->prev != NULL) {
-        m->prev->next = m->next;
-    } else {
-        slot->head = m->next;
-    }
-    if (m->next != NULL) {
-        m->next->prev = m->prev;
-    }
-    if (slot->head == NULL && slot->key != NULL) {
-        sbus_hash_remove(slot->server->match_index, slot->key);
+    sss_list_unlink(&m->slot_link);
+    if (sss_list_is_empty(&slot->rules) && slot != slot->server->match_any) {
+        sss_hash_table_remove_item(slot->server->match_index, slot->hash, slot);
         talloc_free(slot);
     }
 
-    if (m->peer_prev != NULL) {
-        m->peer_prev->peer_next = m->peer_next;
-    } else {
-        peer->matches = m->peer_next;
-    }
-    if (m->peer_next != NULL) {
-        m->peer_next->peer_prev = m->peer_prev;
-    }
+    sss_list_unlink(&m->peer_link);
+    assert(peer->num_matches > 0);
     peer->num_matches--;
     return 0;
 }
@@ -209,38 +249,44 @@ static errno_t sbus_server_slot_get(struct sbus_server *server,
                                     const struct sbus_match_rule *rule,
                                     struct sbus_server_slot **_slot)
 {
+    struct sbus_server_slot_key key = { rule->interface, rule->member };
     struct sbus_server_slot *slot;
-    char *key;
+    uint64_t hash;
     errno_t ret;
 
     if (rule->interface == NULL || rule->member == NULL) {
         *_slot = server->match_any;
         return EOK;
     }
-    key = talloc_asprintf(NULL, "%s.%s", rule->interface, rule->member);
-    if (key == NULL) {
-        return ENOMEM;
-    }
-    slot = sbus_hash_lookup(server->match_index, key);
+    hash = sbus_server_slot_hash(&key);
+    slot = sss_hash_table_get(server->match_index, hash, &key);
     if (slot != NULL) {
-        talloc_free(key);
         *_slot = slot;
         return EOK;
     }
-    slot = talloc_zero(server, struct sbus_server_slot);
+    slot = sbus_server_slot_new(server);
     if (slot == NULL) {
-        talloc_free(key);
         return ENOMEM;
     }
-    slot->server = server;
-    slot->key = talloc_steal(slot, key);
-    ret = sbus_hash_insert(server->match_index, slot->key, slot);
+    slot->interface = talloc_strdup(slot, rule->interface);
+    slot->member = talloc_strdup(slot, rule->member);
+    slot->hash = hash;
+    if (slot->interface == NULL || slot->member == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sss_hash_table_insert(server->match_index, hash, &key, slot, NULL);
     if (ret != EOK) {
-        talloc_free(slot);
-        return ret;
+        goto done;
     }
     *_slot = slot;
-    return EOK;
+    ret = EOK;
+
+done:
+    if (ret != EOK) {
+        talloc_free(slot);
+    }
+    return ret;
 }
 
 errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *rule)
@@ -264,18 +310,8 @@ errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *ru
     m->peer = peer;
     m->rule = talloc_steal(m, rule);
     m->slot = slot;
-
-    m->next = slot->head;
-    if (slot->head != NULL) {
-        slot->head->prev = m;
-    }
-    slot->head = m;
-
-    m->peer_next = peer->matches;
-    if (peer->matches != NULL) {
-        peer->matches->peer_prev = m;
-    }
-    peer->matches = m;
+    sss_list_link_front(&slot->rules, &m->slot_link);
+    sss_list_link_front(&peer->matches, &m->peer_link);
     peer->num_matches++;
     talloc_set_destructor(m, sbus_server_match_destructor);
     return EOK;
@@ -285,7 +321,7 @@ errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match
 {
     struct sbus_server_match *m;
 
-    for (m = peer->matches; m != NULL; m = m->peer_next) {
+    sss_list_for_each_entry(m, &peer->matches, peer_link) {
         if (sbus_match_rule_equal(m->rule, rule)) {
             talloc_free(m);
             return EOK;
@@ -334,7 +370,7 @@ static void sbus_server_deliver_slot(struct sbus_server_slot *slot, struct sbus_
     struct sbus_server_match *m;
     struct sbus_peer *peer;
 
-    for (m = slot->head; m != NULL; m = m->next) {
+    sss_list_for_each_entry(m, &slot->rules, slot_link) {
         peer = m->peer;
         if (peer == sender || peer->disconnected || peer->delivered == stamp) {
             continue;
@@ -351,20 +387,15 @@ static void sbus_server_deliver_slot(struct sbus_server_slot *slot, struct sbus_
 static void sbus_server_broadcast(struct sbus_server *server, struct sbus_peer *sender,
                                   DBusMessage *msg)
 {
-    const char *interface = dbus_message_get_interface(msg);
-    const char *member = dbus_message_get_member(msg);
-    char key[2 * DBUS_MAXIMUM_NAME_LENGTH + 2];
+    struct sbus_server_slot_key key = { dbus_message_get_interface(msg),
+                                        dbus_message_get_member(msg) };
     struct sbus_server_slot *slot;
     uint64_t stamp = ++server->delivery;
-    int len;
 
-    if (interface != NULL && member != NULL) {
-        len = snprintf(key, sizeof(key), "%s.%s", interface, member);
-        if (len > 0 && (size_t)len < sizeof(key)) {
-            slot = sbus_hash_lookup(server->match_index, key);
-            if (slot != NULL) {
-                sbus_server_deliver_slot(slot, sender, msg, stamp);
-            }
+    if (key.interface != NULL && key.member != NULL) {
+        slot = sss_hash_table_get(server->match_index, sbus_server_slot_hash(&key), &key);
+        if (slot != NULL) {
+            sbus_server_deliver_slot(slot, sender, msg, stamp);
         }
     }
     sbus_server_deliver_slot(server->match_any, sender, msg, stamp);
@@ -377,6 +408,7 @@ void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
     DBusMessage *msg;
     dbus_bool_t ok;
 
+    assert(destination == NULL || destination->unique != NULL);
     msg = dbus_message_new_signal(DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, member);
     if (msg == NULL) {
         goto oom;
@@ -429,6 +461,7 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *d
     struct sbus_peer *target;
     char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
 
+    assert(sender->unique != NULL && !sender->disconnected);
     DEBUG(SSSDBG_TRACE_ALL, "Routing %s %s%s%s from %s to %s, serial %u\n",
           dbus_message_type_to_string(type),
           dbus_message_get_interface(msg) != NULL ? dbus_message_get_interface(msg) : "",
@@ -481,9 +514,10 @@ errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t
     struct sbus_peer *peer;
     unsigned long pid = 0;
 
-    if (server == NULL || name == NULL) {
-        return EINVAL;
-    }
+    SSS_CHECK_ARG(server != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(_pid != NULL, EINVAL);
+
     peer = sbus_server_name_owner(server, name);
     if (peer == NULL || peer->disconnected) {
         return ENOENT;

@@ -3,7 +3,6 @@
  * the master bus, with AddMatch, to deliver that signal; the AddMatch needs no answer, and the
  * bus handles messages of one connection in order, so anything sent after it is covered.
  */
-#include "util/util.h"
 #include "sbus/sbus_private.h"
 
 errno_t sbus_emit_signal(struct sbus_connection *conn, DBusMessage *msg)
@@ -11,8 +10,10 @@ errno_t sbus_emit_signal(struct sbus_connection *conn, DBusMessage *msg)
     errno_t ret = EOK;
 
     if (conn == NULL || msg == NULL || dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_SIGNAL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: %s\n",
+              conn == NULL ? "no connection" : "not a signal");
         ret = EINVAL;
-        goto done;
+        goto done;      /* msg is consumed whatever happens */
     }
     if (conn->disconnected) {
         ret = ERR_SBUS_DISCONNECTED;
@@ -67,20 +68,21 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
 {
     const struct sbus_listener *l;
     struct sbus_listener_entry *e;
-    struct sbus_listener_entry **tail;
     TALLOC_CTX *tmp_ctx;
     char *rule;
     errno_t ret;
 
-    if (conn == NULL || listeners == NULL) {
-        return EINVAL;
-    }
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
+    SSS_CHECK_ARG(listeners != NULL, EINVAL);
+
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
     for (l = listeners; l->interface != NULL; l++) {
         if (l->member == NULL || l->invoker == NULL || l->handler == NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: a listener of %s lacks its member, "
+                  "invoker or handler\n", l->interface);
             ret = EINVAL;
             goto done;
         }
@@ -100,9 +102,7 @@ errno_t sbus_connection_add_listeners(struct sbus_connection *conn,
         }
         e->listener = l;
         /* Handlers run in registration order. */
-        for (tail = &conn->listeners; *tail != NULL; tail = &(*tail)->next) {
-        }
-        *tail = e;
+        sss_list_link_tail(&conn->listeners, &e->link);
         DEBUG(SSSDBG_TRACE_FUNC, "Listening for %s.%s\n", l->interface, l->member);
     }
     ret = EOK;

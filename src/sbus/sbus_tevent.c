@@ -3,8 +3,7 @@
  * tevent timers, and pending incoming data is dispatched from a tevent immediate, one message
  * at a time so a busy connection cannot starve the rest of the loop.
  */
-#include "util/util.h"
-#include "sbus/sbus.h"
+#include "sbus/sbus_private.h"
 
 struct sbus_glue {
     struct tevent_context *ev;
@@ -188,8 +187,10 @@ static void sbus_dispatch_handler(struct tevent_context *ev, struct tevent_immed
     DBusDispatchStatus status;
     bool freed = false;
 
-    /* Incoming messages belong to no request until their handler says which. */
-    sss_debug_req_id = 0;
+    /* Incoming messages belong to no request until their handler says which; the id the
+     * loop ran this dispatch under comes back afterwards. */
+    SSS_REQ_ID_SCOPE(0);
+
     dbus_connection_ref(conn);
     glue->freed = &freed;
     status = dbus_connection_dispatch(conn);
@@ -270,9 +271,10 @@ errno_t sbus_tevent_connection_setup(TALLOC_CTX *owner, struct tevent_context *e
 {
     struct sbus_glue *glue;
 
-    if (owner == NULL || ev == NULL || conn == NULL) {
-        return EINVAL;
-    }
+    SSS_CHECK_ARG(owner != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(conn != NULL, EINVAL);
+
     glue = sbus_glue_new(owner, ev);
     if (glue == NULL) {
         return ENOMEM;
@@ -302,9 +304,10 @@ errno_t sbus_tevent_server_setup(TALLOC_CTX *owner, struct tevent_context *ev,
 {
     struct sbus_glue *glue;
 
-    if (owner == NULL || ev == NULL || server == NULL) {
-        return EINVAL;
-    }
+    SSS_CHECK_ARG(owner != NULL, EINVAL);
+    SSS_CHECK_ARG(ev != NULL, EINVAL);
+    SSS_CHECK_ARG(server != NULL, EINVAL);
+
     glue = sbus_glue_new(owner, ev);
     if (glue == NULL) {
         return ENOMEM;

@@ -118,6 +118,7 @@ enum sss_authtok_type {
 #define SSS_PAM_CLI_FLAGS_USE_AUTHTOK             (1 << 2)
 #define SSS_PAM_CLI_FLAGS_IGNORE_UNKNOWN_USER     (1 << 3)
 #define SSS_PAM_CLI_FLAGS_IGNORE_AUTHINFO_UNAVAIL (1 << 4)
+#define SSS_PAM_CLI_FLAGS_PROMPT_ALWAYS           (1 << 7)
 
 /* PAM reply item types. */
 enum response_type {
@@ -128,6 +129,26 @@ enum response_type {
     SSS_ALL_ENV_ITEM = 0x05,
     SSS_PAM_USER_INFO = 0x06,
     SSS_PAM_TEXT_MSG = 0x07,
+    SSS_PAM_OTP_INFO = 0x08,            /* smart card, OTP and prompting items: pam_sss */
+    SSS_PAM_CERT_INFO = 0x09,           /* skips them (no smart card or 2FA prompting) */
+    SSS_OTP = 0x0A,                     /* the token was a one-time password: do not keep it */
+    SSS_PASSWORD_PROMPTING = 0x0B,
+    SSS_CERT_AUTH_PROMPTING = 0x0C,
+    SSS_PAM_CERT_INFO_WITH_HINT = 0x0D,
+    SSS_PAM_PROMPT_CONFIG = 0x0E,
+};
+
+/* The first uint32 of a SSS_PAM_USER_INFO item, and what follows it (SSSD 2.8's values). */
+enum user_info_type {
+    SSS_PAM_USER_INFO_OFFLINE_AUTH = 0x01,          /* int64 cached password expiry, 0 never */
+    SSS_PAM_USER_INFO_OFFLINE_AUTH_DELAYED = 0x02,  /* int64 time authentication is allowed */
+    SSS_PAM_USER_INFO_OFFLINE_CHPASS = 0x03,        /* nothing */
+    SSS_PAM_USER_INFO_OTP_CHPASS = 0x04,            /* nothing */
+    SSS_PAM_USER_INFO_CHPASS_ERROR = 0x05,          /* uint32 length, message (no NUL) */
+    SSS_PAM_USER_INFO_GRACE_LOGIN = 0x06,           /* uint32 grace logins left */
+    SSS_PAM_USER_INFO_EXPIRE_WARN = 0x07,           /* uint32 seconds until expiry */
+    SSS_PAM_USER_INFO_ACCOUNT_EXPIRED = 0x08,       /* uint32 length, message (no NUL) */
+    SSS_PAM_USER_INFO_PIN_LOCKED = 0x09,            /* nothing */
 };
 
 #endif /* SSS_CLI_H */

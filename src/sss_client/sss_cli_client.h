@@ -1,8 +1,9 @@
 /*
- * The socket half shared by the client libraries (libnss_sss, later pam_sss and libsss_sudo):
+ * The socket half shared by the client libraries (libnss_sss, pam_sss, later libsss_sudo):
  * connections to a responder socket, one per thread (or one shared, for enumeration), kept
- * open between requests and reopened after fork. Framing per PROTOCOL.md "Client packet". Plain libc and pthreads; no
- * talloc, no global state beyond the connection objects the caller declares.
+ * open between requests and reopened after fork. Framing per PROTOCOL.md "Client packet".
+ * Plain libc and pthreads; no talloc, no global state beyond the connection objects the
+ * caller declares. The copy of a request made for sending is wiped (it may hold a password).
  *
  * Owner: the client libraries. Nothing here is exported from a library (version scripts
  * hide it).
@@ -62,12 +63,13 @@ struct sss_cli_conn {
  * On success returns 0 and sets *reply to a malloc'ed copy of the reply body (NULL when the
  * body is empty; free() it) and *reply_len to its length.
  * Errors (positive errno values):
- *   ENOENT      no responder (socket missing or refusing connections)
+ *   ENOENT      no responder: the socket file is missing
+ *   ECONNREFUSED no responder: nobody listens on the socket file
  *   ETIMEDOUT   connect, write or read did not finish in time
  *   EBADMSG     malformed reply (length, command)
  *   EPROTO      the version handshake failed
- *   EACCES      the socket file is not a root-owned socket with the expected mode, or
- *               require_root_peer and the server is not root
+ *   EACCES      the socket file is not a root-owned socket with the expected mode
+ *   EPERM       require_root_peer and the server is not root:root
  *   ENOMEM      out of memory
  *   other       the reply's non-zero status (EAGAIN: try again), or a socket error
  */

@@ -15,7 +15,11 @@
 # (SLAPD_TLS_PORT to choose it). slapd_start still prints the ldap:// URI; the ldaps:// one is
 # in DIR/ldaps_uri (slapd_ldaps_uri DIR prints it). Without these variables nothing changes.
 # SUFFIX defaults to dc=test. The root DN is cn=admin,<SUFFIX> with password "secret"
-# (override with SLAPD_ROOTPW). Schemas: core, cosine, nis, inetorgperson, and the files
+# (override with SLAPD_ROOTPW). SLAPD_ACL replaces the default "access to * by * read" (e.g.
+# to let users change their own userPassword: "access to attrs=userPassword by self write by
+# anonymous auth by * none" followed by "access to * by * read"); SLAPD_EXTRA_DB_CONF adds
+# database directives (overlays such as "overlay ppolicy"), SLAPD_MODULES more modules to
+# load (space-separated names, e.g. "ppolicy"). Schemas: core, cosine, nis, inetorgperson, and the files
 # listed (space-separated, absolute paths) in SLAPD_EXTRA_SCHEMA. The LDIF is
 # loaded with `slapadd -s` (no schema checking), so tests can load deliberately broken
 # entries (a posixAccount without uidNumber, ...); attribute syntaxes are still checked.
@@ -50,6 +54,10 @@ include $f"
         modline="modulepath $SLAPD_MODULE_DIR
 moduleload back_mdb"
     fi
+    for f in ${SLAPD_MODULES:-}; do
+        modline="$modline
+moduleload $f"
+    done
     if [ -n "${SLAPD_TLS_CERT:-}" ]; then
         extra="$extra
 TLSCertificateFile $SLAPD_TLS_CERT
@@ -79,7 +87,8 @@ rootpw ${SLAPD_ROOTPW:-secret}
 directory $dir/db
 index objectClass eq
 index uid,uidNumber,gidNumber,memberUid,member,cn eq
-access to * by * read
+${SLAPD_EXTRA_DB_CONF:-}
+${SLAPD_ACL:-access to * by * read}
 EOF
 }
 
@@ -97,7 +106,12 @@ slapd_start() {
     fi
     mkdir -p "$dir/db" || return 1
     _slapd_write_conf "$dir" "$suffix"
-    if ! "$SLAPADD_BIN" -q -s -f "$dir/slapd.conf" -l "$ldif" > "$dir/slapadd.log" 2>&1; then
+    # -s (no schema checking) lets tests load deliberately broken entries; such entries
+    # also get no structuralObjectClass, and slapd then refuses to modify them (error 80):
+    # SLAPD_SCHEMA_CHECK=1 loads with checking, for tests that change entries (passwords).
+    local check=-s
+    [ -n "${SLAPD_SCHEMA_CHECK:-}" ] && check=
+    if ! "$SLAPADD_BIN" -q $check -f "$dir/slapd.conf" -l "$ldif" > "$dir/slapadd.log" 2>&1; then
         echo "slapd_start: slapadd failed: $(tail -n 3 "$dir/slapadd.log" | tr '\n' ' ')" >&2
         return 1
     fi

@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
 """
 sbus_codegen.py: turns bus interface definitions (D-Bus introspection XML, src/sss_iface/*.xml)
-into typed C on top of the sbus runtime (src/sbus/sbus.h).
+into typed C on top of the sbus runtime (src/sbus/sbus.h, and src/sbus/sbus_gen.h for what
+generated code shares: argument marshalling by signature, the callers' request, the method
+invoker).
 
 For every interface I (C name: dots become underscores) and member M it writes:
   methods:  the builder sbus_msg_I_M(), the caller sbus_call_I_M_send/_recv(), the key function
             sbus_key_I_M() when some arguments carry the sssd.sbus.Key annotation, the handler
-            types sbus_handler_I_M_fn/_send_fn/_recv_fn, the invoker sbus_invoke_I_M() and the
-            table macros SBUS_METHOD_SYNC_I_M() / SBUS_METHOD_ASYNC_I_M();
+            types sbus_handler_I_M_fn/_send_fn/_recv_fn, the table sbus_gen_method_I_M of typed
+            calls through which sbus_gen_invoke() runs those handlers (over a struct
+            sbus_args_I_M of the arguments), and the table macros SBUS_METHOD_SYNC_I_M() /
+            SBUS_METHOD_ASYNC_I_M();
   signals:  the builder sbus_signal_msg_I_M(), the emitter sbus_emit_I_M(), the listener type
             sbus_signal_I_M_fn, the invoker sbus_invoke_signal_I_M() and SBUS_LISTENER_I_M();
   and per interface the name constants and the introspection text sbus_introspect_I.
@@ -16,10 +20,10 @@ Usage: sbus_codegen.py --header OUT.h --source OUT.c [--include NAME] IN.xml...
 --include is how OUT.c includes OUT.h (default: its base name). Both files are written only
 when every input is valid; otherwise the script prints "file:line: problem" and exits with 1.
 
-The code lives in four modules beside this script: sbus_codegen_model.py (reading and checking
-the XML), sbus_codegen_c.py (writing the C), sbus_codegen_text.py (C layout helpers) and
-sbus_codegen_helpers.py (static C helpers copied into the output). Only the Python standard
-library is used.
+The code lives in three modules beside this script: sbus_codegen_model.py (reading and checking
+the XML), sbus_codegen_c.py (writing the C) and sbus_codegen_text.py (C layout helpers). What
+every generated file needs at run time is compiled C, src/sbus/sbus_gen.[ch], which the
+output includes. Only the Python standard library is used.
 """
 
 import argparse

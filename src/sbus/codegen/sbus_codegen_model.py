@@ -17,7 +17,8 @@ KEY_ANNOTATION = "sssd.sbus.Key"
 class DBusType:
     """One supported D-Bus type and how it looks in C.
 
-    kind is one of: scalar, bool, string, path, strv (as), uarray (au)."""
+    kind is one of: scalar, bool, string, path, strv (as), fixed (ay, au: an array of a
+    fixed-size type, carried as a pointer and a count)."""
 
     def __init__(self, sig, kind, const, c_type, key_fmt=None, key_cast=""):
         self.sig = sig
@@ -40,14 +41,14 @@ TYPES = {
     "s": DBusType("s", "string", "DBUS_TYPE_STRING", "const char *", '%s'),
     "o": DBusType("o", "path", "DBUS_TYPE_OBJECT_PATH", "const char *", '%s'),
     "as": DBusType("as", "strv", "DBUS_TYPE_STRING", "const char **"),
-    "au": DBusType("au", "uarray", "DBUS_TYPE_UINT32", "const uint32_t *"),
+    "ay": DBusType("ay", "fixed", "DBUS_TYPE_BYTE", "const uint8_t *"),
+    "au": DBusType("au", "fixed", "DBUS_TYPE_UINT32", "const uint32_t *"),
 }
 
 # Identifiers the generated code itself uses next to argument names.
 RESERVED = {
-    "mem_ctx", "tmp_ctx", "conn", "destination", "path", "req", "subreq", "state", "msg",
-    "reply", "ret", "ok", "copied", "dbus_err", "sbus_req", "method", "listener", "data", "ev",
-    "key", "args", "handler", "sync_fn", "send_fn", "recv_fn", "sbus_fn",
+    "mem_ctx", "tmp_ctx", "conn", "destination", "path", "req", "subreq", "msg", "reply",
+    "ret", "sbus_req", "method", "listener", "data", "ev", "key", "args", "handler", "sbus_fn",
 }
 
 # C keywords (C11) and names from the headers the generated code includes that an argument
@@ -86,12 +87,8 @@ class Arg:
     def derived_names(self):
         """Every C identifier generated code declares for this argument."""
         names = {self.name, "_" + self.name}
-        if self.type.kind == "bool":
-            names.add(self.name + "_wire")
-        if self.type.kind == "strv":
-            names |= {self.name + "_raw", self.name + "_count"}
-        if self.type.kind == "uarray":
-            names |= {"n_" + self.name, "_n_" + self.name, self.name + "_count"}
+        if self.type.kind == "fixed":
+            names |= {"n_" + self.name, "_n_" + self.name}
         if self.key:
             names.add(self.name + "_key")
         return names

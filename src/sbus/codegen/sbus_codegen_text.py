@@ -91,41 +91,33 @@ def fit(line):
     return wrap(head, split_top_level(inner), tail, indent)
 
 
-def in_params(args):
-    """Parameters for values passed in."""
-    out = []
+def c_vars(args):
+    """(type, name, zero) of the C variables that carry the arguments: one each, two for ay
+    and au (the array and its count n_<name>). type ends in '*' or ' ', so a name can follow
+    it."""
     for a in args:
         t = a.type
-        if t.kind == "uarray":
-            out += ["const uint32_t *%s" % a.name, "uint32_t n_%s" % a.name]
+        if t.kind == "fixed":
+            yield t.c_type, a.name, "NULL"
+            yield "uint32_t ", "n_" + a.name, "0"
         elif t.c_type.endswith("*"):
-            out.append("%s%s" % (t.c_type, a.name))
+            yield t.c_type, a.name, "NULL"
         else:
-            out.append("%s %s" % (t.c_type, a.name))
-    return out
+            yield t.c_type + " ", a.name, "false" if t.kind == "bool" else "0"
+
+
+def in_params(args):
+    """Parameters for values passed in."""
+    return [t + n for t, n, _ in c_vars(args)]
 
 
 def out_params(args):
     """Parameters for values passed back through pointers."""
-    out = []
-    for a in args:
-        t = a.type
-        if t.kind == "uarray":
-            out += ["const uint32_t **_%s" % a.name, "uint32_t *_n_%s" % a.name]
-        elif t.c_type.endswith("*"):
-            out.append("%s*_%s" % (t.c_type, a.name))
-        else:
-            out.append("%s *_%s" % (t.c_type, a.name))
-    return out
+    return [t + "*_" + n for t, n, _ in c_vars(args)]
 
 
 def values(args):
-    out = []
-    for a in args:
-        out.append(a.name)
-        if a.type.kind == "uarray":
-            out.append("n_" + a.name)
-    return out
+    return [n for _, n, _ in c_vars(args)]
 
 
 def addresses(args):
@@ -133,19 +125,19 @@ def addresses(args):
 
 
 def locals_for(args, indent="    "):
-    lines = []
-    for a in args:
-        t = a.type
-        if t.kind == "uarray":
-            lines.append("%sconst uint32_t *%s = NULL;" % (indent, a.name))
-            lines.append("%suint32_t n_%s = 0;" % (indent, a.name))
-        elif t.kind == "bool":
-            lines.append("%sbool %s = false;" % (indent, a.name))
-        elif t.c_type.endswith("*"):
-            lines.append("%s%s%s = NULL;" % (indent, t.c_type, a.name))
-        else:
-            lines.append("%s%s %s = 0;" % (indent, t.c_type, a.name))
-    return lines
+    """Local variables for the arguments, zeroed."""
+    return ["%s%s%s = %s;" % (indent, t, n, z) for t, n, z in c_vars(args)]
+
+
+def fields(args, indent="    "):
+    """The members of an argument struct."""
+    return ["%s%s%s;" % (indent, t, n) for t, n, _ in c_vars(args)]
+
+
+def fields_of(args, prefix):
+    """The arguments as members of the struct behind 'args', each prefixed ('&' for their
+    addresses)."""
+    return ["%sargs->%s" % (prefix, v) for v in values(args)]
 
 
 def check_field(field, arg, fn_type):

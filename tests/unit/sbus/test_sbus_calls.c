@@ -14,6 +14,8 @@
 #include "util/util.h"
 #include "sbus/sbus.h"
 #include "sbus/sbus_server.h"
+#include "tests/unit/common/tc_common.h"
+#include "tests/unit/common/tc_bus.h"
 
 #define TEST_IFACE "test.Echo"
 #define TEST_SIGNAL_IFACE "test.Notify"
@@ -27,10 +29,10 @@ struct peer {
     struct sbus_request *held;      /* a request the handler did not answer yet */
 };
 
-static size_t blocks_before;
+static struct tc_leaks leaks;
 
 struct test_ctx {
-    char dir[64];
+    char *dir;                      /* on the NULL context: outlives the test context */
     struct tevent_context *ev;
     struct sbus_server *server;
     struct peer a, b, c;
@@ -85,16 +87,6 @@ static struct sbus_method echo_methods_c[] = {
 
 /* ---- helpers ---- */
 
-static void wait_for(struct test_ctx *t, bool *flag)
-{
-    int i;
-
-    for (i = 0; i < 2000 && !*flag; i++) {
-        assert_int_equal(tevent_loop_once(t->ev), 0);
-    }
-    assert_true(*flag);
-}
-
 struct done_flag {
     bool done;
     errno_t ret;
@@ -102,29 +94,6 @@ struct done_flag {
     TALLOC_CTX *mem;
     uint64_t req_id;            /* sss_debug_req_id when the callback ran */
 };
-
-static void connect_done(struct tevent_req *req)
-{
-    struct done_flag *f = tevent_req_callback_data_void(req);
-
-    f->done = true;
-}
-
-static struct sbus_connection *connect_peer(struct test_ctx *t, const char *name)
-{
-    struct done_flag f = { 0 };
-    struct tevent_req *req;
-    struct sbus_connection *conn = NULL;
-
-    req = sbus_connect_send(t, t->ev, sbus_server_get_address(t->server), name);
-    assert_non_null(req);
-    tevent_req_set_callback(req, connect_done, &f);
-    wait_for(t, &f.done);
-    f.ret = sbus_connect_recv(t, req, &conn);
-    talloc_free(req);
-    assert_int_equal(f.ret, EOK);
-    return conn;
-}
 
 static void call_done(struct tevent_req *req)
 {
@@ -172,22 +141,19 @@ static const char *reply_text(DBusMessage *reply)
 static int setup(void **state)
 {
     struct test_ctx *t;
-    char path[128];
     static struct sbus_interface ia, ib, ic;
 
-    blocks_before = talloc_total_blocks(NULL);
+    tc_leak_start(&leaks);
     t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
-    strcpy(t->dir, "/tmp/test_sbus_calls.XXXXXX");
-    assert_non_null(mkdtemp(t->dir));
+    t->dir = tc_tmpdir(NULL, "test_sbus_calls");
     t->ev = tevent_context_init(t);
     assert_non_null(t->ev);
-    snprintf(path, sizeof(path), "%s/bus", t->dir);
-    assert_int_equal(sbus_server_create(t, t->ev, path, geteuid(), &t->server), EOK);
+    t->server = tc_bus_server(t, t->ev, t->dir);
 
-    t->a.conn = connect_peer(t, "test.a");
-    t->b.conn = connect_peer(t, "test.b");
-    t->c.conn = connect_peer(t, "test.c");
+    t->a.conn = tc_bus_connect(t, t->ev, t->server, "test.a");
+    t->b.conn = tc_bus_connect(t, t->ev, t->server, "test.b");
+    t->c.conn = tc_bus_connect(t, t->ev, t->server, "test.c");
 
     echo_methods_a[0].data = &t->a;
     echo_methods_b[0].data = &t->b;
@@ -206,22 +172,22 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    char dir[64];
-    char path[128];
+    char *dir = t->dir;
+    char *path;
 
     talloc_free(t->a.last_sender);
     talloc_free(t->b.last_sender);
     talloc_free(t->c.last_sender);
-    strcpy(dir, t->dir);
-    snprintf(path, sizeof(path), "%s/bus", dir);
     talloc_free(t);
-    /* Freeing the server removed its socket, and nothing of ours is left on the heap. */
+    /* Freeing the server removed its socket (tc_bus_server put it at <dir>/bus). */
+    path = talloc_asprintf(NULL, "%s/bus", dir);
+    assert_non_null(path);
     assert_int_equal(access(path, F_OK), -1);
-    assert_int_equal(rmdir(dir), 0);
-    if (talloc_total_blocks(NULL) != blocks_before) {
-        talloc_report_full(NULL, stderr);
-    }
-    assert_int_equal(talloc_total_blocks(NULL), blocks_before);
+    talloc_free(path);
+    tc_tmpdir_remove(dir);
+    talloc_free(dir);
+    /* Nothing of ours is left on the heap. */
+    tc_leak_check(&leaks);
     return 0;
 }
 
@@ -233,7 +199,7 @@ static void test_call_and_reply(void **state)
     struct done_flag f = { 0 };
 
     start_echo(t, &t->a, "test.b", "hello", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, EOK);
     assert_string_equal(reply_text(f.reply), "hello");
     assert_int_equal(t->b.calls, 1);
@@ -248,7 +214,7 @@ static void test_remote_error(void **state)
     struct done_flag f = { 0 };
 
     start_echo(t, &t->a, "test.b", "fail", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, EPERM);
 }
 
@@ -274,9 +240,9 @@ static void test_chain_same_destination(void **state)
     sbus_request_reply(t->b.held, reply);
     t->b.held = NULL;
 
-    wait_for(t, &f1.done);
-    wait_for(t, &f2.done);
-    wait_for(t, &f3.done);
+    tc_wait_flag(t->ev, &f1.done);
+    tc_wait_flag(t->ev, &f2.done);
+    tc_wait_flag(t->ev, &f3.done);
     assert_int_equal(f1.ret, EOK);
     assert_int_equal(f2.ret, EOK);
     assert_int_equal(f3.ret, EOK);
@@ -309,8 +275,8 @@ static void test_chained_callers_keep_their_ids(void **state)
     sbus_request_reply(t->b.held, reply);
     t->b.held = NULL;
 
-    wait_for(t, &f1.done);
-    wait_for(t, &f2.done);
+    tc_wait_flag(t->ev, &f1.done);
+    tc_wait_flag(t->ev, &f2.done);
     assert_int_equal(f1.ret, EOK);
     assert_int_equal(f2.ret, EOK);
     assert_int_equal(f1.req_id, 0x1001);
@@ -379,8 +345,8 @@ static void test_no_chain_two_destinations(void **state)
     sbus_request_reply_error(t->b.held, ENOENT);
     sbus_request_reply_error(t->c.held, EACCES);
     t->b.held = t->c.held = NULL;
-    wait_for(t, &f1.done);
-    wait_for(t, &f2.done);
+    tc_wait_flag(t->ev, &f1.done);
+    tc_wait_flag(t->ev, &f2.done);
     assert_int_equal(f1.ret, ENOENT);
     assert_int_equal(f2.ret, EACCES);
 }
@@ -400,7 +366,7 @@ static void test_cancelled_waiter_keeps_chain(void **state)
     }
     sbus_request_reply_error(t->b.held, ENOENT);
     t->b.held = NULL;
-    wait_for(t, &f2.done);
+    tc_wait_flag(t->ev, &f2.done);
     assert_int_equal(f2.ret, ENOENT);
     assert_false(f1.done);
 }
@@ -412,7 +378,7 @@ static void test_unknown_service(void **state)
     uint64_t start = sss_monotonic_usec();
 
     start_echo(t, &t->a, "test.nobody", "hello", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, ERR_SBUS_UNKNOWN_SERVICE);
     /* Failed at once, not at the 30 s call timeout. */
     assert_true(sss_monotonic_usec() - start < 5000000);
@@ -429,7 +395,7 @@ static void test_unknown_method(void **state)
     f.mem = t;
     req = sbus_call_send(t, t->a.conn, msg, NULL, 0);
     tevent_req_set_callback(req, call_done, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, ERR_SBUS_UNKNOWN_METHOD);
 }
 
@@ -439,7 +405,7 @@ static void test_timeout(void **state)
     struct done_flag f = { 0 };
 
     start_echo(t, &t->a, "test.b", "hold", false, 200, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, ERR_SBUS_NO_REPLY);
     assert_non_null(t->b.held);
     /* A late answer to a call nobody waits for is harmless. */
@@ -463,7 +429,7 @@ static void test_disconnected_service(void **state)
     }
     assert_int_equal(sbus_server_connection_count(t->server), 2);
     start_echo(t, &t->a, "test.c", "hello", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, ERR_SBUS_UNKNOWN_SERVICE);
 }
 
@@ -481,7 +447,7 @@ static void test_callee_dies_mid_call(void **state)
     start = sss_monotonic_usec();
     t->b.held = NULL;           /* freed with its connection */
     talloc_zfree(t->b.conn);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(f.ret, ERR_SBUS_NO_REPLY);
     assert_true(sss_monotonic_usec() - start < 2000000);
 }
@@ -500,10 +466,10 @@ static void test_connection_freed_with_calls_in_flight(void **state)
         assert_int_equal(tevent_loop_once(t->ev), 0);
     }
     talloc_zfree(t->a.conn);
-    wait_for(t, &f1.done);
+    tc_wait_flag(t->ev, &f1.done);
     assert_int_equal(f1.ret, ERR_SBUS_DISCONNECTED);
     (void)r2;
-    wait_for(t, &f2.done);
+    tc_wait_flag(t->ev, &f2.done);
     assert_int_equal(f2.ret, ERR_SBUS_DISCONNECTED);
     sbus_request_reply(t->b.held, NULL);
     sbus_request_reply(t->c.held, NULL);
@@ -533,7 +499,7 @@ static void test_listener_frees_connection(void **state)
                                     dummy_handler, &t->b };
     assert_int_equal(sbus_connection_add_listeners(t->b.conn, lb), EOK);
     start_echo(t, &t->b, "test.a", "sync", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     assert_int_equal(sbus_emit_signal(t->a.conn,
                                       dbus_message_new_signal(TEST_PATH, TEST_SIGNAL_IFACE,
                                                               "Ping")), EOK);
@@ -563,10 +529,10 @@ static void test_signal_reaches_listeners_only(void **state)
 
     /* A round trip from each listener makes sure its AddMatch is in place. */
     start_echo(t, &t->b, "test.a", "sync", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     f.done = false;
     start_echo(t, &t->c, "test.a", "sync", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
 
     sig = dbus_message_new_signal(TEST_PATH, TEST_SIGNAL_IFACE, "Ping");
     assert_int_equal(sbus_emit_signal(t->a.conn, sig), EOK);
@@ -577,10 +543,10 @@ static void test_signal_reaches_listeners_only(void **state)
     /* Give any wrong delivery the chance to happen: one more round trip through c and a. */
     f.done = false;
     start_echo(t, &t->c, "test.a", "sync", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
     f.done = false;
     start_echo(t, &t->b, "test.c", "sync", false, 0, &f);
-    wait_for(t, &f.done);
+    tc_wait_flag(t->ev, &f.done);
 
     assert_int_equal(t->b.signals, 1);
     assert_int_equal(t->c.signals, 0);   /* no matching rule */
@@ -590,7 +556,9 @@ static void test_signal_reaches_listeners_only(void **state)
 static void test_bad_arguments(void **state)
 {
     struct test_ctx *t = *state;
+    struct sbus_connection *conn = NULL;
     struct tevent_req *req;
+    pid_t pid;
 
     assert_null(sbus_call_send(t, NULL, NULL, NULL, 0));
     req = sbus_call_send(t, t->a.conn, NULL, NULL, 0);
@@ -598,7 +566,24 @@ static void test_bad_arguments(void **state)
     talloc_free(req);
     assert_int_equal(sbus_emit_signal(t->a.conn, NULL), EINVAL);
     assert_int_equal(sbus_connection_add_interface(t->a.conn, "not a path", NULL), EINVAL);
+    assert_int_equal(sbus_connection_add_listeners(t->a.conn, NULL), EINVAL);
     assert_null(sbus_key_create(t, NULL, "i", "m", "/p", NULL));
+
+    /* Public entry points answer a NULL object (and log it) instead of crashing. */
+    assert_null(sbus_connection_get_ev(NULL));
+    assert_null(sbus_connection_get_unique_name(NULL));
+    assert_int_equal(sbus_call_in_flight(NULL), 0);
+    assert_null(sbus_server_get_address(NULL));
+    assert_int_equal(sbus_server_connection_count(NULL), 0);
+    assert_int_equal(sbus_server_name_pid(NULL, "test.a", &pid), EINVAL);
+    assert_int_equal(sbus_server_name_pid(t->server, "test.a", NULL), EINVAL);
+    assert_null(sbus_connect_send(t, NULL, sbus_server_get_address(t->server), NULL));
+
+    /* A connection to no address fails from the loop. */
+    req = sbus_connect_send(t, t->ev, NULL, NULL);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(sbus_connect_recv(t, req, &conn), EINVAL);
+    talloc_free(req);
 }
 
 int main(void)

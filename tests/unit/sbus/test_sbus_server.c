@@ -1,7 +1,7 @@
 /*
  * Unit tests of the master bus server (src/sbus/sbus_server*.c). Each test starts a server
- * on a socket in a fresh mkdtemp() directory, driven by this process's tevent loop, and
- * exercises it with forked children that use plain blocking libdbus, the way stock D-Bus
+ * on a socket in a fresh temporary directory (tc_tmpdir), driven by this process's tevent
+ * loop, and exercises it with forked children that use plain blocking libdbus, the way stock D-Bus
  * clients would. A child's exit code says whether its checks held; the parent runs the
  * loop until every child has exited (bounded by a deadline; children also arm alarm()).
  * Teardown frees the server and checks that the socket is gone and nothing leaked.
@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sbus/sbus_server_private.h"
+#include "tests/unit/common/tc_common.h"
 
 #define TEST_DEADLINE_SEC 60
 #define CHILD_ALARM_SEC 50
@@ -61,11 +62,9 @@ static int setup(void **state)
     assert_non_null(t);
     t->mem = talloc_new(NULL);
     t->ev = tevent_context_init(t);
-    t->dir = talloc_strdup(t, "/tmp/test_sbus_server_XXXXXX");
     assert_non_null(t->mem);
     assert_non_null(t->ev);
-    assert_non_null(t->dir);
-    assert_non_null(mkdtemp(t->dir));
+    t->dir = tc_tmpdir(t, "test_sbus_server");
     t->socket_path = talloc_asprintf(t, "%s/sbus-master", t->dir);
     assert_non_null(t->socket_path);
     assert_int_equal(test_server_start(t, getuid()), EOK);
@@ -82,7 +81,7 @@ static int teardown(void **state)
     assert_int_equal(talloc_total_blocks(t->mem), 1);
     assert_int_equal(stat(t->socket_path, &st), -1);
     assert_int_equal(errno, ENOENT);
-    assert_int_equal(rmdir(t->dir), 0);
+    tc_tmpdir_remove(t->dir);
     talloc_free(t->mem);
     talloc_free(t);
     return 0;
@@ -174,7 +173,7 @@ static bool children_done(struct test_ctx *t)
 
 static bool server_idle(struct test_ctx *t)
 {
-    return t->server->peers == NULL;
+    return sss_list_is_empty(&t->server->peers);
 }
 
 /* Waits for every child, then for the server to forget every peer, and checks that it
@@ -185,8 +184,8 @@ static void run_children(struct test_ctx *t)
     t->num_children = 0;
     loop_until(t, server_idle);
     assert_int_equal(sbus_server_connection_count(t->server), 0);
-    assert_int_equal(sbus_hash_count(t->server->names), 0);
-    assert_int_equal(sbus_hash_count(t->server->match_index), 0);
+    assert_int_equal(sss_hash_table_count(t->server->names), 0);
+    assert_int_equal(sss_hash_table_count(t->server->match_index), 0);
     assert_int_equal(talloc_total_blocks(t->server), t->server_blocks);
 }
 

@@ -15,6 +15,7 @@
 #include "sss_iface/sss_iface.h"
 #include "tests/unit/sss_iface/test_iface_gen.h"
 #include "tests/unit/sss_iface/sbus_reply_capture.h"
+#include "tests/unit/common/tc_common.h"
 
 #define DP_NAME "sssd.domain_ldap_2etest"
 
@@ -47,13 +48,6 @@ static int teardown(void **state)
     talloc_free(tctx);
     tctx = NULL;
     return 0;
-}
-
-static void run_until_done(struct tevent_req *req)
-{
-    while (tevent_req_is_in_progress(req)) {
-        assert_int_equal(tevent_loop_once(tctx->ev), 0);
-    }
 }
 
 static void run_until_replied(unsigned int replies)
@@ -653,7 +647,7 @@ static void test_call_keyed(void **state)
     assert_string_equal(sbus_capture.key, key);
     talloc_free(key);
 
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_dataprovider_getAccountInfo_recv(out_ctx, req, &dp_error,
                                                                      &error, &message), EOK);
     talloc_free(req);
@@ -667,7 +661,7 @@ static void test_call_keyed(void **state)
     req = sbus_call_sssd_dataprovider_getAccountInfo_send(tctx->mem, tctx->conn, DP_NAME,
                                                           SSS_BUS_PATH, 0, 1, "name=bob",
                                                           "ldap.test", "", 5, 778);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_dataprovider_getAccountInfo_recv(out_ctx, req, NULL, &error,
                                                                      NULL), EOK);
     talloc_free(req);
@@ -690,7 +684,7 @@ static void test_call_unkeyed(void **state)
                                                       SSS_BUS_PATH, "sudo", 1, 1);
     assert_non_null(req);
     assert_null(sbus_capture.key);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_monitor_RegisterService_recv(tctx->mem, req,
                                                                  &monitor_version), EOK);
     assert_int_equal(monitor_version, SSS_MONITOR_VERSION);
@@ -714,7 +708,7 @@ static void test_call_errors(void **state)
     sbus_capture.answer_data = discard_const(methods);
     req = sbus_call_sssd_monitor_RegisterService_send(tctx->mem, tctx->conn, SSS_BUS_MONITOR,
                                                       SSS_BUS_PATH, "sudo", 1, 1);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_monitor_RegisterService_recv(tctx->mem, req,
                                                                  &monitor_version), EPERM);
     assert_int_equal(monitor_version, 55);
@@ -725,7 +719,7 @@ static void test_call_errors(void **state)
     sbus_capture.answer = NULL;
     req = sbus_call_sssd_monitor_RegisterService_send(tctx->mem, tctx->conn, SSS_BUS_MONITOR,
                                                       SSS_BUS_PATH, "sudo", 1, 1);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_monitor_RegisterService_recv(tctx->mem, req,
                                                                  &monitor_version),
                      ERR_SBUS_NO_REPLY);
@@ -736,7 +730,7 @@ static void test_call_errors(void **state)
     req = sbus_call_sssd_monitor_RegisterService_send(tctx->mem, tctx->conn, SSS_BUS_MONITOR,
                                                       SSS_BUS_PATH, NULL, 1, 1);
     assert_non_null(req);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_monitor_RegisterService_recv(tctx->mem, req,
                                                                  &monitor_version), EINVAL);
     assert_int_equal(sbus_capture.calls, 0);
@@ -767,7 +761,7 @@ static void test_call_bad_reply(void **state)
     sbus_capture.answer = wrong_reply_answer;
     req = sbus_call_sssd_monitor_RegisterService_send(tctx->mem, tctx->conn, SSS_BUS_MONITOR,
                                                       SSS_BUS_PATH, "nss", 1, 1);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_monitor_RegisterService_recv(tctx->mem, req,
                                                                  &monitor_version),
                      ERR_SBUS_INVALID_ARGS);
@@ -776,7 +770,7 @@ static void test_call_bad_reply(void **state)
 
     /* A method without outputs still checks that the reply is empty. */
     req = sbus_call_sssd_service_Ping_send(tctx->mem, tctx->conn, "sssd.nss", SSS_BUS_PATH);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_service_Ping_recv(tctx->mem, req), ERR_SBUS_INVALID_ARGS);
     talloc_free(req);
 }
@@ -817,7 +811,7 @@ static void test_call_dbus(void **state)
 
     req = sbus_call_org_freedesktop_DBus_ListNames_send(tctx->mem, tctx->conn, SBUS_DBUS_NAME,
                                                         SBUS_DBUS_PATH);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_org_freedesktop_DBus_ListNames_recv(tctx->mem, req, &names), EOK);
     talloc_free(req);
     assert_non_null(names);
@@ -830,7 +824,7 @@ static void test_call_dbus(void **state)
     req = sbus_call_org_freedesktop_DBus_NameHasOwner_send(tctx->mem, tctx->conn,
                                                            SBUS_DBUS_NAME, SBUS_DBUS_PATH,
                                                            "sssd.nss");
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_org_freedesktop_DBus_NameHasOwner_recv(tctx->mem, req,
                                                                       &has_owner), EOK);
     assert_true(has_owner);
@@ -839,7 +833,7 @@ static void test_call_dbus(void **state)
     req = sbus_call_org_freedesktop_DBus_NameHasOwner_send(tctx->mem, tctx->conn,
                                                            SBUS_DBUS_NAME, SBUS_DBUS_PATH,
                                                            "sssd.pam");
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_org_freedesktop_DBus_NameHasOwner_recv(tctx->mem, req,
                                                                       &has_owner), EOK);
     assert_false(has_owner);
@@ -904,7 +898,7 @@ static void test_call_all_types(void **state)
                                               "/obj/path", strv, au, 3);
     assert_non_null(req);
     assert_string_equal(dbus_message_get_signature(sbus_capture.sent), "ybnqiuxtsoasau");
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_test_Types_Echo_recv(tctx->mem, req, &y, &b, &n, &q, &i, &u,
                                                          &x, &t, &s, &o, &as, &ua, &n_ua), EOK);
     talloc_free(req);
@@ -934,7 +928,7 @@ static void test_call_all_types(void **state)
     /* Empty arrays (NULL is empty) and false. */
     req = sbus_call_sssd_test_Types_Echo_send(tctx->mem, tctx->conn, "sssd.test", "/t", 0, false,
                                               0, 0, 0, 0, 0, 0, "", "/", NULL, NULL, 0);
-    run_until_done(req);
+    tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_test_Types_Echo_recv(tctx->mem, req, &y, &b, &n, &q, &i, &u,
                                                          &x, &t, &s, &o, &as, &ua, &n_ua), EOK);
     talloc_free(req);
@@ -956,6 +950,58 @@ static void test_call_all_types(void **state)
                                               "/", NULL, NULL, 2));
     assert_null(sbus_msg_sssd_test_Types_Echo("sssd.test", "/t", 0, false, 0, 0, 0, 0, 0, 0, "",
                                               "not/a/path", NULL, NULL, 0));
+}
+
+/* ay: bytes of any value (NUL too) there and back, empty as NULL, too long refused. */
+static errno_t echo_bytes_handler(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                  void *data, const uint8_t *v_ay, uint32_t n_v_ay,
+                                  uint32_t v_u, const uint8_t **_r_ay, uint32_t *_n_r_ay,
+                                  uint32_t *_r_u)
+{
+    *_r_ay = v_ay;
+    *_n_r_ay = n_v_ay;
+    *_r_u = v_u;
+    return EOK;
+}
+
+static void test_call_bytes(void **state)
+{
+    const struct sbus_method methods[] = {
+        SBUS_METHOD_SYNC_sssd_test_Types_EchoBytes(echo_bytes_handler, NULL),
+        SBUS_METHODS_END
+    };
+    const uint8_t bytes[] = { 'p', 0, 0xff, 'w' };
+    struct tevent_req *req;
+    const uint8_t *ay;
+    uint32_t n_ay;
+    uint32_t u;
+
+    sbus_capture.answer = loopback_answer;
+    sbus_capture.answer_data = discard_const(methods);
+
+    req = sbus_call_sssd_test_Types_EchoBytes_send(tctx->mem, tctx->conn, "sssd.test", "/t",
+                                                   bytes, sizeof(bytes), 9);
+    assert_non_null(req);
+    assert_string_equal(dbus_message_get_signature(sbus_capture.sent), "ayu");
+    tc_wait_req(tctx->ev, req);
+    assert_int_equal(sbus_call_sssd_test_Types_EchoBytes_recv(tctx->mem, req, &ay, &n_ay, &u),
+                     EOK);
+    talloc_free(req);
+    assert_int_equal(n_ay, sizeof(bytes));
+    assert_memory_equal(ay, bytes, sizeof(bytes));
+    assert_int_equal(u, 9);
+    talloc_free(discard_const(ay));
+
+    req = sbus_call_sssd_test_Types_EchoBytes_send(tctx->mem, tctx->conn, "sssd.test", "/t",
+                                                   NULL, 0, 1);
+    tc_wait_req(tctx->ev, req);
+    assert_int_equal(sbus_call_sssd_test_Types_EchoBytes_recv(tctx->mem, req, &ay, &n_ay, &u),
+                     EOK);
+    talloc_free(req);
+    assert_int_equal(n_ay, 0);
+    assert_null(ay);
+
+    assert_null(sbus_msg_sssd_test_Types_EchoBytes("sssd.test", "/t", NULL, 3, 0));
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -1129,6 +1175,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_call_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_bad_reply, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_dbus, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_call_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_call_all_types, setup, teardown),
         cmocka_unit_test_setup_teardown(test_emit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_listeners, setup, teardown),
