@@ -8,10 +8,11 @@
  * timeout) until no whole message is left, and hands each message to the operation
  * waiting for its id; a message still arriving (a slow server) waits for the next
  * readable event, never in a read. While the write queue (sdap_io.c) holds bytes the fd
- * also watches for writes and sends them. An operation that outlives its timeout
- * is abandoned (ldap_abandon_ext) and fails with ETIMEDOUT; when the connection breaks
- * every pending operation fails with EIO and the owner is told (lost_fn) so it can fail
- * over. Callbacks run inside the dispatcher, so requests finished there defer their own
+ * also watches for writes and sends them. An operation that outlives its timeout is
+ * abandoned (ldap_abandon_ext) and fails with ETIMEDOUT, unless the server has not sent a
+ * byte since the operation was sent: then it is hung (stopped, or a dead link), and the
+ * connection breaks. When the connection breaks every pending operation fails with EIO
+ * and the owner is told (lost_fn) so it can fail over. Callbacks run inside the dispatcher, so requests finished there defer their own
  * callbacks (tevent_req_defer_callback) and nothing frees the connection synchronously:
  * the connection is reference counted and freed from a tevent immediate.
  *
@@ -31,6 +32,7 @@ struct sdap_op {
     struct sdap_conn *conn;     /* NULL once unregistered */
     int msgid;
     uint64_t req_id;            /* of the request that sent it: its answer resumes under it */
+    uint64_t sent_usec;         /* when it was registered */
     sdap_op_fn fn;
     void *pvt;
     struct tevent_timer *timer;
@@ -48,6 +50,7 @@ struct sdap_conn {
     size_t num_ops;
     unsigned int refs;
     bool broken;
+    uint64_t last_rx_usec;      /* when the socket was last readable (the server spoke) */
     sdap_conn_lost_fn lost_fn;
     void *lost_pvt;
 };
@@ -149,6 +152,9 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
 
     /* The handler goes with the connection's usability: conn_break() frees it. */
     assert(!conn->broken && conn->ld != NULL);
+    if (flags & TEVENT_FD_READ) {
+        conn->last_rx_usec = sss_monotonic_usec();
+    }
     if (flags & TEVENT_FD_WRITE) {
         errno_t ret = sdap_io_flush(conn->io);
 
@@ -316,12 +322,24 @@ static void op_timeout(struct tevent_context *ev, struct tevent_timer *te,
                        struct timeval now, void *pvt)
 {
     struct sdap_op *op = talloc_get_type_abort(pvt, struct sdap_op);
+    struct sdap_conn *conn = op->conn;
 
     op->timer = NULL;   /* freed by tevent after this handler */
+    if (conn != NULL && sdap_conn_usable(conn) && conn->last_rx_usec < op->sent_usec) {
+        /* Not a byte from the server since the operation was sent: it is hung (stopped,
+         * or a dead link that still holds the socket), not slow. Drop the connection so
+         * that the server is marked bad and this and every pending operation move on
+         * (EIO: the back-end retries on the next server), as SSSD does. */
+        DEBUG(SSSDBG_OP_FAILURE, "operation %d on %s: no answer and not a byte from the "
+              "server for %.1f s: the connection is dropped\n", op->msgid, conn->uri,
+              (sss_monotonic_usec() - op->sent_usec) / 1e6);
+        conn_break(conn, EIO, true);
+        return;
+    }
     DEBUG(SSSDBG_OP_FAILURE, "operation %d on %s timed out: abandoned\n", op->msgid,
-          op->conn != NULL ? op->conn->uri : "(none)");
-    if (op->conn != NULL && sdap_conn_usable(op->conn)) {
-        ldap_abandon_ext(op->conn->ld, op->msgid, NULL, NULL);
+          conn != NULL ? conn->uri : "(none)");
+    if (conn != NULL && sdap_conn_usable(conn)) {
+        ldap_abandon_ext(conn->ld, op->msgid, NULL, NULL);
     }
     op_fail(op, ETIMEDOUT);
 }
@@ -356,6 +374,7 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
     }
     op->msgid = msgid;
     op->req_id = sss_debug_req_id;
+    op->sent_usec = sss_monotonic_usec();
     op->fn = fn;
     op->pvt = pvt;
     if (timeout > 0) {
