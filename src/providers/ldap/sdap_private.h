@@ -155,6 +155,10 @@ struct sdap_options {
     int network_timeout;
     int opt_timeout;
     int bad_server_timeout;     /* seconds a failed server is skipped (offline_timeout) */
+    int conn_expire;            /* ldap_connection_expire_timeout: seconds a connection is
+                                 * handed out for new operations; 0: no limit */
+    int primary_timeout;        /* failover_primary_timeout: seconds between tries of a
+                                 * primary server while a backup serves */
     bool start_tls;
     int tls_reqcert;            /* LDAP_OPT_X_TLS_NEVER ... HARD */
     char *tls_cacert;
@@ -348,6 +352,8 @@ struct sdap_fo;
 struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
 /* Index of the first server at or after start not marked bad at now, or -1. */
 int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now);
+/* True for a server of ldap_backup_uri. */
+bool sdap_fo_is_backup(struct sdap_fo *fo, size_t idx);
 const char *sdap_fo_uri(struct sdap_fo *fo, size_t idx);
 void sdap_fo_mark_bad(struct sdap_fo *fo, size_t idx, time_t now);
 void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx);
@@ -364,6 +370,9 @@ struct sdap_id_ctx {
     bool offline;
     struct sss_list waiters;        /* sdap_conn_waiter: get_conn requests awaiting it */
     struct tevent_req *connecting;      /* the failover walk in progress, or NULL */
+    time_t conn_since;              /* when conn was established */
+    struct tevent_timer *primary_timer; /* on a backup server: when to try the primaries */
+    struct tevent_req *primary_probe;   /* a connection to a primary being tried */
     struct sdap_id_stats stats;
 };
 

@@ -5,12 +5,16 @@
  * lookups on one connection, simple bind, search timeout, hostile entries and filter
  * escaping. Every test builds its own confdb from text and its own id context.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -626,6 +630,97 @@ static void test_failover(void **state)
     assert_int_equal(st.connects, 2);
 }
 
+/* A connection older than ldap_connection_expire_timeout takes no new operation: the next
+ * lookup opens a new one (and, on a backup server, that walk starts from the primaries). */
+static void test_conn_expire(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_id_stats st;
+
+    fx_ctx(t, R2307 "ldap_connection_expire_timeout = 1\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user02", 0, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 1);
+    usleep(2100000);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user03", 0, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 2);
+}
+
+/* True once a TCP connect to the host:port of uri is accepted (want) or refused (!want). */
+static bool port_state_is(const char *uri, bool want)
+{
+    struct sockaddr_in sin = { .sin_family = AF_INET };
+    const char *colon = strrchr(uri, ':');
+    int fd;
+    int rc;
+
+    assert_non_null(colon);
+    sin.sin_port = htons((uint16_t)atoi(colon + 1));
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+    close(fd);
+    return (rc == 0) == want;
+}
+
+static void wait_port(const char *uri, bool accepting)
+{
+    int i;
+
+    for (i = 0; i < 400 && !port_state_is(uri, accepting); i++) {
+        usleep(25000);
+    }
+    assert_true(port_state_is(uri, accepting));
+}
+
+static void flag_timer(struct tevent_context *ev, struct tevent_timer *te, struct timeval tv,
+                       void *pvt)
+{
+    *(bool *)pvt = true;
+}
+
+/* Runs the loop for usec (background work: timers, the primary probe). */
+static void spin(struct test_ctx *t, unsigned int usec)
+{
+    bool done = false;
+
+    assert_non_null(tevent_add_timer(t->ev, t->ev, tevent_timeval_current_ofs(0, usec),
+                                     flag_timer, &done));
+    tc_wait_flag(t->ev, &done);
+}
+
+/* Fail back: while a backup serves, the primary is tried every failover_primary_timeout
+ * seconds in the background, and once it answers the next lookups go to it. */
+static void test_failback(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    const char *primary = fx_env("SDAP_TEST_PROXY_URI");
+    pid_t proxy = (pid_t)atoi(fx_env("SDAP_TEST_PROXY_PID"));
+    int i;
+
+    fx_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n"
+           "failover_primary_timeout = 1\n", primary, fx_env("SDAP_TEST_URI"));
+    assert_int_equal(kill(proxy, SIGHUP), 0);      /* the primary refuses */
+    wait_port(primary, false);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), fx_env("SDAP_TEST_URI"));
+
+    assert_int_equal(kill(proxy, SIGUSR2), 0);     /* the primary is back */
+    wait_port(primary, true);
+    /* A generous bound: the probe runs every second. */
+    for (i = 0; i < 100 && strcmp(sdap_id_ctx_server(t->id_ctx), primary) != 0; i++) {
+        spin(t, 100000);
+    }
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), primary);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user02", 0, &u), EOK);
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), primary);
+}
+
 static void test_all_dead(void **state)
 {
     struct test_ctx *t = *state;
@@ -847,6 +942,8 @@ int main(void)
         FX_TEST(test_partial_answers),
         FX_TEST(test_failover),
         FX_TEST(test_all_dead),
+        FX_TEST(test_conn_expire),
+        FX_TEST(test_failback),
         FX_TEST(test_many_on_one_connection),
         FX_TEST(test_simple_bind),
         FX_TEST(test_search_timeout),

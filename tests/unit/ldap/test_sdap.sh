@@ -6,6 +6,8 @@
 #   SDAP_TEST_DEAD_URI    two URIs on ports nobody listens on (failover tests)
 #   SDAP_TEST_DEAD_URI2
 #   SDAP_TEST_SLAPD_PID   so the program can SIGSTOP/SIGCONT the server (timeout test)
+#   SDAP_TEST_PROXY_URI   the slapd behind tests/faults/fault_proxy.py, which the program
+#   SDAP_TEST_PROXY_PID   makes refuse (SIGHUP) and relay again (SIGUSR2) (fail back test)
 # Exit 77 (automake SKIP) when slapd is not installed. SDAP_TEST_VALGRIND=1 runs the program
 # under valgrind (definite leaks and memory errors fail the test).
 set -u
@@ -18,7 +20,12 @@ bin=${TEST_SDAP_BIN:-./test_sdap}
 [ -x "$bin" ] || { echo "$bin not built"; exit 99; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_sdap.XXXXXX") || exit 99
-cleanup() { slapd_stop "$tmp/slapd"; rm -rf "$tmp"; }
+proxy_pid=
+cleanup() {
+    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+    slapd_stop "$tmp/slapd"
+    rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 # The static data, then 5,000 users, one group holding them all, g_2k and g_sub.
@@ -66,6 +73,16 @@ export SDAP_TEST_URI=$uri
 export SDAP_TEST_DEAD_URI="ldap://127.0.0.1:$(slapd_free_port)"
 export SDAP_TEST_DEAD_URI2="ldap://127.0.0.1:$(slapd_free_port)"
 export SDAP_TEST_SLAPD_PID=$(slapd_pid "$tmp/slapd")
+python3 "$top_srcdir/tests/faults/fault_proxy.py" --listen 127.0.0.1:0 --target "127.0.0.1:${uri##*:}" \
+    --port-file "$tmp/proxy.port" > "$tmp/proxy.log" 2>&1 &
+proxy_pid=$!
+for _ in $(seq 200); do
+    [ -s "$tmp/proxy.port" ] && break
+    sleep 0.05
+done
+[ -s "$tmp/proxy.port" ] || { echo "fault_proxy.py did not start: $(cat "$tmp/proxy.log")"; exit 99; }
+export SDAP_TEST_PROXY_URI="ldap://127.0.0.1:$(cat "$tmp/proxy.port")"
+export SDAP_TEST_PROXY_PID=$proxy_pid
 
 if [ "${SDAP_TEST_VALGRIND:-0}" = 1 ]; then
     valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
