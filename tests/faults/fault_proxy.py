@@ -15,6 +15,8 @@ Options:
                        speed): a connection set up (TLS handshake, bind) that then crawls
   --reset-share P      reset (RST) this share of connections mid-stream, 0..1
   --reset-after N      ... after this many server->client bytes (default 64)
+  --reset-first N      reset the first N connections (after --reset-after bytes), whatever
+                       --reset-share says: a test knows which of its connections break
   --seed N             for the reset choice (default 1): runs are repeatable
 Signals change the mode while it runs:
   SIGUSR1  hang: accept and keep connections, pass nothing on (a hung server)
@@ -129,7 +131,10 @@ class Proxy:
 
     async def handle(self, creader, cwriter):
         self.stats["connections"] += 1
-        conn = {"down": 0, "reset": self.rng.random() < self.args.reset_share,
+        reset = self.rng.random() < self.args.reset_share
+        if self.stats["connections"] <= self.args.reset_first:
+            reset = True
+        conn = {"down": 0, "reset": reset,
                 "do_reset": False, "start": asyncio.get_running_loop().time()}
         try:
             sreader, swriter = await asyncio.open_connection(self.target_host,
@@ -161,6 +166,7 @@ async def main():
     p.add_argument("--trickle-after-ms", type=int, default=0)
     p.add_argument("--reset-share", type=float, default=0.0)
     p.add_argument("--reset-after", type=int, default=64)
+    p.add_argument("--reset-first", type=int, default=0)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
     proxy = Proxy(args)

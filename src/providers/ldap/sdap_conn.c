@@ -50,6 +50,7 @@ struct sdap_conn {
     size_t num_ops;
     unsigned int refs;
     bool broken;
+    bool hung;                  /* broken because the server fell silent */
     uint64_t last_rx_usec;      /* when the socket was last readable (the server spoke) */
     sdap_conn_lost_fn lost_fn;
     void *lost_pvt;
@@ -124,7 +125,7 @@ static void conn_break(struct sdap_conn *conn, errno_t error, bool notify)
     talloc_zfree(conn->fde);
     conn_fail_all(conn, error);
     if (notify && conn->lost_fn != NULL) {
-        conn->lost_fn(conn, conn->lost_pvt, error);
+        conn->lost_fn(conn, conn->lost_pvt, conn->hung ? ETIMEDOUT : error);
     }
 }
 
@@ -333,6 +334,7 @@ static void op_timeout(struct tevent_context *ev, struct tevent_timer *te,
         DEBUG(SSSDBG_OP_FAILURE, "operation %d on %s: no answer and not a byte from the "
               "server for %.1f s: the connection is dropped\n", op->msgid, conn->uri,
               (sss_monotonic_usec() - op->sent_usec) / 1e6);
+        conn->hung = true;
         conn_break(conn, EIO, true);
         return;
     }

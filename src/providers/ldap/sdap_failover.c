@@ -97,6 +97,18 @@ void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx)
     }
 }
 
+bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now)
+{
+    size_t i;
+
+    for (i = 0; i < fo->num; i++) {
+        if (i != idx && (fo->servers[i].bad_until == 0 || fo->servers[i].bad_until <= now)) {
+            return true;
+        }
+    }
+    return false;
+}
+
 void sdap_fo_reset(struct sdap_fo *fo)
 {
     size_t i;
@@ -258,7 +270,19 @@ static void sdap_conn_lost(struct sdap_conn *conn, void *pvt, errno_t error)
     if (id_ctx->conn != conn) {
         return;
     }
-    sdap_fo_mark_bad(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL));
+    /* A hung server is bad. A connection lost or reset is not proof that the server is
+     * down (a lossy link, a server restart, an idle timeout): the retry of the failed
+     * operation may reconnect to it, unless another server is there to go to; a server
+     * that then refuses or times out is marked bad by the failover walk. Without this a
+     * domain of one server went offline at the first reset connection. */
+    if (error == ETIMEDOUT
+            || sdap_fo_has_other(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL))) {
+        sdap_fo_mark_bad(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL));
+    } else {
+        DEBUG(SSSDBG_BE_FO, "domain %s: connection to %s lost; no other server to go to: "
+              "the next operation reconnects to it\n", id_ctx->opts->domain,
+              sdap_fo_uri(id_ctx->fo, (size_t)id_ctx->conn_server));
+    }
     id_ctx->conn = NULL;
     sdap_conn_unref(conn);
 }

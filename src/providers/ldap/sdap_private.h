@@ -304,7 +304,9 @@ typedef void (*sdap_op_fn)(void *pvt, LDAPMessage *msg, errno_t error);
  * it themselves). When the count drops to 0 the connection is freed from a tevent
  * immediate, never synchronously, so a pointer used right after sdap_conn_unref() in the
  * same function stays valid. lost_fn is called (once, last thing in the dispatcher) when
- * the connection breaks, after every pending operation was failed with EIO. */
+ * the connection breaks, after every pending operation was failed with EIO; its error is
+ * ETIMEDOUT when the server was found hung (silent past an operation's timeout), EIO when
+ * the connection was lost or reset. */
 typedef void (*sdap_conn_lost_fn)(struct sdap_conn *conn, void *pvt, errno_t error);
 errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *ld,
                          int fd, const char *uri, struct sdap_conn **_conn);
@@ -357,6 +359,8 @@ bool sdap_fo_is_backup(struct sdap_fo *fo, size_t idx);
 const char *sdap_fo_uri(struct sdap_fo *fo, size_t idx);
 void sdap_fo_mark_bad(struct sdap_fo *fo, size_t idx, time_t now);
 void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx);
+/* True when a server other than idx is not marked bad at now. */
+bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now);
 void sdap_fo_reset(struct sdap_fo *fo);
 
 /* The id context: shared state of every operation of one domain. */

@@ -504,6 +504,22 @@ static void test_backup_server(void **state)
     assert_string_equal(sdap_id_ctx_server(t->be->id_ctx), env("BE_TEST_URI"));
 }
 
+/* The only server's link resets the first two connections mid-answer: the lookup is
+ * restarted on a new connection each time and answered on the third, and the domain does
+ * not go offline (a reset connection is not a dead server). */
+static void test_lossy_link(void **state)
+{
+    struct test_ctx *t = *state;
+    struct answer a;
+
+    make_be(t, LIVE, env("BE_TEST_LOSSY_URI"));
+    a = ask(t, SSS_DP_USER, "name=alice");
+    assert_int_equal(a.dp_error, SSS_DP_ERR_OK);
+    assert_int_equal(a.error, 0);
+    assert_false(be_is_offline(t->be));
+    assert_int_equal(t->be->stats.went_offline, 0);
+}
+
 static void test_offline_then_online(void **state)
 {
     struct test_ctx *t = *state;
@@ -781,6 +797,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsupported_provider, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unusable_ldap_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_offline_dead_server, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lossy_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backup_server, setup, teardown),
         cmocka_unit_test_setup_teardown(test_offline_then_online, setup, teardown),
         cmocka_unit_test_setup_teardown(test_go_offline_reset, setup, teardown),

@@ -721,6 +721,24 @@ static void test_failback(void **state)
     assert_string_equal(sdap_id_ctx_server(t->id_ctx), primary);
 }
 
+/* The only server resets a connection mid-answer: that lookup fails (EIO; the back-end
+ * retries it once), but the server is not marked bad for it: the next lookup reconnects
+ * and is answered (before, the domain went offline for offline_timeout). */
+static void test_reset_single_server(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_id_stats st;
+
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_LOSSY_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EIO);
+    assert_false(sdap_id_ctx_offline(t->id_ctx));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(u->name, "user01");
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 2);
+}
+
 static void test_all_dead(void **state)
 {
     struct test_ctx *t = *state;
@@ -944,6 +962,7 @@ int main(void)
         FX_TEST(test_all_dead),
         FX_TEST(test_conn_expire),
         FX_TEST(test_failback),
+        FX_TEST(test_reset_single_server),
         FX_TEST(test_many_on_one_connection),
         FX_TEST(test_simple_bind),
         FX_TEST(test_search_timeout),

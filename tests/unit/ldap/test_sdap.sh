@@ -8,6 +8,7 @@
 #   SDAP_TEST_SLAPD_PID   so the program can SIGSTOP/SIGCONT the server (timeout test)
 #   SDAP_TEST_PROXY_URI   the slapd behind tests/faults/fault_proxy.py, which the program
 #   SDAP_TEST_PROXY_PID   makes refuse (SIGHUP) and relay again (SIGUSR2) (fail back test)
+#   SDAP_TEST_LOSSY_URI   the slapd behind a fault_proxy.py resetting its first connection
 # Exit 77 (automake SKIP) when slapd is not installed. SDAP_TEST_VALGRIND=1 runs the program
 # under valgrind (definite leaks and memory errors fail the test).
 set -u
@@ -20,9 +21,9 @@ bin=${TEST_SDAP_BIN:-./test_sdap}
 [ -x "$bin" ] || { echo "$bin not built"; exit 99; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_sdap.XXXXXX") || exit 99
-proxy_pid=
+proxy_pids=
 cleanup() {
-    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+    [ -n "$proxy_pids" ] && kill $proxy_pids 2>/dev/null && wait $proxy_pids 2>/dev/null
     slapd_stop "$tmp/slapd"
     rm -rf "$tmp"
 }
@@ -73,16 +74,28 @@ export SDAP_TEST_URI=$uri
 export SDAP_TEST_DEAD_URI="ldap://127.0.0.1:$(slapd_free_port)"
 export SDAP_TEST_DEAD_URI2="ldap://127.0.0.1:$(slapd_free_port)"
 export SDAP_TEST_SLAPD_PID=$(slapd_pid "$tmp/slapd")
-python3 "$top_srcdir/tests/faults/fault_proxy.py" --listen 127.0.0.1:0 --target "127.0.0.1:${uri##*:}" \
-    --port-file "$tmp/proxy.port" > "$tmp/proxy.log" 2>&1 &
-proxy_pid=$!
-for _ in $(seq 200); do
-    [ -s "$tmp/proxy.port" ] && break
-    sleep 0.05
-done
-[ -s "$tmp/proxy.port" ] || { echo "fault_proxy.py did not start: $(cat "$tmp/proxy.log")"; exit 99; }
+# start_proxy NAME [fault_proxy.py options]: prints its port, its pid goes in proxy_pids.
+start_proxy() {
+    local name=$1
+    shift
+    python3 "$top_srcdir/tests/faults/fault_proxy.py" --listen 127.0.0.1:0 \
+        --target "127.0.0.1:${uri##*:}" --port-file "$tmp/$name.port" "$@" \
+        > "$tmp/$name.log" 2>&1 &
+    echo $! > "$tmp/$name.pid"
+    for _ in $(seq 200); do
+        [ -s "$tmp/$name.port" ] && return 0
+        sleep 0.05
+    done
+    echo "fault_proxy.py did not start: $(cat "$tmp/$name.log")"
+    return 1
+}
+start_proxy proxy || exit 99
+# The first connection is reset after 10 bytes of the answer, the next ones are not.
+start_proxy lossy --reset-first 1 --reset-after 10 || exit 99
+proxy_pids="$(cat "$tmp/proxy.pid") $(cat "$tmp/lossy.pid")"
 export SDAP_TEST_PROXY_URI="ldap://127.0.0.1:$(cat "$tmp/proxy.port")"
-export SDAP_TEST_PROXY_PID=$proxy_pid
+export SDAP_TEST_PROXY_PID=$(cat "$tmp/proxy.pid")
+export SDAP_TEST_LOSSY_URI="ldap://127.0.0.1:$(cat "$tmp/lossy.port")"
 
 if [ "${SDAP_TEST_VALGRIND:-0}" = 1 ]; then
     valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \
