@@ -26,6 +26,11 @@
 #   bus_ping_max DEST SECONDS [HZ]   pings sssd.service.Ping at DEST over the master bus for
 #                                    SECONDS, HZ times a second (default 10); prints the
 #                                    slowest answer in ms and how many pings failed
+#   fault_crash_mark                 prints a mark in the monitor's log (its line count)
+#   fault_crashes_since MARK [SIGS]  services the monitor saw die since MARK by a signal
+#                                    other than SIGS (a regex of signal numbers, default
+#                                    none: every signal counts) or exit with a status
+#                                    other than 0: crashes (needs lib.sh's LOGS)
 
 FAULT_WORK=${FAULT_WORK:-}
 FAULT_PROXY_PY=${FAULT_PROXY_PY:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fault_proxy.py}
@@ -218,4 +223,14 @@ while time.monotonic() < end:
     time.sleep(max(0.0, 1.0 / hz - dt))
 print("%.1f %d %d" % (worst * 1e3, failed, n))
 PY
+}
+
+fault_crash_mark() {
+    wc -l < "$LOGS/sssd.log" 2>/dev/null || echo 0
+}
+
+fault_crashes_since() { # MARK [SIGS]
+    tail -n +"$(( $1 + 1 ))" "$LOGS/sssd.log" 2>/dev/null |
+        grep -E 'killed by signal [0-9]+$|exited with status [0-9]+$' |
+        grep -vE "killed by signal (${2:-none})\$|exited with status 0\$" | wc -l
 }
