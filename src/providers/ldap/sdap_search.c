@@ -3,7 +3,16 @@
  * collects the entries as plain talloc structs (values longer than SDAP_MAX_VALUE_LEN or
  * holding NUL bytes are dropped with a log line), and with a page size it adds the
  * RFC 2696 paged results control and follows the server's cookie page after page, each
- * page with its own timeout. References (referrals) are ignored: referrals are off.
+ * page with its own timeout.
+ *
+ * A partial answer is an error (EOVERFLOW), never a short success: the server stopped at a
+ * size or administrative limit, answered with a referral (referrals are not followed), or a
+ * paged search lost its paging control after the first page. What is missing from such an
+ * answer says nothing about the directory, so callers that remove what the directory no
+ * longer holds (enumeration) or replace lists (initgroups) must not see it as complete. A
+ * time limit is ETIMEDOUT, as before. Search continuation references (parts of the tree held
+ * elsewhere) are skipped with a log line, as SSSD does with referrals off, unless the caller
+ * needs the whole subtree (args.refs_partial): then they make the answer partial too.
  *
  * sdap_lookup_dns_send() reads many entries by DN with base-scope searches, keeping at most
  * SDAP_DN_LOOKUP_WINDOW of them in flight on the connection at once. (Member DNs are read
@@ -25,6 +34,8 @@ struct sdap_search_state {
     size_t num;
     size_t cap;
     size_t dropped;
+    size_t refs;                /* search continuation references skipped */
+    size_t pages_done;
     /* probes: the operation on the wire (one per page) */
     uint64_t req_id;
     int msgid;                  /* -1: none pending a done probe */
@@ -185,6 +196,20 @@ static errno_t parse_entry(struct sdap_search_state *state, LDAPMessage *msg)
     return EOK;
 }
 
+/* Result codes saying the server sent only part of what matched. */
+static bool sdap_result_partial(int result)
+{
+    switch (result) {
+    case LDAP_SIZELIMIT_EXCEEDED:
+    case LDAP_ADMINLIMIT_EXCEEDED:
+    case LDAP_REFERRAL:
+    case LDAP_PARTIAL_RESULTS:      /* LDAPv2 servers' referral */
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The final message of one request: result code, and for paged searches the cookie.
  * EAGAIN: another page was requested. */
 static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
@@ -208,10 +233,13 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
         ret = EOK;
         goto done;
     }
-    if (result == LDAP_SIZELIMIT_EXCEEDED) {
-        DEBUG(SSSDBG_OP_FAILURE, "search '%s': size limit exceeded, %zu entries kept\n",
-              state->args.filter, state->num);
-        ret = EOK;
+    if (sdap_result_partial(result)) {
+        DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s': the server returned part of the "
+              "answer only (%s%s%s) after %zu entries: the search fails, nothing is concluded "
+              "from what is missing\n", state->args.filter, state->args.base,
+              ldap_err2string(result), errmsg != NULL && *errmsg != '\0' ? ": " : "",
+              errmsg != NULL ? errmsg : "", state->num);
+        ret = EOVERFLOW;
         goto done;
     }
     if (result != LDAP_SUCCESS) {
@@ -221,6 +249,14 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
         ret = sdap_ldap_err(result);
         goto done;
     }
+    if (state->refs > 0 && state->args.refs_partial) {
+        DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s': the server refers %zu part(s) of "
+              "the tree to other servers (referrals are not followed): the answer is "
+              "incomplete, the search fails\n", state->args.filter, state->args.base,
+              state->refs);
+        ret = EOVERFLOW;
+        goto done;
+    }
     ret = EOK;
     if (state->args.page_size <= 0) {
         goto done;
@@ -228,9 +264,17 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
     if (state->stats != NULL) {
         state->stats->pages++;
     }
+    state->pages_done++;
     ret = sdap_page_cookie(ld, ctrls, &cookie);
     if (ret == ENOENT) {
         ret = EOK;
+        if (state->pages_done > 1) {
+            /* It paged, then stopped saying where it is: the rest may be missing. */
+            DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s': page %zu came without the "
+                  "paged results control: the answer may be cut short, the search fails\n",
+                  state->args.filter, state->args.base, state->pages_done);
+            ret = EOVERFLOW;
+        }
         goto done;      /* the server does not page: everything came at once */
     }
     if (ret != EOK) {
@@ -284,6 +328,11 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         }
         return;
     case LDAP_RES_SEARCH_REFERENCE:
+        if (state->refs++ == 0) {
+            DEBUG(state->args.refs_partial ? SSSDBG_OP_FAILURE : SSSDBG_TRACE_FUNC,
+                  "search '%s' under '%s': a continuation reference (part of the tree on "
+                  "another server) is not followed\n", state->args.filter, state->args.base);
+        }
         ldap_msgfree(msg);
         return;
     case LDAP_RES_SEARCH_RESULT:
