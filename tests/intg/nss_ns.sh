@@ -15,6 +15,7 @@ in_nss_ns() {
         echo "passwd: ${NSS_NS_SOURCES:-sss}"
         echo "group: ${NSS_NS_SOURCES:-sss}"
         echo "initgroups: ${NSS_NS_SOURCES:-sss}"
+        echo "netgroup: ${NSS_NS_SOURCES:-sss}"
         echo "shadow: files"
         echo "hosts: files"
     } > "$conf"

@@ -22,6 +22,8 @@ uint32_t cache_req_dp_type(enum cache_req_type type)
         return SSS_DP_GROUP;
     case CACHE_REQ_INITGROUPS:
         return SSS_DP_INITGROUPS;
+    case CACHE_REQ_NETGROUP:
+        return SSS_DP_NETGROUP;
     }
     return SSS_DP_USER;
 }
