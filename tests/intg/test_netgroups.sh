@@ -2,7 +2,7 @@
 # NIS netgroups from LDAP through the real glibc path (issue 17, item 10): a private slapd
 # with nisNetgroup entries (triples with empty fields, '-', spaces and a malformed one; a
 # nested memberNisNetgroup by name and by DN; a loop A -> B -> A; a member that does not
-# exist; an empty netgroup), our sssd, and in a mount namespace whose nsswitch.conf says
+# exist; an empty netgroup, found as SSSD finds it), our sssd, and in a mount namespace whose nsswitch.conf says
 # "netgroup: sss": `getent netgroup`, and innetgr() from 16 threads at once
 # (tests/intg/netgr_threads.c). Then the cache side: a missing netgroup is negatively
 # cached until sss_cache -N; sss_cache -n NAME makes the next lookup see a change in the
@@ -30,30 +30,9 @@ cc -O1 -pthread -o "$WORK/netgr_threads" "$(dirname "$0")/netgr_threads.c" ||
     { fail "netgr_threads.c does not build"; summary; exit 1; }
 
 S=dc=ng,dc=test
-# netgroup CN [triple|m:member]...
-netgroup() {
-    local cn=$1 v
-    shift
-    printf 'dn: cn=%s,ou=Netgroups,%s\nobjectClass: top\nobjectClass: nisNetgroup\ncn: %s\n' \
-        "$cn" "$S" "$cn"
-    for v in "$@"; do
-        case $v in
-            m:*) printf 'memberNisNetgroup: %s\n' "${v#m:}" ;;
-            *) printf 'nisNetgroupTriple: %s\n' "$v" ;;
-        esac
-    done
-    printf '\n'
-}
+. "$(dirname "$0")/netgr_data.sh"
 mkdir -p "$WORK/ldap"
-{
-    ldif_base $S
-    printf 'dn: ou=Netgroups,%s\nobjectClass: organizationalUnit\nou: Netgroups\n\n' "$S"
-    netgroup ng_a "(host1,alice,dom1)" "(-,bob,)" "( host2 , , )" "garbage" \
-        m:ng_b m:ng_missing
-    netgroup ng_b "(host3,carol,dom3)" "m:cn=ng_a,ou=Netgroups,$S"
-    netgroup ng_c "(,,dom4)"
-    netgroup ng_empty
-} > "$WORK/ng.ldif"
+netgr_ldif > "$WORK/ng.ldif"
 URI=$(slapd_start "$WORK/ldap" "$WORK/ng.ldif" $S) || exit 1
 ldap_admin() { # ldap_admin ldapadd|ldapmodify (LDIF on stdin)
     "$1" -x -H "$URI" -D "cn=admin,$S" -w secret > /dev/null
@@ -75,30 +54,20 @@ start_sssd || { fail "sssd did not start"; summary; exit 1; }
 wait_name sssd.nss 5000
 export PREFIX LIBDIR
 
-# getent prints the netgroup's name, then every triple, nested netgroups expanded by glibc.
-out=$(in_nss_ns getent netgroup ng_a); rc=$?
-check "getent netgroup ng_a: status 0 ($rc)" test "$rc" -eq 0
-exp="ng_a                  (host1,alice,dom1) (-,bob,) (host2,,) (host3,carol,dom3)"
-check "ng_a: its triples (the malformed one left out), then ng_b's (the loop back to ng_a
-      and the missing member give nothing more): '$out'" test "$out" = "$exp"
-out=$(in_nss_ns getent netgroup ng_b)
-exp="ng_b                  (host3,carol,dom3) (host1,alice,dom1) (-,bob,) (host2,,)"
-check "ng_b: a member given as a DN is read as its name: '$out'" test "$out" = "$exp"
-out=$(in_nss_ns getent netgroup ng_c)
-# (glibc's getent prints an empty host as " ")
-check "ng_c: empty host and user: '$out'" test "$out" = "ng_c                  ( ,,dom4)"
-in_nss_ns getent netgroup ng_empty > /dev/null; rc=$?
-check "an empty netgroup is not found, as with SSSD (status $rc)" test "$rc" -eq 2
-in_nss_ns getent netgroup ng_nosuch > /dev/null; rc=$?
-check "a missing netgroup: status 2 ($rc)" test "$rc" -eq 2
+# getent prints the netgroup's name, then every triple, nested netgroups expanded by glibc:
+# ng_a's own (the malformed one left out), then ng_b's (the loop back to ng_a and the
+# missing member give nothing more); ng_b's member is a DN, read as its name.
+for ng in ng_a ng_b ng_c ng_empty ng_missing; do
+    out=$(in_nss_ns getent netgroup $ng); rc=$?
+    if [ -n "${NETGR_GETENT[$ng]}" ]; then     # (ng_empty: the name alone)
+        check "getent netgroup $ng: status $rc, '$out'" \
+            test "$rc" -eq 0 -a "$out" = "${NETGR_GETENT[$ng]}"
+    else
+        check "getent netgroup $ng: not found (status $rc)" test "$rc" -eq 2 -a -z "$out"
+    fi
+done
 
-checks=(
-    ng_a:host1:alice:dom1:1 ng_a:host3:carol:dom3:1 ng_a:host9:alice:dom1:0
-    ng_a:h::x:0 ng_a::bob::1 ng_a:host2:zed:dom9:1
-    ng_b:host1:alice:dom1:1 ng_b:host3:carol:dom3:1 ng_b:host3:carol:dom9:0
-    ng_c:hostx:anyone:dom4:1 ng_c:hostx:anyone:dom5:0
-    ng_missing:host1:alice:dom1:0 ng_nosuch:host1:alice:dom1:0
-)
+checks=("${NETGR_CHECKS[@]}")
 out=$(in_nss_ns "$WORK/netgr_threads" 1 1 "${checks[@]}" 2>&1); rc=$?
 check "innetgr(), one thread: every answer right ($out)" test "$rc" -eq 0
 out=$(in_nss_ns "$WORK/netgr_threads" 16 40 "${checks[@]}" 2>&1); rc=$?
@@ -148,7 +117,7 @@ slapd_stop "$WORK/ldap"
 "$PREFIX/sbin/sss_cache" -N > /dev/null
 out=$(in_nss_ns getent netgroup ng_a)
 check "offline, ng_a answers from the expired cache: '$out'" \
-    test "$out" = "ng_a                  (host1,alice,dom1) (-,bob,) (host2,,) (host3,carol,dom3)"
+    test "$out" = "${NETGR_GETENT[ng_a]}"
 out=$(in_nss_ns "$WORK/netgr_threads" 4 5 ng_a:host3:carol:dom3:1 ng_b:host9:x:y:0 2>&1)
 check "offline, innetgr() still right ($out)" test $? -eq 0
 

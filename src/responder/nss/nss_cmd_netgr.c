@@ -5,8 +5,10 @@
  *                      offline) and answers every record at once: SSSD's libnss_sss (2.5
  *                      and later) and ours read the whole netgroup from this reply and
  *                      never send GETNETGRENT, which is what makes innetgr() thread-safe.
- *                      Not found (or empty): the reply "0, 0". The position of
- *                      GETNETGRENT stays at the first record.
+ *                      num_results counts the records plus one for the netgroup itself,
+ *                      as SSSD's does: an empty netgroup is found (1, 0, no records), a
+ *                      missing one is the reply "0, 0". The position of GETNETGRENT
+ *                      stays at the first record.
  *   GETNETGRENT(count) for older clients: up to count records after the ones this
  *                      connection was already given, an empty reply at the end or without
  *                      a SETNETGRENT first. The netgroup is looked up again when the
@@ -63,7 +65,10 @@ static errno_t nss_netgr_answer(struct nss_netgr_cmd_state *state,
         return ENOMEM;
     }
     if (snap != NULL) {
-        ret = nss_netgr_fill(snap, &pos, state->count, reply);
+        ret = state->from_start ? nss_reply_netgr_found(reply) : EOK;
+        if (ret == EOK) {
+            ret = nss_netgr_fill(snap, &pos, state->count, reply);
+        }
         if (ret != EOK) {
             talloc_free(reply);
             return ret;

@@ -385,6 +385,16 @@ errno_t nss_reply_netgr_member_add(struct nss_reply *r, const char *name)
     return nss_reply_end_record(r, start, 1, ret);
 }
 
+errno_t nss_reply_netgr_found(struct nss_reply *r)
+{
+    SSS_CHECK_ARG(r != NULL, EINVAL);
+    if (r->num == UINT32_MAX) {
+        return EINVAL;
+    }
+    r->num++;
+    return EOK;
+}
+
 uint32_t nss_reply_num_results(struct nss_reply *r)
 {
     SSS_CHECK_ARG(r != NULL, 0);

@@ -111,6 +111,9 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
 errno_t nss_reply_netgr_triple_add(struct nss_reply *r, const char *host, const char *user,
                                    const char *domain);
 errno_t nss_reply_netgr_member_add(struct nss_reply *r, const char *name);
+/* SETNETGRENT counts the netgroup itself as one more result (SSSD 2.5 and later: "found"),
+ * so an empty netgroup is found, with no records. EINVAL past UINT32_MAX. */
+errno_t nss_reply_netgr_found(struct nss_reply *r);
 
 uint32_t nss_reply_num_results(struct nss_reply *r);
 

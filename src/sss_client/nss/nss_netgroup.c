@@ -2,7 +2,8 @@
  * The netgroup entry points of libnss_sss: glibc's setnetgrent/getnetgrent_r/endnetgrent
  * (and innetgr(), which runs the three on a private struct __netgrent) with SSSD 2.8's
  * client contract. _nss_sss_setnetgrent sends one SETNETGRENT request and keeps the whole
- * reply (every record of the netgroup) in result->data; _nss_sss_getnetgrent_r hands out
+ * reply (every record of the netgroup; num_results is their number plus one, 0 meaning
+ * not found) in result->data; _nss_sss_getnetgrent_r hands out
  * one record per call from there, with no further request; _nss_sss_endnetgrent frees it.
  * All state lives in the caller's struct __netgrent, so calls on different ones (innetgr()
  * from several threads) never mix, and no lock is held between calls.
@@ -79,8 +80,8 @@ enum nss_status _nss_sss_setnetgrent(const char *netgroup, struct __netgrent *re
         errno = errnop;
         return st;
     }
-    if (nss_reply_count(reply, reply_len, &count) != 0 || count == 0
-            || reply_len <= NETGR_HEAD) {
+    /* num_results counts the netgroup itself too: 1 and no records is an empty one. */
+    if (nss_reply_count(reply, reply_len, &count) != 0 || count == 0) {
         free(reply);
         return NSS_STATUS_NOTFOUND;
     }
