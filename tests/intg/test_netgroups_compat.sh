@@ -119,7 +119,7 @@ PREFIX=$1 TOP=$2 WORK=$3 S=$4
 . "$TOP/tests/lib/ldif.sh"
 . "$TOP/tests/intg/netgr_data.sh"
 eval "$(sed -n '/^in_ns() {/,/^}/p; /^compare() {/,/^}/p' "$TOP/tests/intg/test_netgroups_compat.sh")"
-check "the daemon answering is SSSD's own sssd_nss" pgrep -f "^/usr/libexec/sssd/sssd_nss" -c
+check "the daemon answering is SSSD's own sssd_nss" bash -c 'pgrep -f "^/usr/libexec/sssd/sssd_nss" > /dev/null'
 SSSD_MOD=$(dirname "$LOAD_NSS_MODULE")
 compare "our client, SSSD's daemons" "$PREFIX/lib" "$SSSD_MOD" /var/lib/sss
 summary
