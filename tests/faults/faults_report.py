@@ -68,6 +68,16 @@ SCENARIOS = [
      "checked). Must hold: no reader crashes, no wrong answer, sssd_nss does not crash "
      "(it checks every slot number and length it reads from the file against its own "
      "tables and recreates a damaged file)."),
+    ("hostile", "5. Hostile local clients",
+     "One slapd; sssd_nss with `fd_limit = 8192`. At once, each from its own unprivileged "
+     "uid (setpriv): 3,000 idle connections held open, 200 connections trickling a request "
+     "a byte every 0.7 s and never finishing it, malformed requests in a loop (a 1 GiB "
+     "length claim, random bytes, short headers, unknown commands), and four uids flooding "
+     "well-formed lookups back to back (tests/intg/resp_hostile.py). Meanwhile a bystander "
+     "uid looks up cached users through the responder every 10 ms, a new connection each "
+     "time as libnss_sss does. Must hold: the bystander's p99 under 100 ms with no failed "
+     "lookup, sssd_nss's resident memory under 200 MB, no crash. The bystander's p99 "
+     "before the attack is the baseline."),
 ]
 
 
@@ -126,7 +136,7 @@ def main():
       "`FAULT_SHORT=1` for the CI form, about 1.5 minutes). One scenario: "
       "`tests/faults/scenario_failover.sh PREFIX` (also `FAULTS=sigstop`), "
       "`tests/faults/scenario_slow_link.sh PREFIX`, `tests/faults/scenario_kill.sh PREFIX` "
-      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_disk.sh PREFIX` after "
+      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX` after "
       "`make install`.\n")
     w("There is no `sssctl domain-status` yet: the servers' state is shown from the "
       "back-end's log (debug level 0x87f0: the failover lines), quoted per fault below.\n")
