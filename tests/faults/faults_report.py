@@ -78,6 +78,19 @@ SCENARIOS = [
      "time as libnss_sss does. Must hold: the bystander's p99 under 100 ms with no failed "
      "lookup, sssd_nss's resident memory under 200 MB, no crash. The bystander's p99 "
      "before the attack is the baseline."),
+    ("data", "6. Hostile directory data at scale",
+     "One slapd loaded from tests/faults/make_hostile_ldif.py (rfc2307bis): N users (full "
+     "run 100,000; short 3,000) among users sharing a sane user's uidNumber or name, ids "
+     "that are 0, -1, 4294967295, too large or not numbers (as uidNumber and as "
+     "gidNumber), 1 MB gecos and home values, a group loop (loopa <-> loopb), a group "
+     "naming itself, and a group `big` declaring 500,000 members (short: 30,000) of which "
+     "only the N users exist. Must hold: a random sample of 200 sane users answered "
+     "right; `big` answered with exactly its N existing members; the loops answered with "
+     "their users (and `id` of a member), not followed for ever; every hostile entry asked "
+     "answered or not found within 120 s, the bad ids never answered, the 1 MB values "
+     "dropped with a log line; sssd_be's peak RSS under 1 GB; no crash. Names that are "
+     "not UTF-8 are not in it: slapd refuses to store them; tests/fuzz/fuzz_sdap_entry.c "
+     "sends such bytes to the parser instead."),
 ]
 
 
@@ -136,7 +149,7 @@ def main():
       "`FAULT_SHORT=1` for the CI form, about 1.5 minutes). One scenario: "
       "`tests/faults/scenario_failover.sh PREFIX` (also `FAULTS=sigstop`), "
       "`tests/faults/scenario_slow_link.sh PREFIX`, `tests/faults/scenario_kill.sh PREFIX` "
-      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX` after "
+      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX`, `tests/faults/scenario_data.sh PREFIX` after "
       "`make install`.\n")
     w("There is no `sssctl domain-status` yet: the servers' state is shown from the "
       "back-end's log (debug level 0x87f0: the failover lines), quoted per fault below.\n")
