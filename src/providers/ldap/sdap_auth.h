@@ -1,0 +1,48 @@
+/*
+ * LDAP authentication and password change for the back-end's PAM requests: a simple bind
+ * as the user, and the RFC 3062 password-modify extended operation, on a connection of the
+ * auth's own (never the shared lookup connection, whose identity must not change), opened
+ * through the domain's failover list (ldap_uri, ldap_backup_uri; servers that fail are
+ * marked bad for the lookups too). Everything runs on the tevent loop (sdap_connect.c:
+ * non-blocking connect, TLS handshake in a helper thread, asynchronous bind).
+ *
+ * TLS is required: the password crosses the network only over ldaps:// or after StartTLS
+ * (ldap_id_use_start_tls = true), unless ldap_auth_disable_tls_never_use_in_production =
+ * true; otherwise the request is refused before any connection, with a log line saying so.
+ *
+ * Passwords are bytes from the client: an empty one, or one holding a NUL, is refused
+ * (EACCES) without asking the server (an LDAP bind with an empty password is an anonymous
+ * bind and would "succeed"). Copies made here are wiped after use; nothing logs them.
+ *
+ * Errors from _recv: EACCES (wrong password, or a refused empty one), ENETUNREACH (no
+ * server could be reached: offline), ETIMEDOUT, EIO / ENOTCONN (connection lost),
+ * ERR_INVALID_CONFIG (no TLS), EPERM (the server refused the password change; *_msg says
+ * why when it did), ENOMEM, EINVAL.
+ */
+#ifndef SSS_SDAP_AUTH_H
+#define SSS_SDAP_AUTH_H
+
+#include "providers/ldap/sdap.h"
+
+struct sdap_auth_ctx;
+
+/* Reads ldap_auth_disable_tls_never_use_in_production of the domain; shares id_ctx's
+ * options and failover list. Errors: EINVAL, ENOMEM, confdb's. */
+errno_t sdap_auth_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
+                             struct sdap_id_ctx *id_ctx, struct sdap_auth_ctx **_actx);
+
+/*
+ * Binds as dn with password pw (len bytes). When new_pw is not NULL, then changes the
+ * password from pw to new_pw with the password-modify extended operation, as that user.
+ * On failure *_msg (when given) may get the server's diagnostic text, on mem_ctx of _recv.
+ */
+struct tevent_req *sdap_auth_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                  struct sdap_auth_ctx *actx, const char *dn,
+                                  const uint8_t *pw, size_t len,
+                                  const uint8_t *new_pw, size_t new_len);
+errno_t sdap_auth_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char **_msg);
+
+/* Connections opened and binds sent, for tests and diagnostics. */
+void sdap_auth_get_counts(struct sdap_auth_ctx *actx, uint64_t *_connects, uint64_t *_binds);
+
+#endif /* SSS_SDAP_AUTH_H */
