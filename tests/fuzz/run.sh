@@ -22,6 +22,7 @@ declare -A deps=(
     [fuzz_nss_reply]="$top/src/sss_client/nss/nss_parse.c"
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
+    [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
 )
 
 rc=0
