@@ -35,6 +35,10 @@ make -s intgcheck 2>&1 | tee intg.out
 p=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' intg.out | awk '{s += $1} END {print s + 0}')
 passed=$((passed + p))
 
+echo "=== fault suite, short form (tests/faults, make faultcheck FAULT_SHORT=1)"
+make -s faultcheck FAULT_SHORT=1 2>&1 | tee faults.out
+passed=$((passed + $(grep -c '^RESULT [^ ]* pass' faults.out || true)))
+
 echo "=== unit tests under AddressSanitizer and UBSan"
 cd "$top" && mkdir -p build/asan && cd build/asan
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"

@@ -183,6 +183,7 @@ static const struct confdb_option confdb_options[] = {
     OPT_INT("offline_timeout", K_DOM, "60"),
     OPT_INT("offline_timeout_max", K_DOM, "3600"),
     OPT_INT("offline_timeout_random_offset", K_DOM, "30"),
+    OPT_INT_R("failover_primary_timeout", K_DOM, "31", 1, INT_MAX),
     OPT_BOOL("cache_credentials", K_DOM, "false"),
     OPT_INT("cache_credentials_minimal_first_factor_length", K_DOM, "8"),
     OPT_INT("account_cache_expiration", K_DOM, "0"),

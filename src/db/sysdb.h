@@ -259,6 +259,12 @@ errno_t sysdb_enumerate_users(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 errno_t sysdb_enumerate_groups(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                struct sysdb_group ***_groups, size_t *_count);
 
+/* The names (internal form) of the cached users, or groups, whose lastUpdate is before
+ * `before`: enumeration's stale-entry scan, reading the name and the time of each entry
+ * only. *_names is NULL-terminated, on mem_ctx; count 0 is EOK. */
+errno_t sysdb_names_updated_before(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, bool groups,
+                                   time_t before, char ***_names, size_t *_count);
+
 /* Deletes the entry (a user with its group list). ENOENT when not cached. */
 errno_t sysdb_delete_user(struct sysdb_ctx *sysdb, const char *name);
 errno_t sysdb_delete_group(struct sysdb_ctx *sysdb, const char *name);

@@ -157,3 +157,56 @@ done:
     talloc_free(tmp_ctx);
     return ret;
 }
+
+errno_t sysdb_names_updated_before(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, bool groups,
+                                   time_t before, char ***_names, size_t *_count)
+{
+    static const char *const attrs[] = { SYSDB_A_NAME, SYSDB_A_LAST_UPDATE, NULL };
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs;
+    const char *name;
+    char **names;
+    size_t count;
+    size_t n = 0;
+    size_t i;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(_names != NULL && _count != NULL, EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    /* Two attributes per entry (and the DN): no member list or other value is copied or
+     * parsed. */
+    ret = sysdb_search_all(tmp_ctx, sysdb, groups ? SYSDB_KIND_GROUP : SYSDB_KIND_USER,
+                           attrs, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    names = talloc_zero_array(tmp_ctx, char *, count + 1);
+    if (names == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < count; i++) {
+        if ((time_t)ldb_msg_find_attr_as_int64(msgs[i], SYSDB_A_LAST_UPDATE, 0) >= before) {
+            continue;
+        }
+        name = sysdb_msg_name(sysdb, msgs[i]);      /* the attribute, or the DN's */
+        if (name == NULL) {
+            continue;
+        }
+        names[n] = talloc_strdup(names, name);
+        if (names[n++] == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    }
+    *_names = talloc_steal(mem_ctx, names);
+    *_count = n;
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}

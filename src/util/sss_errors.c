@@ -18,6 +18,10 @@ static const char *const error_texts[] = {
     [ERR_ALREADY_RUNNING - ERR_BASE]      = "Another instance is already running",
     [ERR_SERVICE_FAILED - ERR_BASE]       = "Service failed too many times",
     [ERR_TERMINATED - ERR_BASE]           = "Terminated",
+    [ERR_AUTH_FAILED - ERR_BASE]          = "Authentication failed",
+    [ERR_NO_CACHED_CREDS - ERR_BASE]      = "No cached credentials",
+    [ERR_CACHED_CREDS_EXPIRED - ERR_BASE] = "Cached credentials expired",
+    [ERR_AUTH_DELAYED - ERR_BASE]         = "Authentication delayed after failed attempts",
     [ERR_LAST - ERR_BASE]                 = "Unknown project error",
 };
 

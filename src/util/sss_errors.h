@@ -36,6 +36,10 @@ enum sss_errors {
     ERR_ALREADY_RUNNING,         /* another instance holds the pid file */
     ERR_SERVICE_FAILED,          /* a service died too often to restart */
     ERR_TERMINATED,              /* the request was cancelled by shutdown */
+    ERR_AUTH_FAILED,             /* wrong credentials */
+    ERR_NO_CACHED_CREDS,         /* no cached password hash for the user */
+    ERR_CACHED_CREDS_EXPIRED,    /* the cached password hash is too old to be accepted */
+    ERR_AUTH_DELAYED,            /* too many failed offline attempts: the user must wait */
     ERR_LAST                     /* keep last */
 };
 

@@ -11,8 +11,12 @@ Options:
   --port-file F        write the port actually listened on to F (with --listen ...:0)
   --chunk-delay-ms N   hold every chunk N ms before passing it on (order is kept)
   --byte-delay-ms N    pass server->client data one byte every N ms (a trickle)
+  --trickle-after-ms N ... only N ms after the connection was accepted (before, at full
+                       speed): a connection set up (TLS handshake, bind) that then crawls
   --reset-share P      reset (RST) this share of connections mid-stream, 0..1
   --reset-after N      ... after this many server->client bytes (default 64)
+  --reset-first N      reset the first N connections (after --reset-after bytes), whatever
+                       --reset-share says: a test knows which of its connections break
   --seed N             for the reset choice (default 1): runs are repeatable
 Signals change the mode while it runs:
   SIGUSR1  hang: accept and keep connections, pass nothing on (a hung server)
@@ -94,7 +98,7 @@ class Proxy:
                 await self.resume.wait()
                 if a.chunk_delay_ms:
                     await asyncio.sleep(a.chunk_delay_ms / 1000.0)
-                if down and a.byte_delay_ms:
+                if down and a.byte_delay_ms and self.trickling(conn):
                     for i in range(len(data)):
                         await self.resume.wait()
                         writer.write(data[i:i + 1])
@@ -121,10 +125,17 @@ class Proxy:
         except (OSError, asyncio.CancelledError):
             pass
 
+    def trickling(self, conn):
+        elapsed = asyncio.get_running_loop().time() - conn["start"]
+        return elapsed * 1000.0 >= self.args.trickle_after_ms
+
     async def handle(self, creader, cwriter):
         self.stats["connections"] += 1
-        conn = {"down": 0, "reset": self.rng.random() < self.args.reset_share,
-                "do_reset": False}
+        reset = self.rng.random() < self.args.reset_share
+        if self.stats["connections"] <= self.args.reset_first:
+            reset = True
+        conn = {"down": 0, "reset": reset,
+                "do_reset": False, "start": asyncio.get_running_loop().time()}
         try:
             sreader, swriter = await asyncio.open_connection(self.target_host,
                                                              int(self.target_port))
@@ -152,8 +163,10 @@ async def main():
     p.add_argument("--port-file")
     p.add_argument("--chunk-delay-ms", type=int, default=0)
     p.add_argument("--byte-delay-ms", type=int, default=0)
+    p.add_argument("--trickle-after-ms", type=int, default=0)
     p.add_argument("--reset-share", type=float, default=0.0)
     p.add_argument("--reset-after", type=int, default=64)
+    p.add_argument("--reset-first", type=int, default=0)
     p.add_argument("--seed", type=int, default=1)
     args = p.parse_args()
     proxy = Proxy(args)

@@ -2,6 +2,10 @@
 # Builds every libFuzzer harness in tests/fuzz with clang (ASan + UBSan) and runs each for
 # a bounded time. Usage: tests/fuzz/run.sh BUILD_DIR [SECONDS]
 # BUILD_DIR is a configured build tree (for config.h and generated headers).
+# Each harness starts from the committed corpus tests/fuzz/corpus/<harness>/ (seeds, and
+# every input that once failed, as a regression test) plus what earlier runs in BUILD_DIR
+# found. BUILD_DIR/fuzz/summary.tsv gets one line per harness: name, seconds, inputs run,
+# corpus size, result (ok or FAILED). `make fuzz-long` runs this for 600 s a harness.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "$1" && pwd)
@@ -9,10 +13,13 @@ secs=${2:-30}
 out=$build/fuzz
 mkdir -p "$out"
 
-cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+cflags="-g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
         -I$top/src -I$build -I$build/src -DSSSD_LOG_PATH=\"/tmp\"
         $(pkg-config --cflags talloc tevent dbus-1)"
 libs="$(pkg-config --libs talloc tevent dbus-1)"
+# A systemtap build's probe semaphores, for sources with probes.
+probes=""
+[ -f "$build/systemtap/sssd_probes.o" ] && probes="$build/systemtap/sssd_probes.o"
 util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c"
 
 # harness name -> the sources it needs besides itself
@@ -23,21 +30,37 @@ declare -A deps=(
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
+    [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c -lldap -llber"
 )
 
+# Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the
+# fast unwinder stops in liblber and lsan.supp could not match the libldap frame.
+declare -A asan=(
+    [fuzz_sdap_entry]="fast_unwind_on_malloc=0"
+)
+
+export LSAN_OPTIONS="suppressions=$top/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}"
+summary=$out/summary.tsv
+: > "$summary"
 rc=0
-for h in "${!deps[@]}"; do
+for h in $(printf '%s\n' "${!deps[@]}" | sort); do
     [ -f "$top/tests/fuzz/$h.c" ] || continue
     echo "=== building $h"
     # shellcheck disable=SC2086
     clang $cflags "$top/tests/fuzz/$h.c" ${deps[$h]} $util $libs -o "$out/$h"
     mkdir -p "$out/$h.corpus"
+    seeds=()
+    [ -d "$top/tests/fuzz/corpus/$h" ] && seeds=("$top/tests/fuzz/corpus/$h")
     echo "=== running $h for ${secs}s"
-    if ! "$out/$h" -max_total_time="$secs" -print_final_stats=0 "$out/$h.corpus" \
-            > "$out/$h.log" 2>&1; then
-        echo "FUZZER FAILED: $h"; tail -n 40 "$out/$h.log"; rc=1
+    result=ok
+    if ! ASAN_OPTIONS="${asan[$h]:-}${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$out/$h" -max_total_time="$secs" -print_final_stats=1 "$out/$h.corpus" \
+            "${seeds[@]}" > "$out/$h.log" 2>&1; then
+        echo "FUZZER FAILED: $h"; tail -n 40 "$out/$h.log"; rc=1; result=FAILED
     else
         grep -E "^(#[0-9]+.*DONE|Done)" "$out/$h.log" | tail -n1 || true
     fi
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$h.log" | tail -n1)
+    printf '%s\t%s\t%s\t%s\t%s\n' "$h" "$secs" "${runs:-0}" \
+        "$(find "$out/$h.corpus" -type f | wc -l)" "$result" >> "$summary"
 done
 exit $rc

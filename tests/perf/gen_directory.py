@@ -19,6 +19,8 @@ many = int(sys.argv[4]) if len(sys.argv) > 4 else 5000
 suffix = sys.argv[5] if len(sys.argv) > 5 else "dc=perf,dc=test"
 schema = sys.argv[6] if len(sys.argv) > 6 else "rfc2307"
 bis = schema == "rfc2307bis"
+PAM_USERS = 64
+PAM_PASSWORD = "PerfPass-1"
 rng = random.Random(2307)   # the same directory every time
 out = sys.stdout.write
 
@@ -46,7 +48,8 @@ for i in range(users):
     name = f"user{i:06d}"
     out(f"dn: uid={name},ou=People,{suffix}\nobjectClass: top\nobjectClass: account\n"
         f"objectClass: posixAccount\nuid: {name}\ncn: User {i}\nuidNumber: {100000 + i}\n"
-        f"gidNumber: 500000\nhomeDirectory: /home/{name}\nloginShell: /bin/bash\n\n")
+        f"gidNumber: 500000\nhomeDirectory: /home/{name}\nloginShell: /bin/bash\n"
+        + (f"userPassword: {PAM_PASSWORD}\n" if i < PAM_USERS else "") + "\n")
 out(f"dn: uid=manygroups,ou=People,{suffix}\nobjectClass: top\nobjectClass: account\n"
     f"objectClass: posixAccount\nuid: manygroups\ncn: Many Groups\nuidNumber: 99999\n"
     f"gidNumber: 500000\nhomeDirectory: /home/manygroups\nloginShell: /bin/bash\n\n")

@@ -2,8 +2,9 @@
  * The workloads of sss_load (see load_workload.h):
  *  - nss: calls a dlopen'ed NSS module's entry points directly (_nss_<name>_getpwnam_r ...),
  *    so no other NSS source and no nscd can answer; buffers grow on ERANGE as glibc's do.
- *  - pam: pam_start/pam_authenticate/pam_end through a dlopen'ed libpam, with a
- *    conversation that answers every prompt with the password.
+ *  - pam: pam_start/pam_authenticate/pam_acct_mgmt/pam_end through a dlopen'ed libpam
+ *    (a login as login(1) does it), with a conversation that answers every prompt with the
+ *    password.
  *  - cmd and sudo: one fork/exec per operation (posix_spawn), output to /dev/null; success
  *    is exit status 0.
  */
@@ -193,6 +194,7 @@ static struct {
     const char *service, *password;
     int (*start)(const char *, const char *, const struct pam_conv *, pam_handle_t **);
     int (*authenticate)(pam_handle_t *, int);
+    int (*acct_mgmt)(pam_handle_t *, int);
     int (*end)(pam_handle_t *, int);
     const char *(*strerror)(pam_handle_t *, int);
 } pam;
@@ -242,6 +244,11 @@ static int pam_op(const char *key, char *err, size_t len)
     rc = pam.authenticate(h, PAM_SILENT);
     if (rc != PAM_SUCCESS) {
         snprintf(err, len, "pam_authenticate: %s", pam.strerror(h, rc));
+    } else {
+        rc = pam.acct_mgmt(h, PAM_SILENT);
+        if (rc != PAM_SUCCESS) {
+            snprintf(err, len, "pam_acct_mgmt: %s", pam.strerror(h, rc));
+        }
     }
     pam.end(h, rc);
     return rc != PAM_SUCCESS;
@@ -262,9 +269,10 @@ static int pam_setup(int argc, char **argv, struct load_workload *wl, char *what
     }
     *(void **)&pam.start = dlsym(lib, "pam_start");
     *(void **)&pam.authenticate = dlsym(lib, "pam_authenticate");
+    *(void **)&pam.acct_mgmt = dlsym(lib, "pam_acct_mgmt");
     *(void **)&pam.end = dlsym(lib, "pam_end");
     *(void **)&pam.strerror = dlsym(lib, "pam_strerror");
-    if (!pam.start || !pam.authenticate || !pam.end || !pam.strerror) {
+    if (!pam.start || !pam.authenticate || !pam.acct_mgmt || !pam.end || !pam.strerror) {
         fprintf(stderr, "sss_load: libpam.so.0 lacks pam_start & co\n");
         return 1;
     }
@@ -272,7 +280,7 @@ static int pam_setup(int argc, char **argv, struct load_workload *wl, char *what
     pam.password = argv[2];
     wl->worker_init = NULL;
     wl->op = pam_op;
-    snprintf(what, len, "pam %s authenticate", pam.service);
+    snprintf(what, len, "pam %s authenticate+acct_mgmt", pam.service);
     return 0;
 }
 

@@ -136,6 +136,12 @@ FIGURES = [
     ("all users once, empty cache, one client: mean per lookup", "getpwnam.all_once", 1,
      "mean", "<= 1 ms"),
     ("RSS of all processes after that", "rss_after_all_once", 1, "value", "<= 60 MB at 10,000"),
+    ("PAM login (authenticate + acct_mgmt), online LDAP bind, in-process, p50", "pam.online",
+     1, "p50", "<= 3 ms"),
+    ("PAM login, offline from cached credentials, p50", "pam.offline", 1, "p50", "<= 5 ms"),
+    ("first PAM login after start", "pam.first", 1, "p50", "<= 20 ms"),
+    ("8 parallel PAM logins (processes), logins/s online", "pam.online", 8, "throughput",
+     ">= 5x stock SSSD"),
 ]
 
 # Scenarios shown at every concurrency
@@ -156,6 +162,15 @@ HOWTO = {
                      "for PERF_DURATION seconds after 100 warm-up lookups per worker",
     "getpwnam.mc": "the same with the memory cache on",
 }
+
+
+def pam_na(outdir):
+    """{system: why} for the systems whose PAM figures are n/a (pam_na.txt)"""
+    out = {}
+    for path in glob.glob(os.path.join(outdir, "*", "pam_na.txt")):
+        with open(path) as f:
+            out[os.path.basename(os.path.dirname(path))] = f.read().strip()
+    return out
 
 
 def value_of(f, metric):
@@ -243,6 +258,7 @@ def markdown(outdir, path):
     head += "".join(" | ratio vs %s" % SYSTEM_NAMES.get(s, s) for s in others) + " |"
     w.append(head)
     w.append("|" + "---|" * (2 + len(systems) + len(others)))
+    na = pam_na(outdir)
     for title, label, workers, metric, target in FIGURES:
         fs = {s: figs[s].get((label, workers)) for s in systems}
         vals = {s: value_of(fs[s], metric) for s in systems}
@@ -252,10 +268,15 @@ def markdown(outdir, path):
         bad = {s for s in systems if fs[s] is not None and fs[s].get("failures")}
         row = "| %s | %s | " % (title % subst, target)
         row += " | ".join("fails (%d of %d ops)" % (fs[s]["failures"], fs[s]["ops"])
-                          if s in bad else show(vals[s], metric) for s in systems)
+                          if s in bad else "n/a" if fs[s] is None and label.startswith("pam.")
+                          and s in na else show(vals[s], metric) for s in systems)
         row += "".join(" | " + ("-" if s in bad or OURS in bad
                                else ratio(vals.get(OURS), vals[s], metric)) for s in others)
         w.append(row + " |")
+    for s in systems:
+        if s in na:
+            w.append("")
+            w.append("PAM figures of %s: n/a (%s)." % (SYSTEM_NAMES.get(s, s), na[s]))
     w.append("")
     w.append("## By concurrency")
     w.append("")
@@ -365,6 +386,9 @@ def main(argv):
         for s in sorted(figs):
             if only is None or s == only:
                 print(table_text(s, figs[s]))
+        for s, why in sorted(pam_na(outdir).items()):
+            if only is None or s == only:
+                print("%s: PAM figures n/a (%s)" % (SYSTEM_NAMES.get(s, s), why))
         return 0
     if len(argv) < 4:
         sys.stderr.write(__doc__)

@@ -19,7 +19,8 @@
 #   default min(1000, PERF_USERS / 10)); PERF_CONC "1 2 8 32"; PERF_SYSTEMS
 #   "ours stock_sssd nslcd"; PERF_ALL 1 (all users once, empty cache, one client: one run);
 #   PERF_BUS 1 and PERF_STARTUP 1 (the other benchmarks); PERF_OVERHEAD 0 (1: probes
-#   compiled in vs not, two extra builds, see perf_overhead.sh).
+#   compiled in vs not, two extra builds, see perf_overhead.sh); PERF_PAM 1 (the PAM logins,
+#   after every identity figure; PERF_PAM_ONLY 1: only them).
 #
 # Names: users user%06d (0..PERF_USERS-1), groups group5k (5,000 members) and biggroup
 # (min(PERF_BIG, PERF_USERS) members), user manygroups (PERF_MANY groups).
@@ -175,15 +176,68 @@ scenarios() {
          "warm figures for ${DURATION}s, concurrency $CONC"
     printf "%-28s %4s %9s %6s %7s %10s %9s %9s %9s %9s %9s %9s\n" "label (us)" "wrk" \
         "ops" "fail" "wall_s" "ops/s" "p50" "p90" "p99" "p99.9" "max" "mean"
-    for RUN_NO in $(seq "$RUNS"); do
-        echo "-- run $RUN_NO"
-        groups_run
-        users_run
-    done
-    if [ "${PERF_ALL:-1}" = 1 ]; then
-        RUN_NO=1
-        all_once
+    if [ "${PERF_PAM_ONLY:-0}" != 1 ]; then
+        for RUN_NO in $(seq "$RUNS"); do
+            echo "-- run $RUN_NO"
+            groups_run
+            users_run
+        done
+        if [ "${PERF_ALL:-1}" = 1 ]; then
+            RUN_NO=1
+            all_once
+        fi
     fi
+    # Last: it restarts the system with another configuration.
+    if [ "${PERF_PAM:-1}" = 1 ]; then
+        pam_run
+    fi
+}
+
+# PAM logins (pam_start, pam_authenticate, pam_acct_mgmt, pam_end in-process through the
+# system's pam_sss.so, service sss-perf) as the first PAM_USERS users of gen_directory.py.
+# `$LOAD_CTL pam-online` restarts the system with the pam service, cached credentials and
+# LDAP authentication, caches wiped; `pam-offline` restarts it with its server unreachable,
+# caches kept. A system without PAM, or whose first login fails, gets "n/a" (pam_na.txt in
+# its OUTDIR) instead of figures.
+PAM_USERS=64
+PAM_PASSWORD=PerfPass-1
+P() { # LABEL WORKERS [sss_load options]: a PAM figure, bounded in time
+    local label=$1 c=$2
+    shift 2
+    timeout 300 "$LOAD_TOOL" --label "$label" --run "$RUN_NO" -w "$c" --no-header \
+        --json "$OUT/$label.c$c.r$RUN_NO.json" "$@" pam sss-perf "$PAM_PASSWORD"
+}
+pam_pass() { timeout 300 "$LOAD_TOOL" --quiet "$@" pam sss-perf "$PAM_PASSWORD"; }
+# The first error of a figure's JSON, or nothing when every operation succeeded.
+json_failure() {
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+print(r["first_error"] or "failed") if r["failures"] else None' "$1" 2> /dev/null \
+        || echo "no result"
+}
+pam_na() {
+    echo "$1" > "$OUT/pam_na.txt"
+    rm -f "$OUT"/pam.*.json
+    echo "== $LOAD_SYSTEM: PAM figures n/a: $1"
+}
+pam_run() {
+    local why users="--pattern user%06d --range 0:$PAM_USERS"
+    rm -f "$OUT/pam_na.txt"
+    for RUN_NO in $(seq "$RUNS"); do
+        echo "-- PAM run $RUN_NO"
+        why=$("$LOAD_CTL" pam-online 2>&1) || { pam_na "$(echo "$why" | tail -n 1)"; return 0; }
+        P pam.first 1 -n 1 --key "$(printf 'user%06d' $(( (RUN_NO - 1) % PAM_USERS )))"
+        why=$(json_failure "$OUT/pam.first.c1.r$RUN_NO.json")
+        [ -z "$why" ] || { pam_na "a login with the right password fails: $why"; return 0; }
+        P pam.online 1 -d "$DURATION" $users --order random --warmup 2
+        has_conc 8 && P pam.online 8 -d "$DURATION" $users --order random --warmup 2
+        # Every user once more online, so that each has a cached hash.
+        pam_pass -n "$PAM_USERS" $users
+        why=$("$LOAD_CTL" pam-offline 2>&1) || { pam_na "offline: $(echo "$why" | tail -n 1)"; return 0; }
+        # The first login finds the server down and takes the domain offline.
+        pam_pass -n 1 --key user000000 > /dev/null 2>&1
+        P pam.offline 1 -d "$DURATION" $users --order random --warmup 2
+    done
 }
 
 # --- one system, from outside ----------------------------------------------------------

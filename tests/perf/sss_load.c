@@ -4,7 +4,8 @@
  * percentiles (over the merged raw samples of every worker) as a table row and as JSON.
  *
  *   sss_load [options] nss MODULE.so OP     OP: getpwnam getpwuid getgrnam getgrgid initgroups
- *   sss_load [options] pam SERVICE PASSWORD pam_start + pam_authenticate of the key as user
+ *   sss_load [options] pam SERVICE PASSWORD pam_start, pam_authenticate, pam_acct_mgmt,
+ *                                           pam_end of the key as user (a login)
  *   sss_load [options] sudo                 `sudo -n -l -U KEY` per operation
  *   sss_load [options] cmd ARGV...          any command per operation (fork/exec); "{}" in
  *                                           an argument is replaced by the key

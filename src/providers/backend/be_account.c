@@ -10,7 +10,8 @@
  *      store it;
  *      join an identical operation in flight (key: entry type + filter), or start one:
  *      be_id_ldap_send, or be_enum_send for "*"; an operation that fails because the
- *      connection broke under it (EIO, ENOTCONN) is restarted once;
+ *      connection broke under it (EIO, ENOTCONN) is restarted, at most BE_OP_RESTARTS
+ *      times (a lossy link may reset the new connection too);
  *   4. when it ends, map its result: EOK -> OK; ENETUNREACH -> go offline, OFFLINE;
  *      ETIMEDOUT -> TIMEOUT; anything else -> FATAL with the errno and a message; and answer
  *      every request that joined it, each with its own log line (type, filter, result,
@@ -27,6 +28,9 @@
 
 struct be_account_info_state;
 
+/* Restarts of an operation whose connection broke under it. */
+#define BE_OP_RESTARTS 2
+
 struct be_op {
     struct sss_list link;                   /* in be->ops while it runs */
     struct be_ctx *be;
@@ -35,7 +39,7 @@ struct be_op {
     uint32_t type;
     struct be_filter filter;
     bool is_enum;                           /* be_enum_send, else be_id_ldap_send */
-    bool retried;                           /* restarted once after a broken connection */
+    unsigned int restarts;                  /* after a broken connection */
     struct sss_list waiters;                /* requests to answer (their link) */
 };
 
@@ -197,6 +201,11 @@ static uint16_t be_map_result(TALLOC_CTX *mem_ctx, struct be_ctx *be, errno_t re
         break;
     case ETIMEDOUT:
         *_message = talloc_strdup(mem_ctx, "the directory did not answer in time");
+        break;
+    case EOVERFLOW:
+        *_message = talloc_strdup(mem_ctx, "the directory returned a partial answer (a size "
+                                  "or administrative limit, or a referral): the cache is "
+                                  "kept as it was (see the log)");
         break;
     case EINVAL:
         *_message = talloc_strdup(mem_ctx, "the directory holds several entries for this "
@@ -463,12 +472,13 @@ static void be_op_done(struct tevent_req *subreq)
     assert(sss_list_is_linked(&op->link));
     ret = op->is_enum ? be_enum_recv(subreq) : be_id_ldap_recv(subreq);
     talloc_free(subreq);
-    if ((ret == EIO || ret == ENOTCONN) && !op->retried) {
-        /* The connection broke under the operation (the server was marked bad): once
-         * more, on a new connection or the next server. */
-        DEBUG(SSSDBG_TRACE_FUNC, "%s: connection lost (%s), retrying once\n", op->key,
-              sss_strerror(ret));
-        op->retried = true;
+    if ((ret == EIO || ret == ENOTCONN) && op->restarts < BE_OP_RESTARTS) {
+        /* The connection broke under the operation: again, on a new connection to the
+         * same server (a reset) or to the next one (a server marked bad). Bounded: each
+         * restart connects anew, and a server that then fails is marked bad. */
+        op->restarts++;
+        DEBUG(SSSDBG_TRACE_FUNC, "%s: connection lost (%s), restart %u of %d\n", op->key,
+              sss_strerror(ret), op->restarts, BE_OP_RESTARTS);
         if (be_op_run(op) == EOK) {
             return;
         }

@@ -6,11 +6,14 @@
  * than BE_BIG_GROUP members go through be_store_group_send, which slices their member
  * lists), then removes stale cached entries of the kind just enumerated: those whose
  * lastUpdate is older than the start of the round, i.e. that the round did not store and that
- * no lookup refreshed meanwhile. Stale removal is skipped when the directory returned no
- * entry at all of that kind (an empty answer is more likely a wrong search base or an ACL
- * than a directory emptied on purpose; the entries then expire normally).
- * Groups stored by enumeration carry direct user members only (sdap does not flatten nested
- * groups when enumerating); a lookup of the group replaces them with the flattened list.
+ * no lookup refreshed meanwhile. Only a complete, successful answer removes anything, and
+ * then it removes what it does not hold, even when it holds nothing: the last user deleted
+ * from the directory leaves the cache too (as with SSSD). A failed or partial answer (sdap's
+ * EOVERFLOW: a size or administrative limit, a referral, a paged search cut short) fails the
+ * round before its removal step, and the cache keeps what it had; a search base that does
+ * not exist is an error too (ENOENT), not an empty directory.
+ * Groups stored by enumeration carry the member lists a lookup by name gives (sdap flattens
+ * nested groups down to ldap_group_nesting_level for both).
  *
  * The periodic task (enumerate = true) runs a round after registration and then one every
  * ldap_enumeration_refresh_timeout seconds after the end of the previous round. A round
@@ -209,47 +212,24 @@ done:
     return sysdb_transaction_end(be->sysdb, ret);
 }
 
-/* First call: the stale names (full scan of the cache). Later calls: remove a slice. */
+/* First call: the stale names (a scan of the cache reading each entry's name and update
+ * time only). Later calls: remove a slice. */
 static errno_t be_enum_purge(struct be_enum_state *state, bool users, bool *_finished)
 {
     struct be_ctx *be = state->be;
-    struct sysdb_user **cu = NULL;
-    struct sysdb_group **cg = NULL;
     size_t fetched = users ? state->num_users : state->num_groups;
-    size_t count = 0;
     size_t end;
-    size_t i;
     errno_t ret;
 
     if (state->stale == NULL) {
-        state->num_stale = 0;
-        ret = users ? sysdb_enumerate_users(state, be->sysdb, &cu, &count)
-                    : sysdb_enumerate_groups(state, be->sysdb, &cg, &count);
+        ret = sysdb_names_updated_before(state, be->sysdb, !users, state->start,
+                                         &state->stale, &state->num_stale);
         if (ret != EOK) {
             return ret;
         }
-        state->stale = talloc_zero_array(state, char *, count + 1);
-        if (state->stale == NULL) {
-            return ENOMEM;
-        }
-        for (i = 0; i < count; i++) {
-            time_t lu = users ? cu[i]->last_update : cg[i]->last_update;
-            const char *name = users ? cu[i]->name : cg[i]->name;
-
-            if (lu < state->start) {
-                state->stale[state->num_stale] = talloc_strdup(state->stale, name);
-                if (state->stale[state->num_stale++] == NULL) {
-                    return ENOMEM;
-                }
-            }
-        }
-        talloc_free(cu);
-        talloc_free(cg);
         if (fetched == 0 && state->num_stale > 0) {
-            DEBUG(SSSDBG_MINOR_FAILURE, "The directory returned no %s: keeping the %zu "
-                  "cached ones (they expire normally)\n", users ? "users" : "groups",
-                  state->num_stale);
-            state->num_stale = 0;
+            DEBUG(SSSDBG_MINOR_FAILURE, "The directory holds no %s any more: removing the "
+                  "%zu cached ones\n", users ? "users" : "groups", state->num_stale);
         }
         state->idx = 0;
         *_finished = state->num_stale == 0;

@@ -14,6 +14,7 @@
  * error is returned as is; the caller maps it to a dp_error. Enumeration ("*") is be_enum.c.
  */
 #include "providers/backend/be_ctx.h"
+#include "providers/backend/be_initgr_notify.h"
 #include "providers/ldap/sdap.h"
 #include "sss_iface/sss_dp.h"
 #include "db/sysdb.h"
@@ -157,7 +158,35 @@ struct be_initgr_out {
     size_t n;
     struct sdap_group **fresh_less; /* stored expired (new): for the member prefetch */
     size_t num_fresh_less;
+    uint32_t *changed;              /* gids joined or left since the cached list */
+    size_t num_changed;
 };
+
+/* Inside the store's transaction, before the new list replaces it: which groups differ
+ * from the cached list. No cached list: nothing the memory cache can hold is stale. */
+static errno_t be_initgr_changes(struct be_ctx *be, const char *user,
+                                 struct be_initgr_out *out)
+{
+    uint32_t *old = NULL;
+    size_t num_old = 0;
+    time_t expire;
+    errno_t ret;
+
+    ret = sysdb_get_initgroups(out->names, be->sysdb, user, &old, &num_old, &expire);
+    if (ret == ENOENT) {
+        return EOK;
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = be_initgr_diff(out->names, old, num_old, out->gids, out->n, &out->changed,
+                         &out->num_changed);
+    talloc_free(old);
+    if (ret != EOK) {
+        return ret;
+    }
+    return be_initgr_expire_groups(be, out->changed, out->num_changed);
+}
 
 /* Stores groups[*pos..] (member lists kept), at most max of them, in one transaction; the
  * names of those the cache accepted go to out->names. Refused ones (EINVAL: counted, logged)
@@ -214,6 +243,10 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
         goto done;
     }
     out->names[out->n] = NULL;
+    ret = be_initgr_changes(be, user->name, out);
+    if (ret != EOK) {
+        goto done;
+    }
     /* The groups were just stored with these gids: the list need not read them back. */
     ret = sysdb_store_initgroups_gids(be->sysdb, user->name, out->names, out->gids, now,
                                       be->user_timeout);
@@ -227,6 +260,9 @@ done:
     if (ret == EOK) {
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s: %zu groups stored, %zu of them new\n", user->name,
               out->n, out->num_fresh_less);
+        if (out->num_changed > 0) {
+            be_initgr_notify(be, user->name, out->changed, out->num_changed);
+        }
     }
     return ret;
 }

@@ -19,6 +19,10 @@
  *   ETIMEDOUT    the server did not answer within ldap_search_timeout (or
  *                ldap_enumeration_search_timeout for enumerations);
  *   EACCES       the bind was refused (wrong ldap_default_bind_dn / ldap_default_authtok);
+ *   EOVERFLOW    the server returned part of the answer only (a size or administrative
+ *                limit, a referral, a paged search cut short; for enumerations also a
+ *                continuation reference): nothing may be concluded from what is missing,
+ *                so the caller keeps what it has;
  *   ENOMEM.
  * Entries the directory serves but that are unusable (no or non-numeric id, id 0 or outside
  * [min_id, max_id], invalid UTF-8 names, ...) are skipped with a log line, never returned.
@@ -139,8 +143,8 @@ errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_group ***_groups, size_t *_num_groups);
 
 /* Every user / group under the search base, with paged results (ldap_page_size).
- * Groups come with their members as for sdap_get_group, except that nested groups are
- * not flattened (member_users holds direct user members only). */
+ * Groups come with their members exactly as sdap_get_group gives them (rfc2307bis:
+ * flattened through nested groups down to ldap_group_nesting_level). */
 struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx);
 errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

@@ -3,12 +3,16 @@
  *
  * Operations are sent with libldap's asynchronous calls (ldap_search_ext, ldap_sasl_bind,
  * ...), which return a message id; the caller registers that id here (sdap_op_add) with a
- * callback and a timeout. One tevent fd watches the socket: when it is readable the
- * dispatcher loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero timeout) and hands
- * each message to the operation waiting for its id. An operation that outlives its timeout
- * is abandoned (ldap_abandon_ext) and fails with ETIMEDOUT; when the connection breaks
- * every pending operation fails with EIO and the owner is told (lost_fn) so it can fail
- * over. Callbacks run inside the dispatcher, so requests finished there defer their own
+ * callback and a timeout. One tevent fd watches the socket, which is non-blocking: when it
+ * is readable the dispatcher loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero
+ * timeout) until no whole message is left, and hands each message to the operation
+ * waiting for its id; a message still arriving (a slow server) waits for the next
+ * readable event, never in a read. While the write queue (sdap_io.c) holds bytes the fd
+ * also watches for writes and sends them. An operation that outlives its timeout is
+ * abandoned (ldap_abandon_ext) and fails with ETIMEDOUT, unless the server has not sent a
+ * byte since the operation was sent: then it is hung (stopped, or a dead link), and the
+ * connection breaks. When the connection breaks every pending operation fails with EIO
+ * and the owner is told (lost_fn) so it can fail over. Callbacks run inside the dispatcher, so requests finished there defer their own
  * callbacks (tevent_req_defer_callback) and nothing frees the connection synchronously:
  * the connection is reference counted and freed from a tevent immediate.
  *
@@ -28,6 +32,7 @@ struct sdap_op {
     struct sdap_conn *conn;     /* NULL once unregistered */
     int msgid;
     uint64_t req_id;            /* of the request that sent it: its answer resumes under it */
+    uint64_t sent_usec;         /* when it was registered */
     sdap_op_fn fn;
     void *pvt;
     struct tevent_timer *timer;
@@ -39,11 +44,14 @@ struct sdap_conn {
     int fd;
     char *uri;
     struct tevent_fd *fde;
+    struct sdap_io *io;         /* the handle's write queue, or NULL */
     struct tevent_immediate *im;
     struct sss_list ops;        /* pending operations, the newest first */
     size_t num_ops;
     unsigned int refs;
     bool broken;
+    bool hung;                  /* broken because the server fell silent */
+    uint64_t last_rx_usec;      /* when the socket was last readable (the server spoke) */
     sdap_conn_lost_fn lost_fn;
     void *lost_pvt;
 };
@@ -95,6 +103,11 @@ static int conn_destructor(struct sdap_conn *conn)
     conn->broken = true;
     conn_fail_all(conn, ENOTCONN);
     talloc_zfree(conn->fde);
+    if (conn->io != NULL) {
+        /* The queue goes with the handle. */
+        sdap_io_set_notify(conn->io, NULL, NULL);
+        conn->io = NULL;
+    }
     if (conn->ld != NULL) {
         /* Closes the socket too: it belongs to the LDAP handle since ldap_init_fd(). */
         ldap_unbind_ext(conn->ld, NULL, NULL);
@@ -112,7 +125,7 @@ static void conn_break(struct sdap_conn *conn, errno_t error, bool notify)
     talloc_zfree(conn->fde);
     conn_fail_all(conn, error);
     if (notify && conn->lost_fn != NULL) {
-        conn->lost_fn(conn, conn->lost_pvt, error);
+        conn->lost_fn(conn, conn->lost_pvt, conn->hung ? ETIMEDOUT : error);
     }
 }
 
@@ -140,6 +153,25 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
 
     /* The handler goes with the connection's usability: conn_break() frees it. */
     assert(!conn->broken && conn->ld != NULL);
+    if (flags & TEVENT_FD_READ) {
+        conn->last_rx_usec = sss_monotonic_usec();
+    }
+    if (flags & TEVENT_FD_WRITE) {
+        errno_t ret = sdap_io_flush(conn->io);
+
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "connection to %s lost while writing: %s; %zu "
+                  "operation(s) fail\n", conn->uri, strerror(ret), conn->num_ops);
+            conn_break(conn, EIO, true);
+            return;
+        }
+        if (sdap_io_pending(conn->io) == 0) {
+            TEVENT_FD_NOT_WRITEABLE(fde);
+        }
+        if (!(flags & TEVENT_FD_READ)) {
+            return;
+        }
+    }
     for (;;) {
         msg = NULL;
         rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
@@ -220,6 +252,33 @@ void sdap_conn_set_lost_fn(struct sdap_conn *conn, sdap_conn_lost_fn fn, void *p
     conn->lost_pvt = pvt;
 }
 
+/* Bytes wait in the write queue (called from inside libldap's write). */
+static void conn_want_write(void *pvt)
+{
+    struct sdap_conn *conn = pvt;
+
+    if (!conn->broken && conn->fde != NULL) {
+        TEVENT_FD_WRITEABLE(conn->fde);
+    }
+}
+
+void sdap_conn_set_io(struct sdap_conn *conn, struct sdap_io *io)
+{
+    conn->io = io;
+    if (io == NULL) {
+        return;
+    }
+    sdap_io_set_notify(io, conn_want_write, conn);
+    if (sdap_io_pending(io) > 0) {
+        conn_want_write(conn);
+    }
+}
+
+size_t sdap_conn_pending(struct sdap_conn *conn)
+{
+    return conn != NULL ? sdap_io_pending(conn->io) : 0;
+}
+
 void sdap_conn_ref(struct sdap_conn *conn)
 {
     conn->refs++;
@@ -264,12 +323,25 @@ static void op_timeout(struct tevent_context *ev, struct tevent_timer *te,
                        struct timeval now, void *pvt)
 {
     struct sdap_op *op = talloc_get_type_abort(pvt, struct sdap_op);
+    struct sdap_conn *conn = op->conn;
 
     op->timer = NULL;   /* freed by tevent after this handler */
+    if (conn != NULL && sdap_conn_usable(conn) && conn->last_rx_usec < op->sent_usec) {
+        /* Not a byte from the server since the operation was sent: it is hung (stopped,
+         * or a dead link that still holds the socket), not slow. Drop the connection so
+         * that the server is marked bad and this and every pending operation move on
+         * (EIO: the back-end retries on the next server), as SSSD does. */
+        DEBUG(SSSDBG_OP_FAILURE, "operation %d on %s: no answer and not a byte from the "
+              "server for %.1f s: the connection is dropped\n", op->msgid, conn->uri,
+              (sss_monotonic_usec() - op->sent_usec) / 1e6);
+        conn->hung = true;
+        conn_break(conn, EIO, true);
+        return;
+    }
     DEBUG(SSSDBG_OP_FAILURE, "operation %d on %s timed out: abandoned\n", op->msgid,
-          op->conn != NULL ? op->conn->uri : "(none)");
-    if (op->conn != NULL && sdap_conn_usable(op->conn)) {
-        ldap_abandon_ext(op->conn->ld, op->msgid, NULL, NULL);
+          conn != NULL ? conn->uri : "(none)");
+    if (conn != NULL && sdap_conn_usable(conn)) {
+        ldap_abandon_ext(conn->ld, op->msgid, NULL, NULL);
     }
     op_fail(op, ETIMEDOUT);
 }
@@ -304,6 +376,7 @@ errno_t sdap_op_add(TALLOC_CTX *mem_ctx, struct sdap_conn *conn, int msgid, int 
     }
     op->msgid = msgid;
     op->req_id = sss_debug_req_id;
+    op->sent_usec = sss_monotonic_usec();
     op->fn = fn;
     op->pvt = pvt;
     if (timeout > 0) {

@@ -5,24 +5,28 @@
  *      at once; a slow DNS server would block here, see the design notes), a
  *      non-blocking socket connects, and the loop waits for it to become writable for at
  *      most ldap_network_timeout;
- *   2. the socket goes back to blocking mode with SO_RCVTIMEO/SO_SNDTIMEO set to
- *      ldap_network_timeout (libldap's reads only happen when the dispatcher saw the socket
- *      readable; the timeouts bound the rare partial message), and libldap takes it over
- *      with ldap_init_fd(); options: LDAPv3, referrals off, LDAP_OPT_TIMEOUT, and the
- *      per-connection TLS options (ldap_tls_cacert, ldap_tls_cacertdir, ldap_tls_reqcert,
- *      then LDAP_OPT_X_TLS_NEWCTX, so that nothing is shared with other domains or taken
- *      from libldap's global defaults);
+ *   2. libldap takes the socket over with ldap_init_fd(); it stays non-blocking for good
+ *      (a server that answers one byte a second costs one short read per byte on the loop,
+ *      never a blocked read), with sdap_io.c's write queue pushed under libldap's layers so
+ *      that a write the kernel cannot take at once waits there instead of in the loop;
+ *      options: LDAPv3, referrals off, LDAP_OPT_TIMEOUT, and the per-connection TLS options
+ *      (ldap_tls_cacert, ldap_tls_cacertdir, ldap_tls_reqcert, then LDAP_OPT_X_TLS_NEWCTX,
+ *      so that nothing is shared with other domains or taken from libldap's global
+ *      defaults);
  *   3. ldap_id_use_start_tls: the StartTLS request is sent and its answer awaited on the
  *      loop (at most ldap_network_timeout), before the handle is wrapped in a sdap_conn;
  *   4. TLS (ldaps:// at once, or after StartTLS): libldap has no asynchronous handshake
  *      (ldap_install_tls() blocks until the handshake ends, and with
  *      LDAP_OPT_NETWORK_TIMEOUT set it even busy-loops on a non-blocking socket, without
  *      any bound, against a server that never answers). So the handshake runs in a helper
- *      thread that owns the LDAP handle meanwhile and reports through a pipe; the loop
- *      keeps running and a timer gives up after ldap_network_timeout: the socket's reading
- *      side is shut down, which ends the thread's blocked read at once, and the thread
- *      frees the handle. Nothing else touches the handle during the handshake (it is not
- *      wrapped in a sdap_conn yet); the thread does not log and touches no talloc memory;
+ *      thread that owns the LDAP handle meanwhile and reports through a pipe; for the
+ *      thread alone the socket is blocking (SO_RCVTIMEO/SO_SNDTIMEO at
+ *      ldap_network_timeout, the write queue off); the loop keeps running and a timer gives
+ *      up after ldap_network_timeout: the socket is shut down, which ends the thread's
+ *      blocked read or write at once, and the thread frees the handle. Nothing else touches
+ *      the handle during the handshake (it is not wrapped in a sdap_conn yet); the thread
+ *      does not log and touches no talloc memory. Afterwards the socket is non-blocking
+ *      again;
  *   5. LDAP_OPT_NETWORK_TIMEOUT is set (for completeness; we connect ourselves), the
  *      handle is wrapped in a sdap_conn, and a simple bind with ldap_default_bind_dn /
  *      ldap_default_authtok is done when a bind DN is set, asynchronously with the
@@ -62,8 +66,9 @@ struct sdap_connect_state {
     char *uri;
     bool ldaps;
     int fd;                     /* ours until libldap owns it, then -1 */
-    int sock;                   /* the socket, for setting its timeouts */
+    int sock;                   /* the socket (libldap's since ldap_init_fd) */
     LDAP *ld;                   /* between ldap_init_fd and sdap_conn_create */
+    struct sdap_io *io;         /* ld's write queue: lives and dies with ld */
     int starttls_msgid;
     struct tls_job *job;        /* handshake under way */
     struct tevent_fd *fde;
@@ -301,11 +306,19 @@ done:
     }
 }
 
-static errno_t set_sock_timeouts(int fd, int seconds)
+/* Blocking with read and write timeouts (for the handshake thread), or non-blocking. */
+static errno_t set_sock_blocking(int fd, bool blocking, int seconds)
 {
-    struct timeval tv = { .tv_sec = seconds, .tv_usec = 0 };
+    struct timeval tv = { .tv_sec = blocking ? seconds : 0, .tv_usec = 0 };
+    int flags;
 
-    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0
+    flags = fcntl(fd, F_GETFL);
+    if (flags < 0) {
+        return errno;
+    }
+    flags = blocking ? flags & ~O_NONBLOCK : flags | O_NONBLOCK;
+    if (fcntl(fd, F_SETFL, flags) != 0
+            || setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0
             || setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0) {
         return errno;
     }
@@ -372,6 +385,9 @@ static errno_t set_ldap_options(struct sdap_connect_state *state, LDAP *ld)
         goto done;
     }
     lrc = ldap_set_option(ld, LDAP_OPT_TIMEOUT, &opt_tv);
+    if (lrc == LDAP_OPT_SUCCESS && sdap_limit_incoming(ld) != EOK) {
+        return EIO;
+    }
 done:
     if (lrc != LDAP_OPT_SUCCESS) {
         DEBUG(SSSDBG_CRIT_FAILURE, "cannot set LDAP options: %s\n", ldap_err2string(lrc));
@@ -387,18 +403,9 @@ done:
 static errno_t sdap_connect_ldap(struct tevent_req *req)
 {
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
-    int flags;
     int lrc;
     errno_t ret;
 
-    flags = fcntl(state->fd, F_GETFL);
-    if (flags < 0 || fcntl(state->fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-        return errno;
-    }
-    ret = set_sock_timeouts(state->fd, state->opts->network_timeout);
-    if (ret != EOK) {
-        return ret;
-    }
     state->sock = state->fd;
     lrc = ldap_init_fd(state->fd, LDAP_PROTO_TCP, state->uri, &state->ld);
     if (lrc != LDAP_SUCCESS) {
@@ -406,6 +413,12 @@ static errno_t sdap_connect_ldap(struct tevent_req *req)
         return EIO;
     }
     state->fd = -1;     /* ldap_unbind_ext closes it from now on */
+    ret = sdap_io_install(state->ld, &state->io);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot set up the write queue of %s: %s\n", state->uri,
+              sss_strerror(ret));
+        return ret;
+    }
     return set_ldap_options(state, state->ld);
 }
 
@@ -425,7 +438,10 @@ static errno_t sdap_connect_starttls(struct tevent_req *req)
               ldap_err2string(lrc));
         return EIO;
     }
-    return sdap_connect_wait(req, state->sock, TEVENT_FD_READ,
+    /* Writable too while the request still waits in the queue. */
+    return sdap_connect_wait(req, state->sock,
+                             TEVENT_FD_READ
+                             | (sdap_io_pending(state->io) > 0 ? TEVENT_FD_WRITE : 0),
                              sdap_connect_starttls_readable);
 }
 
@@ -445,6 +461,23 @@ static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tev
     /* fd handlers start under no request: this socket is the connecting request's. */
     SSS_REQ_ID_SCOPE(state->req_id);
 
+    if (flags & TEVENT_FD_WRITE) {
+        ret = sdap_io_flush(state->io);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "StartTLS to %s not sent: %s\n", state->uri,
+                  strerror(ret));
+            talloc_zfree(state->fde);
+            talloc_zfree(state->timer);
+            tevent_req_error(req, EIO);
+            return;
+        }
+        if (sdap_io_pending(state->io) == 0) {
+            TEVENT_FD_NOT_WRITEABLE(fde);
+        }
+        if (!(flags & TEVENT_FD_READ)) {
+            return;
+        }
+    }
     rc = ldap_result(state->ld, state->starttls_msgid, LDAP_MSG_ALL, &zero, &msg);
     if (rc == 0) {
         return;     /* not the whole answer yet */
@@ -534,8 +567,8 @@ static void tls_job_abandon(struct tls_job *job)
     done = job->done;
     if (!done) {
         job->abandoned = true;
-        /* Ends the thread's blocked read now rather than at the next SO_RCVTIMEO. */
-        shutdown(job->sock, SHUT_RD);
+        /* Ends the thread's blocked read or write now rather than at SO_RCVTIMEO. */
+        shutdown(job->sock, SHUT_RDWR);
     }
     pthread_mutex_unlock(&job->lock);
     if (done) {
@@ -557,6 +590,17 @@ static errno_t sdap_connect_tls(struct tevent_req *req)
     int fds[2];
     int rc;
 
+    /* The StartTLS answer came, so its request left the queue: nothing waits there. */
+    if (sdap_io_pending(state->io) > 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "TLS with %s: %zu bytes still unsent before the "
+              "handshake\n", state->uri, sdap_io_pending(state->io));
+        return EIO;
+    }
+    rc = set_sock_blocking(state->sock, true, state->opts->network_timeout);
+    if (rc != EOK) {
+        return rc;
+    }
+    sdap_io_set_queueing(state->io, false);
     job = calloc(1, sizeof(*job));
     if (job == NULL) {
         return ENOMEM;
@@ -647,6 +691,13 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
     DEBUG(SSSDBG_TRACE_FUNC, "TLS with %s established in %.3f s\n", state->uri,
           job->usec / 1e6);
     tls_job_free(job);
+    /* Back on the loop: non-blocking, writes queued. */
+    ret = set_sock_blocking(state->sock, false, 0);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    sdap_io_set_queueing(state->io, true);
     ret = sdap_connect_wrap(req);
     if (ret != EOK) {
         tevent_req_error(req, ret);
@@ -669,6 +720,8 @@ static errno_t sdap_connect_wrap(struct tevent_req *req)
         return ret;
     }
     state->ld = NULL;       /* the connection's now */
+    sdap_conn_set_io(state->conn, state->io);
+    state->io = NULL;
     return sdap_connect_bind(req);
 }
 
@@ -716,8 +769,6 @@ errno_t sdap_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
-    /* Everyday operations: the ldap_opt_timeout bounds a stuck read or write. */
-    set_sock_timeouts(state->sock, state->opts->opt_timeout);
     *_conn = talloc_steal(mem_ctx, state->conn);
     state->conn = NULL;
     return EOK;

@@ -4,11 +4,9 @@
  * skipped (sdap_schema.c); a name served by several entries is dropped altogether, as a
  * lookup of that name would refuse it.
  *
- * Groups of the DN-member schemas get their direct members: member DNs that are
- * enumerated groups map to member_groups without any further search; the other member
- * DNs are read once each with base-scope lookups (sdap_lookup_dns) and the users among
- * them give member_users. Nested groups are not flattened here: the caller has every
- * group and its member_groups.
+ * Groups of the DN-member schemas get the member lists a lookup by name gives
+ * (sdap_enum_members.c): users flattened through nested groups down to
+ * ldap_group_nesting_level, and the direct member groups.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -55,26 +53,36 @@ static errno_t drop_duplicates(void **objs, void **aligned, const char **names, 
     return EOK;
 }
 
+/* Entries parsed per loop turn (a member value of an rfc2307 group counts as one): the
+ * answer of a big directory is turned into users and groups without holding the loop. */
+#define SDAP_ENUM_PARSE_PER_TURN 5000
+/* The loop turn between slices: a timer this far ahead lets tevent poll first. */
+#define SDAP_ENUM_YIELD_USEC 100
+
 /* One state for both enumerations; each uses its part. */
 struct sdap_enum_state {
     struct tevent_context *ev;
     struct sdap_id_ctx *id_ctx;
+    enum sdap_kind_id kind;
     struct sdap_search_args args;
+    struct sdap_entry **found;      /* the search's answer, parsed slice by slice */
+    size_t num_found;
+    size_t next;
+    const char **names;             /* names[i] is the name of users[i] / groups[i] */
     size_t num;
     struct sdap_user **users;
     struct sdap_group **groups;
     struct sdap_entry **entries;    /* entries[i] belongs to groups[i] */
-    struct sdap_strset *group_dns;  /* canonical DN -> struct sdap_group */
-    struct sdap_strset *user_dns;   /* canonical DN -> index into dns + 1 */
-    const char **dns;
-    size_t num_dns;
 };
 
-/* Starts the search of every entry of kind, paged, with the enumeration timeout; fn goes
- * on with its result. */
+static void sdap_enum_found(struct tevent_req *subreq);
+static void sdap_enum_parse(struct tevent_req *req);
+static void sdap_enumerate_groups_members(struct tevent_req *subreq);
+
+/* Starts the search of every entry of kind, paged, with the enumeration timeout. */
 static struct tevent_req *sdap_enum_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                          struct sdap_id_ctx *id_ctx,
-                                         enum sdap_kind_id kind, tevent_req_fn fn)
+                                         enum sdap_kind_id kind)
 {
     struct sdap_enum_state *state;
     const struct sdap_kind *desc;
@@ -89,6 +97,7 @@ static struct tevent_req *sdap_enum_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
+    state->kind = kind;
     desc = sdap_kind(id_ctx->opts, kind);
     filter = sdap_filter_present(state, desc->oc, desc->name_attr, desc->filter);
     if (filter == NULL) {
@@ -97,70 +106,151 @@ static struct tevent_req *sdap_enum_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     }
     state->args = sdap_kind_search(desc, filter, id_ctx->opts->enum_search_timeout,
                                    id_ctx->opts->page_size);
+    /* What enumeration does not see is removed from the cache: it needs the whole tree. */
+    state->args.refs_partial = true;
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
     }
-    tevent_req_set_callback(subreq, fn, req);
+    tevent_req_set_callback(subreq, sdap_enum_found, req);
     return req;
 done:
     return sss_req_post(req, ev, ret);
 }
 
-/* ---- users ------------------------------------------------------------------------- */
+static void sdap_enum_found(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
+    size_t n;
+    errno_t ret;
 
-static void sdap_enumerate_users_done(struct tevent_req *subreq);
+    ret = sdap_id_search_recv(state, subreq, &state->found, &state->num_found);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    n = state->num_found + 1;
+    state->names = talloc_array(state, const char *, n);
+    if (state->kind == SDAP_KIND_USERS) {
+        state->users = talloc_array(state, struct sdap_user *, n);
+    } else {
+        state->groups = talloc_array(state, struct sdap_group *, n);
+        state->entries = talloc_array(state, struct sdap_entry *, n);
+    }
+    if (state->names == NULL
+            || (state->kind == SDAP_KIND_USERS ? state->users == NULL
+                : state->groups == NULL || state->entries == NULL)) {
+        tevent_req_error(req, ENOMEM);
+        return;
+    }
+    sdap_enum_parse(req);
+}
+
+static void sdap_enum_parse_turn(struct tevent_context *ev, struct tevent_timer *te,
+                                 struct timeval now, void *pvt)
+{
+    sdap_enum_parse(talloc_get_type_abort(pvt, struct tevent_req));
+}
+
+/* One found entry into users[] or groups[] (unusable ones are skipped); *_cost: the work
+ * it took, in entries or member values. */
+static errno_t sdap_enum_parse_one(struct sdap_enum_state *state, struct sdap_entry *e,
+                                   size_t *_cost)
+{
+    const struct sdap_options *opts = state->id_ctx->opts;
+    const struct sdap_attr *members;
+    struct sdap_user *user;
+    struct sdap_group *group;
+    errno_t ret;
+
+    *_cost = 1;
+    if (state->kind == SDAP_KIND_USERS) {
+        ret = sdap_parse_user(state->users, opts, e, &user);
+        if (ret != EOK) {
+            return ret == EINVAL ? EOK : ret;     /* unusable: logged */
+        }
+        state->names[state->num] = user->name;
+        state->users[state->num++] = user;
+        return EOK;
+    }
+    ret = sdap_parse_group(state->groups, opts, e, &group);
+    if (ret != EOK) {
+        return ret == EINVAL ? EOK : ret;
+    }
+    if (!opts->member_is_dn) {
+        members = sdap_entry_attr(e, opts->group_map[SDAP_GA_MEMBER]);
+        *_cost += members != NULL ? members->num_values : 0;
+        ret = sdap_group_set_members_rfc2307(group, opts, e);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    state->names[state->num] = group->name;
+    state->entries[state->num] = talloc_steal(state->entries, e);
+    state->groups[state->num++] = group;
+    return EOK;
+}
+
+/* Parses the found entries SDAP_ENUM_PARSE_PER_TURN at a time, then drops duplicate names;
+ * groups of the DN schemas go on to their members. */
+static void sdap_enum_parse(struct tevent_req *req)
+{
+    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
+    size_t budget = SDAP_ENUM_PARSE_PER_TURN;
+    struct tevent_req *subreq;
+    size_t cost;
+    errno_t ret = EOK;
+
+    while (state->next < state->num_found) {
+        if (budget == 0) {
+            if (tevent_add_timer(state->ev, state,
+                                 tevent_timeval_current_ofs(0, SDAP_ENUM_YIELD_USEC),
+                                 sdap_enum_parse_turn, req) == NULL) {
+                ret = ENOMEM;
+                goto done;
+            }
+            return;
+        }
+        ret = sdap_enum_parse_one(state, state->found[state->next++], &cost);
+        if (ret != EOK) {
+            goto done;
+        }
+        budget = cost < budget ? budget - cost : 0;
+    }
+    talloc_zfree(state->found);
+    if (state->kind == SDAP_KIND_USERS) {
+        ret = drop_duplicates((void **)state->users, NULL, state->names, &state->num,
+                              "user");
+        DEBUG(SSSDBG_TRACE_FUNC, "%zu user(s) enumerated\n", state->num);
+        goto done;
+    }
+    ret = drop_duplicates((void **)state->groups, (void **)state->entries, state->names,
+                          &state->num, "group");
+    if (ret != EOK || !state->id_ctx->opts->member_is_dn) {
+        goto done;
+    }
+    subreq = sdap_enum_members_send(state, state->ev, state->id_ctx, state->groups,
+                                    state->entries, state->num);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_enumerate_groups_members, req);
+    return;
+done:
+    talloc_zfree(state->names);
+    sdap_req_step(req, ret);
+}
+
+/* ---- users ------------------------------------------------------------------------- */
 
 struct tevent_req *sdap_enumerate_users_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx)
 {
-    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_USERS, sdap_enumerate_users_done);
-}
-
-static void sdap_enumerate_users_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
-    struct sdap_entry **entries = NULL;
-    const char **names = NULL;
-    size_t num = 0;
-    size_t i;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    state->users = talloc_array(state, struct sdap_user *, num + 1);
-    names = talloc_array(state, const char *, num + 1);
-    if (state->users == NULL || names == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < num; i++) {
-        struct sdap_user *user;
-
-        ret = sdap_parse_user(state->users, state->id_ctx->opts, entries[i], &user);
-        if (ret == EINVAL) {
-            continue;       /* unusable, logged */
-        }
-        if (ret != EOK) {
-            goto done;
-        }
-        names[state->num] = user->name;
-        state->users[state->num++] = user;
-    }
-    ret = drop_duplicates((void **)state->users, NULL, names, &state->num, "user");
-    if (ret != EOK) {
-        goto done;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "%zu user(s) enumerated\n", state->num);
-done:
-    talloc_free(entries);
-    talloc_free(names);
-    sdap_req_step(req, ret);
+    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_USERS);
 }
 
 /* The state of a finished enumeration, for its _recv; out is the caller's array pointer. */
@@ -192,210 +282,19 @@ errno_t sdap_enumerate_users_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 
 /* ---- groups ------------------------------------------------------------------------ */
 
-static void sdap_enumerate_groups_found(struct tevent_req *subreq);
-static void sdap_enumerate_groups_members(struct tevent_req *subreq);
-
 struct tevent_req *sdap_enumerate_groups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                               struct sdap_id_ctx *id_ctx)
 {
-    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_GROUPS, sdap_enumerate_groups_found);
-}
-
-/* Member DNs of every group: groups known from the enumeration, the rest to look up. */
-static errno_t collect_member_dns(struct sdap_enum_state *state)
-{
-    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
-    size_t i;
-    size_t k;
-
-    state->group_dns = sdap_strset_new(state);
-    state->user_dns = sdap_strset_new(state);
-    if (state->group_dns == NULL || state->user_dns == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; i < state->num; i++) {
-        char *canon = sdap_dn_canon(state, state->groups[i]->orig_dn);
-        if (canon != NULL) {
-            sdap_strmap_add(state->group_dns, canon, state->groups[i]);
-            talloc_free(canon);
-        }
-    }
-    for (i = 0; i < state->num; i++) {
-        const struct sdap_attr *attr = sdap_entry_attr(state->entries[i], member_attr);
-
-        for (k = 0; attr != NULL && k < attr->num_values; k++) {
-            char *canon = sdap_dn_canon(state, attr->values[k]);
-            const char **dns;
-
-            if (canon == NULL || sdap_strset_has(state->group_dns, canon)
-                    || sdap_strset_has(state->user_dns, canon)) {
-                talloc_free(canon);
-                continue;
-            }
-            dns = talloc_realloc(state, state->dns, const char *, state->num_dns + 2);
-            if (dns == NULL) {
-                return ENOMEM;
-            }
-            state->dns = dns;
-            state->dns[state->num_dns++] = attr->values[k];
-            state->dns[state->num_dns] = NULL;
-            sdap_strmap_add(state->user_dns, canon, (void *)(uintptr_t)state->num_dns);
-            talloc_free(canon);
-        }
-    }
-    return EOK;
-}
-
-static void sdap_enumerate_groups_found(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
-    struct sdap_entry **entries = NULL;
-    const char **names = NULL;
-    size_t num = 0;
-    size_t i;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    state->groups = talloc_array(state, struct sdap_group *, num + 1);
-    state->entries = talloc_array(state, struct sdap_entry *, num + 1);
-    names = talloc_array(state, const char *, num + 1);
-    if (state->groups == NULL || state->entries == NULL || names == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < num; i++) {
-        struct sdap_group *group;
-
-        ret = sdap_parse_group(state->groups, opts, entries[i], &group);
-        if (ret == EINVAL) {
-            continue;       /* unusable, logged */
-        }
-        if (ret != EOK) {
-            goto done;
-        }
-        if (!opts->member_is_dn) {
-            ret = sdap_group_set_members_rfc2307(group, opts, entries[i]);
-            if (ret != EOK) {
-                goto done;
-            }
-        }
-        names[state->num] = group->name;
-        state->entries[state->num] = talloc_steal(state->entries, entries[i]);
-        state->groups[state->num++] = group;
-    }
-    ret = drop_duplicates((void **)state->groups, (void **)state->entries, names,
-                          &state->num, "group");
-    if (ret != EOK || !opts->member_is_dn) {
-        goto done;
-    }
-    ret = collect_member_dns(state);
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sdap_id_lookup_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                     state->num_dns, opts->users.attrs);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, sdap_enumerate_groups_members, req);
-    ret = EAGAIN;
-done:
-    talloc_free(entries);
-    talloc_free(names);
-    sdap_req_step(req, ret);
-}
-
-/* The names of the users among the looked-up member DNs, aligned with them (NULL: not a
- * usable user), on mem_ctx. */
-static const char **member_user_names(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                                      struct sdap_entry **found, size_t n)
-{
-    const char **names = talloc_zero_array(mem_ctx, const char *, n + 1);
-    struct sdap_user *user;
-    size_t i;
-
-    for (i = 0; names != NULL && i < n; i++) {
-        if (found[i] != NULL && sdap_entry_has_oc(found[i], opts->users.oc)
-                && sdap_parse_user(names, opts, found[i], &user) == EOK) {
-            names[i] = user->name;
-        }
-    }
-    return names;
-}
-
-/* The direct members of group g (its entry: e): enumerated groups by their canonical DN,
- * users by the names looked up for the other DNs. */
-static errno_t set_direct_members(struct sdap_enum_state *state, struct sdap_group *g,
-                                  const struct sdap_entry *e, const char **user_names)
-{
-    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
-    const struct sdap_attr *attr = sdap_entry_attr(e, member_attr);
-    struct sdap_strset *users = sdap_strset_new(NULL);
-    struct sdap_strset *groups = sdap_strset_new(users);
-    struct sdap_group *sub;
-    uintptr_t idx;
-    char *canon;
-    size_t k;
-    errno_t ret;
-
-    if (users == NULL || groups == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (k = 0; attr != NULL && k < attr->num_values; k++) {
-        canon = sdap_dn_canon(users, attr->values[k]);
-        if (canon == NULL) {
-            continue;
-        }
-        sub = sdap_strmap_get(state->group_dns, canon);
-        idx = (uintptr_t)sdap_strmap_get(state->user_dns, canon);
-        if (sub != NULL && sub != g) {
-            sdap_strset_add(groups, sub->name);
-        } else if (sub == NULL && idx > 0 && user_names[idx - 1] != NULL) {
-            sdap_strset_add(users, user_names[idx - 1]);
-        }
-    }
-    ret = sdap_group_set_members(g, users, groups);
-done:
-    talloc_free(users);
-    return ret;
+    return sdap_enum_send(mem_ctx, ev, id_ctx, SDAP_KIND_GROUPS);
 }
 
 static void sdap_enumerate_groups_members(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_enum_state *state = tevent_req_data(req, struct sdap_enum_state);
-    struct sdap_entry **found = NULL;
-    const char **user_names = NULL;
-    size_t i;
     errno_t ret;
 
-    ret = sdap_id_lookup_dns_recv(state, subreq, &found);
+    ret = sdap_enum_members_recv(subreq);
     talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    user_names = member_user_names(state, state->id_ctx->opts, found, state->num_dns);
-    if (user_names == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    for (i = 0; i < state->num; i++) {
-        ret = set_direct_members(state, state->groups[i], state->entries[i], user_names);
-        if (ret != EOK) {
-            goto done;
-        }
-    }
-done:
-    talloc_free(found);
-    talloc_free(user_names);
     sdap_req_step(req, ret);
 }
 

@@ -7,6 +7,15 @@
  * sdap_get_conn_send() hands out the one shared connection. Requests that arrive while a
  * connection is being set up wait for that same attempt, so a burst of lookups at start-up
  * opens one connection, not one each.
+ *
+ * Failing back, as SSSD does: a connection older than ldap_connection_expire_timeout is
+ * not handed out any more (the operations under way finish on it) and the next operation
+ * walks the list from its start again; and while the domain is served by a server of
+ * ldap_backup_uri, a primary is tried every failover_primary_timeout seconds (SSSD's
+ * option, default 31) in the background: once it answers, new operations go to it. The
+ * probe tries the first primary not marked bad, or the first primary when all are: it
+ * costs lookups nothing, so a primary that came back is found within that period rather
+ * than when its bad mark (offline_timeout) runs out.
  */
 #include <assert.h>
 #include <time.h>
@@ -61,6 +70,11 @@ int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now)
     return -1;
 }
 
+bool sdap_fo_is_backup(struct sdap_fo *fo, size_t idx)
+{
+    return idx < fo->num && fo->servers[idx].backup;
+}
+
 const char *sdap_fo_uri(struct sdap_fo *fo, size_t idx)
 {
     return idx < fo->num ? fo->servers[idx].uri : NULL;
@@ -81,6 +95,18 @@ void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx)
     if (idx < fo->num) {
         fo->servers[idx].bad_until = 0;
     }
+}
+
+bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now)
+{
+    size_t i;
+
+    for (i = 0; i < fo->num; i++) {
+        if (i != idx && (fo->servers[i].bad_until == 0 || fo->servers[i].bad_until <= now)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void sdap_fo_reset(struct sdap_fo *fo)
@@ -244,12 +270,132 @@ static void sdap_conn_lost(struct sdap_conn *conn, void *pvt, errno_t error)
     if (id_ctx->conn != conn) {
         return;
     }
-    sdap_fo_mark_bad(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL));
+    /* A hung server is bad. A connection lost or reset is not proof that the server is
+     * down (a lossy link, a server restart, an idle timeout): the retry of the failed
+     * operation may reconnect to it, unless another server is there to go to; a server
+     * that then refuses or times out is marked bad by the failover walk. Without this a
+     * domain of one server went offline at the first reset connection. */
+    if (error == ETIMEDOUT
+            || sdap_fo_has_other(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL))) {
+        sdap_fo_mark_bad(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL));
+    } else {
+        DEBUG(SSSDBG_BE_FO, "domain %s: connection to %s lost; no other server to go to: "
+              "the next operation reconnects to it\n", id_ctx->opts->domain,
+              sdap_fo_uri(id_ctx->fo, (size_t)id_ctx->conn_server));
+    }
     id_ctx->conn = NULL;
     sdap_conn_unref(conn);
 }
 
 static void sdap_get_conn_connected(struct tevent_req *subreq);
+static void sdap_primary_schedule(struct sdap_id_ctx *id_ctx);
+
+/* conn is the domain's connection from now on (a previous one, still usable, finishes the
+ * operations under way and goes when they are done). */
+static void sdap_conn_install(struct sdap_id_ctx *id_ctx, struct sdap_conn *conn, int idx)
+{
+    if (id_ctx->conn != NULL) {
+        sdap_conn_unref(id_ctx->conn);
+    }
+    id_ctx->conn = conn;
+    id_ctx->conn_server = idx;
+    id_ctx->conn_since = time(NULL);
+    id_ctx->last_uri = sdap_fo_uri(id_ctx->fo, (size_t)idx);
+    id_ctx->offline = false;
+    id_ctx->stats.connects++;
+    sdap_conn_set_lost_fn(conn, sdap_conn_lost, id_ctx);
+    DEBUG(SSSDBG_BE_FO, "domain %s: served by %s%s\n", id_ctx->opts->domain,
+          id_ctx->last_uri, sdap_fo_is_backup(id_ctx->fo, (size_t)idx) ? " (backup)" : "");
+    sdap_primary_schedule(id_ctx);
+}
+
+/* The connection may take new operations: usable, and not past its expiry. */
+static bool sdap_conn_current(struct sdap_id_ctx *id_ctx)
+{
+    int expire = id_ctx->opts->conn_expire;
+
+    return sdap_conn_usable(id_ctx->conn)
+           && (expire <= 0 || time(NULL) - id_ctx->conn_since < expire);
+}
+
+/* ---- back to a primary server ---------------------------------------------------------- */
+
+static void sdap_primary_probe_done(struct tevent_req *subreq);
+
+static void sdap_primary_fire(struct tevent_context *ev, struct tevent_timer *te,
+                              struct timeval now, void *pvt)
+{
+    struct sdap_id_ctx *id_ctx = talloc_get_type_abort(pvt, struct sdap_id_ctx);
+    int idx;
+    SSS_REQ_ID_SCOPE(0);
+
+    id_ctx->primary_timer = NULL;
+    if (!sdap_conn_usable(id_ctx->conn) || id_ctx->conn_server < 0
+            || !sdap_fo_is_backup(id_ctx->fo, (size_t)id_ctx->conn_server)) {
+        return;     /* not on a backup any more */
+    }
+    if (id_ctx->connecting != NULL) {
+        sdap_primary_schedule(id_ctx);     /* a failover walk is under way: it decides */
+        return;
+    }
+    idx = sdap_fo_next(id_ctx->fo, 0, time(NULL));
+    if (idx < 0 || sdap_fo_is_backup(id_ctx->fo, (size_t)idx)) {
+        idx = 0;    /* every primary is marked bad: probe the first anyway */
+    }
+    assert(!sdap_fo_is_backup(id_ctx->fo, (size_t)idx));
+    DEBUG(SSSDBG_BE_FO, "domain %s: trying primary server %s again\n", id_ctx->opts->domain,
+          sdap_fo_uri(id_ctx->fo, (size_t)idx));
+    id_ctx->primary_probe = sdap_connect_send(id_ctx, ev, id_ctx->opts,
+                                              sdap_fo_uri(id_ctx->fo, (size_t)idx));
+    if (id_ctx->primary_probe == NULL) {
+        sdap_primary_schedule(id_ctx);
+        return;
+    }
+    tevent_req_set_callback(id_ctx->primary_probe, sdap_primary_probe_done,
+                            (void *)(uintptr_t)idx);
+}
+
+static void sdap_primary_probe_done(struct tevent_req *subreq)
+{
+    int idx = (int)(uintptr_t)tevent_req_callback_data_void(subreq);
+    struct sdap_id_ctx *id_ctx = talloc_get_type_abort(talloc_parent(subreq),
+                                                       struct sdap_id_ctx);
+    struct sdap_conn *conn = NULL;
+    errno_t ret;
+
+    ret = sdap_connect_recv(id_ctx, subreq, &conn);
+    talloc_free(subreq);
+    id_ctx->primary_probe = NULL;
+    if (ret != EOK) {
+        DEBUG(SSSDBG_BE_FO, "domain %s: primary server %s still fails: %s\n",
+              id_ctx->opts->domain, sdap_fo_uri(id_ctx->fo, (size_t)idx), sss_strerror(ret));
+        sdap_fo_mark_bad(id_ctx->fo, (size_t)idx, time(NULL));
+        sdap_primary_schedule(id_ctx);
+        return;
+    }
+    sdap_fo_mark_good(id_ctx->fo, (size_t)idx);
+    sdap_conn_install(id_ctx, conn, idx);
+}
+
+/* On a backup: the next try of the primaries; otherwise none. */
+static void sdap_primary_schedule(struct sdap_id_ctx *id_ctx)
+{
+    bool on_backup = id_ctx->opts->num_primary > 0 && id_ctx->conn_server >= 0
+                     && sdap_fo_is_backup(id_ctx->fo, (size_t)id_ctx->conn_server);
+
+    if (!on_backup) {
+        talloc_zfree(id_ctx->primary_timer);
+        talloc_zfree(id_ctx->primary_probe);
+        return;
+    }
+    if (id_ctx->primary_timer != NULL || id_ctx->primary_probe != NULL) {
+        return;
+    }
+    id_ctx->primary_timer = tevent_add_timer(id_ctx->ev, id_ctx,
+                                             tevent_timeval_current_ofs(
+                                                 id_ctx->opts->primary_timeout, 0),
+                                             sdap_primary_fire, id_ctx);
+}
 
 struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                       struct sdap_id_ctx *id_ctx)
@@ -265,7 +411,7 @@ struct tevent_req *sdap_get_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context
     }
     tevent_req_defer_callback(req, ev);
     state->id_ctx = id_ctx;
-    if (sdap_conn_usable(id_ctx->conn)) {
+    if (sdap_conn_current(id_ctx)) {
         ret = EOK;
         goto done;
     }
@@ -307,18 +453,7 @@ static void sdap_get_conn_connected(struct tevent_req *subreq)
     talloc_free(subreq);
     id_ctx->connecting = NULL;
     if (ret == EOK) {
-        if (id_ctx->conn != NULL) {
-            sdap_conn_fail(id_ctx->conn, ENOTCONN);
-            sdap_conn_unref(id_ctx->conn);
-        }
-        id_ctx->conn = conn;
-        id_ctx->conn_server = idx;
-        id_ctx->last_uri = sdap_fo_uri(id_ctx->fo, (size_t)idx);
-        id_ctx->offline = false;
-        id_ctx->stats.connects++;
-        sdap_conn_set_lost_fn(conn, sdap_conn_lost, id_ctx);
-        DEBUG(SSSDBG_BE_FO, "domain %s: served by %s\n", id_ctx->opts->domain,
-              id_ctx->last_uri);
+        sdap_conn_install(id_ctx, conn, idx);
     } else {
         id_ctx->offline = ret == ENETUNREACH;
     }

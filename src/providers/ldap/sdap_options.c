@@ -94,6 +94,8 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_INT("ldap_network_timeout", network_timeout, 1),
     OPT_INT("ldap_opt_timeout", opt_timeout, 1),
     OPT_INT("offline_timeout", bad_server_timeout, 0),
+    OPT_INT("ldap_connection_expire_timeout", conn_expire, 0),
+    OPT_INT("failover_primary_timeout", primary_timeout, 1),
     OPT_INT("ldap_group_nesting_level", nesting_level, 0),
     OPT_INT("ldap_page_size", page_size, 0),
     OPT_BOOL("ldap_id_use_start_tls", start_tls),

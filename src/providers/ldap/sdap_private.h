@@ -8,12 +8,15 @@
  *   sdap_conn.c       one LDAP connection on the tevent loop: message dispatch by msgid,
  *                     per-operation timeouts, connection loss
  *   sdap_connect.c    non-blocking TCP connect, TLS, StartTLS and bind of a new connection
+ *   sdap_io.c         the write queue that lets the socket stay non-blocking
  *   sdap_failover.c   the server list and its bad marks; "give me a ready connection"
+ *   sdap_entry_msg.c  one search result entry out of libldap into a struct sdap_entry
  *   sdap_search.c     searches (plain and paged) returning parsed entries; base lookups of
  *                     many DNs with a bounded number in flight
  *   sdap_member_dns.c member DNs to entries in batches (sdap_member_dns.h)
  *   sdap_users.c, sdap_groups.c, sdap_groups_batch.c, sdap_initgroups.c, sdap_enum.c
- *                     the operations of sdap.h
+ *                     the operations of sdap.h; sdap_enum_members.c the member lists of
+ *                     enumerated groups (one graph for all of them)
  *   sdap_id.c         struct sdap_id_ctx; searches on its shared connection; the lookup
  *                     of one user or group
  */
@@ -153,6 +156,10 @@ struct sdap_options {
     int network_timeout;
     int opt_timeout;
     int bad_server_timeout;     /* seconds a failed server is skipped (offline_timeout) */
+    int conn_expire;            /* ldap_connection_expire_timeout: seconds a connection is
+                                 * handed out for new operations; 0: no limit */
+    int primary_timeout;        /* failover_primary_timeout: seconds between tries of a
+                                 * primary server while a backup serves */
     bool start_tls;
     int tls_reqcert;            /* LDAP_OPT_X_TLS_NEVER ... HARD */
     char *tls_cacert;
@@ -194,6 +201,21 @@ struct sdap_entry {
     size_t num_attrs;
     struct sdap_attr *attrs;
 };
+
+/* One search result entry of msg as a struct on mem_ctx (sdap_entry_msg.c). Values too
+ * long or holding NUL are dropped and counted in *_dropped. ENOENT: the entry has no DN
+ * (skipped, logged); ENOMEM. */
+errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
+                            struct sdap_entry **_entry, size_t *_dropped);
+/* The paged-results cookie among a final message's controls: EOK (*_cookie set; length 0
+ * on the last page; free bv_val with ber_memfree), ENOENT (no such control: the server
+ * does not page), EIO (a malformed control, logged). */
+errno_t sdap_page_cookie(LDAP *ld, LDAPControl **ctrls, struct berval *_cookie);
+/* Largest LDAP message accepted from a server: a group of a million 100-byte member DNs
+ * fits; a header declaring gigabytes drops the connection instead of allocating them. */
+#define SDAP_MAX_MESSAGE_LEN (128 * 1024 * 1024)
+/* Applies SDAP_MAX_MESSAGE_LEN to the connection of ld (sdap_entry_msg.c). */
+errno_t sdap_limit_incoming(LDAP *ld);
 
 /* The attribute named name (case-insensitive), or NULL. */
 const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name);
@@ -268,6 +290,22 @@ errno_t sdap_ldap_err(int lrc);
 
 /* ---- connection ------------------------------------------------------------------- */
 
+/* The write queue under libldap's socket layers (sdap_io.c): the connection's socket is
+ * non-blocking, and what the kernel does not take at once waits here. */
+struct sdap_io;
+typedef void (*sdap_io_notify_fn)(void *pvt);
+/* Pushes the layer onto ld's socket buffer (after ldap_init_fd), queueing on. The layer
+ * belongs to ld: it is freed with it. Errors: EINVAL, EIO, ENOMEM. */
+errno_t sdap_io_install(LDAP *ld, struct sdap_io **_io);
+/* Off: writes pass straight through (a blocking socket, the TLS handshake thread); only
+ * with nothing queued. */
+void sdap_io_set_queueing(struct sdap_io *io, bool on);
+/* fn is called when bytes start waiting in the queue: watch the socket for writes. */
+void sdap_io_set_notify(struct sdap_io *io, sdap_io_notify_fn fn, void *pvt);
+size_t sdap_io_pending(struct sdap_io *io);
+/* Sends what the kernel takes now. EOK (some may still wait), or the socket's errno. */
+errno_t sdap_io_flush(struct sdap_io *io);
+
 struct sdap_conn;
 struct sdap_op;
 
@@ -282,13 +320,20 @@ typedef void (*sdap_op_fn)(void *pvt, LDAPMessage *msg, errno_t error);
  * it themselves). When the count drops to 0 the connection is freed from a tevent
  * immediate, never synchronously, so a pointer used right after sdap_conn_unref() in the
  * same function stays valid. lost_fn is called (once, last thing in the dispatcher) when
- * the connection breaks, after every pending operation was failed with EIO. */
+ * the connection breaks, after every pending operation was failed with EIO; its error is
+ * ETIMEDOUT when the server was found hung (silent past an operation's timeout), EIO when
+ * the connection was lost or reset. */
 typedef void (*sdap_conn_lost_fn)(struct sdap_conn *conn, void *pvt, errno_t error);
 errno_t sdap_conn_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, LDAP *ld,
                          int fd, const char *uri, struct sdap_conn **_conn);
 void sdap_conn_ref(struct sdap_conn *conn);
 void sdap_conn_unref(struct sdap_conn *conn);
 void sdap_conn_set_lost_fn(struct sdap_conn *conn, sdap_conn_lost_fn fn, void *pvt);
+/* The handle's write queue: the connection watches the socket for writes while bytes
+ * wait, and forgets io before it frees the handle. */
+void sdap_conn_set_io(struct sdap_conn *conn, struct sdap_io *io);
+/* Bytes waiting in its write queue (for tests and diagnostics). */
+size_t sdap_conn_pending(struct sdap_conn *conn);
 LDAP *sdap_conn_ld(struct sdap_conn *conn);
 const char *sdap_conn_uri(struct sdap_conn *conn);
 bool sdap_conn_usable(struct sdap_conn *conn);
@@ -325,9 +370,13 @@ struct sdap_fo;
 struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
 /* Index of the first server at or after start not marked bad at now, or -1. */
 int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now);
+/* True for a server of ldap_backup_uri. */
+bool sdap_fo_is_backup(struct sdap_fo *fo, size_t idx);
 const char *sdap_fo_uri(struct sdap_fo *fo, size_t idx);
 void sdap_fo_mark_bad(struct sdap_fo *fo, size_t idx, time_t now);
 void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx);
+/* True when a server other than idx is not marked bad at now. */
+bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now);
 void sdap_fo_reset(struct sdap_fo *fo);
 
 /* The id context: shared state of every operation of one domain. */
@@ -341,6 +390,9 @@ struct sdap_id_ctx {
     bool offline;
     struct sss_list waiters;        /* sdap_conn_waiter: get_conn requests awaiting it */
     struct tevent_req *connecting;      /* the failover walk in progress, or NULL */
+    time_t conn_since;              /* when conn was established */
+    struct tevent_timer *primary_timer; /* on a backup server: when to try the primaries */
+    struct tevent_req *primary_probe;   /* a connection to a primary being tried */
     struct sdap_id_stats stats;
 };
 
@@ -365,6 +417,8 @@ struct sdap_search_args {
      * server's rootDSE is known only then); base is ignored. */
     char *const *base_ref;
     bool missing_base_ok;       /* noSuchObject gives 0 entries instead of ENOENT */
+    bool refs_partial;          /* a continuation reference makes the answer partial
+                                 * (EOVERFLOW): for callers that need the whole subtree */
 };
 
 /* ---- the search base from the rootDSE (sdap_rootdse.c) ------------------------------- */
@@ -451,5 +505,15 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
                                              int nesting_level);
 /* Sets the resolved members on group (sdap_group_set_members). */
 errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group);
+
+/* Enumeration (sdap_enum_members.c): sets on groups[0..n) (entries[i] is the entry of
+ * groups[i]) the member lists sdap_resolve_members would give each of them, reading the
+ * member DNs of all of them together. groups and entries must live as long as the
+ * request. Errors: those of sdap_member_dns, ENOMEM. */
+struct tevent_req *sdap_enum_members_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                          struct sdap_id_ctx *id_ctx,
+                                          struct sdap_group **groups,
+                                          struct sdap_entry **entries, size_t n);
+errno_t sdap_enum_members_recv(struct tevent_req *req);
 
 #endif /* SSS_SDAP_PRIVATE_H */

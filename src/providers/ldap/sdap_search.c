@@ -3,7 +3,16 @@
  * collects the entries as plain talloc structs (values longer than SDAP_MAX_VALUE_LEN or
  * holding NUL bytes are dropped with a log line), and with a page size it adds the
  * RFC 2696 paged results control and follows the server's cookie page after page, each
- * page with its own timeout. References (referrals) are ignored: referrals are off.
+ * page with its own timeout.
+ *
+ * A partial answer is an error (EOVERFLOW), never a short success: the server stopped at a
+ * size or administrative limit, answered with a referral (referrals are not followed), or a
+ * paged search lost its paging control after the first page. What is missing from such an
+ * answer says nothing about the directory, so callers that remove what the directory no
+ * longer holds (enumeration) or replace lists (initgroups) must not see it as complete. A
+ * time limit is ETIMEDOUT, as before. Search continuation references (parts of the tree held
+ * elsewhere) are skipped with a log line, as SSSD does with referrals off, unless the caller
+ * needs the whole subtree (args.refs_partial): then they make the answer partial too.
  *
  * sdap_lookup_dns_send() reads many entries by DN with base-scope searches, keeping at most
  * SDAP_DN_LOOKUP_WINDOW of them in flight on the connection at once. (Member DNs are read
@@ -25,6 +34,8 @@ struct sdap_search_state {
     size_t num;
     size_t cap;
     size_t dropped;
+    size_t refs;                /* search continuation references skipped */
+    size_t pages_done;
     /* probes: the operation on the wire (one per page) */
     uint64_t req_id;
     int msgid;                  /* -1: none pending a done probe */
@@ -157,88 +168,17 @@ static errno_t sdap_search_next(struct tevent_req *req)
     return EOK;
 }
 
-/* Copies one entry out of libldap's message. */
+/* Copies one entry out of libldap's message (sdap_entry_from_msg) into the result. */
 static errno_t parse_entry(struct sdap_search_state *state, LDAPMessage *msg)
 {
-    LDAP *ld = sdap_conn_ld(state->conn);
     struct sdap_entry *entry;
-    BerElement *ber = NULL;
-    struct berval **vals;
-    char *dn;
-    char *name;
-    errno_t ret = EOK;
+    errno_t ret;
 
-    entry = talloc_zero(state, struct sdap_entry);
-    if (entry == NULL) {
-        return ENOMEM;
-    }
-    dn = ldap_get_dn(ld, msg);
-    if (dn == NULL) {
-        talloc_free(entry);
-        DEBUG(SSSDBG_OP_FAILURE, "entry without DN skipped\n");
-        return EOK;
-    }
-    entry->dn = talloc_strdup(entry, dn);
-    ldap_memfree(dn);
-    if (entry->dn == NULL) {
-        talloc_free(entry);
-        return ENOMEM;
-    }
-    for (name = ldap_first_attribute(ld, msg, &ber); name != NULL;
-         name = ldap_next_attribute(ld, msg, ber)) {
-        struct sdap_attr *attr;
-        size_t nv = 0;
-        size_t i;
-
-        vals = ldap_get_values_len(ld, msg, name);
-        while (vals != NULL && vals[nv] != NULL) nv++;
-        attr = talloc_realloc(entry, entry->attrs, struct sdap_attr, entry->num_attrs + 1);
-        if (attr == NULL) {
-            ldap_value_free_len(vals);
-            ldap_memfree(name);
-            ret = ENOMEM;
-            break;
-        }
-        entry->attrs = attr;
-        attr = &entry->attrs[entry->num_attrs++];
-        attr->name = talloc_strdup(entry->attrs, name);
-        attr->values = talloc_array(entry->attrs, char *, nv + 1);
-        attr->num_values = 0;
-        if (attr->name == NULL || attr->values == NULL) {
-            ldap_value_free_len(vals);
-            ldap_memfree(name);
-            ret = ENOMEM;
-            break;
-        }
-        for (i = 0; i < nv; i++) {
-            if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN
-                    || memchr(vals[i]->bv_val, '\0', vals[i]->bv_len) != NULL) {
-                DEBUG(SSSDBG_MINOR_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
-                      "holds NUL: dropped\n", entry->dn, name,
-                      (unsigned long)vals[i]->bv_len);
-                state->dropped++;
-                continue;
-            }
-            attr->values[attr->num_values] = talloc_strndup(attr->values, vals[i]->bv_val,
-                                                            vals[i]->bv_len);
-            if (attr->values[attr->num_values] == NULL) {
-                ret = ENOMEM;
-                break;
-            }
-            attr->num_values++;
-        }
-        attr->values[attr->num_values] = NULL;
-        ldap_value_free_len(vals);
-        ldap_memfree(name);
-        if (ret != EOK) {
-            break;
-        }
-    }
-    if (ber != NULL) {
-        ber_free(ber, 0);
+    ret = sdap_entry_from_msg(state, sdap_conn_ld(state->conn), msg, &entry, &state->dropped);
+    if (ret == ENOENT) {
+        return EOK;     /* no DN: skipped, logged */
     }
     if (ret != EOK) {
-        talloc_free(entry);
         return ret;
     }
     if (state->num == state->cap) {
@@ -256,6 +196,20 @@ static errno_t parse_entry(struct sdap_search_state *state, LDAPMessage *msg)
     return EOK;
 }
 
+/* Result codes saying the server sent only part of what matched. */
+static bool sdap_result_partial(int result)
+{
+    switch (result) {
+    case LDAP_SIZELIMIT_EXCEEDED:
+    case LDAP_ADMINLIMIT_EXCEEDED:
+    case LDAP_REFERRAL:
+    case LDAP_PARTIAL_RESULTS:      /* LDAPv2 servers' referral */
+        return true;
+    default:
+        return false;
+    }
+}
+
 /* The final message of one request: result code, and for paged searches the cookie.
  * EAGAIN: another page was requested. */
 static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
@@ -263,9 +217,7 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
     struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
     LDAP *ld = sdap_conn_ld(state->conn);
     LDAPControl **ctrls = NULL;
-    LDAPControl *page;
     char *errmsg = NULL;
-    ber_int_t estimate = 0;
     struct berval cookie = { 0, NULL };
     int result = LDAP_OTHER;
     int lrc;
@@ -281,10 +233,13 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
         ret = EOK;
         goto done;
     }
-    if (result == LDAP_SIZELIMIT_EXCEEDED) {
-        DEBUG(SSSDBG_OP_FAILURE, "search '%s': size limit exceeded, %zu entries kept\n",
-              state->args.filter, state->num);
-        ret = EOK;
+    if (sdap_result_partial(result)) {
+        DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s': the server returned part of the "
+              "answer only (%s%s%s) after %zu entries: the search fails, nothing is concluded "
+              "from what is missing\n", state->args.filter, state->args.base,
+              ldap_err2string(result), errmsg != NULL && *errmsg != '\0' ? ": " : "",
+              errmsg != NULL ? errmsg : "", state->num);
+        ret = EOVERFLOW;
         goto done;
     }
     if (result != LDAP_SUCCESS) {
@@ -294,6 +249,14 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
         ret = sdap_ldap_err(result);
         goto done;
     }
+    if (state->refs > 0 && state->args.refs_partial) {
+        DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s': the server refers %zu part(s) of "
+              "the tree to other servers (referrals are not followed): the answer is "
+              "incomplete, the search fails\n", state->args.filter, state->args.base,
+              state->refs);
+        ret = EOVERFLOW;
+        goto done;
+    }
     ret = EOK;
     if (state->args.page_size <= 0) {
         goto done;
@@ -301,14 +264,20 @@ static errno_t parse_done(struct tevent_req *req, LDAPMessage *msg)
     if (state->stats != NULL) {
         state->stats->pages++;
     }
-    page = ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, ctrls, NULL);
-    if (page == NULL) {
+    state->pages_done++;
+    ret = sdap_page_cookie(ld, ctrls, &cookie);
+    if (ret == ENOENT) {
+        ret = EOK;
+        if (state->pages_done > 1) {
+            /* It paged, then stopped saying where it is: the rest may be missing. */
+            DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s': page %zu came without the "
+                  "paged results control: the answer may be cut short, the search fails\n",
+                  state->args.filter, state->args.base, state->pages_done);
+            ret = EOVERFLOW;
+        }
         goto done;      /* the server does not page: everything came at once */
     }
-    lrc = ldap_parse_pageresponse_control(ld, page, &estimate, &cookie);
-    if (lrc != LDAP_SUCCESS) {
-        DEBUG(SSSDBG_OP_FAILURE, "bad paged results control: %s\n", ldap_err2string(lrc));
-        ret = EIO;
+    if (ret != EOK) {
         goto done;
     }
     if (cookie.bv_len == 0) {
@@ -359,6 +328,11 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         }
         return;
     case LDAP_RES_SEARCH_REFERENCE:
+        if (state->refs++ == 0) {
+            DEBUG(state->args.refs_partial ? SSSDBG_OP_FAILURE : SSSDBG_TRACE_FUNC,
+                  "search '%s' under '%s': a continuation reference (part of the tree on "
+                  "another server) is not followed\n", state->args.filter, state->args.base);
+        }
         ldap_msgfree(msg);
         return;
     case LDAP_RES_SEARCH_RESULT:

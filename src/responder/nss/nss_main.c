@@ -88,6 +88,32 @@ static void nss_invalidate_gid(struct sbus_request *sbus_req, void *data, uint32
     nss_mc_log(ret == ENOENT ? EOK : ret, sbus_req->member);
 }
 
+/* A back-end found that a user's groups changed: the user's initgroups records and the
+ * records of the groups joined or left go; the rest of the cache stays. */
+static void nss_update_initgroups(struct sbus_request *sbus_req, void *data, const char *name,
+                                  const char *domain, const uint32_t *gids, uint32_t n_gids)
+{
+    struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
+    char *unique;
+    uint32_t i;
+    errno_t ret;
+
+    DEBUG(SSSDBG_TRACE_FUNC, "Memory cache: %s(%s@%s, %u groups) from %s\n", sbus_req->member,
+          name, domain, n_gids, sbus_req->sender);
+    unique = talloc_asprintf(NULL, "%s@%s", name, domain);
+    if (unique == NULL) {
+        nss_mc_log(ENOMEM, sbus_req->member);
+        return;
+    }
+    ret = nss_mc_invalidate_initgr_unique(nctx->mc[NSS_MC_INITGROUPS], unique);
+    talloc_free(unique);
+    nss_mc_log(ret == ENOENT ? EOK : ret, sbus_req->member);
+    for (i = 0; i < n_gids; i++) {
+        ret = nss_mc_invalidate_id(nctx->mc[NSS_MC_GROUP], gids[i]);
+        nss_mc_log(ret == ENOENT ? EOK : ret, sbus_req->member);
+    }
+}
+
 static void nss_clear_memcache(struct sbus_request *sbus_req, void *data)
 {
     struct nss_ctx *nctx = talloc_get_type(data, struct nss_ctx);
@@ -168,6 +194,7 @@ static errno_t nss_listen_signals(struct nss_ctx *nctx)
         SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateAllInitgroups(nss_invalidate_initgroups,
                                                                    nctx),
         SBUS_LISTENER_sssd_nss_MemoryCache_InvalidateGroupById(nss_invalidate_gid, nctx),
+        SBUS_LISTENER_sssd_nss_MemoryCache_UpdateInitgroups(nss_update_initgroups, nctx),
         SBUS_LISTENER_sssd_service_ClearMemcache(nss_clear_memcache, nctx),
         SBUS_LISTENERS_END
     };

@@ -306,6 +306,15 @@ errno_t nss_mc_invalidate_name(struct nss_mc *mc, const char *name)
     return nss_mc_drop(mc, 1, name, 0) ? EOK : ENOENT;
 }
 
+errno_t nss_mc_invalidate_initgr_unique(struct nss_mc *mc, const char *unique_name)
+{
+    if (mc == NULL || mc->base == NULL) {
+        return EOK;
+    }
+    SSS_CHECK_ARG(unique_name != NULL && mc->type == NSS_MC_INITGROUPS, EINVAL);
+    return nss_mc_drop(mc, 2, unique_name, 0) ? EOK : ENOENT;
+}
+
 errno_t nss_mc_invalidate_id(struct nss_mc *mc, uint32_t id)
 {
     char idkey[16];

@@ -93,6 +93,11 @@ errno_t nss_mc_store_group_keys(struct nss_mc *mc, const struct nss_gr_entry *gr
  * name. ENOENT when there is none. */
 errno_t nss_mc_invalidate_name(struct nss_mc *mc, const char *name);
 
+/* initgroups: every record of the user, by its unique name "short@domain" (the form
+ * nss_mc_store_initgr() is given), whatever name it was asked by. ENOENT when there is
+ * none, EINVAL on the other files. */
+errno_t nss_mc_invalidate_initgr_unique(struct nss_mc *mc, const char *unique_name);
+
 /* passwd: by uid; group: by gid (InvalidateGroupById). ENOENT when there is none, EINVAL on
  * the initgroups file. */
 errno_t nss_mc_invalidate_id(struct nss_mc *mc, uint32_t id);

@@ -11,6 +11,9 @@
 #   sys_expire                 mark the cached entries expired
 #   sys_pids                   print the pids of all the system's processes
 #   sys_logs                   print the last lines of its logs (on failure)
+# and, for the PAM scenarios (a runner without them has no PAM: its rows say n/a):
+#   sys_conf                   (re)write its sssd.conf (write_sssd_conf honours PAM_MODE)
+#   sys_pam_module             print the path of its pam_sss.so, or fail saying why not
 # Interface of a runner (see the load tool's driver):
 #   X.sh available | prepare WORKDIR | run WORKDIR SLAPD_URI BASEDN SCHEMA -- CMD ARGS...
 # `run` exports LOAD_NSS_MODULE, LOAD_NSS_NAME, LOAD_SYSTEM and LOAD_CTL to CMD.
@@ -163,27 +166,73 @@ bind_nsswitch() {
     mount --bind "$RUN/nsswitch.conf" /etc/nsswitch.conf
 }
 
-# The sssd.conf both SSSD-likes get, so their caches behave alike.
+# The sssd.conf both SSSD-likes get, so their caches behave alike. PAM_MODE (set by
+# `$LOAD_CTL pam-online` / `pam-offline` only) adds the pam service, cached credentials and
+# LDAP authentication (without TLS: a loopback slapd for benchmarks only); offline, the
+# domain's server is a closed loopback port, so every login is answered from the cache.
 write_sssd_conf() { # FILE [EXTRA [sssd] LINES]
+    local uri=$URI
+    [ "${PAM_MODE:-}" = offline ] && uri=ldap://127.0.0.1:9
     {
         echo "[sssd]"
-        echo "services = nss"
+        echo "services = nss${PAM_MODE:+, pam}"
         echo "domains = perf"
         [ -n "${2:-}" ] && echo "$2"
         echo "[nss]"
         echo "debug_level = 0"
+        if [ -n "${PAM_MODE:-}" ]; then
+            echo "[pam]"
+            echo "debug_level = 0"
+        fi
         echo "[domain/perf]"
         echo "debug_level = 0"
         echo "id_provider = ldap"
-        echo "ldap_uri = $URI"
+        echo "ldap_uri = $uri"
         echo "ldap_search_base = $BASEDN"
         echo "ldap_schema = $SCHEMA"
         echo "entry_cache_timeout = 5400"
         echo "enumerate = false"
-        echo "cache_credentials = false"
+        if [ -n "${PAM_MODE:-}" ]; then
+            echo "cache_credentials = true"
+            echo "auth_provider = ldap"
+            echo "access_provider = permit"
+            echo "ldap_auth_disable_tls_never_use_in_production = true"
+        else
+            echo "cache_credentials = false"
+        fi
     } > "$1"
     chmod 0600 "$1"
     chown 0:0 "$1"
+}
+
+# The PAM service the scenarios log in through (PAM_SERVICE, auth and account by the
+# system's pam_sss.so), in a copy of /etc/pam.d bound over it inside the namespace.
+PAM_SERVICE=sss-perf
+pam_service_setup() {
+    local module
+    module=$(sys_pam_module) || return 1
+    if [ ! -f "$RUN/pam.d/$PAM_SERVICE" ]; then
+        mkdir -p "$RUN/pam.d"
+        cp -a /etc/pam.d/. "$RUN/pam.d/" 2> /dev/null
+        mount --bind "$RUN/pam.d" /etc/pam.d || return 1
+    fi
+    printf 'auth required %s\naccount required %s\n' "$module" "$module" \
+        > "$RUN/pam.d/$PAM_SERVICE"
+}
+
+# pam_mode online|offline: the system restarted with the PAM configuration; online also
+# wipes the caches (the next login is the first after a start), offline keeps them (the
+# hashes cached by the online logins).
+pam_mode() {
+    declare -F sys_conf > /dev/null && declare -F sys_pam_module > /dev/null \
+        || { echo "$SYS has no PAM service in these benchmarks"; return 1; }
+    pam_service_setup || return 1
+    sys_stop
+    [ "$1" = online ] && sys_wipe
+    PAM_MODE=$1 sys_conf || return 1
+    sys_start || { sys_logs; return 1; }
+    # Offline, a lookup may answer "unavailable" for the probe name: the first login says more.
+    [ "$1" = offline ] || wait_ready
 }
 
 # --- readiness -------------------------------------------------------------------------------
@@ -280,7 +329,10 @@ ctl() { # ACTION, inside the namespace, through $LOAD_CTL
         pids) sys_pids ;;
         stop) sys_stop ;;
         start) sys_start && wait_ready ;;
-        *) echo "usage: \$LOAD_CTL flush | expire | pids | stop | start" >&2; return 2 ;;
+        pam-online) pam_mode online ;;
+        pam-offline) pam_mode offline ;;
+        *) echo "usage: \$LOAD_CTL flush | expire | pids | stop | start | pam-online |" \
+                "pam-offline" >&2; return 2 ;;
     esac
 }
 

@@ -50,8 +50,18 @@ sys_setup() {
     ln -sf "$PREFIX/lib/libnss_sss.so.2" "$RUN/usr/${libdir#/usr/}/libnss_sss.so.2"
     overlay_ro /usr "$RUN/usr" || return 1
     mount -t tmpfs -o mode=0755 tmpfs /run || return 1
-    write_sssd_conf "$CONF" || return 1
+    sys_conf || return 1
     NSS_MODULE=$PREFIX/lib/libnss_sss.so.2
+}
+
+sys_conf() { write_sssd_conf "$CONF"; }
+
+# Our pam_sss.so (make install), when the suite has a PAM responder to answer it.
+sys_pam_module() {
+    [ -x "$PREFIX/libexec/sssd/sssd_pam" ] || { echo "no sssd_pam in $PREFIX"; return 1; }
+    [ -f "$PREFIX/lib/security/pam_sss.so" ] \
+        || { echo "no $PREFIX/lib/security/pam_sss.so"; return 1; }
+    echo "$PREFIX/lib/security/pam_sss.so"
 }
 
 sys_start() { start_sssd; }

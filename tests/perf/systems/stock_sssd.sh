@@ -4,10 +4,11 @@
 # (/usr/sbin/sssd, /usr/libexec/sssd, /etc/sssd, /var/lib/sss, /run/sssd.pid) exist only in
 # a private mount namespace: /usr is an overlay with the unpacked tree above the host's,
 # /etc, /var/lib and /var/log are overlays whose changes land under WORKDIR, /run is a tmpfs.
+# libpam-sss gives its pam_sss.so for the PAM scenarios (sssd_pam is in sssd-common).
 # Interface: see common.sh.
 SYS=stock_sssd
 NSS_NAME=sss
-PACKAGES="sssd-common sssd-ldap sssd-tools libnss-sss"
+PACKAGES="sssd-common sssd-ldap sssd-tools libnss-sss libpam-sss"
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SSSD_PIDFILE=/run/sssd.pid
@@ -30,9 +31,18 @@ sys_setup() {
     rm -rf /etc/sssd
     mkdir -p /etc/sssd/conf.d /var/log/sssd
     chmod 0711 /etc/sssd
-    write_sssd_conf /etc/sssd/sssd.conf "enable_files_domain = false" || return 1
+    sys_conf || return 1
     NSS_MODULE=$(multiarch_libdir)/libnss_sss.so.2
     [ -f "$NSS_MODULE" ] || { echo "$SYS: no $NSS_MODULE in the namespace" >&2; return 1; }
+}
+
+sys_conf() { write_sssd_conf /etc/sssd/sssd.conf "enable_files_domain = false"; }
+
+sys_pam_module() {
+    local m
+    m=$(multiarch_libdir)/security/pam_sss.so
+    [ -f "$m" ] || { echo "no $m in the namespace (libpam-sss)"; return 1; }
+    echo "$m"
 }
 
 # Debian's build logs to journald by default; files keep the (few) lines under WORKDIR.

@@ -504,6 +504,22 @@ static void test_backup_server(void **state)
     assert_string_equal(sdap_id_ctx_server(t->be->id_ctx), env("BE_TEST_URI"));
 }
 
+/* The only server's link resets the first two connections mid-answer: the lookup is
+ * restarted on a new connection each time and answered on the third, and the domain does
+ * not go offline (a reset connection is not a dead server). */
+static void test_lossy_link(void **state)
+{
+    struct test_ctx *t = *state;
+    struct answer a;
+
+    make_be(t, LIVE, env("BE_TEST_LOSSY_URI"));
+    a = ask(t, SSS_DP_USER, "name=alice");
+    assert_int_equal(a.dp_error, SSS_DP_ERR_OK);
+    assert_int_equal(a.error, 0);
+    assert_false(be_is_offline(t->be));
+    assert_int_equal(t->be->stats.went_offline, 0);
+}
+
 static void test_offline_then_online(void **state)
 {
     struct test_ctx *t = *state;
@@ -585,6 +601,50 @@ static void test_enumeration(void **state)
     /* "*" through the request path. */
     assert_int_equal(ask(t, SSS_DP_GROUP, "*").dp_error, SSS_DP_ERR_OK);
     assert_int_equal(ask(t, SSS_DP_USER, "*").dp_error, SSS_DP_ERR_OK);
+}
+
+static void store_fake_group(struct test_ctx *t, const char *name, uint32_t gid, time_t when)
+{
+    struct sysdb_group g = { .name = name, .gid = gid };
+
+    assert_int_equal(sysdb_store_group(t->be->sysdb, &g, false, when, 1000), EOK);
+}
+
+static errno_t enum_round(struct test_ctx *t)
+{
+    struct tevent_req *req = be_enum_send(t->mem, t->ev, t->be, BE_ENUM_USERS | BE_ENUM_GROUPS);
+    errno_t ret;
+
+    tc_wait_req(t->ev, req);
+    ret = be_enum_recv(req);
+    talloc_free(req);
+    return ret;
+}
+
+/* A complete answer holding no users and no groups removes the cached ones (the last user
+ * deleted from the directory leaves the cache too); a search base that does not exist is an
+ * error, and the cache keeps everything. */
+static void test_enumeration_empty(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_user *u = NULL;
+    struct sysdb_group *g = NULL;
+    time_t old = time(NULL) - 100;
+
+    make_be(t, LIVE "ldap_search_base = ou=nosuch,dc=test\n", env("BE_TEST_URI"));
+    store_fake_user(t, "gone1", 10901, old);
+    store_fake_group(t, "gonegrp", 10901, old);
+    assert_int_not_equal(enum_round(t), EOK);
+    assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "gone1", &u), EOK);
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->be->sysdb, "gonegrp", &g), EOK);
+    assert_int_equal(t->be->stats.enum_deleted, 0);
+    talloc_zfree(t->be);
+
+    make_be(t, LIVE "ldap_search_base = ou=empty,dc=test\n", env("BE_TEST_URI"));
+    assert_int_equal(enum_round(t), EOK);
+    assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "gone1", &u), ENOENT);
+    assert_int_equal(sysdb_get_group_by_name(t->mem, t->be->sysdb, "gonegrp", &g), ENOENT);
+    assert_int_equal(t->be->stats.enum_deleted, 2);
 }
 
 static void test_zero_ids_refused(void **state)
@@ -737,10 +797,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unsupported_provider, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unusable_ldap_config, setup, teardown),
         cmocka_unit_test_setup_teardown(test_offline_dead_server, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lossy_link, setup, teardown),
         cmocka_unit_test_setup_teardown(test_backup_server, setup, teardown),
         cmocka_unit_test_setup_teardown(test_offline_then_online, setup, teardown),
         cmocka_unit_test_setup_teardown(test_go_offline_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enumeration, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_enumeration_empty, setup, teardown),
         cmocka_unit_test_setup_teardown(test_zero_ids_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prefetch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_arguments, setup, teardown),

@@ -6,6 +6,8 @@
 #   BE_TEST_CTL        "<this script> ctl <slapd dir>": the program runs "$BE_TEST_CTL stop"
 #                      and "$BE_TEST_CTL restart" to stop slapd and start it again on the
 #                      same port (offline -> online tests)
+#   BE_TEST_LOSSY_URI  the slapd behind tests/faults/fault_proxy.py, which resets its first
+#                      two connections mid-answer (a lossy link)
 # Exit 77 (automake SKIP) when slapd is not installed. BE_TEST_VALGRIND=1 runs the program
 # under valgrind (definite leaks and memory errors fail the test).
 set -u
@@ -42,7 +44,12 @@ bin=${TEST_BE_DP_BIN:-./test_be_dp}
 [ -x "$bin" ] || { echo "$bin not built"; exit 99; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/test_be_dp.XXXXXX") || exit 99
-cleanup() { slapd_stop "$tmp/slapd"; rm -rf "$tmp"; }
+proxy_pid=
+cleanup() {
+    [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null && wait "$proxy_pid" 2>/dev/null
+    slapd_stop "$tmp/slapd"
+    rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 cp "$here/test_be.ldif" "$tmp/data.ldif"
@@ -64,6 +71,15 @@ uri=$(slapd_start "$tmp/slapd" "$tmp/data.ldif" "dc=test") || exit 99
 export BE_TEST_URI=$uri
 export BE_TEST_DEAD_URI="ldap://127.0.0.1:$(slapd_free_port)"
 export BE_TEST_CTL="$self ctl $tmp/slapd"
+python3 "$top_srcdir/tests/faults/fault_proxy.py" --listen 127.0.0.1:0 --target "127.0.0.1:${uri##*:}" \
+    --port-file "$tmp/lossy.port" --reset-first 2 --reset-after 10 > "$tmp/lossy.log" 2>&1 &
+proxy_pid=$!
+for _ in $(seq 200); do
+    [ -s "$tmp/lossy.port" ] && break
+    sleep 0.05
+done
+[ -s "$tmp/lossy.port" ] || { echo "fault_proxy.py did not start: $(cat "$tmp/lossy.log")"; exit 99; }
+export BE_TEST_LOSSY_URI="ldap://127.0.0.1:$(cat "$tmp/lossy.port")"
 
 if [ "${BE_TEST_VALGRIND:-0}" = 1 ]; then
     valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite \

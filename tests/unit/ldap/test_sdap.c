@@ -5,12 +5,16 @@
  * lookups on one connection, simple bind, search timeout, hostile entries and filter
  * escaping. Every test builds its own confdb from text and its own id context.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <sys/resource.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -478,8 +482,11 @@ static void test_enumerate(void **state)
     assert_int_equal(n, 10);
     for (i = 0; i < n; i++) {
         if (strcmp(groups[i]->name, "g_top") == 0) {
-            assert_int_equal(groups[i]->num_member_users, 1);
-            assert_string_equal(groups[i]->member_users[0], "alice");
+            /* flattened as by name: g_top > g_mid > g_low, level 2 */
+            assert_int_equal(groups[i]->num_member_users, 3);
+            assert_true(has(groups[i]->member_users, "alice"));
+            assert_true(has(groups[i]->member_users, "bob"));
+            assert_true(has(groups[i]->member_users, "carol"));
             assert_int_equal(groups[i]->num_member_groups, 1);
             assert_string_equal(groups[i]->member_groups[0], "g_mid");
         }
@@ -487,6 +494,112 @@ static void test_enumerate(void **state)
             assert_int_equal(groups[i]->num_member_users, 5000);
         }
     }
+}
+
+/* Enumerated rfc2307bis groups list exactly the members a lookup by name gives, in the same
+ * order, at every nesting level (nesting, loops, odd members, a 5,000-member group). */
+static void test_enumerate_nested_as_by_name(void **state)
+{
+    static const int levels[] = { 0, 1, 2, 5 };
+    struct test_ctx *t = *state;
+    struct sdap_group **groups = NULL;
+    struct sdap_group *g = NULL;
+    struct tevent_req *req;
+    size_t n = 0;
+    size_t i;
+    size_t k;
+    size_t l;
+
+    for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+        fx_ctx(t, BIS "ldap_group_nesting_level = %d\n", fx_env("SDAP_TEST_URI"), levels[l]);
+        req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
+        tc_wait_req(t->ev, req);
+        assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
+        talloc_free(req);
+        assert_true(n >= 10);
+        for (i = 0; i < n; i++) {
+            assert_int_equal(get_group(t, SDAP_BY_NAME, groups[i]->name, 0, &g), EOK);
+            if (groups[i]->num_member_users != g->num_member_users
+                    || groups[i]->num_member_groups != g->num_member_groups) {
+                fail_msg("level %d, group %s: enumerated %zu users %zu groups, by name "
+                         "%zu users %zu groups", levels[l], g->name,
+                         groups[i]->num_member_users, groups[i]->num_member_groups,
+                         g->num_member_users, g->num_member_groups);
+            }
+            for (k = 0; k < g->num_member_users; k++) {
+                assert_string_equal(groups[i]->member_users[k], g->member_users[k]);
+            }
+            for (k = 0; k < g->num_member_groups; k++) {
+                assert_string_equal(groups[i]->member_groups[k], g->member_groups[k]);
+            }
+            talloc_free(g);
+        }
+        talloc_free(groups);
+        talloc_free(t->id_ctx);
+    }
+}
+
+static errno_t enum_users(struct test_ctx *t, size_t *_n)
+{
+    struct tevent_req *req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
+    struct sdap_user **users = NULL;
+    errno_t ret;
+
+    tc_wait_req(t->ev, req);
+    ret = sdap_enumerate_users_recv(t->mem, req, &users, _n);
+    talloc_free(users);
+    talloc_free(req);
+    return ret;
+}
+
+/* A partial answer is an error, never a short list: the size limit of cn=limited (3), with
+ * and without paging, in an enumeration and in an initgroups (user01 is in 4 groups); the
+ * administrative limit of cn=unchecked; a referral for a base outside the tree; and a
+ * continuation reference under ou=withref, which only enumeration takes as partial. */
+static void test_partial_answers(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_group **groups = NULL;
+    struct sdap_user *u = NULL;
+    size_t n = 0;
+
+#define LIMITED "ldap_default_bind_dn = cn=limited,dc=test\nldap_default_authtok = limited\n"
+    fx_ctx(t, R2307 LIMITED, fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    initgroups(t, "user01", EOVERFLOW, &groups, &n);
+    /* one entry per lookup stays within the limit */
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, R2307 LIMITED "ldap_page_size = 2\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, R2307 LIMITED "ldap_page_size = 0\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, R2307 "ldap_default_bind_dn = cn=unchecked,dc=test\n"
+           "ldap_default_authtok = unchecked\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, "ldap_uri = %s\nldap_search_base = dc=elsewhere\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    talloc_free(t->id_ctx);
+
+    fx_ctx(t, "ldap_uri = %s\nldap_search_base = ou=withref,dc=test\n",
+           fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOVERFLOW);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "refuser1", 0, &u), EOK);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "nosuchuser", 0, &u), ENOENT);
+    talloc_free(t->id_ctx);
+
+    /* unlimited, the same searches are complete */
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_URI"));
+    assert_int_equal(enum_users(t, &n), EOK);
+    assert_int_equal(n, 23);
+#undef LIMITED
 }
 
 static void test_failover(void **state)
@@ -513,6 +626,115 @@ static void test_failover(void **state)
     /* a lost connection fails over on the next operation */
     sdap_id_ctx_disconnect(t->id_ctx);
     assert_int_equal(get_user(t, SDAP_BY_ID, NULL, 10001, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 2);
+}
+
+/* A connection older than ldap_connection_expire_timeout takes no new operation: the next
+ * lookup opens a new one (and, on a backup server, that walk starts from the primaries). */
+static void test_conn_expire(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_id_stats st;
+
+    fx_ctx(t, R2307 "ldap_connection_expire_timeout = 1\n", fx_env("SDAP_TEST_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user02", 0, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 1);
+    usleep(2100000);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user03", 0, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 2);
+}
+
+/* True once a TCP connect to the host:port of uri is accepted (want) or refused (!want). */
+static bool port_state_is(const char *uri, bool want)
+{
+    struct sockaddr_in sin = { .sin_family = AF_INET };
+    const char *colon = strrchr(uri, ':');
+    int fd;
+    int rc;
+
+    assert_non_null(colon);
+    sin.sin_port = htons((uint16_t)atoi(colon + 1));
+    sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(fd >= 0);
+    rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+    close(fd);
+    return (rc == 0) == want;
+}
+
+static void wait_port(const char *uri, bool accepting)
+{
+    int i;
+
+    for (i = 0; i < 400 && !port_state_is(uri, accepting); i++) {
+        usleep(25000);
+    }
+    assert_true(port_state_is(uri, accepting));
+}
+
+static void flag_timer(struct tevent_context *ev, struct tevent_timer *te, struct timeval tv,
+                       void *pvt)
+{
+    *(bool *)pvt = true;
+}
+
+/* Runs the loop for usec (background work: timers, the primary probe). */
+static void spin(struct test_ctx *t, unsigned int usec)
+{
+    bool done = false;
+
+    assert_non_null(tevent_add_timer(t->ev, t->ev, tevent_timeval_current_ofs(0, usec),
+                                     flag_timer, &done));
+    tc_wait_flag(t->ev, &done);
+}
+
+/* Fail back: while a backup serves, the primary is tried every failover_primary_timeout
+ * seconds in the background, and once it answers the next lookups go to it. */
+static void test_failback(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    const char *primary = fx_env("SDAP_TEST_PROXY_URI");
+    pid_t proxy = (pid_t)atoi(fx_env("SDAP_TEST_PROXY_PID"));
+    int i;
+
+    fx_ctx(t, "ldap_uri = %s\nldap_backup_uri = %s\nldap_search_base = ou=r2307,dc=test\n"
+           "failover_primary_timeout = 1\n", primary, fx_env("SDAP_TEST_URI"));
+    assert_int_equal(kill(proxy, SIGHUP), 0);      /* the primary refuses */
+    wait_port(primary, false);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), fx_env("SDAP_TEST_URI"));
+
+    assert_int_equal(kill(proxy, SIGUSR2), 0);     /* the primary is back */
+    wait_port(primary, true);
+    /* A generous bound: the probe runs every second. */
+    for (i = 0; i < 100 && strcmp(sdap_id_ctx_server(t->id_ctx), primary) != 0; i++) {
+        spin(t, 100000);
+    }
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), primary);
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user02", 0, &u), EOK);
+    assert_string_equal(sdap_id_ctx_server(t->id_ctx), primary);
+}
+
+/* The only server resets a connection mid-answer: that lookup fails (EIO; the back-end
+ * retries it once), but the server is not marked bad for it: the next lookup reconnects
+ * and is answered (before, the domain went offline for offline_timeout). */
+static void test_reset_single_server(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sdap_user *u = NULL;
+    struct sdap_id_stats st;
+
+    fx_ctx(t, R2307, fx_env("SDAP_TEST_LOSSY_URI"));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EIO);
+    assert_false(sdap_id_ctx_offline(t->id_ctx));
+    assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
+    assert_string_equal(u->name, "user01");
     sdap_id_ctx_get_stats(t->id_ctx, &st);
     assert_int_equal(st.connects, 2);
 }
@@ -628,20 +850,27 @@ static void test_search_timeout(void **state)
     struct test_ctx *t = *state;
     struct sdap_user *u = NULL;
     pid_t pid = (pid_t)atoi(fx_env("SDAP_TEST_SLAPD_PID"));
+    struct sdap_id_stats st;
     uint64_t start;
     errno_t ret;
 
-    fx_ctx(t, R2307 "ldap_search_timeout = 1\n", fx_env("SDAP_TEST_URI"));
+    /* offline_timeout = 0: the server marked bad is tried again after a second */
+    fx_ctx(t, R2307 "ldap_search_timeout = 1\noffline_timeout = 0\n", fx_env("SDAP_TEST_URI"));
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user01", 0, &u), EOK);
     assert_int_equal(kill(pid, SIGSTOP), 0);
     wait_stopped(pid);
     start = sss_monotonic_usec();
     ret = get_user(t, SDAP_BY_NAME, "user02", 0, &u);
     kill(pid, SIGCONT);
-    assert_int_equal(ret, ETIMEDOUT);
+    /* Not a byte from the hung server: the connection is dropped (EIO, the back-end then
+     * retries on the next server), not just the search abandoned. */
+    assert_int_equal(ret, EIO);
     assert_true(sss_monotonic_usec() - start < 2500000);
-    /* the server is back: the same connection serves again */
+    /* the server is back: a new connection serves again */
+    usleep(1100000);
     assert_int_equal(get_user(t, SDAP_BY_NAME, "user03", 0, &u), EOK);
+    sdap_id_ctx_get_stats(t->id_ctx, &st);
+    assert_int_equal(st.connects, 2);
 }
 
 static void test_big_group(void **state)
@@ -727,8 +956,13 @@ int main(void)
         FX_TEST(test_rfc2307bis_nesting_levels),
         FX_TEST(test_initgroups),
         FX_TEST(test_enumerate),
+        FX_TEST(test_enumerate_nested_as_by_name),
+        FX_TEST(test_partial_answers),
         FX_TEST(test_failover),
         FX_TEST(test_all_dead),
+        FX_TEST(test_conn_expire),
+        FX_TEST(test_failback),
+        FX_TEST(test_reset_single_server),
         FX_TEST(test_many_on_one_connection),
         FX_TEST(test_simple_bind),
         FX_TEST(test_search_timeout),

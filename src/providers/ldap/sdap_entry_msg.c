@@ -1,0 +1,147 @@
+/*
+ * What a search's messages carry, out of libldap: a result entry into a plain struct
+ * sdap_entry, and the paged-results cookie of the final message; and the bound on how
+ * large a message libldap may take from a server. The first place the
+ * directory's bytes reach our code, so also what the LDAP fuzz harness
+ * (tests/fuzz/fuzz_sdap_entry.c) drives. Values longer than SDAP_MAX_VALUE_LEN or holding
+ * a NUL byte are dropped (counted, logged): no later C string handling could keep them
+ * faithfully, and a 1 MB gecos must not be copied into every reply.
+ */
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+/* Copies the values of one attribute; false on ENOMEM. */
+static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name,
+                        struct berval **vals, size_t nv, size_t *_dropped)
+{
+    size_t i;
+
+    for (i = 0; i < nv; i++) {
+        if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN
+                || memchr(vals[i]->bv_val, '\0', vals[i]->bv_len) != NULL) {
+            DEBUG(SSSDBG_MINOR_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
+                  "holds NUL: dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+            (*_dropped)++;
+            continue;
+        }
+        attr->values[attr->num_values] = talloc_strndup(attr->values, vals[i]->bv_val,
+                                                        vals[i]->bv_len);
+        if (attr->values[attr->num_values] == NULL) {
+            return false;
+        }
+        attr->num_values++;
+    }
+    attr->values[attr->num_values] = NULL;
+    return true;
+}
+
+errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
+                            struct sdap_entry **_entry, size_t *_dropped)
+{
+    struct sdap_entry *entry;
+    BerElement *ber = NULL;
+    struct berval **vals;
+    char *dn;
+    char *name;
+    errno_t ret = EOK;
+
+    SSS_CHECK_ARG(ld != NULL && msg != NULL && _entry != NULL && _dropped != NULL, EINVAL);
+    dn = ldap_get_dn(ld, msg);
+    if (dn == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "entry without DN skipped\n");
+        return ENOENT;
+    }
+    entry = talloc_zero(mem_ctx, struct sdap_entry);
+    if (entry == NULL) {
+        ldap_memfree(dn);
+        return ENOMEM;
+    }
+    entry->dn = talloc_strdup(entry, dn);
+    ldap_memfree(dn);
+    if (entry->dn == NULL) {
+        talloc_free(entry);
+        return ENOMEM;
+    }
+    for (name = ldap_first_attribute(ld, msg, &ber); name != NULL;
+         name = ldap_next_attribute(ld, msg, ber)) {
+        struct sdap_attr *attr;
+        size_t nv = 0;
+
+        vals = ldap_get_values_len(ld, msg, name);
+        while (vals != NULL && vals[nv] != NULL) {
+            nv++;
+        }
+        attr = talloc_realloc(entry, entry->attrs, struct sdap_attr, entry->num_attrs + 1);
+        if (attr == NULL) {
+            ret = ENOMEM;
+        } else {
+            entry->attrs = attr;
+            attr = &entry->attrs[entry->num_attrs++];
+            attr->name = talloc_strdup(entry->attrs, name);
+            attr->values = talloc_array(entry->attrs, char *, nv + 1);
+            attr->num_values = 0;
+            if (attr->name == NULL || attr->values == NULL
+                    || !copy_values(attr, entry->dn, name, vals, nv, _dropped)) {
+                ret = ENOMEM;
+            }
+        }
+        ldap_value_free_len(vals);
+        ldap_memfree(name);
+        if (ret != EOK) {
+            break;
+        }
+    }
+    if (ber != NULL) {
+        ber_free(ber, 0);
+    }
+    if (ret != EOK) {
+        talloc_free(entry);
+        return ret;
+    }
+    *_entry = entry;
+    return EOK;
+}
+
+errno_t sdap_page_cookie(LDAP *ld, LDAPControl **ctrls, struct berval *_cookie)
+{
+    LDAPControl *page;
+    ber_int_t estimate = 0;
+    int lrc;
+
+    SSS_CHECK_ARG(ld != NULL && _cookie != NULL, EINVAL);
+    page = ldap_control_find(LDAP_CONTROL_PAGEDRESULTS, ctrls, NULL);
+    if (page == NULL) {
+        return ENOENT;
+    }
+    /* libldap 2.5 asserts (aborts the process) on a control without a value: a server
+     * could stop sssd_be with one packet. Found by fuzz_sdap_entry. */
+    if (page->ldctl_value.bv_val == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "paged results control without a value\n");
+        return EIO;
+    }
+    _cookie->bv_len = 0;
+    _cookie->bv_val = NULL;
+    lrc = ldap_parse_pageresponse_control(ld, page, &estimate, _cookie);
+    if (lrc != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "bad paged results control: %s\n", ldap_err2string(lrc));
+        return EIO;
+    }
+    return EOK;
+}
+
+errno_t sdap_limit_incoming(LDAP *ld)
+{
+    ber_len_t max = SDAP_MAX_MESSAGE_LEN;
+    Sockbuf *sb = NULL;
+
+    SSS_CHECK_ARG(ld != NULL, EINVAL);
+    /* Without a bound, libldap allocates whatever length a message header declares
+     * before reading it: one 6-byte header from a hostile server asks for 2 GB.
+     * Found by fuzz_sdap_entry. */
+    if (ldap_get_option(ld, LDAP_OPT_SOCKBUF, &sb) != LDAP_OPT_SUCCESS || sb == NULL
+            || ber_sockbuf_ctrl(sb, LBER_SB_OPT_SET_MAX_INCOMING, &max) != 1) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot bound the size of incoming LDAP messages\n");
+        return EIO;
+    }
+    return EOK;
+}

@@ -1,0 +1,227 @@
+/*
+ * The socket of an LDAP connection stays non-blocking on the event loop; this layer makes
+ * that safe for writes.
+ *
+ * Reads need nothing: on a non-blocking socket libldap's reads (and GnuTLS's under them)
+ * return EAGAIN when a message is incomplete, and ldap_result() with a zero timeout says
+ * "nothing yet"; the dispatcher comes back when the socket is readable again. So a server
+ * that answers one byte a second costs one short read per byte, never a blocked loop (with
+ * a blocking socket each read waited for the next byte, and GnuTLS for a whole record).
+ *
+ * Writes are the catch: libldap's own answer to EAGAIN on a write leaves the request half
+ * sent and refuses the next one with LDAP_BUSY until someone calls ldap_result() while the
+ * socket is writable. This layer sits in libldap's socket stack right above the TCP layer
+ * (below TLS) and takes every byte handed to it: what the kernel does not accept at once is
+ * queued here, the owner is told (sdap_io_set_notify) so that it watches the socket for
+ * writability, and sdap_io_flush() sends the rest from the loop. libldap always sees its
+ * writes complete. The queue is bounded (SDAP_IO_MAX_QUEUED): a server that stops reading
+ * while we keep writing makes the write fail, and the connection breaks.
+ *
+ * While queueing is off (the TLS handshake, which runs in a helper thread on a blocking
+ * socket) the layer passes writes through unchanged.
+ *
+ * The layer's state is plain malloc memory owned by libldap's socket buffer: it is freed
+ * when the LDAP handle is (ldap_unbind_ext), so its owner must drop its pointer first.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <lber.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_private.h"
+
+/* Bytes queued at most before writes fail: far more than the requests of any workload
+ * (a search is a few hundred bytes), far less than the memory a stuck peer may pin. */
+#define SDAP_IO_MAX_QUEUED (4 * 1024 * 1024)
+
+struct sdap_io {
+    Sockbuf_IO_Desc *sbiod;
+    bool queueing;
+    char *buf;
+    size_t start;               /* first unsent byte */
+    size_t len;                 /* bytes after start */
+    size_t cap;
+    sdap_io_notify_fn notify;
+    void *notify_pvt;
+};
+
+static errno_t io_queue(struct sdap_io *io, const char *data, size_t n)
+{
+    size_t need;
+    char *nbuf;
+
+    if (io->len + n > SDAP_IO_MAX_QUEUED) {
+        return ENOBUFS;
+    }
+    if (io->start > 0 && io->start + io->len + n > io->cap) {
+        memmove(io->buf, io->buf + io->start, io->len);
+        io->start = 0;
+    }
+    need = io->start + io->len + n;
+    if (need > io->cap) {
+        size_t ncap = io->cap == 0 ? 4096 : io->cap;
+
+        while (ncap < need) {
+            ncap *= 2;
+        }
+        nbuf = realloc(io->buf, ncap);
+        if (nbuf == NULL) {
+            return ENOMEM;
+        }
+        io->buf = nbuf;
+        io->cap = ncap;
+    }
+    memcpy(io->buf + io->start + io->len, data, n);
+    io->len += n;
+    return EOK;
+}
+
+static int io_setup(Sockbuf_IO_Desc *sbiod, void *arg)
+{
+    struct sdap_io *io = arg;
+
+    io->sbiod = sbiod;
+    sbiod->sbiod_pvt = io;
+    return 0;
+}
+
+static int io_remove(Sockbuf_IO_Desc *sbiod)
+{
+    struct sdap_io *io = sbiod->sbiod_pvt;
+
+    sbiod->sbiod_pvt = NULL;
+    if (io != NULL) {
+        free(io->buf);
+        free(io);
+    }
+    return 0;
+}
+
+static int io_ctrl(Sockbuf_IO_Desc *sbiod, int opt, void *arg)
+{
+    return LBER_SBIOD_CTRL_NEXT(sbiod, opt, arg);
+}
+
+static ber_slen_t io_read(Sockbuf_IO_Desc *sbiod, void *buf, ber_len_t len)
+{
+    return LBER_SBIOD_READ_NEXT(sbiod, buf, len);
+}
+
+static ber_slen_t io_write(Sockbuf_IO_Desc *sbiod, void *buf, ber_len_t len)
+{
+    struct sdap_io *io = sbiod->sbiod_pvt;
+    bool was_empty = io->len == 0;
+    ber_slen_t n = 0;
+    errno_t ret;
+
+    if (!io->queueing) {
+        return LBER_SBIOD_WRITE_NEXT(sbiod, buf, len);
+    }
+    /* Bytes go out in order: nothing new is written while older bytes wait. */
+    if (was_empty) {
+        n = LBER_SBIOD_WRITE_NEXT(sbiod, buf, len);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                return n;       /* the connection is broken: libldap says so */
+            }
+            n = 0;
+        }
+        if ((ber_len_t)n == len) {
+            return n;
+        }
+    }
+    ret = io_queue(io, (const char *)buf + n, len - n);
+    if (ret != EOK) {
+        errno = ret == ENOBUFS ? EIO : ret;
+        return -1;
+    }
+    if (was_empty && io->notify != NULL) {
+        io->notify(io->notify_pvt);
+    }
+    return (ber_slen_t)len;
+}
+
+static int io_close(Sockbuf_IO_Desc *sbiod)
+{
+    struct sdap_io *io = sbiod->sbiod_pvt;
+
+    if (io != NULL) {
+        io->start = 0;
+        io->len = 0;        /* unsent bytes die with the socket */
+    }
+    return 0;
+}
+
+static Sockbuf_IO sdap_io_ops = {
+    .sbi_setup = io_setup,
+    .sbi_remove = io_remove,
+    .sbi_ctrl = io_ctrl,
+    .sbi_read = io_read,
+    .sbi_write = io_write,
+    .sbi_close = io_close,
+};
+
+errno_t sdap_io_install(LDAP *ld, struct sdap_io **_io)
+{
+    Sockbuf *sb = NULL;
+    struct sdap_io *io;
+    int lrc;
+
+    if (!SSS_ARG_VALID(ld != NULL) || !SSS_ARG_VALID(_io != NULL)) {
+        return EINVAL;
+    }
+    lrc = ldap_get_option(ld, LDAP_OPT_SOCKBUF, &sb);
+    if (lrc != LDAP_OPT_SUCCESS || sb == NULL) {
+        return EIO;
+    }
+    io = calloc(1, sizeof(*io));
+    if (io == NULL) {
+        return ENOMEM;
+    }
+    io->queueing = true;
+    /* Right above the TCP layer (LBER_SBIOD_LEVEL_PROVIDER), below TLS (TRANSPORT). */
+    if (ber_sockbuf_add_io(sb, &sdap_io_ops, LBER_SBIOD_LEVEL_PROVIDER + 1, io) != 0) {
+        free(io);
+        return EIO;
+    }
+    *_io = io;
+    return EOK;
+}
+
+void sdap_io_set_queueing(struct sdap_io *io, bool on)
+{
+    assert(io != NULL && (on || io->len == 0));
+    io->queueing = on;
+}
+
+void sdap_io_set_notify(struct sdap_io *io, sdap_io_notify_fn fn, void *pvt)
+{
+    io->notify = fn;
+    io->notify_pvt = pvt;
+}
+
+size_t sdap_io_pending(struct sdap_io *io)
+{
+    return io != NULL ? io->len : 0;
+}
+
+errno_t sdap_io_flush(struct sdap_io *io)
+{
+    ber_slen_t n;
+
+    while (io->len > 0) {
+        n = LBER_SBIOD_WRITE_NEXT(io->sbiod, io->buf + io->start, io->len);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
+                return EOK;
+            }
+            return errno != 0 ? errno : EIO;
+        }
+        io->start += (size_t)n;
+        io->len -= (size_t)n;
+    }
+    io->start = 0;
+    return EOK;
+}

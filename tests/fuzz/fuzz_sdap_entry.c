@@ -1,0 +1,168 @@
+/*
+ * libFuzzer harness for what a hostile or broken LDAP server can send: the input is the
+ * server's side of a connection. A real libldap handle reads it from a socket pair after
+ * it sent one search (message id 1), exactly as sssd_be's connections do, and every
+ * message it hands back goes through our code: search entries through
+ * sdap_entry_from_msg() and then the user and group parsers of both schemas (rfc2307
+ * memberUid, rfc2307bis member DNs with the DN helpers), the rootDSE base choice; the
+ * final result through ldap_parse_result() and sdap_page_cookie() (the paged-results
+ * control, whose missing value made libldap abort the process).
+ * Built apart from the Makefile, with the ldap, confdb and util sources compiled in.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <openldap.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "util/util.h"
+#include "confdb/confdb.h"
+#include "providers/ldap/sdap_private.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+static struct sdap_options *opts_2307;
+static struct sdap_options *opts_bis;
+static TALLOC_CTX *setup_ctx;   /* the configurations read once; kept for the whole run */
+
+static struct sdap_options *load_opts(const char *schema)
+{
+    char conf[512];
+    struct confdb *cdb;
+    struct sdap_options *opts;
+    char *error = NULL;
+
+    snprintf(conf, sizeof(conf), "[sssd]\ndomains = f\n[domain/f]\nid_provider = ldap\n"
+             "ldap_uri = ldap://127.0.0.1\nldap_search_base = dc=f\nldap_schema = %s\n",
+             schema);
+    if (setup_ctx == NULL) {
+        setup_ctx = talloc_new(NULL);
+    }
+    if (confdb_parse_buffer(setup_ctx, "fuzz", conf, strlen(conf), &cdb, &error) != EOK
+            || sdap_options_read(setup_ctx, cdb, "f", &opts) != EOK) {
+        abort();
+    }
+    return opts;
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    opts_2307 = load_opts("rfc2307");
+    opts_bis = load_opts("rfc2307bis");
+    return 0;
+}
+
+static void parse_as(const struct sdap_options *opts, const struct sdap_entry *entry)
+{
+    TALLOC_CTX *tmp = talloc_new(NULL);
+    struct sdap_user *user;
+    struct sdap_group *group;
+    const struct sdap_attr *members;
+    size_t i;
+
+    if (sdap_parse_user(tmp, opts, entry, &user) == EOK
+            && (user->name == NULL || !sdap_valid_name(user->name) || user->uid == 0)) {
+        abort();    /* an accepted user is a usable one */
+    }
+    if (sdap_parse_group(tmp, opts, entry, &group) == EOK) {
+        if (group->name == NULL || group->gid == 0) {
+            abort();
+        }
+        (void)sdap_group_set_members_rfc2307(group, opts, entry);
+        for (i = 0; i < group->num_member_users; i++) {
+            if (!sdap_valid_name(group->member_users[i])) {
+                abort();
+            }
+        }
+    }
+    members = sdap_entry_attr(entry, "member");
+    for (i = 0; members != NULL && i < members->num_values; i++) {
+        (void)sdap_dn_canon(tmp, members->values[i]);
+        (void)sdap_dn_rdn_value(tmp, members->values[i], "uid");
+    }
+    (void)sdap_dn_canon(tmp, entry->dn);
+    (void)sdap_entry_has_oc(entry, "posixGroup");
+    talloc_free(tmp);
+}
+
+static void read_messages(LDAP *ld, int msgid)
+{
+    struct timeval tv = { 0, 0 };     /* all bytes are queued before reading: never wait */
+    LDAPMessage *msg;
+    int rc;
+    int n;
+
+    for (n = 0; n < 1000; n++) {
+        rc = ldap_result(ld, msgid, LDAP_MSG_ONE, &tv, &msg);
+        if (rc <= 0) {
+            return;     /* end of input, or bytes libldap refused */
+        }
+        if (rc == LDAP_RES_SEARCH_ENTRY) {
+            struct sdap_entry *entry;
+            const char *base;
+            size_t dropped = 0;
+
+            if (sdap_entry_from_msg(NULL, ld, msg, &entry, &dropped) == EOK) {
+                parse_as(opts_2307, entry);
+                parse_as(opts_bis, entry);
+                (void)sdap_rootdse_pick_base(entry, &base);
+                talloc_free(entry);
+            }
+        } else if (rc == LDAP_RES_SEARCH_RESULT) {
+            LDAPControl **ctrls = NULL;
+            struct berval cookie = { 0, NULL };
+            char *matched = NULL;
+            char *text = NULL;
+            int result;
+
+            if (ldap_parse_result(ld, msg, &result, &matched, &text, NULL, &ctrls, 0)
+                    == LDAP_SUCCESS) {
+                if (sdap_page_cookie(ld, ctrls, &cookie) == EOK) {
+                    ber_memfree(cookie.bv_val);
+                }
+                (void)sdap_ldap_err(result);
+            }
+            ldap_memfree(matched);
+            ldap_memfree(text);
+            ldap_controls_free(ctrls);
+            ldap_msgfree(msg);
+            return;
+        }
+        ldap_msgfree(msg);
+    }
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char *attrs[] = { "*", NULL };
+    int version = LDAP_VERSION3;
+    LDAP *ld = NULL;
+    int sv[2];
+    int msgid;
+
+    if (size > 60000 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        return 0;       /* more than a socket buffer would block the write below */
+    }
+    if (ldap_init_fd(sv[0], LDAP_PROTO_TCP, NULL, &ld) != LDAP_SUCCESS) {
+        close(sv[0]);
+        close(sv[1]);
+        return 0;
+    }
+    ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
+    if (sdap_limit_incoming(ld) != EOK) {
+        abort();
+    }
+    if (ldap_search_ext(ld, "dc=f", LDAP_SCOPE_SUBTREE, "(objectClass=*)", (char **)attrs, 0,
+                        NULL, NULL, NULL, 0, &msgid) == LDAP_SUCCESS
+            && write(sv[1], data, size) == (ssize_t)size) {
+        shutdown(sv[1], SHUT_WR);
+        read_messages(ld, msgid);
+    }
+    ldap_unbind_ext(ld, NULL, NULL);    /* closes sv[0] */
+    close(sv[1]);
+    return 0;
+}

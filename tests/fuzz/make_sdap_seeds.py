@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+# Writes seed inputs for fuzz_sdap_entry: the server's side of a search (message id 1),
+# BER-encoded by hand (RFC 4511): entries of both schemas, a rootDSE, paged results.
+#   make_sdap_seeds.py DIR
+import os
+import sys
+
+
+def tlv(tag, body):
+    n = len(body)
+    if n < 0x80:
+        head = bytes([n])
+    else:
+        b = n.to_bytes((n.bit_length() + 7) // 8, "big")
+        head = bytes([0x80 | len(b)]) + b
+    return bytes([tag]) + head + body
+
+
+def octets(s):
+    return tlv(0x04, s.encode() if isinstance(s, str) else s)
+
+
+def integer(v):
+    return tlv(0x02, v.to_bytes(max(1, (v.bit_length() + 8) // 8), "big", signed=True))
+
+
+def enum(v):
+    return tlv(0x0A, bytes([v]))
+
+
+def message(body, controls=b""):
+    return tlv(0x30, integer(1) + body + controls)
+
+
+def entry(dn, attrs):
+    pal = b"".join(tlv(0x30, octets(a) + tlv(0x31, b"".join(octets(v) for v in vals)))
+                   for a, vals in attrs)
+    return message(tlv(0x64, octets(dn) + tlv(0x30, pal)))
+
+
+def done(code=0, cookie=None):
+    body = tlv(0x65, enum(code) + octets("") + octets(""))
+    ctrls = b""
+    if cookie is not None:
+        value = tlv(0x30, integer(0) + octets(cookie))
+        ctrls = tlv(0xA0, tlv(0x30, octets("1.2.840.113556.1.4.319") + octets(value)))
+    return message(body, ctrls)
+
+
+seeds = {
+    "user2307": entry("uid=alice,ou=People,dc=f", [
+        ("objectClass", ["posixAccount"]), ("uid", ["alice"]), ("uidNumber", ["10001"]),
+        ("gidNumber", ["20001"]), ("homeDirectory", ["/home/alice"]),
+        ("gecos", ["Alice"]), ("loginShell", ["/bin/bash"])]) + done(),
+    "group2307": entry("cn=devs,ou=Groups,dc=f", [
+        ("objectClass", ["posixGroup"]), ("cn", ["devs"]), ("gidNumber", ["20001"]),
+        ("memberUid", ["alice", "bob", "bad name:x"])]) + done(),
+    "groupbis": entry("cn=ops,ou=Groups,dc=f", [
+        ("objectClass", ["posixGroup", "groupOfNames"]), ("cn", ["ops"]),
+        ("gidNumber", ["20002"]),
+        ("member", ["uid=alice,ou=People,dc=f", "cn=devs,ou=Groups,dc=f", "cn=x\\,y+uid=z,dc=f"])])
+        + done(4),
+    "rootdse": entry("", [("namingContexts", ["dc=f", "cn=config"]),
+                          ("defaultNamingContext", ["dc=f"])]) + done(),
+    "paged": entry("uid=bob,ou=People,dc=f", [
+        ("uid", ["bob", "Bob"]), ("uidNumber", ["4294967295"]), ("gidNumber", ["0"])])
+        + done(0, b"\x00\x01cookie"),
+}
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(out, name), "wb") as f:
+        f.write(data)
