@@ -3,31 +3,21 @@
  * user's DN from the cache (or a refresh when it is missing), the LDAP steps through
  * sdap_auth, and the mapping of every outcome to a PAM status and reply items.
  *
- * The plug-in points for what comes next are marked: the access dispatch
- * (be_pam_access), the password-policy step after a successful bind (be_pam_auth_done),
- * the offline branch (be_pam_offline_auth, for sysdb_creds_check) and the hook after a
- * successful online authentication (be_pam_online_success, for sysdb_creds_save).
+ * An authentication online: the bind (with the ppolicy control: "must change" ->
+ * PAM_NEW_AUTHTOK_REQD, grace logins and expiry -> USER_INFO), then ldap_pwd_policy when
+ * set (sdap_auth_policy: shadow / mit_kerberos expiry and warnings), then on success the
+ * credentials are cached (be_pam_creds.c). Offline: the cached credentials decide.
+ * ACCT_MGMT: be_pam_access.c.
  */
 #include <strings.h>
 
 #include <security/pam_appl.h>
 
-#include "providers/backend/be_pam.h"
-#include "providers/ldap/sdap_auth.h"
+#include "providers/backend/be_pam_private.h"
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
 #include "sss_client/sss_cli.h"
 #include "sss_iface/sss_dp.h"
-
-struct be_pam {
-    enum be_pam_provider auth;
-    enum be_pam_provider chpass;
-    enum be_pam_provider access;
-    char *access_name;              /* for the log of an unavailable provider */
-    bool cache_credentials;
-    uint32_t pwd_expiration_warning; /* days: pwd_expiration_warning, else [pam]'s */
-    struct sdap_auth_ctx *sdap;     /* when auth or chpass is ldap */
-};
 
 static enum be_pam_provider be_pam_provider_kind(const char *name, bool access)
 {
@@ -42,6 +32,12 @@ static enum be_pam_provider be_pam_provider_kind(const char *name, bool access)
     }
     if (strcmp(name, "deny") == 0 && access) {
         return BE_PAM_PROV_DENY;
+    }
+    if (strcmp(name, "simple") == 0 && access) {
+        return BE_PAM_PROV_SIMPLE;
+    }
+    if (strcmp(name, "ldap") == 0 && access) {
+        return BE_PAM_PROV_LDAP;
     }
     return BE_PAM_PROV_UNAVAILABLE;
 }
@@ -98,34 +94,45 @@ errno_t be_pam_init(struct be_ctx *be)
                                    &pam->access_name);
     }
     if (ret == EOK) {
-        ret = confdb_get_bool(be->cdb, be->section, "cache_credentials",
-                              &pam->cache_credentials);
+        ret = be_pam_creds_init(be, pam);
     }
     if (ret != EOK) {
         goto done;
     }
     pam->access_name = talloc_steal(pam, pam->access_name);
-    /* SSSD: the domain's pwd_expiration_warning, else [pam] pam_pwd_expiration_warning. */
+    /* SSSD: the domain's pwd_expiration_warning, else [pam] pam_pwd_expiration_warning;
+     * neither written: -1, each policy's default. */
     if (confdb_is_set(be->cdb, be->section, "pwd_expiration_warning")) {
         ret = confdb_get_int(be->cdb, be->section, "pwd_expiration_warning", &days);
-    } else {
+    } else if (confdb_is_set(be->cdb, "pam", "pam_pwd_expiration_warning")) {
         ret = confdb_get_int(be->cdb, "pam", "pam_pwd_expiration_warning", &days);
     }
     if (ret != EOK) {
         goto done;
     }
-    pam->pwd_expiration_warning = days < 0 ? 0 : (uint32_t)days;
-    if ((pam->auth == BE_PAM_PROV_LDAP || pam->chpass == BE_PAM_PROV_LDAP)) {
+    pam->pwd_warning = days < 0 ? -1 : (int64_t)days * 86400;
+    if (pam->auth == BE_PAM_PROV_LDAP || pam->chpass == BE_PAM_PROV_LDAP
+            || pam->access == BE_PAM_PROV_LDAP) {
         if (be->id_ctx == NULL) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "Domain %s: LDAP authentication needs the LDAP id "
-                  "provider's servers (id_provider = ldap): authentication fails\n",
+            DEBUG(SSSDBG_CRIT_FAILURE, "Domain %s: the LDAP auth and access providers need "
+                  "the LDAP id provider's servers (id_provider = ldap): they fail\n",
                   be->domain);
         } else {
-            ret = sdap_auth_ctx_create(pam, be->cdb, be->domain, be->id_ctx, &pam->sdap);
+            ret = sdap_auth_ctx_create(pam, be->cdb, be->domain, be->id_ctx,
+                                       pam->pwd_warning, &pam->sdap);
+            if (ret == EOK) {
+                ret = sdap_auth_policy_create(pam, be->cdb, be->domain,
+                                              pam->access == BE_PAM_PROV_LDAP,
+                                              pam->pwd_warning, &pam->policy);
+            }
             if (ret != EOK) {
                 goto done;
             }
         }
+    }
+    ret = be_pam_access_init(be, pam);
+    if (ret != EOK) {
+        goto done;
     }
     be->pam = pam;
     pam = NULL;
@@ -137,15 +144,6 @@ done:
 }
 
 /* ---- one request ------------------------------------------------------------------- */
-
-struct be_pam_state {
-    struct tevent_context *ev;
-    struct be_ctx *be;
-    struct be_pam_req req;          /* strings and tokens copied onto the state */
-    uint32_t status;
-    uint8_t *items;                 /* packed reply items */
-    bool refreshed;                 /* the user was looked up once already */
-};
 
 static int be_pam_wipe(uint8_t *p)
 {
@@ -173,8 +171,7 @@ static errno_t be_pam_copy_tok(TALLOC_CTX *mem_ctx, const struct be_pam_tok *in,
     return EOK;
 }
 
-/* Appends one reply item. */
-static errno_t be_pam_add_item(struct be_pam_state *state, uint32_t type, const void *data,
+errno_t be_pam_add_item(struct be_pam_state *state, uint32_t type, const void *data,
                                uint32_t len)
 {
     size_t old = state->items != NULL ? talloc_get_size(state->items) : 0;
@@ -196,8 +193,7 @@ static errno_t be_pam_add_item(struct be_pam_state *state, uint32_t type, const 
     return EOK;
 }
 
-/* USER_INFO: uint32 subtype, then what it carries. */
-static void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype,
+void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype,
                                  const void *data, uint32_t len)
 {
     uint8_t buf[sizeof(uint32_t) + 512];
@@ -214,7 +210,7 @@ static void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype,
     }
 }
 
-static void be_pam_finish(struct tevent_req *req, uint32_t status)
+void be_pam_finish(struct tevent_req *req, uint32_t status)
 {
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
 
@@ -232,6 +228,7 @@ static void be_pam_finish(struct tevent_req *req, uint32_t status)
 static errno_t be_pam_dispatch(struct tevent_req *req);
 static void be_pam_refresh_done(struct tevent_req *subreq);
 static void be_pam_auth_done(struct tevent_req *subreq);
+static void be_pam_policy_done(struct tevent_req *subreq);
 
 struct tevent_req *be_pam_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                struct be_ctx *be, const struct be_pam_req *preq)
@@ -281,42 +278,6 @@ struct tevent_req *be_pam_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     return tevent_req_post(req, ev);
 }
 
-/* ---- the plug-in points ------------------------------------------------------------- */
-
-/* access_provider: permit, deny; simple and ldap plug in here. */
-static uint32_t be_pam_access(struct be_pam_state *state)
-{
-    struct be_pam *pam = state->be->pam;
-
-    switch (pam->access) {
-    case BE_PAM_PROV_PERMIT:
-        return PAM_SUCCESS;
-    case BE_PAM_PROV_DENY:
-        DEBUG(SSSDBG_TRACE_FUNC, "access_provider = deny: [%s] refused\n", state->req.user);
-        return PAM_PERM_DENIED;
-    default:
-        DEBUG(SSSDBG_OP_FAILURE, "access_provider = %s is not available in this build: "
-              "[%s] refused\n", pam->access_name, state->req.user);
-        return PAM_PERM_DENIED;
-    }
-}
-
-/* The domain is offline: cached credentials (sysdb_creds_check) plug in here when
- * cache_credentials is set. Until then the answer is that no server can tell. */
-static uint32_t be_pam_offline_auth(struct be_pam_state *state)
-{
-    DEBUG(SSSDBG_TRACE_FUNC, "domain %s offline: [%s] cannot be authenticated%s\n",
-          state->be->domain, state->req.user, state->be->pam->cache_credentials
-          ? " (cached credentials are not available in this build)" : "");
-    return PAM_AUTHINFO_UNAVAIL;
-}
-
-/* A successful online authentication: sysdb_creds_save plugs in here. */
-static void be_pam_online_success(struct be_pam_state *state)
-{
-    (void)state;
-}
-
 /* ---- the dispatch ------------------------------------------------------------------- */
 
 static bool be_pam_needs_ldap(uint32_t cmd)
@@ -358,7 +319,7 @@ static errno_t be_pam_ldap(struct tevent_req *req)
     if (be_is_offline(state->be)) {
         be_offline_request_seen(state->be);
         if (state->req.cmd == SSS_PAM_AUTHENTICATE) {
-            be_pam_finish(req, be_pam_offline_auth(state));
+            be_pam_finish(req, be_pam_creds_offline(state));
         } else {
             be_pam_add_user_info(state, SSS_PAM_USER_INFO_OFFLINE_CHPASS, NULL, 0);
             be_pam_finish(req, PAM_AUTHINFO_UNAVAIL);
@@ -415,8 +376,7 @@ static errno_t be_pam_dispatch(struct tevent_req *req)
 
     switch (state->req.cmd) {
     case SSS_PAM_ACCT_MGMT:
-        be_pam_finish(req, be_pam_access(state));
-        return EOK;
+        return be_pam_access(req);
     case SSS_PAM_SETCRED:
     case SSS_PAM_OPEN_SESSION:
     case SSS_PAM_CLOSE_SESSION:
@@ -458,7 +418,7 @@ static void be_pam_refresh_done(struct tevent_req *subreq)
     }
     if (dp_error == SSS_DP_ERR_OFFLINE) {
         be_pam_finish(req, state->req.cmd == SSS_PAM_AUTHENTICATE
-                           ? be_pam_offline_auth(state) : PAM_AUTHINFO_UNAVAIL);
+                           ? be_pam_creds_offline(state) : PAM_AUTHINFO_UNAVAIL);
         return;
     }
     if (dp_error != SSS_DP_ERR_OK) {
@@ -477,20 +437,46 @@ static void be_pam_auth_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
+    struct be_pam *pam = state->be->pam;
+    struct sdap_ppolicy_verdict pp;
+    struct sysdb_user *user = NULL;
     char *msg = NULL;
     errno_t ret;
 
     SSS_REQ_ID_SCOPE(state->req.req_id);
-    ret = sdap_auth_recv(state, subreq, &msg);
+    ret = sdap_auth_recv(state, subreq, &msg, &pp);
     talloc_free(subreq);
     switch (ret) {
     case EOK:
-        /* Here the password policy step plugs in (ldap_pwd_policy, ppolicy): it may turn
-         * success into PAM_NEW_AUTHTOK_REQD or add EXPIRE_WARN / GRACE_LOGIN items. */
-        if (state->req.cmd == SSS_PAM_AUTHENTICATE) {
-            be_pam_online_success(state);
+        if (state->req.cmd != SSS_PAM_AUTHENTICATE) {
+            /* The old password was right: that is all a password change needs. */
+            be_pam_finish(req, PAM_SUCCESS);
+            return;
         }
-        be_pam_finish(req, PAM_SUCCESS);
+        if (pp.info_len > 0) {
+            (void)be_pam_add_item(state, SSS_PAM_USER_INFO, pp.info, (uint32_t)pp.info_len);
+        }
+        if (pp.pam_status != PAM_SUCCESS) {
+            /* ppolicy: the password was reset and must be changed first. */
+            be_pam_finish(req, (uint32_t)pp.pam_status);
+            return;
+        }
+        if (!sdap_auth_policy_checks_pwd(pam->policy)) {
+            be_pam_creds_save(state);
+            be_pam_finish(req, PAM_SUCCESS);
+            return;
+        }
+        ret = sysdb_get_user_by_name(state, state->be->sysdb, state->req.user, &user);
+        if (ret == EOK) {
+            subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy,
+                                           user->orig_dn, state->req.service, true);
+            ret = subreq == NULL ? ENOMEM : EOK;
+        }
+        if (ret != EOK) {
+            tevent_req_error(req, ret);
+            return;
+        }
+        tevent_req_set_callback(subreq, be_pam_policy_done, req);
         return;
     case EACCES:
         be_pam_finish(req, PAM_AUTH_ERR);
@@ -513,7 +499,7 @@ static void be_pam_auth_done(struct tevent_req *subreq)
     case ENETUNREACH:
         be_go_offline(state->be, "no LDAP server reachable for authentication");
         be_pam_finish(req, state->req.cmd == SSS_PAM_AUTHENTICATE
-                           ? be_pam_offline_auth(state) : PAM_AUTHINFO_UNAVAIL);
+                           ? be_pam_creds_offline(state) : PAM_AUTHINFO_UNAVAIL);
         return;
     case ERR_INVALID_CONFIG:
         be_pam_finish(req, PAM_SYSTEM_ERR);
@@ -528,6 +514,43 @@ static void be_pam_auth_done(struct tevent_req *subreq)
         be_pam_finish(req, PAM_AUTHINFO_UNAVAIL);
         return;
     }
+}
+
+/* ldap_pwd_policy after a successful bind: expired -> the password must be changed. */
+static void be_pam_policy_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
+    struct sdap_access_verdict v;
+    errno_t ret;
+
+    SSS_REQ_ID_SCOPE(state->req.req_id);
+    ret = sdap_auth_policy_recv(subreq, &v);
+    talloc_free(subreq);
+    if (ret == ENOMEM) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    if (ret != EOK) {
+        /* The password is right but its policy cannot be read: not a success. */
+        DEBUG(SSSDBG_OP_FAILURE, "password policy of [%s] not read: %s\n", state->req.user,
+              sss_strerror(ret));
+        be_pam_finish(req, PAM_AUTHINFO_UNAVAIL);
+        return;
+    }
+    if (v.system_info != NULL) {
+        (void)be_pam_add_item(state, SSS_PAM_SYSTEM_INFO, v.system_info,
+                              (uint32_t)strlen(v.system_info) + 1);
+    }
+    if (v.expire_warn >= 0) {
+        uint32_t secs = v.expire_warn > UINT32_MAX ? UINT32_MAX : (uint32_t)v.expire_warn;
+
+        be_pam_add_user_info(state, SSS_PAM_USER_INFO_EXPIRE_WARN, &secs, sizeof(secs));
+    }
+    if (v.pam_status == PAM_SUCCESS) {
+        be_pam_creds_save(state);
+    }
+    be_pam_finish(req, (uint32_t)v.pam_status);
 }
 
 errno_t be_pam_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, uint32_t *_status,

@@ -2,19 +2,21 @@
  * The back-end's PAM side (sssd.dataprovider.pamHandler, sss_dp.h): one request of sssd_pam
  * for a user of this domain, dispatched by command to the domain's providers:
  *
- *   AUTHENTICATE          auth_provider   ldap: bind as the user (sdap_auth.h); none
+ *   AUTHENTICATE          auth_provider   ldap: bind as the user (sdap_auth.h) with the
+ *                                         ppolicy control, then ldap_pwd_policy; none
  *   CHAUTHTOK_PRELIM      chpass_provider ldap: the old password checked by a bind; root's
  *                                         request without a password (a reset): refused
  *                                         with PAM_PERM_DENIED, as SSSD 2.8 does
  *   CHAUTHTOK             chpass_provider ldap: bind, then the password-modify exop; the
  *                                         server's refusal text as USER_INFO CHPASS_ERROR
- *   ACCT_MGMT             access_provider permit | deny (simple and ldap plug in here)
+ *   ACCT_MGMT             access_provider permit | deny | simple | ldap (be_pam_access.c)
  *   SETCRED, OPEN_SESSION, CLOSE_SESSION, PREAUTH   PAM_SUCCESS (no session provider;
  *                                         PREAUTH has nothing to offer password logins)
  *
  * Offline (the domain offline, or every server failing during the request) an
- * authentication goes to the offline branch: PAM_AUTHINFO_UNAVAIL until cached
- * credentials (sysdb_creds) plug in there; never success. A provider that is "none" gives
+ * authentication is checked against the cached credentials (be_pam_creds.c) when
+ * cache_credentials is on, else PAM_AUTHINFO_UNAVAIL; every successful online
+ * authentication stores them. A provider that is "none" gives
  * PAM_MODULE_UNKNOWN, as SSSD does for a target without a provider.
  *
  * Ownership: struct be_pam lives on the be_ctx; requests on the caller's mem_ctx. The
@@ -30,6 +32,7 @@ enum be_pam_provider {
     BE_PAM_PROV_LDAP,
     BE_PAM_PROV_PERMIT,         /* access only */
     BE_PAM_PROV_DENY,           /* access only */
+    BE_PAM_PROV_SIMPLE,         /* access only */
     BE_PAM_PROV_UNAVAILABLE,    /* configured, but not built here: never grants anything */
 };
 

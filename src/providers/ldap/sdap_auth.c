@@ -7,14 +7,18 @@
  *   2. a connection: the idle one a previous request left (a bind resets a connection's
  *      identity, so reusing it saves a TCP and TLS handshake per login), else a new
  *      anonymous one through the failover list, with the domain's TLS settings;
- *   3. the simple bind as the user's DN; a reused connection that turns out to be dead
- *      is dropped and the bind is retried once on a new one;
+ *   3. the simple bind as the user's DN with the password policy request control (the
+ *      ppolicy overlay answers with expiry warnings, grace logins, "must change"); a
+ *      reused connection that turns out to be dead is dropped and the bind is retried
+ *      once on a new one;
  *   4. for a password change, the password-modify extended operation (RFC 3062) with the
  *      user's DN, the old and the new password, as that user;
  *   5. the connection is kept as the idle one if still usable (at most one is kept).
- * The hook for the password policy (ppolicy control on the bind, sdap_ppolicy) is step 3.
+ * The ppolicy response is turned into a PAM verdict by sdap_ppolicy.c; the caller decides
+ * what it means for its command (a password change only needs the bind to succeed).
  */
 #include <netinet/in.h>
+#include <security/pam_appl.h>
 #include <netinet/tcp.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -32,6 +36,7 @@ struct sdap_auth_ctx {
     bool tls_disabled_ok;               /* ldap_auth_disable_tls_never_use_in_production */
     struct sdap_conn *idle;             /* a connection to reuse, or NULL */
     int idle_server;
+    int64_t pwd_warning;                /* seconds (pwd_expiration_warning); <= 0: any */
     uint64_t connects;
     uint64_t binds;
 };
@@ -46,7 +51,8 @@ static int sdap_auth_ctx_destructor(struct sdap_auth_ctx *actx)
 }
 
 errno_t sdap_auth_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
-                             struct sdap_id_ctx *id_ctx, struct sdap_auth_ctx **_actx)
+                             struct sdap_id_ctx *id_ctx, int64_t pwd_warning,
+                             struct sdap_auth_ctx **_actx)
 {
     struct sdap_auth_ctx *actx;
     char *section = NULL;
@@ -60,6 +66,7 @@ errno_t sdap_auth_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char
     }
     actx->id_ctx = id_ctx;
     actx->idle_server = -1;
+    actx->pwd_warning = pwd_warning;
     talloc_set_destructor(actx, sdap_auth_ctx_destructor);
     actx->conn_opts = talloc_memdup(actx, id_ctx->opts, sizeof(*id_ctx->opts));
     section = talloc_asprintf(actx, "domain/%s", domain);
@@ -103,6 +110,11 @@ done:
     return EOK;
 }
 
+struct sdap_id_ctx *sdap_auth_id_ctx(struct sdap_auth_ctx *actx)
+{
+    return actx->id_ctx;
+}
+
 void sdap_auth_get_counts(struct sdap_auth_ctx *actx, uint64_t *_connects, uint64_t *_binds)
 {
     *_connects = actx != NULL ? actx->connects : 0;
@@ -122,6 +134,7 @@ struct sdap_auth_state {
     bool reused;
     struct sdap_op *op;
     char *msg;                  /* the server's diagnostic text */
+    struct sdap_ppolicy_verdict pp; /* of the bind */
 };
 
 static int sdap_auth_wipe(char *s)
@@ -162,7 +175,8 @@ static errno_t sdap_auth_pw_copy(TALLOC_CTX *mem_ctx, const uint8_t *pw, size_t 
 static errno_t sdap_auth_connect(struct tevent_req *req, size_t start);
 static void sdap_auth_connect_done(struct tevent_req *subreq);
 static errno_t sdap_auth_bind(struct tevent_req *req);
-static void sdap_auth_bind_done(struct tevent_req *subreq);
+static void sdap_auth_bind_msg(void *pvt, LDAPMessage *msg, errno_t error);
+static void sdap_auth_bind_done(struct tevent_req *req, errno_t ret);
 static errno_t sdap_auth_passwd(struct tevent_req *req);
 static void sdap_auth_passwd_msg(void *pvt, LDAPMessage *msg, errno_t error);
 static void sdap_auth_keep(struct sdap_auth_state *state);
@@ -187,6 +201,7 @@ struct tevent_req *sdap_auth_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     state->ev = ev;
     state->actx = actx;
     state->server = -1;
+    state->pp.pam_status = PAM_AUTH_ERR;     /* until a bind says otherwise */
     talloc_set_destructor(state, sdap_auth_state_destructor);
     if (!actx->tls && !actx->tls_disabled_ok) {
         DEBUG(SSSDBG_OP_FAILURE, "authentication of '%s' refused: no TLS to the server (set "
@@ -301,31 +316,96 @@ static void sdap_auth_connect_done(struct tevent_req *subreq)
     }
 }
 
+/* The user's simple bind, with the password policy request control. */
 static errno_t sdap_auth_bind(struct tevent_req *req)
 {
     struct sdap_auth_state *state = tevent_req_data(req, struct sdap_auth_state);
-    struct tevent_req *subreq;
+    LDAPControl *ctrl = NULL;
+    LDAPControl *ctrls[2] = { NULL, NULL };
+    struct berval cred;
+    int msgid = -1;
+    int lrc;
+    errno_t ret;
 
     state->actx->binds++;
     DEBUG(SSSDBG_TRACE_FUNC, "binding as '%s' on %s (%s connection)\n", state->dn,
           sdap_conn_uri(state->conn), state->reused ? "reused" : "new");
-    subreq = sdap_bind_send(state, state->ev, state->conn, state->dn, state->pw,
-                            state->actx->conn_opts->opt_timeout);
-    if (subreq == NULL) {
-        return ENOMEM;
+    if (!sdap_conn_usable(state->conn)) {
+        sdap_auth_bind_done(req, ENOTCONN);
+        return EOK;
     }
-    tevent_req_set_callback(subreq, sdap_auth_bind_done, req);
-    return EOK;
+    ret = sdap_ppolicy_request_control(&ctrl);
+    if (ret != EOK) {
+        return ret;
+    }
+    ctrls[0] = ctrl;
+    cred.bv_val = state->pw;
+    cred.bv_len = strlen(state->pw);
+    lrc = ldap_sasl_bind(sdap_conn_ld(state->conn), state->dn, LDAP_SASL_SIMPLE, &cred, ctrls,
+                         NULL, &msgid);
+    ldap_control_free(ctrl);
+    if (lrc != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_OP_FAILURE, "bind as '%s' not sent: %s\n", state->dn,
+              ldap_err2string(lrc));
+        sdap_auth_bind_done(req, sdap_ldap_err(lrc) == ENOTCONN ? ENOTCONN : EIO);
+        return EOK;
+    }
+    return sdap_op_add(state, state->conn, msgid, state->actx->conn_opts->opt_timeout,
+                       sdap_auth_bind_msg, req, &state->op);
 }
 
-static void sdap_auth_bind_done(struct tevent_req *subreq)
+/* The bind's answer: its code, and the ppolicy response control when the server sent one. */
+static void sdap_auth_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
 {
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
     struct sdap_auth_state *state = tevent_req_data(req, struct sdap_auth_state);
+    LDAP *ld = sdap_conn_ld(state->conn);
+    LDAPControl **ctrls = NULL;
+    struct sdap_ppolicy pp;
+    char *errmsg = NULL;
+    int result = LDAP_OTHER;
+    int lrc;
     errno_t ret;
 
-    ret = sdap_bind_recv(subreq);
-    talloc_free(subreq);
+    tevent_req_defer_callback(req, state->ev);
+    if (msg == NULL) {
+        sdap_auth_bind_done(req, error);
+        return;
+    }
+    sdap_op_done(state->op);
+    state->op = NULL;
+    lrc = ldap_parse_result(ld, msg, &result, NULL, &errmsg, NULL, &ctrls, 1);
+    if (lrc != LDAP_SUCCESS) {
+        result = lrc;
+    }
+    if (result != LDAP_SUCCESS) {
+        DEBUG(SSSDBG_TRACE_FUNC, "bind as '%s' refused: %s (%s)\n", state->dn,
+              ldap_err2string(result), errmsg != NULL ? errmsg : "");
+    }
+    ldap_memfree(errmsg);
+    if (result != LDAP_SUCCESS && result != LDAP_INVALID_CREDENTIALS) {
+        ldap_controls_free(ctrls);
+        sdap_auth_bind_done(req, sdap_ldap_err(result));
+        return;
+    }
+    /* A malformed control is not trusted: the bind's own code decides, without extras. */
+    ret = sdap_ppolicy_parse(ld, ctrls, &pp);
+    ldap_controls_free(ctrls);
+    if (ret != EOK) {
+        pp = (struct sdap_ppolicy){ .present = false, .expire = -1, .grace = -1 };
+    }
+    ret = sdap_ppolicy_bind_verdict(result, &pp, state->actx->pwd_warning, &state->pp);
+    if (ret != EOK) {
+        sdap_auth_bind_done(req, ret);
+        return;
+    }
+    sdap_auth_bind_done(req, result == LDAP_SUCCESS ? EOK : EACCES);
+}
+
+static void sdap_auth_bind_done(struct tevent_req *req, errno_t ret)
+{
+    struct sdap_auth_state *state = tevent_req_data(req, struct sdap_auth_state);
+
     if ((ret == EIO || ret == ENOTCONN || ret == ETIMEDOUT) && state->reused) {
         /* The kept connection died while idle (server restart, idle timeout). */
         DEBUG(SSSDBG_TRACE_FUNC, "the kept connection is gone (%s): a new one\n",
@@ -344,7 +424,6 @@ static void sdap_auth_bind_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
-    /* Here the password policy step plugs in (ppolicy response control, sdap_ppolicy). */
     if (state->new_pw == NULL) {
         sdap_auth_keep(state);
         tevent_req_done(req);
@@ -424,12 +503,16 @@ static void sdap_auth_keep(struct sdap_auth_state *state)
     state->conn = NULL;
 }
 
-errno_t sdap_auth_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char **_msg)
+errno_t sdap_auth_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char **_msg,
+                       struct sdap_ppolicy_verdict *_pp)
 {
     struct sdap_auth_state *state = tevent_req_data(req, struct sdap_auth_state);
     enum tevent_req_state tstate;
     uint64_t err;
 
+    if (_pp != NULL) {
+        *_pp = state->pp;
+    }
     if (_msg != NULL) {
         *_msg = state->msg != NULL ? talloc_steal(mem_ctx, state->msg) : NULL;
         state->msg = NULL;
