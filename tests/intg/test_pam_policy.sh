@@ -13,8 +13,12 @@
 #   ldap_pwd_policy = mit_kerberos   the same from krbPasswordExpiration (a two-attribute
 #                              schema stands in for the Kerberos one)
 #   ppolicy control            grace logins, expiry warning, "must change after reset"
+#   [pam] options              pam_verbosity, pam_pwd_expiration_warning, pam_trusted_users,
+#                              pam_public_domains, pam_id_timeout (groups refreshed at login);
+#                              pam_sss's domains=
 #   cached credentials         saved by an online login; slapd stopped: the right password
 #                              passes with "cached credentials", a wrong or empty one never,
+#                              nor one below cache_credentials_minimal_first_factor_length,
 #                              a user without a cached hash gets PAM_AUTHINFO_UNAVAIL; after
 #                              offline_failed_login_attempts failures even the right one is
 #                              refused ("denied until"); no password in any debug-9 log
@@ -99,7 +103,7 @@ EOF
     # What ldap_pwdlockout_dn points at: lockout on.
     printf 'dn: cn=lockout,ou=Policies,%s\nobjectClass: applicationProcess\n' "$SUFFIX"
     printf 'objectClass: pwdPolicy\ncn: lockout\npwdAttribute: userPassword\npwdLockout: TRUE\n\n'
-    printf 'dn: cn=staff,ou=Groups,%s\nobjectClass: posixGroup\ncn: staff\n' "$SUFFIX"
+    printf 'dn: cn=staff,ou=Groups,%s\nobjectClass: posixGroup\nstructuralObjectClass: posixGroup\ncn: staff\n' "$SUFFIX"
     printf 'gidNumber: 20000\nmemberUid: alice\nmemberUid: carol\n\n'
     user_entry alice 10001 'description: login-ok'
     user_entry bob 10002
@@ -171,20 +175,25 @@ for tag in ours sssd; do
     [ "$tag" = ours ] && mod=$OUR_MOD || mod=$SSSD_MOD
     printf '%s required %s\n' auth "$mod" account "$mod" password "$mod" session "$mod" \
         > "/etc/pam.d/pampol-$tag"
+    printf '%s required %s domains=other\n' auth "$mod" account "$mod" > "/etc/pam.d/pamother-$tag"
+    printf '%s required %s domains=other,pol\n' auth "$mod" account "$mod" > "/etc/pam.d/pamlist-$tag"
 done
+AS=()
 mkdir -p /var/lib/sss/pipes "$PIPES"
 mount --bind "$PIPES" /var/lib/sss/pipes || { echo "FAIL: bind $PIPES"; exit 1; }
 
 both() { # NAME EXPECTED_STATUS USER OPS...   (the user's own password is typed)
     local name=$1 want=$2 user=$3 out_ours out_sssd rc_ours rc_sssd
     shift 3
-    out_sssd=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C pamtester pampol-sssd "$user" "$@" 2>&1)
+    out_sssd=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C "${AS[@]}" pamtester \
+        "${SVC:-pampol}-sssd" "$user" "$@" 2>&1)
     rc_sssd=$?
-    out_ours=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C pamtester pampol-ours "$user" "$@" 2>&1)
+    out_ours=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C "${AS[@]}" pamtester \
+        "${SVC:-pampol}-ours" "$user" "$@" 2>&1)
     rc_ours=$?
     LAST_OUT=$out_ours
     if [ "$rc_ours" = "$want" ] && [ "$rc_sssd" = "$want" ] \
-            && [ "${out_ours//pampol-ours/X}" = "${out_sssd//pampol-sssd/X}" ]; then
+            && [ "${out_ours//${SVC:-pampol}-ours/X}" = "${out_sssd//${SVC:-pampol}-sssd/X}" ]; then
         ok "$name: status $want, same output with both modules"
     else
         fail "$name: ours $rc_ours, SSSD's $rc_sssd, expected $want"
@@ -200,6 +209,15 @@ ours() { # USER OPS...   (ours only: for counted failures)
     local user=$1
     shift
     LAST_OUT=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C pamtester pampol-ours "$user" "$@" 2>&1)
+}
+no_line() { # NAME PATTERN
+    if grep -q -- "$2" <<< "$LAST_OUT"; then
+        fail "$1 ('$2' shown)"; echo "$LAST_OUT" | sed 's/^/        /'; else ok "$1"; fi
+}
+staff() { # add|delete USER: memberUid of group staff, as the directory's admin
+    printf 'dn: cn=staff,ou=Groups,%s\nchangetype: modify\n%s: memberUid\nmemberUid: %s\n' \
+        "$SUFFIX" "$1" "$2" | LDAPTLS_CACERT=$WORK/tls/ca.crt ldapmodify -x -H "$URI" -ZZ \
+        -D "cn=admin,$SUFFIX" -w secret > /dev/null 2>&1
 }
 DENIED="Permission denied"
 EXPIRED="User account has expired"
@@ -265,13 +283,62 @@ both "ppolicy: ivan's password was reset: must change it" 1 ivan authenticate ac
 expect_line "  ... PAM_NEW_AUTHTOK_REQD" "$NEWTOK"
 INPUT="$(pw ivan)x" both "ppolicy: a wrong password for ivan is still wrong" 1 ivan authenticate
 
+# ---- [pam] options and pam_sss's domains= ----
+restart "ldap_pwd_policy = shadow" "pam_verbosity = 0" || fail "restart (pam_verbosity)"
+both "pam_verbosity = 0: frank logs in" 0 frank authenticate acct_mgmt
+no_line "  ... and is not shown the expiry warning" "will expire"
+restart "" "pam_pwd_expiration_warning = 1" || fail "restart (pam_pwd_expiration_warning)"
+both "pam_pwd_expiration_warning = 1: hank logs in" 0 hank authenticate acct_mgmt
+no_line "  ... not warned of an expiry 2 days away" "will expire"
+restart "" "pam_trusted_users = 0" || fail "restart (pam_trusted_users)"
+AS=(setpriv --reuid=10001 --regid=10001 --clear-groups)
+both "pam_trusted_users = 0: alice (untrusted) cannot use the non-public domain" 1 alice authenticate
+expect_line "  ... PAM_USER_UNKNOWN" "User not known"
+AS=()
+both "  ... root (trusted) can" 0 alice authenticate
+restart "" "pam_trusted_users = 0
+pam_public_domains = pol" || fail "restart (pam_public_domains)"
+AS=(setpriv --reuid=10001 --regid=10001 --clear-groups)
+both "pam_public_domains = pol: alice (untrusted) can" 0 alice authenticate
+AS=()
+SVC=pamother both "domains=other: alice of domain pol is unknown" 1 alice authenticate
+expect_line "  ... PAM_USER_UNKNOWN" "User not known"
+SVC=pamlist both "domains=other,pol: alice is found" 0 alice authenticate acct_mgmt
+# The user's groups are refreshed at login when older than pam_id_timeout.
+restart "access_provider = simple
+simple_allow_groups = staff" "pam_id_timeout = 600" || fail "restart (pam_id_timeout = 600)"
+both "pam_id_timeout = 600: alice (staff) allowed" 0 alice acct_mgmt
+staff delete alice || fail "ldapmodify (alice out of staff)"
+both "  ... out of staff in the directory, but her groups are fresh enough: allowed" 0 alice acct_mgmt
+staff add alice || fail "ldapmodify (alice back in staff)"
+restart "access_provider = simple
+simple_allow_groups = staff" "pam_id_timeout = 1" || fail "restart (pam_id_timeout = 1)"
+both "pam_id_timeout = 1: alice (staff) allowed" 0 alice acct_mgmt
+staff delete alice || fail "ldapmodify (alice out of staff)"
+sleep 2
+both "  ... out of staff, 2 s later: her groups are refreshed at login: denied" 1 alice acct_mgmt
+expect_line "  ... PAM_PERM_DENIED" "$DENIED"
+staff add alice || fail "ldapmodify (alice back in staff)"
+
 # ---- cached credentials ----
 restart "cache_credentials = true
+cache_credentials_minimal_first_factor_length = 11
 offline_timeout = 600" "offline_credentials_expiration = 2
 offline_failed_login_attempts = 3
 offline_failed_login_delay = 5" || fail "restart (cache_credentials)"
 both "online login of alice (her credentials get cached)" 0 alice authenticate acct_mgmt
 both "carol is known (an account check, no password)" 0 carol acct_mgmt
+both "online login of bob (his 10-character password is too short to be cached)" 0 \
+    bob authenticate acct_mgmt
+# The hash is stored just after the answer: wait for the back-end to say it did.
+for u in alice bob; do
+    for _ in $(seq 200); do
+        grep -q "cached credentials of \[$u\] updated" "$LOGS/sssd_be_pol.log" && break
+        sleep 0.05
+    done
+    check "  ... the cached credentials of $u were updated" \
+        grep -q "cached credentials of \[$u\] updated" "$LOGS/sssd_be_pol.log"
+done
 slapd_stop "$WORK/ldap"
 both "slapd stopped: alice, right password, from the cache" 0 alice authenticate acct_mgmt
 expect_line "  ... and is told so" "Authenticated with cached credentials"
@@ -280,6 +347,9 @@ expect_line "  ... PAM_AUTH_ERR" "Authentication failure"
 INPUT="" both "offline: an empty password fails" 1 alice authenticate
 expect_line "  ... PAM_AUTH_ERR" "Authentication failure"
 both "offline: right again (resets the failure count)" 0 alice authenticate
+both "offline: bob's password was below cache_credentials_minimal_first_factor_length" 1 \
+    bob authenticate
+expect_line "  ... PAM_AUTHINFO_UNAVAIL" "Authentication service cannot retrieve authentication info"
 both "offline: carol never logged in online: no cached hash" 1 carol authenticate
 expect_line "  ... PAM_AUTHINFO_UNAVAIL" "Authentication service cannot retrieve authentication info"
 INPUT="$(pw alice)y" both "offline: wrong (failures 1 and 2)" 1 alice authenticate

@@ -27,6 +27,7 @@ struct be_pam {
     /* access_provider = ldap: the last online verdict per user (PAM status), which
      * decides while offline; a user never checked online is denied offline. */
     struct sss_hash_table *last_access;
+    size_t pending_saves;           /* cached-credential saves waiting (be_pam_creds.c) */
 };
 
 struct be_pam_state {
@@ -53,7 +54,8 @@ void be_pam_finish(struct tevent_req *req, uint32_t status);
 /* Reads cache_credentials and the offline policy. */
 errno_t be_pam_creds_init(struct be_ctx *be, struct be_pam *pam);
 /* After a successful online authentication: stores the password's hash (when
- * cache_credentials). Failures are logged; the login still succeeds. */
+ * cache_credentials), shortly after the answer. Failures are logged; the login still
+ * succeeds. */
 void be_pam_creds_save(struct be_pam_state *state);
 /* The domain is offline: the PAM status of an authentication against the cached hash,
  * with the USER_INFO items SSSD sends (OFFLINE_AUTH, OFFLINE_AUTH_DELAYED). */
