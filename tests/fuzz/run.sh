@@ -30,12 +30,15 @@ declare -A deps=(
     [fuzz_nss_netgr]="$top/src/sss_client/nss/nss_netgroup.c $top/src/sss_client/nss/nss_parse.c"
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
+    [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
+    [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
     [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c -lldap -llber"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the
 # fast unwinder stops in liblber and lsan.supp could not match the libldap frame.
 declare -A asan=(
+    [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_sdap_entry]="fast_unwind_on_malloc=0"
 )
 
