@@ -83,6 +83,7 @@ enum nss_status _nss_sss_setnetgrent(const char *netgroup, struct __netgrent *re
     /* num_results counts the netgroup itself too: 1 and no records is an empty one. */
     if (nss_reply_count(reply, reply_len, &count) != 0 || count == 0) {
         free(reply);
+        errno = saved_errno;    /* not found is no error (issue 17, item 5) */
         return NSS_STATUS_NOTFOUND;
     }
     result->data = (char *)reply;
