@@ -37,7 +37,6 @@ declare -A deps=(
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the
 # fast unwinder stops in liblber and lsan.supp could not match the libldap frame.
 declare -A asan=(
-    [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_sdap_entry]="fast_unwind_on_malloc=0"
 )
 
