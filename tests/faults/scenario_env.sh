@@ -31,6 +31,7 @@ _fault_scenario_exit() {
         kill -CONT "$(slapd_pid "$d")" 2>/dev/null
         slapd_stop "$d" 2>/dev/null
     done
+    [ -n "${KEEP_WORK:-}" ] && { echo "kept $WORK"; return; }
     rm -rf "$WORK"
 }
 trap _fault_scenario_exit EXIT
