@@ -22,18 +22,6 @@
 #define SUDO_A_MODTS "maxModTS"
 #define SUDO_A_CN "cn"
 
-const char *const sysdb_sudo_attr_names[SYSDB_SUDO_ATTR_MAX] = {
-    [SYSDB_SUDO_USER] = "sudoUser",
-    [SYSDB_SUDO_HOST] = "sudoHost",
-    [SYSDB_SUDO_COMMAND] = "sudoCommand",
-    [SYSDB_SUDO_OPTION] = "sudoOption",
-    [SYSDB_SUDO_RUNAS] = "sudoRunAs",
-    [SYSDB_SUDO_RUNASUSER] = "sudoRunAsUser",
-    [SYSDB_SUDO_RUNASGROUP] = "sudoRunAsGroup",
-    [SYSDB_SUDO_NOTBEFORE] = "sudoNotBefore",
-    [SYSDB_SUDO_NOTAFTER] = "sudoNotAfter",
-    [SYSDB_SUDO_ORDER] = "sudoOrder",
-};
 
 /* ---- names and DNs ------------------------------------------------------------------- */
 

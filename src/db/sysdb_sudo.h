@@ -40,8 +40,20 @@ enum sysdb_sudo_attr {
 };
 
 /* "sudoUser", "sudoHost", ...: the names of the LDAP schema, which are also the names
- * SSSD's replies (and sudo) use. */
-extern const char *const sysdb_sudo_attr_names[SYSDB_SUDO_ATTR_MAX];
+ * SSSD's replies (and sudo) use. In the header so that sdap (which links no cache code)
+ * parses entries with the same table. */
+static const char *const sysdb_sudo_attr_names[SYSDB_SUDO_ATTR_MAX] = {
+    [SYSDB_SUDO_USER] = "sudoUser",
+    [SYSDB_SUDO_HOST] = "sudoHost",
+    [SYSDB_SUDO_COMMAND] = "sudoCommand",
+    [SYSDB_SUDO_OPTION] = "sudoOption",
+    [SYSDB_SUDO_RUNAS] = "sudoRunAs",
+    [SYSDB_SUDO_RUNASUSER] = "sudoRunAsUser",
+    [SYSDB_SUDO_RUNASGROUP] = "sudoRunAsGroup",
+    [SYSDB_SUDO_NOTBEFORE] = "sudoNotBefore",
+    [SYSDB_SUDO_NOTAFTER] = "sudoNotAfter",
+    [SYSDB_SUDO_ORDER] = "sudoOrder",
+};
 
 /* Most rules per domain and values per attribute accepted. */
 #define SYSDB_SUDO_MAX_RULES 1000000

@@ -41,6 +41,7 @@ struct be_offline;
 struct be_enum_task;
 struct be_op;
 struct be_prefetch;
+struct be_sudo;
 
 
 /* Member lists larger than this are built in slices across loop turns. */
@@ -97,6 +98,7 @@ struct be_ctx {
                                          * coalescing */
     uint64_t last_op_usec;              /* when an operation last started or ended */
     struct be_prefetch *prefetch;       /* created on first use */
+    struct be_sudo *sudo;               /* be_sudo.h; NULL: no sudo rules from here */
     struct be_stats stats;
 };
 
