@@ -471,13 +471,15 @@ static errno_t sudo_expire(struct sysdb_ctx *sysdb, const char *name)
         }
         done_count++;
     }
+    if (ret == EOK && done_count > 0) {
+        ret = sudo_write_base(sysdb, names, gen + 1);
+    }
+    /* A name that matched nothing is no failure of the transaction (the caller's may hold
+     * other work): it commits, and the answer is ENOENT. */
+    ret = sysdb_transaction_end(sysdb, ret);
     if (ret == EOK && name != NULL && done_count == 0) {
         ret = ENOENT;
     }
-    if (ret == EOK) {
-        ret = sudo_write_base(sysdb, names, gen + 1);
-    }
-    ret = sysdb_transaction_end(sysdb, ret);
     talloc_free(tmp_ctx);
     return ret;
 }

@@ -24,6 +24,9 @@ static void sss_cache_note_others(const struct sss_cache_sel *sel, bool *_any_al
 
     *_any_all = false;
     for (k = 0; k < SSS_CACHE_OTHER_COUNT; k++) {
+        if (k == SSS_CACHE_SUDO_RULE) {
+            continue;       /* cached: expired by sss_cache_db.c */
+        }
         if (sel->other_all[k] || sel->other_name[k] != NULL) {
             fprintf(stderr, "sss_cache: %s are not cached by this suite: nothing to "
                     "invalidate\n", sss_cache_other_plural(k));
@@ -200,7 +203,8 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
     }
 
     /* "All of a kind" matches even an empty cache; a name must have been found. */
-    matched = sel->all_users || sel->all_groups || other_all || found.users || found.groups;
+    matched = sel->all_users || sel->all_groups || other_all || found.users || found.groups
+              || sel->other_all[SSS_CACHE_SUDO_RULE] || found.sudo;
     if (!matched) {
         if (!failed) {
             fprintf(stderr, "No cache object matched the specified search\n");
