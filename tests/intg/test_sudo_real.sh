@@ -7,6 +7,7 @@
 # the loader only looks there): ours, or SSSD 2.8's libsss_sudo.so (Debian's libsss-sudo,
 # downloaded and unpacked, never installed) with /var/lib/sss/pipes bound to ours.
 # Users run sudo as themselves through setpriv. Checks:
+#   without sudo in [sssd] services nothing is searched for sudo (no sssd_sudo, no refresh);
 #   sudo -l -U alice lists her rules, nothing else; alice's own sudo -l shows the defaults;
 #   alice runs /bin/true as root and nothing else (not bob's %admins command, not the
 #   expired rule (sudo_timed = true), not the rule for another host);
@@ -80,6 +81,34 @@ mkdir -p "$WORK/ldap"
 URI=$(SLAPD_EXTRA_SCHEMA=$TOP/tests/lib/sudo.schema slapd_start "$WORK/ldap" "$WORK/sudo.ldif" \
       "$SUFFIX") || exit 1
 
+# ---- sudo not a service: nothing at all is searched for sudo --------------------------------
+. "$(dirname "$0")/nss_ns.sh"
+write_conf <<EOF
+[sssd]
+services = nss
+domains = LDAP
+[nss]
+[domain/LDAP]
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = $SUFFIX
+ldap_schema = rfc2307
+ldap_sudo_search_base = ou=SUDOers,$SUFFIX
+ldap_sudo_smart_refresh_interval = 1
+debug_level = 6
+EOF
+rm -f "$LOGS"/*.log
+start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
+wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
+alice_known() { in_nss_ns getent passwd alice > /dev/null; }
+check "without sudo in services, alice is still resolved" alice_known
+sleep 2.5   # past the smart refresh interval
+check "without sudo in services, sssd_be searched nothing for sudo" \
+    bash -c "! grep -q 'sudo rules' '$LOGS/sssd_be_LDAP.log'"
+check "without sudo in services, no sssd_sudo runs" \
+    bash -c "[ -z \"\$(pgrep -f '^$PREFIX/libexec/sssd/sssd_sudo')\" ]"
+stop_sssd
+
 write_conf <<EOF
 [sssd]
 services = nss, sudo
@@ -96,7 +125,9 @@ ldap_sudo_search_base = ou=SUDOers,$SUFFIX
 ldap_sudo_smart_refresh_interval = 2
 entry_cache_sudo_timeout = 600
 offline_timeout = 60
+debug_level = 6
 EOF
+rm -f "$LOGS"/*.log
 start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
 wait_name sssd.sudo 10000 || { echo "FAIL: sssd_sudo is not on the bus"; exit 1; }
 wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
@@ -149,6 +180,8 @@ check "sudo -l -U alice: nothing of bob's group, the expired rule or another hos
 [ "$FAIL" -eq 0 ] || sed 's/^/    /' "$WORK/l_alice"
 
 check "alice runs /bin/true as root" as_user ours alice 10001 sudo -n /bin/true
+check "with sudo in services, sssd_be logs its full refresh (what the check without sudo \
+looks for)" grep -q 'full refresh of the sudo rules of LDAP' "$LOGS/sssd_be_LDAP.log"
 out=$(as_user ours alice 10001 sudo -n /usr/bin/id -u 2>&1)
 check "alice may not run /usr/bin/id ($out)" test "$out" != 0
 out=$(as_user ours alice 10001 sudo -n /usr/bin/whoami 2>&1)
