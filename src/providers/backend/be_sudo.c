@@ -37,6 +37,10 @@ struct be_sudo_refresh_state {
     size_t idx;
     bool storing;
     uint64_t start_usec;
+    uint64_t max_step_usec;         /* the longest stretch this refresh held the loop */
+    struct tevent_timer *lag_timer; /* the loop-lag watch (below) */
+    struct timeval lag_due;
+    uint64_t max_lag_usec;
     time_t now;
 };
 
@@ -64,6 +68,26 @@ static uint64_t be_sudo_name_hash(const char *s)
 static const char *be_sudo_kind_str(enum sdap_sudo_refresh kind)
 {
     return kind == SDAP_SUDO_FULL ? "full" : kind == SDAP_SUDO_SMART ? "smart" : "rules";
+}
+
+/* While a refresh runs, a timer every BE_SUDO_LAG_MS measures how late the loop serves it:
+ * the worst lateness is the longest the loop was held by anything (this refresh's steps,
+ * libldap's reading of its pages, other requests), logged with the refresh. */
+#define BE_SUDO_LAG_MS 5
+
+static void be_sudo_lag_tick(struct tevent_context *ev, struct tevent_timer *te,
+                             struct timeval now, void *pvt)
+{
+    struct be_sudo_refresh_state *state = pvt;
+    struct timeval t = tevent_timeval_current();
+    int64_t late = (int64_t)(t.tv_sec - state->lag_due.tv_sec) * 1000000
+                   + (t.tv_usec - state->lag_due.tv_usec);
+
+    if (late > 0 && (uint64_t)late > state->max_lag_usec) {
+        state->max_lag_usec = (uint64_t)late;
+    }
+    state->lag_due = tevent_timeval_current_ofs(0, BE_SUDO_LAG_MS * 1000);
+    state->lag_timer = tevent_add_timer(ev, state, state->lag_due, be_sudo_lag_tick, state);
 }
 
 static struct tevent_req *be_sudo_refresh_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -113,6 +137,8 @@ static struct tevent_req *be_sudo_refresh_send(TALLOC_CTX *mem_ctx, struct teven
         return sss_req_post(req, ev, ENOMEM);
     }
     tevent_req_set_callback(subreq, be_sudo_refresh_searched, req);
+    state->lag_due = tevent_timeval_current_ofs(0, BE_SUDO_LAG_MS * 1000);
+    state->lag_timer = tevent_add_timer(ev, state, state->lag_due, be_sudo_lag_tick, state);
     return req;
 }
 
@@ -129,11 +155,23 @@ static void be_sudo_refresh_next(struct tevent_req *req)
     tevent_req_set_callback(subreq, be_sudo_refresh_step, req);
 }
 
+static void be_sudo_note_step(struct be_sudo_refresh_state *state, uint64_t start)
+{
+    uint64_t d = sss_monotonic_usec() - start;
+
+    if (d > state->max_step_usec) {
+        state->max_step_usec = d;
+    }
+    be_step_done(state->sudo->be, start);
+}
+
 static void be_sudo_refresh_searched(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_sudo_refresh_state *state = tevent_req_data(req, struct be_sudo_refresh_state);
     errno_t ret;
+
+    uint64_t start = sss_monotonic_usec();
 
     ret = sdap_sudo_search_recv(state, subreq, &state->res);
     talloc_free(subreq);
@@ -149,6 +187,7 @@ static void be_sudo_refresh_searched(struct tevent_req *subreq)
               state->res->skipped);
     }
     state->storing = true;
+    be_sudo_note_step(state, start);
     be_sudo_refresh_next(req);
 }
 
@@ -238,17 +277,19 @@ static void be_sudo_refresh_step(struct tevent_req *subreq)
     } else {
         ret = sysdb_sudo_set_meta(be->sysdb, state->kind == SDAP_SUDO_FULL ? state->now : 0,
                                   state->res->max_usn, state->res->max_modts);
-        be_step_done(be, start);
+        be_sudo_note_step(state, start);
         if (ret == EOK) {
             DEBUG(SSSDBG_TRACE_FUNC, "%s refresh of the sudo rules of %s: %zu rules stored, "
-                  "%zu removed in %" PRIu64 " ms\n", be_sudo_kind_str(state->kind),
-                  be->domain, state->res->num_rules, state->num_stale,
-                  (sss_monotonic_usec() - state->start_usec) / 1000);
+                  "%zu removed in %" PRIu64 " ms (longest step %" PRIu64 " us, loop held "
+                  "at most %" PRIu64 " us)\n",
+                  be_sudo_kind_str(state->kind), be->domain, state->res->num_rules,
+                  state->num_stale, (sss_monotonic_usec() - state->start_usec) / 1000,
+                  state->max_step_usec, state->max_lag_usec);
         }
         be_req_finish(req, ret);
         return;
     }
-    be_step_done(be, start);
+    be_sudo_note_step(state, start);
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "sudo rules of %s: cannot write the cache: %s\n",
               be->domain, sss_strerror(ret));
