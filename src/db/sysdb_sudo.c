@@ -526,9 +526,17 @@ errno_t sysdb_sudo_get_meta(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (ret == EOK) {
         meta.max_usn = sysdb_msg_str(msg, SUDO_A_USN);
         meta.max_modts = sysdb_msg_str(msg, SUDO_A_MODTS);
+        meta.max_usn = meta.max_usn != NULL ? talloc_strdup(mem_ctx, meta.max_usn) : NULL;
+        meta.max_modts = meta.max_modts != NULL ? talloc_strdup(mem_ctx, meta.max_modts)
+                                                : NULL;
+        if ((sysdb_msg_str(msg, SUDO_A_USN) != NULL && meta.max_usn == NULL)
+                || (sysdb_msg_str(msg, SUDO_A_MODTS) != NULL && meta.max_modts == NULL)) {
+            ret = ENOMEM;
+        }
+    }
+    talloc_free(msg);
+    if (ret == EOK) {
         *_meta = meta;
-    } else {
-        talloc_free(msg);
     }
     return ret;
 }

@@ -99,7 +99,7 @@ errno_t sysdb_sudo_get_rule(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const 
                             struct sysdb_sudo_rule **_rule);
 
 /* The state of the set (all zero/NULL for a cache that never held rules). The strings are
- * on mem_ctx. */
+ * copies on mem_ctx (free each, or mem_ctx). */
 errno_t sysdb_sudo_get_meta(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                             struct sysdb_sudo_meta *_meta);
 /* Only the generation: the cheap check a reader makes before each use of its copy. */

@@ -116,6 +116,7 @@ domains = LDAP
 [nss]
 [sudo]
 sudo_timed = true
+debug_level = 6
 [domain/LDAP]
 id_provider = ldap
 ldap_uri = $URI
@@ -219,6 +220,8 @@ check "a rule deleted in LDAP still applies from the cache before it expires ($o
     || fail "sss_cache -r alice_echo: $(cat "$WORK/sss_cache.log")"
 out=$(as_user ours alice 10001 sudo -n /bin/echo cached 2>&1)
 check "after sss_cache -r, the deleted rule is gone ($out)" test "$out" != cached
+check "the expired rule was refreshed by a rules refresh (not a full one)" \
+    grep -q 'asking LDAP for a rules refresh' "$LOGS/sssd_sudo.log"
 check "after sss_cache -r, alice still runs /bin/true" as_user ours alice 10001 sudo -n /bin/true
 "$SBIN/sss_cache" -r no_such_rule > /dev/null 2>&1
 check "sss_cache -r of an unknown rule matches nothing (exit 2)" test $? = 2

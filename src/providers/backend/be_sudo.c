@@ -363,7 +363,7 @@ static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
         return;
     }
     if (!task->full) {
-        ret = sysdb_sudo_get_meta(NULL, sudo->be->sysdb, &meta);
+        ret = sysdb_sudo_get_meta(task, sudo->be->sysdb, &meta);
         if (ret == EOK) {
             talloc_free(discard_const(meta.max_usn));
             talloc_free(discard_const(meta.max_modts));
