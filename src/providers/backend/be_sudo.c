@@ -13,6 +13,7 @@
 #include "providers/ldap/sdap_sudo.h"
 #include "sss_iface/sss_dp.h"
 #include "util/sss_hash.h"
+#include "util/sss_list.h"
 
 struct be_sudo {
     struct be_ctx *be;
@@ -314,7 +315,10 @@ struct be_sudo_task {
     struct tevent_timer *timer;
     struct tevent_req *running;
     uint64_t req_id;                /* of the refresh in flight: an internal request */
+    struct sss_list waiters;        /* sudoHandler FULL requests joined to `running` */
 };
+
+static void be_sudo_wake_waiters(struct be_sudo_task *task, errno_t ret);
 
 static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
                          struct timeval now, void *pvt);
@@ -397,6 +401,7 @@ static void be_sudo_task_done(struct tevent_req *subreq)
     ret = be_sudo_refresh_recv(subreq);
     talloc_free(subreq);
     task->running = NULL;
+    be_sudo_wake_waiters(task, ret);
     if (ret == EOK && task->full) {
         sudo->stats.full++;
         sudo->stats.last_full_usec = took;
@@ -419,6 +424,7 @@ static struct be_sudo_task *be_sudo_task_new(struct be_sudo *sudo, bool full, in
         task->sudo = sudo;
         task->full = full;
         task->interval = interval;
+        sss_list_init(&task->waiters);
     }
     return task;
 }
@@ -519,7 +525,37 @@ struct be_sudo_handler_state {
     uint16_t dp_error;
     uint32_t error;
     const char *message;
+    struct tevent_req *req;
+    struct sss_list link;           /* in the full task's waiters while joined */
 };
+
+static int be_sudo_handler_state_destroy(struct be_sudo_handler_state *state)
+{
+    sss_list_unlink(&state->link);
+    return 0;
+}
+
+static void be_sudo_handler_finish(struct be_sudo_handler_state *state, errno_t ret)
+{
+    state->dp_error = be_dp_error_of(ret);
+    state->error = ret;
+    state->message = ret == EOK ? "Success" : sss_strerror(ret);
+    tevent_req_done(state->req);
+}
+
+/* The periodic full refresh ended: the requests that joined it get its result. Each is
+ * unlinked before it completes, and the head is read again every time, so a callback that
+ * frees another waiter does no harm. */
+static void be_sudo_wake_waiters(struct be_sudo_task *task, errno_t ret)
+{
+    struct be_sudo_handler_state *w;
+
+    while (!sss_list_is_empty(&task->waiters)) {
+        w = sss_list_first_entry(&task->waiters, struct be_sudo_handler_state, link);
+        sss_list_unlink(&w->link);
+        be_sudo_handler_finish(w, ret);
+    }
+}
 
 static void be_sudo_handler_done(struct tevent_req *subreq);
 
@@ -539,6 +575,8 @@ struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     SSS_CHECK_ARG(be != NULL, sss_req_post(req, ev, EINVAL));
     state->sudo = be->sudo;
     state->type = type;
+    state->req = req;
+    talloc_set_destructor(state, be_sudo_handler_state_destroy);
     if (be->sudo == NULL || (type != SSS_DP_SUDO_FULL && type != SSS_DP_SUDO_RULES)) {
         state->dp_error = SSS_DP_ERR_FATAL;
         state->error = be->sudo == NULL ? ENOTSUP : EINVAL;
@@ -552,6 +590,13 @@ struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         state->error = ENETUNREACH;
         state->message = "offline";
         return sss_req_post(req, ev, EOK);
+    }
+    if (type == SSS_DP_SUDO_FULL && be->sudo->full != NULL
+            && be->sudo->full->running != NULL) {
+        /* A full refresh is under way (the one at start-up, typically): its answer is
+         * this request's answer. */
+        sss_list_link_tail(&be->sudo->full->waiters, &state->link);
+        return req;
     }
     subreq = be_sudo_refresh_send(state, ev, be->sudo,
                                   type == SSS_DP_SUDO_FULL ? SDAP_SUDO_FULL : SDAP_SUDO_RULES,
@@ -583,10 +628,7 @@ static void be_sudo_handler_done(struct tevent_req *subreq)
             be_go_offline(state->sudo->be, "the sudo refresh found no LDAP server");
         }
     }
-    state->dp_error = be_dp_error_of(ret);
-    state->error = ret;
-    state->message = ret == EOK ? "Success" : sss_strerror(ret);
-    tevent_req_done(req);
+    be_sudo_handler_finish(state, ret);
 }
 
 errno_t be_sudo_handler_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

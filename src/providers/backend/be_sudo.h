@@ -40,7 +40,7 @@ errno_t be_sudo_start(struct be_ctx *be);
 
 /*
  * One refresh on request: type SSS_DP_SUDO_FULL (joins a full refresh in flight) or
- * SSS_DP_SUDO_RULES with names[0..n). The reply is a dp answer (sss_dp.h): _recv fails only
+ * SSS_DP_SUDO_RULES with names[0..n) (NULL-terminated). The reply is a dp answer (sss_dp.h): _recv fails only
  * with ENOMEM or EINVAL. Without sudo on this domain: DP_ERR_FATAL, ENOTSUP.
  */
 struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
