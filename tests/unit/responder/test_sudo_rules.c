@@ -283,5 +283,9 @@ int main(void)
         cmocka_unit_test(test_malformed),
     };
 
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed;
+
+    failed = cmocka_run_group_tests(tests, NULL, NULL);
+    talloc_disable_null_tracking();     /* frees the tracking context (LeakSanitizer) */
+    return failed;
 }
