@@ -63,7 +63,7 @@ static void sysdb_ldb_debug(void *context, enum ldb_debug_level level,
     free(line);
 }
 
-static bool sysdb_domain_valid(const char *domain)
+bool sysdb_domain_valid(const char *domain)
 {
     size_t len = strlen(domain);
     size_t i;

@@ -117,6 +117,16 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
                        enum sysdb_case case_mode, enum sysdb_backend backend,
                        struct sysdb_ctx **_sysdb);
 
+/*
+ * Reads the cache file of domain under db_dir whole in a child process (sysdb_check.c)
+ * before anyone opens it. A file the child cannot read (short, garbage, a crash) is renamed
+ * <file>.corrupt and *_set_aside is true: the domain starts empty. A missing file, or a
+ * check running past timeout_ms, leaves the file as it is. Errors: EINVAL, ENOMEM, or an
+ * errno of fork() or rename().
+ */
+errno_t sysdb_check_cache(const char *db_dir, const char *domain, int timeout_ms,
+                          bool *_set_aside);
+
 /* Path of the database file, owned by sysdb. */
 const char *sysdb_path(struct sysdb_ctx *sysdb);
 const char *sysdb_domain(struct sysdb_ctx *sysdb);

@@ -370,4 +370,7 @@ errno_t sysdb_flat_group(TALLOC_CTX *mem_ctx, const struct sysdb_group *group,
 struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size_t len);
 struct sysdb_group *sysdb_unflat_group(TALLOC_CTX *mem_ctx, const void *blob, size_t len);
 
+/* A domain name that can be part of a file name and of the internal name form (sysdb.c). */
+bool sysdb_domain_valid(const char *domain);
+
 #endif /* SSS_SYSDB_PRIVATE_H */

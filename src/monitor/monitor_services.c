@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "db/sysdb.h"
 #include "monitor/monitor.h"
 #include "sss_iface/sss_iface.h"
 
@@ -126,6 +127,26 @@ static const char *monitor_logger_arg(enum sss_logger logger)
     return logger == SSS_LOGGER_FILES ? "--logger=files" : "--logger=stderr";
 }
 
+/* Reads the cache of every domain (only that of svc when it is a back-end) before a service
+ * opens it: a damaged file is set aside and the domain starts empty (sysdb_check.c). */
+static void monitor_check_caches(struct mt_ctx *mt, struct mt_svc *only)
+{
+    struct mt_svc *svc;
+    bool set_aside;
+    errno_t ret;
+
+    for (svc = mt->services; svc != NULL; svc = svc->next) {
+        if (!svc->is_backend || (only != NULL && only->is_backend && svc != only)) {
+            continue;
+        }
+        ret = sysdb_check_cache(SSSD_DB_PATH, svc->name, MONITOR_CACHE_CHECK_MS, &set_aside);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "cannot check the cache of %s: %s\n", svc->name,
+                  sss_strerror(ret));
+        }
+    }
+}
+
 static void monitor_service_restart_handler(struct tevent_context *ev, struct tevent_timer *te,
                                             struct timeval now, void *pvt)
 {
@@ -133,6 +154,10 @@ static void monitor_service_restart_handler(struct tevent_context *ev, struct te
 
     svc->restart_timer = NULL;
     if (!svc->mt->shutting_down) {
+        if (svc->crashed) {
+            /* It may have died reading a damaged cache: do not let it read it again. */
+            monitor_check_caches(svc->mt, svc);
+        }
         monitor_service_spawn(svc);
     }
 }
@@ -224,6 +249,7 @@ errno_t monitor_services_start(struct mt_ctx *mt)
 {
     struct mt_svc *svc;
 
+    monitor_check_caches(mt, NULL);
     for (svc = mt->services; svc != NULL; svc = svc->next) {
         monitor_service_spawn(svc);
     }
@@ -350,6 +376,9 @@ static void monitor_service_died(struct mt_svc *svc, int status)
         return;
     }
     svc->state = MT_SVC_STOPPED;
+    svc->crashed = WIFSIGNALED(status) && (WTERMSIG(status) == SIGBUS
+                                           || WTERMSIG(status) == SIGSEGV
+                                           || WTERMSIG(status) == SIGABRT);
     if (WIFSIGNALED(status)) {
         DEBUG(SSSDBG_FATAL_FAILURE, "%s was killed by signal %d\n", svc->name,
               WTERMSIG(status));

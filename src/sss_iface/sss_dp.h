@@ -16,6 +16,23 @@
 #ifndef SSS_DP_H
 #define SSS_DP_H
 
+/*
+ * sssd.dataprovider.pamHandler, the PAM request of sssd_pam to the user's back-end:
+ *   cmd         SSS_PAM_AUTHENTICATE ... SSS_PAM_PREAUTH (sss_cli.h), as the client sent it
+ *   user        the user's short name as the domain stores it; domain: its domain
+ *   service, tty, ruser, rhost, cli_pid, cli_flags   what the client sent ("" / 0 if not)
+ *   priv        the request came on the private (root-only) socket from uid 0
+ *   authtok_type, authtok        SSS_AUTHTOK_TYPE_* and its bytes (no NUL added); empty
+ *   newauthtok_type, newauthtok  type SSS_AUTHTOK_TYPE_EMPTY with no bytes when absent
+ *   req_id      the request id (last, so the bus probes find it)
+ * reply: pam_status (a PAM_* value) and items: the reply items for the client packed as in
+ * the client reply body after its two counters, that is n x {uint32 type, uint32 len, data}
+ * in host order (SSS_PAM_USER_INFO, SSS_PAM_TEXT_MSG, SSS_PAM_ENV_ITEM ...); the responder
+ * adds its own (DOMAIN_NAME) and counts them. The back-end answers every request with a PAM
+ * status (a bus error only for a malformed call); no answer means PAM_AUTHINFO_UNAVAIL.
+ */
+#define SSS_DP_PAM_MAX_ITEMS_LEN  4096  /* the most item bytes a back-end may send back */
+
 #define SSS_DP_USER             0x0001
 #define SSS_DP_GROUP            0x0002
 #define SSS_DP_INITGROUPS       0x0003

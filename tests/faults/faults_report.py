@@ -51,6 +51,46 @@ SCENARIOS = [
      "and afterwards, with the directory stopped, every user answered in the run is "
      "answered right from the cache, through the responder and the memory cache. PAM and "
      "sudo (sssd_pam, sssd_sudo, logins with a wrong password) are not covered yet."),
+    ("disk", "4. The disk under the caches",
+     "One slapd. **truncated** / **scribbled**: with the suite stopped, the domain's cache "
+     "file is cut to half its size, or every page after the first two is overwritten with "
+     "random bytes; the suite is started again. Must hold: it starts, the file is set "
+     "aside as `.corrupt` with a log line (the monitor has each cache read whole by a "
+     "child process before any service opens it: src/db/sysdb_check.c), every lookup is "
+     "right, no crash; *time to recover*: from the start to the first right answer. "
+     "**full**: the suite runs in a mount namespace of its own with the cache directory on "
+     "a 4 MB tmpfs, filled to the last byte after 40 users are cached. Must hold: cached "
+     "users answered right, no wrong answer for new ones (a refusal is allowed while "
+     "full), services up, no crash; *time to recover*: from freeing the space to the next "
+     "right cold answer. **mc_scribbled**: random bytes written at random places of the "
+     "passwd memory-cache file (about 1,300 writes a second) while four processes read it "
+     "through libnss_sss as fast as they can (tests/faults/mc_reader.py, every answer "
+     "checked). Must hold: no reader crashes, no wrong answer, sssd_nss does not crash "
+     "(it checks every slot number and length it reads from the file against its own "
+     "tables and recreates a damaged file)."),
+    ("hostile", "5. Hostile local clients",
+     "One slapd; sssd_nss with `fd_limit = 8192`. At once, each from its own unprivileged "
+     "uid (setpriv): 3,000 idle connections held open, 200 connections trickling a request "
+     "a byte every 0.7 s and never finishing it, malformed requests in a loop (a 1 GiB "
+     "length claim, random bytes, short headers, unknown commands), and four uids flooding "
+     "well-formed lookups back to back (tests/intg/resp_hostile.py). Meanwhile a bystander "
+     "uid looks up cached users through the responder every 10 ms, a new connection each "
+     "time as libnss_sss does. Must hold: the bystander's p99 under 100 ms with no failed "
+     "lookup, sssd_nss's resident memory under 200 MB, no crash. The bystander's p99 "
+     "before the attack is the baseline."),
+    ("data", "6. Hostile directory data at scale",
+     "One slapd loaded from tests/faults/make_hostile_ldif.py (rfc2307bis): N users (full "
+     "run 100,000; short 3,000) among users sharing a sane user's uidNumber or name, ids "
+     "that are 0, -1, 4294967295, too large or not numbers (as uidNumber and as "
+     "gidNumber), 1 MB gecos and home values, a group loop (loopa <-> loopb), a group "
+     "naming itself, and a group `big` declaring 500,000 members (short: 30,000) of which "
+     "only the N users exist. Must hold: a random sample of 200 sane users answered "
+     "right; `big` answered with exactly its N existing members; the loops answered with "
+     "their users (and `id` of a member), not followed for ever; every hostile entry asked "
+     "answered or not found within 120 s, the bad ids never answered, the 1 MB values "
+     "dropped with a log line; sssd_be's peak RSS under 1 GB; no crash. Names that are "
+     "not UTF-8 are not in it: slapd refuses to store them; tests/fuzz/fuzz_sdap_entry.c "
+     "sends such bytes to the parser instead."),
 ]
 
 
@@ -109,7 +149,8 @@ def main():
       "`FAULT_SHORT=1` for the CI form, about 1.5 minutes). One scenario: "
       "`tests/faults/scenario_failover.sh PREFIX` (also `FAULTS=sigstop`), "
       "`tests/faults/scenario_slow_link.sh PREFIX`, `tests/faults/scenario_kill.sh PREFIX` "
-      "(also `KILL_PARTS=monitor`) after `make install`.\n")
+      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX`, `tests/faults/scenario_data.sh PREFIX` after "
+      "`make install`.\n")
     w("There is no `sssctl domain-status` yet: the servers' state is shown from the "
       "back-end's log (debug level 0x87f0: the failover lines), quoted per fault below.\n")
     for key, title, text in SCENARIOS:
@@ -140,7 +181,33 @@ def main():
                 w("```")
                 out.extend(states[name])
                 w("```\n")
+    fuzz_section(w)
     sys.stdout.write("\n".join(out).rstrip("\n") + "\n")
+
+
+def fuzz_section(w):
+    """The fuzzers' last run in this build directory (tests/fuzz/run.sh's summary.tsv)."""
+    path = os.environ.get("FUZZ_SUMMARY", "")
+    w("## 8. Fuzzing\n")
+    if not path or not os.path.exists(path):
+        w("No fuzzing run in this build directory: `make fuzz` (30 s a harness) or "
+          "`make fuzz-long` (600 s a harness) writes fuzz/summary.tsv, read here.\n")
+        return
+    w("From %s, written %s. Each harness is one process on one CPU, so its seconds are "
+      "its CPU time. Reproduce: `make fuzz-long` (or `tests/fuzz/run.sh BUILD SECONDS`).\n"
+      % (os.path.basename(path), time.strftime("%Y-%m-%d %H:%M", time.localtime(
+          os.path.getmtime(path)))))
+    w("| harness | CPU-minutes | inputs run | corpus | result |")
+    w("|---|---|---|---|---|")
+    with open(path) as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 5:
+                continue
+            name, secs, runs, corpus, result = parts
+            w("| %s | %.1f | %s | %s | %s |" % (name, int(secs) / 60.0, runs, corpus,
+                                                "**%s**" % result if result != "ok" else result))
+    w("")
 
 
 if __name__ == "__main__":

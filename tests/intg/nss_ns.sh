@@ -20,6 +20,9 @@ in_nss_ns() {
     } > "$conf"
     unshare --mount --propagation private -- bash -c '
         mount --bind "$1" /etc/nsswitch.conf || exit 125
+        # The mount holds the file: remove it now, so a caller killed mid-lookup (a stream
+        # stopped by its test, a timeout) leaves nothing in /tmp.
+        rm -rf "${1%/*}"
         shift
         exec env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
     ' nss-ns "$conf" "$@"

@@ -10,6 +10,12 @@
 #   resp_hostile.py SOCKET garbage SECONDS   malformed requests in a loop, a new connection
 #       each time the server closes one; reports requests sent, connections closed by the
 #       server right after a malformed request, and replies received (must be 0)
+#   resp_hostile.py SOCKET flood SECONDS NAME...   well-formed GETPWNAM requests for the
+#       names, back to back on one connection (a new one when closed); reports requests
+#       answered and connections lost
+#   resp_hostile.py SOCKET victim SECONDS NAME...   what a bystander sees: one GETPWNAM for
+#       a random name every 10 ms on a fresh connection each time (as libnss_sss does for a
+#       process), timed from connect to the reply; reports n, failed, p50_ms, p99_ms, max_ms
 import errno
 import os
 import random
@@ -30,6 +36,16 @@ def connect(path, timeout=2.0, blocking=True):
     return s
 
 
+def connect_retry(path, timeout=1.0, blocking=True):
+    """A full backlog refuses a connect at once (EAGAIN): try again a little later."""
+    for _ in range(100):
+        try:
+            return connect(path, timeout, blocking)
+        except OSError:
+            time.sleep(0.01)
+    return connect(path, timeout, blocking)
+
+
 def closed_by_server(s):
     """For a non-blocking socket: did the server close it?"""
     try:
@@ -42,7 +58,7 @@ def closed_by_server(s):
 
 def trickle(path, n, seconds):
     req = struct.pack("=4I", 16 + 6, GETPWNAM, 0, 0) + b"alice\0"
-    socks = [connect(path, blocking=False) for _ in range(n)]
+    socks = [connect_retry(path, blocking=False) for _ in range(n)]
     t0 = time.monotonic()
     closed = {}
     i = 0
@@ -128,6 +144,77 @@ def garbage(path, seconds):
     print("sent=%d closed=%d replies=%d errors=%d" % (sent, closed, replies, errors))
 
 
+def pwnam(s, name):
+    body = name.encode() + b"\0"
+    s.sendall(struct.pack("=4I", 16 + len(body), GETPWNAM, 0, 0) + body)
+    hdr = b""
+    while len(hdr) < 16:
+        chunk = s.recv(16 - len(hdr))
+        if not chunk:
+            raise ConnectionError("closed")
+        hdr += chunk
+    length = struct.unpack("=4I", hdr)[0]
+    left = length - 16
+    while left > 0:
+        chunk = s.recv(min(left, 65536))
+        if not chunk:
+            raise ConnectionError("closed")
+        left -= len(chunk)
+
+
+def hello(s):
+    s.sendall(struct.pack("=4I", 20, 0x0001, 0, 0) + struct.pack("=I", 1))
+    got = b""
+    while len(got) < 20:
+        chunk = s.recv(20 - len(got))
+        if not chunk:
+            raise ConnectionError("closed")
+        got += chunk
+
+
+def flood(path, seconds, names):
+    answered = lost = 0
+    t0 = time.monotonic()
+    s = None
+    while time.monotonic() - t0 < seconds:
+        try:
+            if s is None:
+                s = connect(path, 5.0)
+                hello(s)
+            pwnam(s, names[answered % len(names)])
+            answered += 1
+        except OSError:
+            lost += 1
+            if s is not None:
+                s.close()
+            s = None
+            time.sleep(0.001)
+    print("answered=%d lost=%d" % (answered, lost))
+
+
+def victim(path, seconds, names):
+    times = []
+    failed = 0
+    rnd = random.Random(11)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < seconds:
+        a = time.monotonic()
+        try:
+            s = connect(path, 10.0)
+            hello(s)
+            pwnam(s, rnd.choice(names))
+            s.close()
+            times.append((time.monotonic() - a) * 1000.0)
+        except OSError:
+            failed += 1
+        time.sleep(0.01)
+    times.sort()
+    n = len(times)
+    pct = lambda q: times[min(n - 1, int(q * n))] if n else -1
+    print("n=%d failed=%d p50_ms=%.2f p99_ms=%.2f max_ms=%.2f" % (
+        n, failed, pct(0.50), pct(0.99), times[-1] if n else -1))
+
+
 def main():
     path, mode = sys.argv[1], sys.argv[2]
     if mode == "trickle":
@@ -136,6 +223,10 @@ def main():
         hold(path, int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])
     elif mode == "garbage":
         garbage(path, float(sys.argv[3]))
+    elif mode == "flood":
+        flood(path, float(sys.argv[3]), sys.argv[4:])
+    elif mode == "victim":
+        victim(path, float(sys.argv[3]), sys.argv[4:])
     else:
         sys.exit("unknown mode %s" % mode)
 

@@ -14,6 +14,7 @@
  *   be_prefetch*.c member lists of the groups an initgroups stored without them, fetched
  *                 in the background in batches; group requests for them wait for their
  *                 batch (be_prefetch.h: the queue, the waiting side, a batch)
+ *   be_pam.c      PAM requests (be_pam.h): auth, chpass, access by provider
  *   be_dp.c       the bus side: the sssd.dataprovider table and the service signals
  *   be_main.c     the process: config, start-up, registration
  *
@@ -41,6 +42,7 @@ struct be_offline;
 struct be_enum_task;
 struct be_op;
 struct be_prefetch;
+struct be_pam;
 struct be_sudo;
 
 
@@ -98,6 +100,7 @@ struct be_ctx {
                                          * coalescing */
     uint64_t last_op_usec;              /* when an operation last started or ended */
     struct be_prefetch *prefetch;       /* created on first use */
+    struct be_pam *pam;                 /* be_pam_init(); NULL: PAM requests refused */
     struct be_sudo *sudo;               /* be_sudo.h; NULL: no sudo rules from here */
     struct be_stats stats;
 };

@@ -2,11 +2,13 @@
  * The bus side of the back-end: sssd.dataprovider.getAccountInfo at SSS_BUS_PATH (an
  * asynchronous handler: the reply leaves once the cache write committed) and the
  * sssd.service signals that drive the online state (GoOffline, ResetOffline).
- * The handler only checks the domain and hands the request to be_account.c.
+ * The handlers only check the domain and hand the request to be_account.c, and
+ * sssd.dataprovider.pamHandler (never logged with its tokens) to be_pam.c.
  */
 #include <strings.h>
 
 #include "providers/backend/be_ctx.h"
+#include "providers/backend/be_pam.h"
 #include "providers/backend/be_sudo.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
@@ -91,7 +93,78 @@ static errno_t be_dp_get_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_re
     return EOK;
 }
 
-/* sudoHandler: the request itself is be_sudo.c's. */
+/* ---- pamHandler ---- */
+
+struct be_dp_pam_state {
+    uint32_t status;
+    uint8_t *items;
+    size_t items_len;
+};
+
+static void be_dp_pam_done(struct tevent_req *subreq);
+
+static struct tevent_req *
+be_dp_pam_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct sbus_request *sbus_req,
+               void *data, uint32_t cmd, const char *user, const char *domain,
+               const char *service, const char *tty, const char *ruser, const char *rhost,
+               uint32_t cli_pid, uint32_t cli_flags, bool priv, uint32_t authtok_type,
+               const uint8_t *authtok, uint32_t n_authtok, uint32_t newauthtok_type,
+               const uint8_t *newauthtok, uint32_t n_newauthtok, uint64_t req_id)
+{
+    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+    struct be_dp_pam_state *state;
+    struct tevent_req *req;
+    struct tevent_req *subreq;
+    struct be_pam_req preq = {
+        .cmd = cmd, .user = user, .service = service, .tty = tty, .ruser = ruser,
+        .rhost = rhost, .cli_pid = cli_pid, .cli_flags = cli_flags, .priv = priv,
+        .authtok = { authtok_type, authtok, n_authtok },
+        .newauthtok = { newauthtok_type, newauthtok, n_newauthtok },
+        .req_id = req_id,
+    };
+    SSS_REQ_ID_SCOPE(req_id);
+
+    req = tevent_req_create(mem_ctx, &state, struct be_dp_pam_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (domain == NULL || strcasecmp(domain, be->domain) != 0 || be->pam == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "pamHandler from %s for domain '%s' refused (this is the "
+              "back-end of %s)\n", sbus_req->sender, domain, be->domain);
+        return sss_req_post(req, ev, EINVAL);
+    }
+    subreq = be_pam_send(state, ev, be, &preq);
+    if (subreq == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    tevent_req_set_callback(subreq, be_dp_pam_done, req);
+    return req;
+}
+
+static void be_dp_pam_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_dp_pam_state *state = tevent_req_data(req, struct be_dp_pam_state);
+    errno_t ret;
+
+    ret = be_pam_recv(state, subreq, &state->status, &state->items, &state->items_len);
+    talloc_free(subreq);
+    be_req_finish(req, ret);
+}
+
+static errno_t be_dp_pam_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                              uint32_t *_status, const uint8_t **_items, uint32_t *_n_items)
+{
+    struct be_dp_pam_state *state = tevent_req_data(req, struct be_dp_pam_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_status = state->status;
+    *_items = talloc_steal(mem_ctx, state->items);
+    *_n_items = (uint32_t)state->items_len;
+    return EOK;
+}
+
+/* ---- sudoHandler: the request itself is be_sudo.c's ---- */
 static struct tevent_req *
 be_dp_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                         struct sbus_request *sbus_req, void *data, uint32_t dp_flags,
@@ -133,7 +206,7 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
 
     SSS_CHECK_ARG(be != NULL, EINVAL);
     SSS_CHECK_ARG(conn != NULL, EINVAL);
-    methods = talloc_zero_array(be, struct sbus_method, 3);
+    methods = talloc_zero_array(be, struct sbus_method, 4);
     iface = talloc_zero(be, struct sbus_interface);
     listeners = talloc_zero_array(be, struct sbus_listener, 3);
     if (methods == NULL || iface == NULL || listeners == NULL) {
@@ -141,9 +214,11 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
     }
     methods[0] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_getAccountInfo(
         be_dp_get_account_info_send, be_dp_get_account_info_recv, be);
-    methods[1] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_sudoHandler(
+    methods[1] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_pamHandler(
+        be_dp_pam_send, be_dp_pam_recv, be);
+    methods[2] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_sudoHandler(
         be_dp_sudo_handler_send, be_sudo_handler_recv, be);
-    methods[2] = (struct sbus_method)SBUS_METHODS_END;
+    methods[3] = (struct sbus_method)SBUS_METHODS_END;
     iface->name = SBUS_IFACE_sssd_dataprovider;
     iface->methods = methods;
     listeners[0] = (struct sbus_listener)SBUS_LISTENER_sssd_service_GoOffline(

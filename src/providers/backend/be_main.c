@@ -1,7 +1,8 @@
 /*
  * sssd_be --domain NAME: the back-end of one domain. This file starts the process: it joins
  * the bus as sssd.domain_<escaped name>; before registering it opens the domain's cache
- * under SSSD_DB_PATH, sets up the id provider and serves sssd.dataprovider (be_dp.c); once
+ * under SSSD_DB_PATH, sets up the id provider and the PAM providers (be_pam.c) and serves
+ * sssd.dataprovider (be_dp.c); once
  * registered it announces its domain to the responders with sssd.Responder.Domain.SetActive
  * and starts the enumeration task when enumerate = true, and the sudo refreshes when sudo
  * is a service and the domain's sudo provider is ldap (be_sudo.h). The domain starts online.
@@ -11,6 +12,7 @@
 #include "service/sss_service.h"
 #include "sss_iface/sss_iface.h"
 #include "providers/backend/be_ctx.h"
+#include "providers/backend/be_pam.h"
 #include "providers/backend/be_sudo.h"
 
 struct be_main {
@@ -26,6 +28,10 @@ static errno_t be_init(struct sss_service *svc, void *data)
 
     /* On the event context: freed with it, timers and all. */
     ret = be_ctx_create(ev, ev, sss_service_confdb(svc), m->domain, SSSD_DB_PATH, &m->be);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = be_pam_init(m->be);
     if (ret != EOK) {
         return ret;
     }

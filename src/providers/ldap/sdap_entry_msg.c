@@ -19,7 +19,8 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
     for (i = 0; i < nv; i++) {
         if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN
                 || memchr(vals[i]->bv_val, '\0', vals[i]->bv_len) != NULL) {
-            DEBUG(SSSDBG_MINOR_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
+            /* At the default level: the directory holds data we cannot keep. */
+            DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
                   "holds NUL: dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
             (*_dropped)++;
             continue;

@@ -192,7 +192,8 @@ errno_t sdap_parse_id(const char *str, uint32_t min_id, uint32_t max_id, uint32_
             return ERANGE;
         }
     }
-    if (v == 0 || v < min_id || (max_id != 0 && v > max_id)) {
+    /* 4294967295 is (uid_t)-1: setreuid() and chown() read it as "leave unchanged". */
+    if (v == 0 || v == UINT32_MAX || v < min_id || (max_id != 0 && v > max_id)) {
         return ERANGE;
     }
     *_id = (uint32_t)v;
@@ -257,8 +258,10 @@ static errno_t entry_id(const struct sdap_entry *entry, const char *attr_name,
         return EINVAL;
     }
     if (ret != EOK) {
+        /* max_id 0 means no upper bound but the largest id glibc can carry. */
         DEBUG(SSSDBG_OP_FAILURE, "%s '%s': %s %.32s is 0 or outside [%u, %u]: skipped\n",
-              what, entry->dn, attr_name, attr->values[0], min_id, max_id);
+              what, entry->dn, attr_name, attr->values[0], min_id,
+              max_id != 0 ? max_id : UINT32_MAX - 1);
         return EINVAL;
     }
     return EOK;

@@ -27,6 +27,10 @@ struct nss_mc {
     uint32_t *ht;               /* hash table */
     uint32_t buckets;
     uint8_t *heads;             /* private: bit set = a record starts at that slot */
+    uint8_t *used;              /* private copy of the free table: the file's may be
+                                 * scribbled over, the writer trusts only its own */
+    bool damaged;               /* a chain or record of the file points outside the
+                                 * records: the file is recreated (nss_mc_repair) */
     uint32_t evict_next;        /* ring cursor for eviction */
     uint32_t barrier;           /* the last barrier value given to a record */
 };

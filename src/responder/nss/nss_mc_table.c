@@ -7,6 +7,11 @@
  * Readers walk the chains without locks: chains are changed one aligned uint32 at a time
  * (atomic for a reader), a record is linked only once it is complete and unlinked before
  * it is wiped, and every change of a record is framed by its barriers (b2 first, b1 last).
+ *
+ * The file is shared memory that something else may scribble over (a disk error, a stray
+ * root process): the writer never follows a slot number or a length read from it without
+ * checking it against its private tables (record heads, used slots). A bad one marks the
+ * file damaged, the operation stops, and the public entry points recreate the file.
  */
 #include <assert.h>
 #include <time.h>
@@ -42,6 +47,25 @@ static inline void rec_set_next(struct sss_mc_rec *rec, uint32_t bucket, uint32_
     }
 }
 
+/* The record starting at slot, checked against the writer's own tables: a slot number in
+ * range that starts a record whose length stays inside the data table. NULL (and the file
+ * marked damaged) otherwise. */
+static struct sss_mc_rec *rec_valid(struct nss_mc *mc, uint32_t slot)
+{
+    struct sss_mc_rec *rec;
+
+    if (slot >= mc->slots || !bit_get(mc->heads, slot)) {
+        mc->damaged = true;
+        return NULL;
+    }
+    rec = rec_at(mc, slot);
+    if (rec->len < sizeof(*rec) || SLOTS_OF(rec->len) > mc->slots - slot) {
+        mc->damaged = true;
+        return NULL;
+    }
+    return rec;
+}
+
 /* Appends slot at the end of bucket's chain (once, even when both hashes are equal). */
 static void nss_mc_chain_add(struct nss_mc *mc, uint32_t slot, uint32_t bucket)
 {
@@ -54,12 +78,18 @@ static void nss_mc_chain_add(struct nss_mc *mc, uint32_t slot, uint32_t bucket)
         return;
     }
     for (guard = 0; guard < mc->slots; guard++) {
+        struct sss_mc_rec *rec;
+
         if (cur == slot) {
             return;
         }
-        next = rec_next(rec_at(mc, cur), bucket);
+        rec = rec_valid(mc, cur);
+        if (rec == NULL) {
+            return;
+        }
+        next = rec_next(rec, bucket);
         if (next == MC_INVALID_VAL32) {
-            rec_set_next(rec_at(mc, cur), bucket, slot);
+            rec_set_next(rec, bucket, slot);
             return;
         }
         cur = next;
@@ -82,12 +112,17 @@ static void nss_mc_chain_remove(struct nss_mc *mc, uint32_t slot, uint32_t bucke
         return;
     }
     for (guard = 0; guard < mc->slots; guard++) {
-        next = rec_next(rec_at(mc, prev), bucket);
+        struct sss_mc_rec *rec = rec_valid(mc, prev);
+
+        if (rec == NULL) {
+            return;
+        }
+        next = rec_next(rec, bucket);
         if (next == MC_INVALID_VAL32) {
             return;
         }
         if (next == slot) {
-            rec_set_next(rec_at(mc, prev), bucket, rec_next(rec_at(mc, slot), bucket));
+            rec_set_next(rec, bucket, rec_next(rec_at(mc, slot), bucket));
             return;
         }
         prev = next;
@@ -98,14 +133,25 @@ static void nss_mc_chain_remove(struct nss_mc *mc, uint32_t slot, uint32_t bucke
 
 static void nss_mc_invalidate_slot(struct nss_mc *mc, uint32_t slot)
 {
-    struct sss_mc_rec *rec = rec_at(mc, slot);
+    struct sss_mc_rec *rec;
     uint32_t n;
     uint32_t i;
 
-    if (!bit_get(mc->heads, slot)) {
+    if (slot >= mc->slots || !bit_get(mc->heads, slot)) {
         return;
     }
+    rec = rec_valid(mc, slot);
+    if (rec == NULL) {
+        return;
+    }
+    /* The length must cover slots of this record only: wiping past it would cut others. */
     n = SLOTS_OF(rec->len);
+    for (i = 0; i < n; i++) {
+        if (!bit_get(mc->used, slot + i) || (i > 0 && bit_get(mc->heads, slot + i))) {
+            mc->damaged = true;
+            return;
+        }
+    }
     /* A key the record is not linked under has no bucket (MC_INVALID_VAL32). */
     if (rec->hash1 < mc->buckets) {
         nss_mc_chain_remove(mc, slot, rec->hash1);
@@ -121,6 +167,7 @@ static void nss_mc_invalidate_slot(struct nss_mc *mc, uint32_t slot)
     rec->b1 = MC_INVALID_VAL32;
     for (i = 0; i < n; i++) {
         bit_set(mc->ft, slot + i, false);
+        bit_set(mc->used, slot + i, false);
     }
     bit_set(mc->heads, slot, false);
 }
@@ -129,14 +176,15 @@ static void nss_mc_invalidate_slot(struct nss_mc *mc, uint32_t slot)
 static bool nss_mc_rec_matches(struct nss_mc *mc, uint32_t slot, int which,
                                const char *key, uint32_t id)
 {
-    struct sss_mc_rec *rec = rec_at(mc, slot);
-    const uint32_t *fields = (const uint32_t *)rec->data;
+    struct sss_mc_rec *rec = rec_valid(mc, slot);
+    const uint32_t *fields;
     size_t data_len;
     uint32_t off;
 
-    if (!bit_get(mc->heads, slot) || rec->len < sizeof(*rec) + 6 * sizeof(uint32_t)) {
+    if (rec == NULL || rec->len < sizeof(*rec) + 6 * sizeof(uint32_t)) {
         return false;
     }
+    fields = (const uint32_t *)rec->data;
     data_len = rec->len - sizeof(*rec);
     if (mc->type != NSS_MC_INITGROUPS && which == 2) {
         return fields[1] == id;         /* uid or gid */
@@ -154,7 +202,7 @@ static bool nss_mc_rec_matches(struct nss_mc *mc, uint32_t slot, int which,
 
 /* Invalidates every record linked under key as its key of kind which (a record only in
  * that chain through its other key, hashed to the same bucket, stays). */
-bool nss_mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
+static bool mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
 {
     uint32_t bucket = nss_mc_bucket(mc, key);
     uint32_t slot = mc->ht[bucket];
@@ -164,7 +212,10 @@ bool nss_mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
     bool found = false;
 
     for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
-        rec = rec_at(mc, slot);
+        rec = rec_valid(mc, slot);
+        if (rec == NULL) {
+            break;
+        }
         next = rec_next(rec, bucket);
         if ((which == 1 ? rec->hash1 : rec->hash2) == bucket
                 && nss_mc_rec_matches(mc, slot, which, key, id)) {
@@ -183,12 +234,12 @@ static uint32_t nss_mc_first_fit(struct nss_mc *mc, uint32_t n)
     uint32_t run = 0;
 
     while (s < mc->slots) {
-        if ((s % 8) == 0 && mc->ft[s / 8] == 0xff) {
+        if ((s % 8) == 0 && mc->used[s / 8] == 0xff) {
             run = 0;
             s += 8;
             continue;
         }
-        if (bit_get(mc->ft, s)) {
+        if (bit_get(mc->used, s)) {
             run = 0;
         } else if (++run == n) {
             return s + 1 - n;
@@ -213,7 +264,7 @@ static uint32_t nss_mc_evict(struct nss_mc *mc, uint32_t n)
               "consider a larger memcache_size\n", mc->path);
     }
     for (s = start; s < start + n; s++) {
-        if (!bit_get(mc->ft, s)) {
+        if (!bit_get(mc->used, s)) {
             continue;
         }
         /* A used slot belongs to the nearest record head at or before it. */
@@ -252,7 +303,10 @@ static uint32_t nss_mc_find_same(struct nss_mc *mc, uint32_t h1, uint32_t h2, in
     size_t i;
 
     for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
-        rec = rec_at(mc, slot);
+        rec = rec_valid(mc, slot);
+        if (rec == NULL) {
+            return MC_INVALID_VAL32;
+        }
         if (rec->len == sizeof(*rec) + data_len && rec->hash1 == h1 && rec->hash2 == h2
                 && nss_mc_rec_matches(mc, slot, which, key, id)) {
             for (i = 0, pos = 0; i < n; pos += parts[i].len, i++) {
@@ -280,9 +334,9 @@ static uint64_t nss_mc_expiry(struct nss_mc *mc, uint32_t max_ttl)
  * Otherwise the records of the linked keys are dropped and a new one is written and linked.
  * A key not linked drops nothing: the record stored under it stays for its own lookups.
  */
-errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
-                   const char *key1, int key2_kind, const char *key2, uint32_t id,
-                   const struct nss_mc_part *parts, size_t nparts)
+static errno_t mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
+                      const char *key1, int key2_kind, const char *key2, uint32_t id,
+                      const struct nss_mc_part *parts, size_t nparts)
 {
     uint32_t h1 = (keys & NSS_MC_KEY_NAME) ? nss_mc_bucket(mc, key1) : MC_INVALID_VAL32;
     uint32_t h2 = (keys & NSS_MC_KEY_ID) ? nss_mc_bucket(mc, key2) : MC_INVALID_VAL32;
@@ -314,10 +368,13 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
         return EOK;
     }
     if (h1 != MC_INVALID_VAL32) {
-        nss_mc_drop(mc, 1, key1, 0);
+        mc_drop(mc, 1, key1, 0);
     }
     if (h2 != MC_INVALID_VAL32) {
-        nss_mc_drop(mc, key2_kind, key2, id);
+        mc_drop(mc, key2_kind, key2, id);
+    }
+    if (mc->damaged) {
+        return EIO;         /* the caller recreates the file */
     }
 
     n = SLOTS_OF(rec_len);
@@ -329,6 +386,7 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
     assert(slot + n <= mc->slots);
     for (i = 0; i < n; i++) {
         bit_set(mc->ft, slot + i, true);
+        bit_set(mc->used, slot + i, true);
     }
     bit_set(mc->heads, slot, true);
 
@@ -359,4 +417,40 @@ errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
         nss_mc_chain_add(mc, slot, h2);
     }
     return EOK;
+}
+
+/* Recreates a file found damaged (the records it held are lost; lookups refill it). */
+static void nss_mc_repair(struct nss_mc *mc)
+{
+    if (!mc->damaged) {
+        return;
+    }
+    DEBUG(SSSDBG_CRIT_FAILURE, "Memory cache %s is damaged (a chain or a record length "
+          "points outside the records written): recreating it\n", mc->path);
+    mc->damaged = false;
+    if (nss_mc_reset(mc) != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Memory cache %s disabled\n", mc->path);
+    }
+}
+
+errno_t nss_mc_put(struct nss_mc *mc, uint32_t max_ttl, unsigned int keys,
+                   const char *key1, int key2_kind, const char *key2, uint32_t id,
+                   const struct nss_mc_part *parts, size_t nparts)
+{
+    errno_t ret;
+
+    ret = mc_put(mc, max_ttl, keys, key1, key2_kind, key2, id, parts, nparts);
+    if (mc->damaged) {
+        nss_mc_repair(mc);
+        ret = EIO;
+    }
+    return ret;
+}
+
+bool nss_mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
+{
+    bool found = mc_drop(mc, which, key, id);
+
+    nss_mc_repair(mc);
+    return found;
 }

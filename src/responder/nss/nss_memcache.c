@@ -115,6 +115,7 @@ static void nss_mc_unmap(struct nss_mc *mc)
         mc->fd = -1;
     }
     talloc_zfree(mc->heads);
+    talloc_zfree(mc->used);
 }
 
 static int nss_mc_destructor(struct nss_mc *mc)
@@ -185,7 +186,9 @@ static errno_t nss_mc_create_file(struct nss_mc *mc)
     }
     step = "allocate";
     mc->heads = talloc_zero_size(mc, ft_size);
-    if (mc->heads == NULL) {
+    mc->used = talloc_zero_size(mc, ft_size);
+    mc->damaged = false;
+    if (mc->heads == NULL || mc->used == NULL) {
         ret = ENOMEM;
         goto done;
     }
@@ -352,6 +355,7 @@ errno_t nss_mc_invalidate_all(struct nss_mc *mc)
     }
     memset(mc->ft, 0x00, mc->slots / 8);
     memset(mc->heads, 0x00, mc->slots / 8);
+    memset(mc->used, 0x00, mc->slots / 8);
     mc->evict_next = 0;
     nss_mc_header_update(mc, SSS_MC_HEADER_ALIVE);
     DEBUG(SSSDBG_TRACE_FUNC, "Memory cache %s emptied\n", mc->path);

@@ -88,6 +88,9 @@ static void test_parse_helpers(void **state)
     assert_int_equal(sdap_parse_id("999", 1000, 0, &id), ERANGE);
     assert_int_equal(sdap_parse_id("2001", 1000, 2000, &id), ERANGE);
     assert_int_equal(sdap_parse_id("4294967296", 1, 0, &id), ERANGE);
+    /* (uid_t)-1: "unchanged" to setreuid() and chown(), never an id */
+    assert_int_equal(sdap_parse_id("4294967295", 1, 0, &id), ERANGE);
+    assert_int_equal(sdap_parse_id("4294967294", 1, 0, &id), EOK);
     assert_int_equal(sdap_parse_id("12a", 1, 0, &id), EINVAL);
     assert_int_equal(sdap_parse_id("-5", 1, 0, &id), EINVAL);
     assert_int_equal(sdap_parse_id("", 1, 0, &id), EINVAL);

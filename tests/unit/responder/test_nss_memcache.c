@@ -665,6 +665,68 @@ static void test_reset(void **state)
     talloc_free(mc);
 }
 
+/* The file scribbled over by someone else (a disk error, a stray root process): hash table
+ * entries, chain links, lengths and the free table full of random words. The writer must
+ * neither crash nor write outside its records; finding the damage, it recreates the file,
+ * which then works. Before the fix, the first store after the scribble segfaulted. */
+static void test_scribbled_file(void **state)
+{
+    struct nss_mc *mc = open_mc(NULL, NSS_MC_PASSWD, 256);
+    struct sss_mc_rec *rec;
+    struct stat st;
+    uint32_t *words;
+    char name[32];
+    char path[128];
+    uint32_t seed = 12345;
+    size_t nwords;
+    size_t i;
+    int fd;
+    int round;
+    struct rd r;
+
+    for (round = 0; round < 20; round++) {
+        for (i = 0; i < 100; i++) {
+            snprintf(name, sizeof(name), "u%zu", i);
+            store_user(mc, name, 1000 + i);
+        }
+        /* Scribble random words over everything after the header, through another mapping,
+         * as another process would. */
+        snprintf(path, sizeof(path), "%s/passwd", tmpdir);
+        fd = open(path, O_RDWR);
+        assert_true(fd >= 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        words = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        assert_true(words != MAP_FAILED);
+        nwords = st.st_size / sizeof(uint32_t);
+        for (i = 0; i < 2000; i++) {
+            seed = seed * 1103515245u + 12345u;
+            words[MC_HEADER_SIZE / sizeof(uint32_t)
+                  + seed % (nwords - MC_HEADER_SIZE / sizeof(uint32_t))] = seed * 2654435761u;
+        }
+        munmap(words, st.st_size);
+        close(fd);
+        /* Stores and drops after the damage: no crash, no write out of bounds (ASan). */
+        for (i = 0; i < 100; i++) {
+            struct nss_pw_entry pw = { name, 5000 + i, 1, "g", "/h", "/s" };
+            errno_t ret;
+
+            snprintf(name, sizeof(name), "v%zu", i);
+            ret = nss_mc_store_passwd(mc, &pw);
+            assert_true(ret == EOK || ret == EIO);      /* EIO: damage found, recreated */
+            snprintf(name, sizeof(name), "u%zu", i);
+            (void)nss_mc_invalidate_name(mc, name);
+        }
+    }
+    /* Still a working cache: a new record is found by a reader. */
+    store_user(mc, "after", 9999);
+    rd_open(&r, "passwd");
+    rec = rd_find(&r, "after", want_name, "after");
+    assert_non_null(rec);
+    free(rec);
+    rd_close(&r);
+    talloc_free(mc);
+}
+
 /* A record linked under one key only (nss_mc_store_*_keys()): found by that key, not by
  * the other, and it drops no record holding the other key (two domains with a group of the
  * same name: the second one's, found by gid, must not replace the first one's by name). */
@@ -749,6 +811,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_eviction, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partial_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_scribbled_file, setup, teardown),
     };
     int ret;
 
