@@ -7,7 +7,10 @@
 # the loop. From outside, a probe looks up users the cache does not hold (each one a
 # getAccountInfo the same loop must serve) back to back while the refresh runs, and again
 # when idle: the worst lookup during the refresh against the idle ones shows what a stall
-# would cost a client. Never fails on timing.
+# would cost a client. When tests/perf/systems/stock_sssd.sh can run here, Debian's stock
+# SSSD 2.8 refreshes the same rules too, timed from its own log lines ("Issuing a full
+# refresh of sudo rules" to "Successful full refresh of sudo rules", debug_level 6).
+# Never fails on timing.
 #
 # Usage: bench_sudo_refresh.sh PREFIX [RULES=10000]   (root)
 set -u
@@ -26,7 +29,7 @@ WORK=$(mktemp -d /tmp/sssd-bsref.XXXXXX)
 cleanup() {
     stop_sssd
     slapd_stop "$WORK/ldap" 2> /dev/null
-    rm -rf "$WORK"
+    [ -n "${BENCH_KEEP:-}" ] || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
@@ -97,6 +100,52 @@ sleep 3
 touch "$WORK/stop"
 wait
 
+# ---- stock SSSD 2.8 -------------------------------------------------------------------------
+stop_sssd
+RUNNER=$TOP/tests/perf/systems/stock_sssd.sh
+stock_line=
+if bash "$RUNNER" available > /dev/null 2>&1 \
+        && bash "$RUNNER" prepare "$WORK/stock" > "$WORK/stock_prepare.log" 2>&1; then
+    cat > "$WORK/stock_inner.sh" <<EOF
+set -u
+sed -i 's/^services = nss.*/services = nss, sudo/' /etc/sssd/sssd.conf
+printf '[sudo]\n' >> /etc/sssd/sssd.conf
+sed -i 's/^\[domain\/perf\]/[domain\/perf]\nldap_sudo_search_base = ou=SUDOers,$SUFFIX\nldap_sudo_random_offset = 0\\ndebug_microseconds = true/' /etc/sssd/sssd.conf
+sed -i 's/^debug_level = 0/debug_level = 6/' /etc/sssd/sssd.conf
+"\$LOAD_CTL" stop > /dev/null 2>&1; "\$LOAD_CTL" wipe > /dev/null 2>&1
+rm -f /var/log/sssd/*.log
+"\$LOAD_CTL" start > /dev/null 2>&1 || exit 1
+for _ in \$(seq 6000); do
+    grep -h 'Successful full refresh of sudo rules' /var/log/sssd/sssd_perf.log 2>/dev/null \
+        | head -n1 | grep -q . && break
+    sleep 0.1
+done
+grep -h 'Issuing a full refresh of sudo rules\|Successful full refresh of sudo rules' \
+    /var/log/sssd/sssd_perf.log > "$WORK/stock_lines" 2>/dev/null
+EOF
+    bash "$RUNNER" run "$WORK/stock" "$URI" "$SUFFIX" rfc2307 -- bash "$WORK/stock_inner.sh" \
+        > "$WORK/stock_run.log" 2>&1
+    if [ -s "$WORK/stock_lines" ]; then
+        stock_line=$(python3 - "$WORK/stock_lines" <<'PY'
+import re, sys, datetime
+t = []
+for line in open(sys.argv[1]):
+    m = re.match(r'\((\d+-\d+-\d+ \d+:\d+:\d+(?:\.\d+)?)\)', line)
+    if m:
+        fmt = '%Y-%m-%d %H:%M:%S.%f' if '.' in m.group(1) else '%Y-%m-%d %H:%M:%S'
+        t.append((datetime.datetime.strptime(m.group(1), fmt),
+                  'Successful' in line))
+start = next((a for a, ok in t if not ok), None)
+end = next((a for a, ok in t if ok), None)
+print('%d ms' % ((end - start).total_seconds() * 1000) if start and end else '')
+PY
+)
+    fi
+    [ -n "$stock_line" ] || { echo "note: no stock full refresh measured:"; tail -3 "$WORK/stock_run.log"; }
+else
+    echo "note: stock SSSD cannot run here: no stock figure"
+fi
+
 stats() { # FILE -> "count median max" (ms)
     sort -n "$1" | awk '{ v[NR] = $1 } END {
         if (NR == 0) { print "0 - -"; exit }
@@ -108,3 +157,4 @@ read -r n med max <<< "$(stats "$WORK/during")"
 echo "  uncached lookups during the refresh: $n, median $med ms, worst $max ms"
 read -r n med max <<< "$(stats "$WORK/idle")"
 echo "  uncached lookups when idle:          $n, median $med ms, worst $max ms"
+[ -n "$stock_line" ] && echo "full refresh of $RULES sudo rules (SSSD 2.8, from its log): $stock_line"
