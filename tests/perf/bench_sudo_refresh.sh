@@ -128,16 +128,22 @@ EOF
     if [ -s "$WORK/stock_lines" ]; then
         stock_line=$(python3 - "$WORK/stock_lines" <<'PY'
 import re, sys, datetime
+# SSSD writes "(2026-11-24 22:14:17:536530)" with debug_microseconds, else no fraction.
 t = []
 for line in open(sys.argv[1]):
-    m = re.match(r'\((\d+-\d+-\d+ \d+:\d+:\d+(?:\.\d+)?)\)', line)
+    m = re.match(r'\((\d+-\d+-\d+ \d+:\d+:\d+)(?:[.:](\d+))?\)', line)
     if m:
-        fmt = '%Y-%m-%d %H:%M:%S.%f' if '.' in m.group(1) else '%Y-%m-%d %H:%M:%S'
-        t.append((datetime.datetime.strptime(m.group(1), fmt),
-                  'Successful' in line))
-start = next((a for a, ok in t if not ok), None)
+        when = datetime.datetime.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')
+        when += datetime.timedelta(microseconds=int((m.group(2) or '0').ljust(6, '0')[:6]))
+        t.append((when, 'Successful' in line))
+# The refresh that succeeded: the last one issued before the first success. Earlier
+# attempts that never succeeded are counted and reported.
 end = next((a for a, ok in t if ok), None)
-print('%d ms' % ((end - start).total_seconds() * 1000) if start and end else '')
+starts = [a for a, ok in t if not ok and (end is None or a <= end)]
+if end and starts:
+    print('%d ms (attempts issued before it succeeded: %d, the first %d ms before the success)'
+          % ((end - starts[-1]).total_seconds() * 1000, len(starts),
+             (end - starts[0]).total_seconds() * 1000))
 PY
 )
     fi
