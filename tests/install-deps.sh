@@ -11,7 +11,7 @@ pkgs=(
     libdbus-1-dev libtalloc-dev libtevent-dev libldb-dev libldap2-dev libkrb5-dev
     libpam0g-dev libcrypt-dev libcmocka-dev systemtap-sdt-dev
     dbus-bin dbus-daemon dbus-broker iproute2 util-linux procps
-    slapd ldap-utils openssl pamtester
+    slapd ldap-utils openssl pamtester sudo
     clang libclang-rt-14-dev valgrind
     systemtap bpftrace binutils
 )

@@ -50,6 +50,10 @@
 #define SSS_DP_ERR_TIMEOUT      2   /* the directory did not answer in time */
 #define SSS_DP_ERR_FATAL        3   /* anything else; error says what */
 
+/* sudoHandler types (SSSD's values) */
+#define SSS_DP_SUDO_FULL        1   /* every rule of the host */
+#define SSS_DP_SUDO_RULES       2   /* the named rules */
+
 /* dp_flags */
 #define SSS_DP_FLAG_NONE        0
 

@@ -14,9 +14,9 @@
  * matched nothing ("No cache object matched the specified search") or the -d domain is not
  * configured. A missing configuration is not an error (shadow-utils runs sss_cache after
  * useradd on hosts where sssd never ran). Netgroups (-n, -N, and -E) are expired like
- * users and groups. Services, autofs maps, SSH hosts and sudo rules are not cached by this
- * suite: asking for all of one kind succeeds with a note, asking for one by name never
- * matches.
+ * users and groups. Sudo rules: -R (and -E) expire every cached rule, -r NAME the rule of
+ * that cn. Services, autofs maps and SSH hosts are not cached by this suite: asking for all
+ * of one kind succeeds with a note, asking for one by name never matches.
  *
  * Ownership: everything hangs off the caller's talloc context; nothing is global.
  */
@@ -93,6 +93,7 @@ struct sss_cache_found {
     bool users;         /* -U, or the -u user was cached */
     bool groups;        /* -G, or the -g group was cached */
     bool netgroups;     /* -N, -E, or the -n netgroup was cached */
+    bool sudo;          /* -R, or the -r rule was cached */
 };
 
 /* The domain's case mode from its case_sensitive option. ERR_INVALID_CONFIG, ENOMEM. */

@@ -10,6 +10,7 @@
 
 #include "tools/sss_cache.h"
 #include "db/sysdb_netgroups.h"
+#include "db/sysdb_sudo.h"
 
 errno_t sss_cache_domain_case(struct confdb *cdb, const char *domain, enum sysdb_case *_mode)
 {
@@ -174,6 +175,21 @@ static errno_t sss_cache_expire_sel(struct sysdb_ctx *sysdb, const struct sss_ca
         found->users |= hit;
     }
 
+    /* sudo rules: -R (and -E) all, -r one by its cn. */
+    if (sel->other_all[SSS_CACHE_SUDO_RULE]) {
+        ret = sysdb_sudo_expire_all(sysdb);
+        if (ret != EOK) {
+            return ret;
+        }
+        found->sudo = true;
+    } else if (sel->other_name[SSS_CACHE_SUDO_RULE] != NULL) {
+        ret = sysdb_sudo_expire(sysdb, sel->other_name[SSS_CACHE_SUDO_RULE]);
+        if (ret != EOK && ret != ENOENT) {
+            return ret;
+        }
+        found->sudo |= ret == EOK;
+    }
+
     if (sel->all_groups) {
         ret = sysdb_expire_all_groups(sysdb);
         if (ret != EOK) {
@@ -241,6 +257,7 @@ errno_t sss_cache_expire_domain(const char *db_dir, const char *domain, enum sys
     found->users |= here.users;
     found->groups |= here.groups;
     found->netgroups |= here.netgroups;
+    found->sudo |= here.sudo;
     ret = EOK;
 
 done:

@@ -86,8 +86,8 @@ void sss_cache_usage(FILE *out)
         "  -A, --autofs-maps         Invalidate all autofs maps (*)\n"
         "  -h, --ssh-host=NAME       Invalidate particular SSH host (*)\n"
         "  -H, --ssh-hosts           Invalidate all SSH hosts (*)\n"
-        "  -r, --sudo-rule=NAME      Invalidate particular sudo rule (*)\n"
-        "  -R, --sudo-rules          Invalidate all cached sudo rules (*)\n"
+        "  -r, --sudo-rule=NAME      Invalidate particular sudo rule\n"
+        "  -R, --sudo-rules          Invalidate all cached sudo rules\n"
         "  -d, --domain=NAME         Only invalidate entries from a particular domain\n"
         "  -c, --config=FILE         Configuration file (default " SSSD_CONF_FILE ")\n"
         "  -?, --help                Show this help message\n"
@@ -189,6 +189,7 @@ errno_t sss_cache_parse_args(TALLOC_CTX *mem_ctx, int argc, char *const argv[],
             args->sel.all_users = true;
             args->sel.all_groups = true;
             args->sel.all_netgroups = true;
+            args->sel.other_all[SSS_CACHE_SUDO_RULE] = true;
             break;
         case 'u':
             args->sel.user = optarg;

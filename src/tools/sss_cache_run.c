@@ -26,8 +26,8 @@ static void sss_cache_note_others(const struct sss_cache_sel *sel, bool *_any_al
 
     *_any_all = false;
     for (k = 0; k < SSS_CACHE_OTHER_COUNT; k++) {
-        if (k == SSS_CACHE_NETGROUP) {
-            continue;       /* cached: expired like users and groups */
+        if (k == SSS_CACHE_NETGROUP || k == SSS_CACHE_SUDO_RULE) {
+            continue;       /* cached: expired by sss_cache_db.c like users and groups */
         }
         if (sel->other_all[k] || sel->other_name[k] != NULL) {
             fprintf(stderr, "sss_cache: %s are not cached by this suite: nothing to "
@@ -207,7 +207,8 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
 
     /* "All of a kind" matches even an empty cache; a name must have been found. */
     matched = sel->all_users || sel->all_groups || other_all || found.users || found.groups
-              || found.netgroups || sel->all_netgroups || sel->other_all[SSS_CACHE_NETGROUP];
+              || found.netgroups || sel->all_netgroups || sel->other_all[SSS_CACHE_NETGROUP]
+              || sel->other_all[SSS_CACHE_SUDO_RULE] || found.sudo;
     if (!matched) {
         if (!failed) {
             fprintf(stderr, "No cache object matched the specified search\n");

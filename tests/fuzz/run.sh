@@ -29,6 +29,7 @@ declare -A deps=(
     [fuzz_nss_reply]="$top/src/sss_client/nss/nss_parse.c"
     [fuzz_nss_netgr]="$top/src/sss_client/nss/nss_netgroup.c $top/src/sss_client/nss/nss_parse.c"
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"
+    [fuzz_sudo_reply]="-DSSSD_PIPE_PATH=\"/nonexistent\" $top/src/sss_client/sudo/sss_sudo_parse.c $top/src/sss_client/sudo/sss_sudo.c $top/src/sss_client/common.c -lpthread"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
     [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"

@@ -43,6 +43,7 @@ struct be_enum_task;
 struct be_op;
 struct be_prefetch;
 struct be_pam;
+struct be_sudo;
 
 
 /* Member lists larger than this are built in slices across loop turns. */
@@ -109,6 +110,7 @@ struct be_ctx {
     uint64_t last_op_usec;              /* when an operation last started or ended */
     struct be_prefetch *prefetch;       /* created on first use */
     struct be_pam *pam;                 /* be_pam_init(); NULL: PAM requests refused */
+    struct be_sudo *sudo;               /* be_sudo.h; NULL: no sudo rules from here */
     struct be_stats stats;
 };
 

@@ -9,6 +9,7 @@
 
 #include "providers/backend/be_ctx.h"
 #include "providers/backend/be_pam.h"
+#include "providers/backend/be_sudo.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
 
@@ -163,6 +164,22 @@ static errno_t be_dp_pam_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     return EOK;
 }
 
+/* ---- sudoHandler: the request itself is be_sudo.c's ---- */
+static struct tevent_req *
+be_dp_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                        struct sbus_request *sbus_req, void *data, uint32_t dp_flags,
+                        uint32_t type, const char **rules, uint64_t req_id)
+{
+    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+
+    {
+        SSS_REQ_ID_SCOPE(req_id);
+        DEBUG(SSSDBG_TRACE_INTERNAL, "sudoHandler from %s (flags %#x): type %u\n",
+              sbus_req->sender, dp_flags, type);
+    }
+    return be_sudo_handler_send(mem_ctx, ev, be, type, rules, req_id);
+}
+
 static void be_dp_go_offline(struct sbus_request *sbus_req, void *data)
 {
     struct be_ctx *be = talloc_get_type(data, struct be_ctx);
@@ -189,7 +206,7 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
 
     SSS_CHECK_ARG(be != NULL, EINVAL);
     SSS_CHECK_ARG(conn != NULL, EINVAL);
-    methods = talloc_zero_array(be, struct sbus_method, 3);
+    methods = talloc_zero_array(be, struct sbus_method, 4);
     iface = talloc_zero(be, struct sbus_interface);
     listeners = talloc_zero_array(be, struct sbus_listener, 3);
     if (methods == NULL || iface == NULL || listeners == NULL) {
@@ -199,7 +216,9 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
         be_dp_get_account_info_send, be_dp_get_account_info_recv, be);
     methods[1] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_pamHandler(
         be_dp_pam_send, be_dp_pam_recv, be);
-    methods[2] = (struct sbus_method)SBUS_METHODS_END;
+    methods[2] = (struct sbus_method)SBUS_METHOD_ASYNC_sssd_dataprovider_sudoHandler(
+        be_dp_sudo_handler_send, be_sudo_handler_recv, be);
+    methods[3] = (struct sbus_method)SBUS_METHODS_END;
     iface->name = SBUS_IFACE_sssd_dataprovider;
     iface->methods = methods;
     listeners[0] = (struct sbus_listener)SBUS_LISTENER_sssd_service_GoOffline(

@@ -4,7 +4,8 @@
  * under SSSD_DB_PATH, sets up the id provider and the PAM providers (be_pam.c) and serves
  * sssd.dataprovider (be_dp.c); once
  * registered it announces its domain to the responders with sssd.Responder.Domain.SetActive
- * and starts the enumeration task when enumerate = true. The domain starts online.
+ * and starts the enumeration task when enumerate = true, and the sudo refreshes when sudo
+ * is a service and the domain's sudo provider is ldap (be_sudo.h). The domain starts online.
  */
 #include <signal.h>
 
@@ -12,6 +13,7 @@
 #include "sss_iface/sss_iface.h"
 #include "providers/backend/be_ctx.h"
 #include "providers/backend/be_pam.h"
+#include "providers/backend/be_sudo.h"
 
 struct be_main {
     const char *domain;
@@ -33,6 +35,10 @@ static errno_t be_init(struct sss_service *svc, void *data)
     if (ret != EOK) {
         return ret;
     }
+    ret = be_sudo_init(m->be);
+    if (ret != EOK) {
+        return ret;
+    }
     return be_dp_register(m->be, sss_service_conn(svc));
 }
 
@@ -45,6 +51,11 @@ static void be_registered(struct sss_service *svc, void *data)
     ret = be_enum_task_start(m->be);
     if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot start the enumeration of %s: %s\n", m->domain,
+              sss_strerror(ret));
+    }
+    ret = be_sudo_start(m->be);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot start the sudo refreshes of %s: %s\n", m->domain,
               sss_strerror(ret));
     }
 }
