@@ -1,0 +1,268 @@
+/*
+ * Running krb5_child from sssd_be's event loop (krb5_common.h). The child is started with
+ * posix_spawn (vfork-like: no copy of the back-end's memory), gets the request on a
+ * non-blocking pipe and answers on another, watched by a tevent fd; a timer kills it with
+ * SIGKILL after krb5_auth_timeout. Nothing here waits: the only waitpid that may block
+ * follows a SIGKILL (or the child's own end of output) and reaps at once.
+ *
+ * The child's environment is minimal: KRB5_CONFIG (our KDC list, then the system's), the
+ * locale of the C library, nothing else of the back-end's.
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "providers/krb5/krb5_common.h"
+
+struct krb5_child_state {
+    struct tevent_context *ev;
+    pid_t pid;
+    int in_fd;                  /* we write the request */
+    int out_fd;                 /* we read the response */
+    uint8_t *wbuf;
+    size_t wlen;
+    size_t woff;
+    uint8_t *rbuf;
+    size_t rlen;
+    struct tevent_fd *wfde;
+    struct tevent_fd *rfde;
+    struct krb5_child_rsp *rsp;
+};
+
+static void krb5_child_reap(struct krb5_child_state *state, bool kill_it)
+{
+    int status;
+    pid_t r;
+
+    if (state->pid <= 0) {
+        return;
+    }
+    r = waitpid(state->pid, &status, WNOHANG);
+    if (r == 0) {
+        if (kill_it) {
+            kill(state->pid, SIGKILL);
+        }
+        /* After SIGKILL, or once the child closed its output to exit: short. */
+        (void)waitpid(state->pid, &status, 0);
+    }
+    state->pid = -1;
+}
+
+static int krb5_child_state_destructor(struct krb5_child_state *state)
+{
+    /* Cancelled or timed out: the child must not outlive its request. */
+    krb5_child_reap(state, true);
+    if (state->in_fd >= 0) {
+        close(state->in_fd);
+    }
+    if (state->out_fd >= 0) {
+        close(state->out_fd);
+    }
+    return 0;
+}
+
+static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_ctx *kctx)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    posix_spawn_file_actions_t fa;
+    int to_child[2] = { -1, -1 };
+    int from_child[2] = { -1, -1 };
+    const char *sys_conf = getenv("KRB5_CONFIG");
+    char *argv[5];
+    char *envp[4];
+    int n = 0;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    argv[0] = discard_const(kctx->child_path);
+    argv[1] = talloc_asprintf(tmp_ctx, "--debug-level=%#x", debug_level);
+    argv[2] = discard_const("--logger=files");
+    argv[3] = getenv("SSS_KRB5_CHILD_STDERR") != NULL ? discard_const("--logger=stderr") : NULL;
+    argv[4] = NULL;
+    if (sys_conf == NULL || sys_conf[0] == '\0') {
+        sys_conf = "/etc/krb5.conf";
+    }
+    envp[n++] = kctx->conf_path != NULL
+                ? talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s:%s", kctx->conf_path, sys_conf)
+                : talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s", sys_conf);
+    envp[n++] = discard_const("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
+    envp[n] = NULL;
+    if (argv[1] == NULL || envp[0] == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
+        ret = errno;
+        goto done;
+    }
+    ret = posix_spawn_file_actions_init(&fa);
+    if (ret != 0) {
+        goto done;
+    }
+    ret = posix_spawn_file_actions_adddup2(&fa, to_child[0], STDIN_FILENO);
+    if (ret == 0) {
+        ret = posix_spawn_file_actions_adddup2(&fa, from_child[1], STDOUT_FILENO);
+    }
+    if (ret == 0) {
+        ret = posix_spawn(&state->pid, kctx->child_path, &fa, NULL, argv, envp);
+    }
+    posix_spawn_file_actions_destroy(&fa);
+    if (ret != 0) {
+        state->pid = -1;
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", kctx->child_path, strerror(ret));
+        goto done;
+    }
+    state->in_fd = to_child[1];
+    state->out_fd = from_child[0];
+    to_child[1] = from_child[0] = -1;
+    if (fcntl(state->in_fd, F_SETFL, O_NONBLOCK) != 0
+            || fcntl(state->out_fd, F_SETFL, O_NONBLOCK) != 0) {
+        ret = errno;
+        goto done;
+    }
+    ret = EOK;
+done:
+    for (n = 0; n < 2; n++) {
+        if (to_child[n] >= 0) {
+            close(to_child[n]);
+        }
+        if (from_child[n] >= 0) {
+            close(from_child[n]);
+        }
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+static void krb5_child_writable(struct tevent_context *ev, struct tevent_fd *fde,
+                                uint16_t flags, void *pvt);
+static void krb5_child_readable(struct tevent_context *ev, struct tevent_fd *fde,
+                                uint16_t flags, void *pvt);
+static void krb5_child_timeout(struct tevent_context *ev, struct tevent_timer *te,
+                               struct timeval now, void *pvt);
+
+struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                   struct krb5_ctx *kctx, const struct krb5_child_req *creq)
+{
+    struct krb5_child_state *state;
+    struct tevent_req *req;
+    struct tevent_timer *te;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct krb5_child_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    state->ev = ev;
+    state->pid = -1;
+    state->in_fd = state->out_fd = -1;
+    talloc_set_destructor(state, krb5_child_state_destructor);
+    if (ev == NULL || kctx == NULL || creq == NULL) {
+        (void)sss_arg_invalid(__func__, "ev, kctx, creq");
+        return ev != NULL ? sss_req_post(req, ev, EINVAL) : (talloc_free(req), NULL);
+    }
+    ret = krb5_child_req_encode(state, creq, &state->wbuf, &state->wlen);
+    if (ret == EOK) {
+        ret = krb5_child_spawn(state, kctx);
+    }
+    if (ret != EOK) {
+        return sss_req_post(req, ev, ret);
+    }
+    state->rbuf = talloc_size(state, KRB5_CHILD_MSG_MAX + 1);
+    state->wfde = tevent_add_fd(ev, state, state->in_fd, TEVENT_FD_WRITE,
+                                krb5_child_writable, req);
+    state->rfde = tevent_add_fd(ev, state, state->out_fd, TEVENT_FD_READ,
+                                krb5_child_readable, req);
+    te = tevent_add_timer(ev, state, tevent_timeval_current_ofs(kctx->auth_timeout, 0),
+                          krb5_child_timeout, req);
+    if (state->rbuf == NULL || state->wfde == NULL || state->rfde == NULL || te == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    return req;
+}
+
+static void krb5_child_writable(struct tevent_context *ev, struct tevent_fd *fde,
+                                uint16_t flags, void *pvt)
+{
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct krb5_child_state *state = tevent_req_data(req, struct krb5_child_state);
+    ssize_t n;
+
+    n = write(state->in_fd, state->wbuf + state->woff, state->wlen - state->woff);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        return;
+    }
+    if (n < 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "writing to krb5_child: %s\n", strerror(errno));
+        tevent_req_error(req, EIO);
+        return;
+    }
+    state->woff += (size_t)n;
+    if (state->woff == state->wlen) {
+        /* EOF tells the child the request is whole; the password goes at once. */
+        talloc_zfree(state->wfde);
+        close(state->in_fd);
+        state->in_fd = -1;
+        talloc_zfree(state->wbuf);
+    }
+}
+
+static void krb5_child_readable(struct tevent_context *ev, struct tevent_fd *fde,
+                                uint16_t flags, void *pvt)
+{
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct krb5_child_state *state = tevent_req_data(req, struct krb5_child_state);
+    ssize_t n;
+    errno_t ret;
+
+    n = read(state->out_fd, state->rbuf + state->rlen, KRB5_CHILD_MSG_MAX + 1 - state->rlen);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+        return;
+    }
+    if (n > 0) {
+        state->rlen += (size_t)n;
+        if (state->rlen > KRB5_CHILD_MSG_MAX) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "krb5_child's answer is too long\n");
+            tevent_req_error(req, EIO);
+        }
+        return;
+    }
+    /* EOF (or an error): the answer is all there is. */
+    talloc_zfree(state->rfde);
+    krb5_child_reap(state, true);
+    ret = krb5_child_rsp_decode(state, state->rbuf, state->rlen, &state->rsp);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "krb5_child gave no valid answer (%zu bytes): %s\n",
+              state->rlen, sss_strerror(ret));
+        tevent_req_error(req, EIO);
+        return;
+    }
+    tevent_req_done(req);
+}
+
+static void krb5_child_timeout(struct tevent_context *ev, struct tevent_timer *te,
+                               struct timeval now, void *pvt)
+{
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct krb5_child_state *state = tevent_req_data(req, struct krb5_child_state);
+
+    DEBUG(SSSDBG_OP_FAILURE, "krb5_child %d did not answer in time: killed\n", (int)state->pid);
+    krb5_child_reap(state, true);
+    tevent_req_error(req, ETIMEDOUT);
+}
+
+errno_t krb5_child_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                        struct krb5_child_rsp **_rsp)
+{
+    struct krb5_child_state *state = tevent_req_data(req, struct krb5_child_state);
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    *_rsp = talloc_steal(mem_ctx, state->rsp);
+    return EOK;
+}
