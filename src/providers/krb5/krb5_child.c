@@ -60,6 +60,7 @@ static uint32_t k5c_status(krb5_error_code kerr)
         return KRB5_CHILD_UNKNOWN_PRINCIPAL;
     case KRB5_KDC_UNREACH:
     case KRB5_REALM_CANT_RESOLVE:
+    case KRB5_REALM_UNKNOWN:
     case KRB5_KDCREP_SKEW:
         return KRB5_CHILD_KDC_UNREACHABLE;
     case KRB5KDC_ERR_KEY_EXP:

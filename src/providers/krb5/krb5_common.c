@@ -58,6 +58,36 @@ static errno_t krb5_append_kdcs(char **text, const char *key, char **list)
     return EOK;
 }
 
+/* host[:port] -> host (an IPv6 [addr]:port -> [addr]). */
+static errno_t krb5_default_kpasswd(char **text, char **servers)
+{
+    char *host;
+    char *colon;
+    size_t i;
+
+    for (i = 0; servers != NULL && servers[i] != NULL; i++) {
+        if (strncmp(servers[i], "_srv_", 5) == 0) {
+            continue;
+        }
+        host = talloc_strdup(*text, servers[i]);
+        if (host == NULL) {
+            return ENOMEM;
+        }
+        colon = host[0] == '[' ? strstr(host, "]:") : strrchr(host, ':');
+        if (colon != NULL && host[0] == '[') {
+            colon[1] = '\0';
+        } else if (colon != NULL && strchr(host, ':') == colon) {
+            *colon = '\0';
+        }
+        *text = talloc_asprintf_append(*text, "        kpasswd_server = %s\n", host);
+        talloc_free(host);
+        if (*text == NULL) {
+            return ENOMEM;
+        }
+    }
+    return EOK;
+}
+
 static errno_t krb5_write_snippet(struct krb5_ctx *kctx, struct confdb *cdb,
                                   const char *section, const char *state_dir)
 {
@@ -98,8 +128,11 @@ static errno_t krb5_write_snippet(struct krb5_ctx *kctx, struct confdb *cdb,
     if (ret == EOK) {
         ret = krb5_append_kdcs(&text, "kdc", backup);
     }
-    if (ret == EOK) {
+    if (ret == EOK && kpasswd != NULL && kpasswd[0] != NULL) {
         ret = krb5_append_kdcs(&text, "kpasswd_server", kpasswd);
+    } else if (ret == EOK) {
+        /* SSSD: without krb5_kpasswd the KDCs' hosts are asked, on kpasswd's port. */
+        ret = krb5_default_kpasswd(&text, servers);
     }
     if (ret != EOK) {
         goto done;
