@@ -32,6 +32,7 @@ declare -A deps=(
     [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
     [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c -lldap -llber"
+    [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the
