@@ -6,8 +6,8 @@
 # KDCs over /etc/krb5.conf (only krb5_server names them), and pam service "krb5test" with
 # our pam_sss.so on a tmpfs over /etc/pam.d. Helpers: conf, restart, login, expect_line,
 # klist_of. Exits 77 when a tool is missing. KEEP_WORK=1 keeps $WORK for a post-mortem.
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
+. "$TOP/tests/intg/lib.sh"
+. "$TOP/tests/intg/nss_ns.sh"
 . "$TOP/tests/lib/slapd.sh"
 . "$TOP/tests/lib/krb5kdc.sh"
 
@@ -100,14 +100,14 @@ conf() { # EXTRA_DOMAIN_LINES
 [sssd]
 services = nss, pam
 domains = krbtest
-debug_level = 9
+debug_level = ${KRB5T_DEBUG:-9}
 [nss]
-debug_level = 9
+debug_level = ${KRB5T_DEBUG:-9}
 [pam]
-debug_level = 9
+debug_level = ${KRB5T_DEBUG:-9}
 ${PAM_EXTRA:-}
 [domain/krbtest]
-debug_level = 9
+debug_level = ${KRB5T_DEBUG:-9}
 id_provider = ldap
 auth_provider = krb5
 ldap_uri = $URI
