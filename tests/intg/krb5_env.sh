@@ -5,7 +5,7 @@
 # (PROXY_PID: SIGUSR1 hang, SIGHUP refuse, SIGUSR2 heal), a krb5.conf without the realm's
 # KDCs over /etc/krb5.conf (only krb5_server names them), and pam service "krb5test" with
 # our pam_sss.so on a tmpfs over /etc/pam.d. Helpers: conf, restart, login, expect_line,
-# klist_of. Exits 77 when a tool is missing. KEEP_WORK=1 keeps $WORK for a post-mortem.
+# klist_of; KRB5T_BEFORE_SLAPD (eval'ed) prepares slapd. Exits 77 when a tool is missing. KEEP_WORK=1 keeps $WORK for a post-mortem.
 . "$TOP/tests/intg/lib.sh"
 . "$TOP/tests/intg/nss_ns.sh"
 . "$TOP/tests/lib/slapd.sh"
@@ -61,6 +61,8 @@ user_entry() { # UID UIDNUMBER PASSWORD
     user_entry carol 10003 'Carol-Ldap4'
 } > "$WORK/krb.ldif"
 mkdir -p "$WORK/ldap"
+# A test may prepare slapd first (SASL set-up: keytab, directives, ACL).
+[ -n "${KRB5T_BEFORE_SLAPD:-}" ] && eval "$KRB5T_BEFORE_SLAPD"
 URI=$(slapd_start "$WORK/ldap" "$WORK/krb.ldif" "$SUFFIX") || { echo "FAIL: slapd"; exit 1; }
 
 # The KDC behind a proxy the test can make hang (SIGUSR1), refuse (SIGHUP), heal (SIGUSR2).

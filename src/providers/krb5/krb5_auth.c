@@ -159,11 +159,12 @@ errno_t krb5_pam(struct tevent_req *req)
                                          state->req.newauthtok.len)
                         : "",
         .realm = kctx->realm,
+        .service = "",
     };
     if (ks->creq.password == NULL || ks->creq.new_password == NULL) {
         return ENOMEM;
     }
-    subreq = krb5_child_send(ks, state->ev, kctx, &ks->creq);
+    subreq = krb5_child_send(ks, state->ev, kctx->child, &ks->creq);
     /* The request is encoded: the copies go now. */
     explicit_bzero(discard_const(ks->creq.password), strlen(ks->creq.password));
     explicit_bzero(discard_const(ks->creq.new_password), strlen(ks->creq.new_password));

@@ -36,6 +36,9 @@ struct k5c {
     krb5_principal princ;
     krb5_creds creds;
     bool have_creds;
+    krb5_creds *svc;                /* KEYTAB_TGT: the service ticket stored beside the TGT */
+    krb5_creds *svc2;               /* ... and under the realm's name, when svc is a referral */
+    bool have_svc;
 };
 
 static void k5c_log_krb(struct k5c *c, krb5_error_code kerr, const char *what)
@@ -212,6 +215,12 @@ static krb5_error_code k5c_store(struct k5c *c, const char *ccname)
     }
     if (kerr == 0) {
         kerr = krb5_cc_store_cred(c->kctx, cc, &c->creds);
+    }
+    if (kerr == 0 && c->have_svc) {
+        kerr = krb5_cc_store_cred(c->kctx, cc, c->svc);
+    }
+    if (kerr == 0 && c->svc2 != NULL) {
+        kerr = krb5_cc_store_cred(c->kctx, cc, c->svc2);
     }
     if (cc != NULL) {
         krb5_cc_close(c->kctx, cc);
@@ -448,12 +457,65 @@ static uint32_t k5c_renew(TALLOC_CTX *mem_ctx, struct k5c *c)
     return KRB5_CHILD_OK;
 }
 
-/* The back-end's own TGT (ldap_krb5_keytab): into a private cache, as root. */
+/* A service ticket with the TGT just obtained (through a memory cache): the back-end's
+ * GSSAPI bind then finds it in the ccache and never asks a KDC from its event loop. */
+static krb5_error_code k5c_service_ticket(struct k5c *c)
+{
+    krb5_ccache mcc = NULL;
+    krb5_creds in;
+    krb5_creds *out = NULL;
+    krb5_error_code kerr;
+
+    memset(&in, 0, sizeof(in));
+    kerr = krb5_cc_new_unique(c->kctx, "MEMORY", NULL, &mcc);
+    if (kerr == 0) {
+        kerr = krb5_cc_initialize(c->kctx, mcc, c->creds.client);
+    }
+    if (kerr == 0) {
+        kerr = krb5_cc_store_cred(c->kctx, mcc, &c->creds);
+    }
+    if (kerr == 0) {
+        /* "ldap/host": the name GSSAPI will look for (a host-based service, the referral
+         * realm); the ticket is stored under that name and under the realm's. */
+        kerr = strchr(c->req->service, '@') != NULL
+               ? krb5_parse_name(c->kctx, c->req->service, &in.server)
+               : krb5_parse_name_flags(c->kctx, c->req->service,
+                                       KRB5_PRINCIPAL_PARSE_NO_REALM, &in.server);
+    }
+    if (kerr == 0 && strchr(c->req->service, '@') == NULL) {
+        in.server->type = KRB5_NT_SRV_HST;
+    }
+    if (kerr == 0) {
+        in.client = c->creds.client;
+        kerr = krb5_get_credentials(c->kctx, 0, mcc, &in, &out);
+        in.client = NULL;
+    }
+    if (kerr == 0) {
+        c->svc = out;
+        c->have_svc = true;
+        out = NULL;
+        if (krb5_is_referral_realm(&c->svc->server->realm)
+                && krb5_copy_creds(c->kctx, c->svc, &c->svc2) == 0) {
+            (void)krb5_set_principal_realm(c->kctx, c->svc2->server, c->req->realm);
+        }
+    }
+    krb5_free_creds(c->kctx, out);
+    krb5_free_principal(c->kctx, in.server);
+    if (mcc != NULL) {
+        krb5_cc_destroy(c->kctx, mcc);
+    }
+    return kerr;
+}
+
+/* The back-end's own TGT (ldap_krb5_keytab), and the LDAP service ticket: into its
+ * private ccache, written as a new file renamed into place (a bind reading the old one
+ * meanwhile sees one or the other, whole). Stays root: the ccache is the back-end's. */
 static uint32_t k5c_keytab_tgt(TALLOC_CTX *mem_ctx, struct k5c *c)
 {
     krb5_get_init_creds_opt *opts = NULL;
     krb5_keytab kt = NULL;
     krb5_error_code kerr;
+    errno_t ret;
 
     kerr = c->req->keytab[0] != '\0' ? krb5_kt_resolve(c->kctx, c->req->keytab, &kt)
                                      : krb5_kt_default(c->kctx, &kt);
@@ -464,11 +526,10 @@ static uint32_t k5c_keytab_tgt(TALLOC_CTX *mem_ctx, struct k5c *c)
         if (c->req->lifetime > 0) {
             krb5_get_init_creds_opt_set_tkt_life(opts, c->req->lifetime);
         }
+        krb5_get_init_creds_opt_set_canonicalize(opts,
+                                            (c->req->flags & KRB5_CHILD_F_CANONICALIZE) != 0);
         kerr = krb5_get_init_creds_keytab(c->kctx, &c->creds, c->princ, kt, 0, NULL, opts);
         c->have_creds = kerr == 0;
-    }
-    if (kerr == 0) {
-        kerr = k5c_store(c, c->req->ccname);
     }
     if (opts != NULL) {
         krb5_get_init_creds_opt_free(c->kctx, opts);
@@ -480,9 +541,22 @@ static uint32_t k5c_keytab_tgt(TALLOC_CTX *mem_ctx, struct k5c *c)
         k5c_log_krb(c, kerr, "TGT from the keytab");
         return k5c_status(kerr);
     }
+    if (c->req->service[0] != '\0') {
+        kerr = k5c_service_ticket(c);
+        if (kerr != 0) {
+            k5c_log_krb(c, kerr, "service ticket");
+            return k5c_status(kerr);
+        }
+    }
     k5c_set_times(c);
-    c->rsp.ccname = c->req->ccname;
-    return KRB5_CHILD_OK;
+    if (c->req->ccname[0] == '\0') {
+        return KRB5_CHILD_OK;
+    }
+    ret = k5c_write_cc(mem_ctx, c);
+    DEBUG(SSSDBG_TRACE_FUNC, "TGT of [%s]%s%s in %s: %s\n", c->req->principal,
+          c->have_svc ? " and " : "", c->have_svc ? c->req->service : "", c->req->ccname,
+          ret == EOK ? "written" : strerror(ret));
+    return ret == EOK ? KRB5_CHILD_OK : KRB5_CHILD_CCACHE_FAILED;
 }
 
 static errno_t k5c_read_all(TALLOC_CTX *mem_ctx, int fd, uint8_t **_buf, size_t *_len)
@@ -611,6 +685,12 @@ int main(int argc, char *argv[])
     if (c.kctx != NULL) {
         if (c.have_creds) {
             krb5_free_cred_contents(c.kctx, &c.creds);
+        }
+        if (c.have_svc) {
+            krb5_free_creds(c.kctx, c.svc);
+        }
+        if (c.svc2 != NULL) {
+            krb5_free_creds(c.kctx, c.svc2);
         }
         krb5_free_principal(c.kctx, c.princ);
         krb5_free_context(c.kctx);

@@ -1,5 +1,5 @@
 /*
- * Running krb5_child from sssd_be's event loop (krb5_common.h). The child is started with
+ * Running krb5_child from sssd_be's event loop (krb5_child_client.h). The child is started with
  * fork + execve, gets the request on a non-blocking pipe and answers on another, watched
  * by a tevent fd; a timer kills it with SIGKILL after krb5_auth_timeout. Nothing here
  * waits: not posix_spawn, whose vfork holds the parent until the child has exec'd (up to
@@ -17,11 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "providers/krb5/krb5_common.h"
+#include "providers/krb5/krb5_child_client.h"
 
 struct krb5_child_state {
     struct tevent_context *ev;
-    struct krb5_ctx *kctx;          /* outlives the request: owns the zombies */
+    struct krb5_child_cfg *cfg;     /* outlives the request: owns the zombies */
     pid_t pid;
     int in_fd;                  /* we write the request */
     int out_fd;                 /* we read the response */
@@ -75,7 +75,7 @@ static void krb5_child_reap(struct krb5_child_state *state, bool kill_it)
         kill(state->pid, SIGKILL);
     }
     if (waitpid(state->pid, &status, WNOHANG) == 0) {
-        z = talloc_zero(state->kctx, struct krb5_zombie);
+        z = talloc_zero(state->cfg, struct krb5_zombie);
         if (z != NULL) {
             z->pid = state->pid;
             if (tevent_add_timer(state->ev, z, tevent_timeval_current_ofs(0, KRB5_REAP_USEC),
@@ -100,7 +100,7 @@ static int krb5_child_state_destructor(struct krb5_child_state *state)
     return 0;
 }
 
-static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_ctx *kctx)
+static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_child_cfg *cfg)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     int to_child[2] = { -1, -1 };
@@ -114,7 +114,7 @@ static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_ctx 
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    argv[0] = discard_const(kctx->child_path);
+    argv[0] = discard_const(cfg->child_path);
     argv[1] = talloc_asprintf(tmp_ctx, "--debug-level=%#x", debug_level);
     argv[2] = discard_const("--logger=files");
     argv[3] = getenv("SSS_KRB5_CHILD_STDERR") != NULL ? discard_const("--logger=stderr") : NULL;
@@ -122,8 +122,8 @@ static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_ctx 
     if (sys_conf == NULL || sys_conf[0] == '\0') {
         sys_conf = "/etc/krb5.conf";
     }
-    envp[n++] = kctx->conf_path != NULL
-                ? talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s:%s", kctx->conf_path, sys_conf)
+    envp[n++] = cfg->conf_path != NULL
+                ? talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s:%s", cfg->conf_path, sys_conf)
                 : talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s", sys_conf);
     envp[n++] = discard_const("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
     envp[n] = NULL;
@@ -138,7 +138,7 @@ static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_ctx 
     state->pid = fork();
     if (state->pid < 0) {
         ret = errno;
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", kctx->child_path, strerror(ret));
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", cfg->child_path, strerror(ret));
         goto done;
     }
     if (state->pid == 0) {
@@ -147,7 +147,7 @@ static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_ctx 
             _exit(126);
         }
         (void)syscall(SYS_close_range, 3U, ~0U, 0U);
-        execve(kctx->child_path, argv, envp);
+        execve(cfg->child_path, argv, envp);
         _exit(127);
     }
     state->in_fd = to_child[1];
@@ -180,7 +180,8 @@ static void krb5_child_timeout(struct tevent_context *ev, struct tevent_timer *t
                                struct timeval now, void *pvt);
 
 struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                   struct krb5_ctx *kctx, const struct krb5_child_req *creq)
+                                   struct krb5_child_cfg *cfg,
+                                   const struct krb5_child_req *creq)
 {
     struct krb5_child_state *state;
     struct tevent_req *req;
@@ -192,17 +193,17 @@ struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
         return NULL;
     }
     state->ev = ev;
-    state->kctx = kctx;
+    state->cfg = cfg;
     state->pid = -1;
     state->in_fd = state->out_fd = -1;
     talloc_set_destructor(state, krb5_child_state_destructor);
-    if (ev == NULL || kctx == NULL || creq == NULL) {
-        (void)sss_arg_invalid(__func__, "ev, kctx, creq");
+    if (ev == NULL || cfg == NULL || creq == NULL) {
+        (void)sss_arg_invalid(__func__, "ev, cfg, creq");
         return ev != NULL ? sss_req_post(req, ev, EINVAL) : (talloc_free(req), NULL);
     }
     ret = krb5_child_req_encode(state, creq, &state->wbuf, &state->wlen);
     if (ret == EOK) {
-        ret = krb5_child_spawn(state, kctx);
+        ret = krb5_child_spawn(state, cfg);
     }
     if (ret != EOK) {
         return sss_req_post(req, ev, ret);
@@ -212,7 +213,7 @@ struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                 krb5_child_writable, req);
     state->rfde = tevent_add_fd(ev, state, state->out_fd, TEVENT_FD_READ,
                                 krb5_child_readable, req);
-    te = tevent_add_timer(ev, state, tevent_timeval_current_ofs(kctx->auth_timeout, 0),
+    te = tevent_add_timer(ev, state, tevent_timeval_current_ofs(cfg->timeout, 0),
                           krb5_child_timeout, req);
     if (state->rbuf == NULL || state->wfde == NULL || state->rfde == NULL || te == NULL) {
         return sss_req_post(req, ev, ENOMEM);

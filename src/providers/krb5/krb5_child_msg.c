@@ -83,7 +83,7 @@ static errno_t k5m_start(TALLOC_CTX *mem_ctx, size_t total, struct k5m_out *o)
 errno_t krb5_child_req_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_req *req,
                               uint8_t **_buf, size_t *_len)
 {
-    const char *strs[6];
+    const char *strs[7];
     struct k5m_out o;
     size_t total = 0;
     size_t i;
@@ -100,6 +100,7 @@ errno_t krb5_child_req_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_req *
     strs[3] = req->password;
     strs[4] = req->new_password;
     strs[5] = req->realm;
+    strs[6] = req->service;
     ret = k5m_size(strs, SSS_ARRAY_SIZE(strs), 7 * sizeof(uint32_t), &total);
     if (ret != EOK) {
         return ret;
@@ -209,7 +210,7 @@ errno_t krb5_child_req_decode(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t le
     struct krb5_child_req *req = NULL;
     uint32_t magic = 0;
     uint32_t u[6];
-    const char **strs[6];
+    const char **strs[7];
     size_t i;
     errno_t ret;
 
@@ -248,6 +249,7 @@ errno_t krb5_child_req_decode(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t le
     strs[3] = &req->password;
     strs[4] = &req->new_password;
     strs[5] = &req->realm;
+    strs[6] = &req->service;
     for (i = 0; i < SSS_ARRAY_SIZE(strs); i++) {
         ret = k5m_get_str(req, &in, strs[i]);
         if (ret != EOK) {

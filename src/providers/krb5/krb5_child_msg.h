@@ -8,7 +8,7 @@
  * Wire format (host byte order: both ends are the same machine):
  *   request   u32 magic, u32 cmd, u32 flags, u32 uid, u32 gid, i32 lifetime,
  *             i32 renewable_lifetime, then strings (u32 len + bytes, no NUL):
- *             principal, ccname, keytab, password, new_password, realm
+ *             principal, ccname, keytab, password, new_password, realm, service
  *   response  u32 magic, u32 status, i64 endtime, i64 renew_till, then strings:
  *             ccname (the final name, XXXXXX filled in), message (the KDC's or
  *             kpasswd's text, shown to the user)
@@ -67,6 +67,7 @@ struct krb5_child_req {
     const char *password;           /* wiped when the decoded request is freed */
     const char *new_password;
     const char *realm;
+    const char *service;            /* KEYTAB_TGT: a service ticket to get as well ("") */
 };
 
 struct krb5_child_rsp {

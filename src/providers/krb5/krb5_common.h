@@ -1,10 +1,9 @@
 /*
  * The Kerberos provider of sssd_be (auth_provider = krb5, chpass_provider = krb5):
  *
- *   krb5_common.c   the domain's krb5_* options, the realm's KDC list written to a
- *                   private krb5.conf snippet the child reads (krb5_server failover)
+ *   krb5_common.c   the domain's krb5_* options, the KDC-offline state
  *   krb5_ccname.c   ccache name templates (%u %U %p %r %h %d %P %%, XXXXXX), lifetimes
- *   krb5_child_handler.c  spawning krb5_child, its pipe and its timeout (never blocking)
+ *   krb5_child_client.h   running krb5_child (shared with the LDAP provider's GSSAPI)
  *   krb5_auth.c     the PAM steps (be_pam.c dispatches AUTHENTICATE and CHAUTHTOK here)
  *   krb5_renew.c    krb5_renew_interval: the TGTs of logged-in users renewed in the
  *                   background, krb5_store_password_if_offline
@@ -15,6 +14,7 @@
 
 #include "util/util.h"
 #include "providers/krb5/krb5_child_msg.h"
+#include "providers/krb5/krb5_child_client.h"
 
 struct confdb;
 struct sss_hash_table;
@@ -29,8 +29,7 @@ struct krb5_ctx {
     char *ccname_tmpl;          /* krb5_ccname_template */
     char *ccachedir;            /* krb5_ccachedir */
     char *keytab;               /* krb5_keytab ("" : the default keytab) */
-    char *conf_path;            /* the snippet with the KDC list; NULL: none written */
-    char *child_path;           /* krb5_child (SSSD_LIBEXEC_PATH, or $SSS_KRB5_CHILD) */
+    struct krb5_child_cfg *child;   /* where krb5_child is, the KDC list, the timeout */
     bool validate;
     bool canonicalize;
     bool enterprise;
@@ -75,15 +74,6 @@ errno_t krb5_ccname_expand(TALLOC_CTX *mem_ctx, const char *tmpl,
 /* A lifetime as SSSD's krb5_*lifetime options take it: a number of seconds, or numbers
  * with s/m/h/d units ("1d12h", "90m"). Errors: EINVAL (and the value is refused). */
 errno_t krb5_parse_lifetime(const char *str, int *_secs);
-
-/* ---- krb5_child_handler.c ----------------------------------------------------------- */
-
-/* Runs krb5_child with req; the child is killed after kctx->auth_timeout seconds
- * (ETIMEDOUT). Errors: ETIMEDOUT, EIO (the child died, garbage answer), ENOMEM. */
-struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                   struct krb5_ctx *kctx, const struct krb5_child_req *creq);
-errno_t krb5_child_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
-                        struct krb5_child_rsp **_rsp);
 
 /* ---- krb5_renew.c ------------------------------------------------------------------- */
 

@@ -161,10 +161,10 @@ static void krb5_renew_start(struct krb5_renew_entry *e, bool with_pw)
         .principal = e->item.principal, .ccname = e->item.ccname,
         .keytab = kctx->keytab,
         .password = with_pw ? (const char *)e->pw : "",
-        .new_password = "", .realm = kctx->realm,
+        .new_password = "", .realm = kctx->realm, .service = "",
     };
 
-    e->busy = krb5_child_send(e, kctx->ev, kctx, &creq);
+    e->busy = krb5_child_send(e, kctx->ev, kctx->child, &creq);
     if (e->busy != NULL) {
         tevent_req_set_callback(e->busy, krb5_renew_done, e);
     }

@@ -43,6 +43,7 @@
 
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_sasl.h"
 
 /* One TLS handshake in a helper thread. Shared between the loop and the thread: plain
  * malloc, guarded by lock. Whoever comes last frees it: the loop when it read the answer
@@ -89,6 +90,7 @@ static errno_t sdap_connect_tls(struct tevent_req *req);
 static errno_t sdap_connect_wrap(struct tevent_req *req);
 static errno_t sdap_connect_bind(struct tevent_req *req);
 static void sdap_connect_bind_done(struct tevent_req *subreq);
+static void sdap_connect_sasl_done(struct tevent_req *subreq);
 static void tls_job_abandon(struct tls_job *job);
 
 static int sdap_connect_state_destructor(struct sdap_connect_state *state)
@@ -730,6 +732,15 @@ static errno_t sdap_connect_bind(struct tevent_req *req)
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
     struct tevent_req *subreq;
 
+    if (state->opts->sasl != NULL) {
+        subreq = sdap_sasl_bind_send(state, state->ev, state->conn, state->opts->sasl,
+                                     state->opts->opt_timeout);
+        if (subreq == NULL) {
+            return ENOMEM;
+        }
+        tevent_req_set_callback(subreq, sdap_connect_sasl_done, req);
+        return EOK;
+    }
     if (state->opts->bind_dn == NULL) {
         DEBUG(SSSDBG_TRACE_FUNC, "connected to %s (anonymous)\n", state->uri);
         tevent_req_done(req);
@@ -760,6 +771,24 @@ static void sdap_connect_bind_done(struct tevent_req *subreq)
         return;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "connected to %s as '%s'\n", state->uri, state->opts->bind_dn);
+    tevent_req_done(req);
+}
+
+static void sdap_connect_sasl_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    errno_t ret;
+
+    ret = sdap_sasl_bind_recv(subreq);
+    talloc_free(subreq);
+    state->bind_result = ret == EOK ? 0 : ret == EACCES ? LDAP_INVALID_CREDENTIALS : -1;
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "connected to %s (SASL %s)\n", state->uri,
+          sdap_sasl_name(state->opts->sasl));
     tevent_req_done(req);
 }
 

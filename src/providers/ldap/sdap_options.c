@@ -14,6 +14,7 @@
 #include "util/util.h"
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_sasl.h"
 
 /* Names of the values of the enum options, indexed by the value stored. */
 static const char *const sdap_schema_names[] = {
@@ -375,6 +376,10 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
         goto done;
     }
     ret = sdap_options_derive(opts, section, disable_paging);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sdap_sasl_read(opts, cdb, domain, section, &opts->sasl);
     if (ret != EOK) {
         goto done;
     }

@@ -174,6 +174,7 @@ struct sdap_options {
     const char *group_map[SDAP_GA_MAX];
     struct sdap_kind users;     /* derived from the above */
     struct sdap_kind groups;
+    struct sdap_sasl *sasl;     /* ldap_sasl_mech (sdap_sasl.h); NULL: simple/anonymous */
 };
 
 static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,

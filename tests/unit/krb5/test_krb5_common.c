@@ -88,6 +88,7 @@ static void test_req_roundtrip(void **state)
         .uid = 10001, .gid = 10002, .lifetime = 600, .renewable_lifetime = 3600,
         .principal = "alice@EXAMPLE.TEST", .ccname = "FILE:/tmp/x", .keytab = "",
         .password = "old", .new_password = "new", .realm = "EXAMPLE.TEST",
+        .service = "ldap/srv.example.test",
     };
     struct krb5_child_req *out = NULL;
     uint8_t *buf = NULL;
@@ -109,6 +110,7 @@ static void test_req_roundtrip(void **state)
     assert_string_equal(out->password, "old");
     assert_string_equal(out->new_password, "new");
     assert_string_equal(out->realm, in.realm);
+    assert_string_equal(out->service, in.service);
     talloc_free(out);
     for (cut = 0; cut < len; cut++) {
         out = NULL;
