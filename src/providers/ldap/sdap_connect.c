@@ -355,6 +355,19 @@ static errno_t set_tls_options(struct sdap_connect_state *state, LDAP *ld)
             goto done;
         }
     }
+    /* A client certificate (SASL EXTERNAL, or servers that ask for one). */
+    if (opts->tls_cert != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CERTFILE, opts->tls_cert);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
+    }
+    if (opts->tls_key != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_KEYFILE, opts->tls_key);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
+    }
     lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_NEWCTX, &newctx);
 done:
     if (lrc != LDAP_OPT_SUCCESS) {

@@ -88,6 +88,8 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_STRING("ldap_group_search_filter", group_filter),
     OPT_STRING("ldap_tls_cacert", tls_cacert),
     OPT_STRING("ldap_tls_cacertdir", tls_cacertdir),
+    OPT_STRING("ldap_tls_cert", tls_cert),
+    OPT_STRING("ldap_tls_key", tls_key),
     OPT_ENUM("ldap_tls_reqcert", tls_reqcert, sdap_reqcert_names),
     /* A timeout of 0 would end every operation at once, or never end it (libldap). */
     OPT_INT("ldap_search_timeout", search_timeout, 1),

@@ -164,6 +164,8 @@ struct sdap_options {
     int tls_reqcert;            /* LDAP_OPT_X_TLS_NEVER ... HARD */
     char *tls_cacert;
     char *tls_cacertdir;
+    char *tls_cert;             /* ldap_tls_cert / ldap_tls_key: a client certificate */
+    char *tls_key;
     int nesting_level;
     int page_size;              /* 0: paging disabled */
     uint32_t min_id;
