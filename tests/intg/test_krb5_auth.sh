@@ -5,7 +5,8 @@
 # the test can make it hang or refuse.
 #
 # Scenarios: a login writes a ccache with a krbtgt (klist) owned by the user, mode 0600 in
-# a 0700 directory (FILE: with XXXXXX, then DIR:); a wrong password and the LDAP password
+# a 0700 directory (FILE: with XXXXXX, then DIR:); a directory another user made for the
+# ccache is refused; a wrong password and the LDAP password
 # are refused; a ccache name pre-created as a symlink by another user is neither followed
 # nor replaced; a KDC that never answers: the login fails after krb5_auth_timeout while
 # getent keeps being answered; the KDC refusing connections with cached credentials: the
@@ -42,6 +43,11 @@ check "the LDAP password is not the Kerberos one: refused" login 1 Alice-Ldap1 a
 check "an unknown user" login 1 Nobody-1 nobody-here
 check "bob logs in too" login 0 Bob-Krb3 bob
 check "  ... his ccache is his" test "$(stat -c %u "$WORK"/cc/bob/krb5cc_10002_* 2>/dev/null)" = 10002
+setpriv --reuid=10002 --regid=10002 --clear-groups mkdir -m 0777 "$WORK/cc/carol"
+check "a ccache directory bob made for carol: her login fails" login 1 Carol-Krb4 carol
+check "  ... nothing written in bob's directory" test -z "$(ls -A "$WORK/cc/carol")"
+check "  ... the log says why" grep -q "belongs to uid 10002, not to uid 10003" \
+    "$LOGS/krb5_child.log"
 
 # ---- DIR: ccache -------------------------------------------------------------------------
 restart "krb5_ccname_template = DIR:$WORK/cc/dir_%u" || fail "restart with DIR:"

@@ -176,6 +176,13 @@ static errno_t k5c_user_dir(char *path, uid_t uid, bool create_parents)
             DEBUG(SSSDBG_CRIT_FAILURE, "[%s] is not a directory (a symlink?): refused\n", path);
             return EPERM;
         }
+        /* Another user's directory could swap the cache under the user's feet; root's
+         * (like /tmp or /run/user) is fine. */
+        if (st.st_uid != uid && st.st_uid != 0) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "[%s] belongs to uid %u, not to uid %u nor root: "
+                  "refused\n", path, (unsigned)st.st_uid, (unsigned)uid);
+            return EPERM;
+        }
         return EOK;
     }
     if (errno != ENOENT) {
@@ -202,6 +209,15 @@ static errno_t k5c_user_dir(char *path, uid_t uid, bool create_parents)
         return EPERM;
     }
     return EOK;
+}
+
+/* A DIR: collection holds every cache of the user: the user's alone, no one else writes. */
+static bool k5c_private_dir(const char *path, uid_t uid)
+{
+    struct stat st;
+
+    return lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid
+           && (st.st_mode & 022) == 0;
 }
 
 static krb5_error_code k5c_store(struct k5c *c, const char *ccname)
@@ -306,6 +322,9 @@ static errno_t k5c_write_cc(TALLOC_CTX *mem_ctx, struct k5c *c)
             return EINVAL;
         }
         ret = k5c_user_dir(dir, c->req->uid, true);
+        if (ret == EOK && !k5c_private_dir(dir, c->req->uid)) {
+            ret = EPERM;
+        }
         if (ret != EOK) {
             DEBUG(SSSDBG_CRIT_FAILURE, "ccache directory [%s]: %s\n", dir, strerror(ret));
             return ret;
