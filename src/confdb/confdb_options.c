@@ -328,6 +328,12 @@ static const struct confdb_option confdb_options[] = {
     OPT_MAP("ldap_group_objectsid"),
     OPT_MAP("ldap_group_modify_timestamp"),
     OPT_MAP("ldap_group_type"),
+    OPT_MAP("ldap_netgroup_object_class"),
+    OPT_MAP("ldap_netgroup_name"),
+    OPT_MAP("ldap_netgroup_triple"),
+    OPT_MAP("ldap_netgroup_member"),
+    OPT_MAP("ldap_netgroup_uuid"),
+    OPT_MAP("ldap_netgroup_modify_timestamp"),
 
     /* [domain/NAME]: LDAP sudo. */
     OPT_INT("ldap_sudo_full_refresh_interval", K_DOM, "21600"),
@@ -450,6 +456,13 @@ static const struct confdb_schema_row schema_defaults[] = {
     { "ldap_group_objectsid", NULL, NULL, "objectSID" },
     { "ldap_group_modify_timestamp", "modifyTimestamp", "modifyTimestamp", "whenChanged" },
     { "ldap_group_type", NULL, NULL, "groupType" },
+    /* sssd-ldap(5): the same NIS map whatever the schema. */
+    { "ldap_netgroup_object_class", "nisNetgroup", "nisNetgroup", "nisNetgroup" },
+    { "ldap_netgroup_name", "cn", "cn", "cn" },
+    { "ldap_netgroup_triple", "nisNetgroupTriple", "nisNetgroupTriple", "nisNetgroupTriple" },
+    { "ldap_netgroup_member", "memberNisNetgroup", "memberNisNetgroup", "memberNisNetgroup" },
+    { "ldap_netgroup_uuid", NULL, NULL, NULL },
+    { "ldap_netgroup_modify_timestamp", "modifyTimestamp", "modifyTimestamp", "modifyTimestamp" },
 };
 
 /* SSSD sections this suite does not serve: accepted with a warning, contents ignored. */

@@ -81,6 +81,13 @@ enum sss_cli_header {
 #define SSS_NSS_EX_FLAG_NO_CACHE            (1 << 0)
 #define SSS_NSS_EX_FLAG_INVALIDATE_CACHE    (1 << 1)
 
+/* Netgroup reply records (SETNETGRENT / GETNETGRENT): uint32 type, then host\0 user\0
+ * domain\0 (a triple; "" for an empty field) or name\0 (a member netgroup). */
+enum sss_netgr_rep_type {
+    SSS_NETGR_REP_TRIPLE = 1,
+    SSS_NETGR_REP_GROUP = 2,
+};
+
 /* PAM request framing and item types. */
 #define SSS_START_OF_PAM_REQUEST    0x4d415049
 #define SSS_END_OF_PAM_REQUEST      0x4950414d

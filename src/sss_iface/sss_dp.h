@@ -3,8 +3,9 @@
  * sssd_be (server): what entry_type, filter and extra mean, and what dp_error says.
  * The numbers are SSSD's, so logs and traces read the same.
  *
- *   entry_type  SSS_DP_USER, SSS_DP_GROUP or SSS_DP_INITGROUPS (| SSS_DP_FAST: answer from
- *               a quick path if one exists; never changes the result)
+ *   entry_type  SSS_DP_USER, SSS_DP_GROUP, SSS_DP_INITGROUPS or SSS_DP_NETGROUP (by name
+ *               only) (| SSS_DP_FAST: answer from a quick path if one exists; never changes
+ *               the result)
  *   filter      "name=<name>" (the name as the domain stores it, not fully qualified),
  *               "idnumber=<decimal id>", or "*" (enumeration)
  *   domain      the domain name (as in [sssd] domains)
@@ -36,7 +37,8 @@
 #define SSS_DP_USER             0x0001
 #define SSS_DP_GROUP            0x0002
 #define SSS_DP_INITGROUPS       0x0003
-#define SSS_DP_TYPE_MASK        0x00FF
+#define SSS_DP_NETGROUP         0x0401
+#define SSS_DP_TYPE_MASK        0x0FFF
 #define SSS_DP_FAST             0x1000
 
 #define SSS_DP_FILTER_NAME      "name="

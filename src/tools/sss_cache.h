@@ -13,9 +13,10 @@
  * non-root caller, an unreadable configuration or a failure; 2 (ENOENT) when a named entry
  * matched nothing ("No cache object matched the specified search") or the -d domain is not
  * configured. A missing configuration is not an error (shadow-utils runs sss_cache after
- * useradd on hosts where sssd never ran). Netgroups, services, autofs maps, SSH hosts and
- * sudo rules are not cached by this suite: asking for all of one kind succeeds with a note,
- * asking for one by name never matches.
+ * useradd on hosts where sssd never ran). Netgroups (-n, -N, and -E) are expired like
+ * users and groups. Services, autofs maps, SSH hosts and sudo rules are not cached by this
+ * suite: asking for all of one kind succeeds with a note, asking for one by name never
+ * matches.
  *
  * Ownership: everything hangs off the caller's talloc context; nothing is global.
  */
@@ -62,6 +63,7 @@ struct sss_cache_sel {
     bool all_groups;
     const char *user;
     const char *group;
+    bool all_netgroups;                             /* -E (-N is other_all[NETGROUP]) */
     const char *domain;                             /* -d; NULL: every domain */
     bool other_all[SSS_CACHE_OTHER_COUNT];          /* asked explicitly (not through -E) */
     const char *other_name[SSS_CACHE_OTHER_COUNT];
@@ -90,6 +92,7 @@ void sss_cache_usage(FILE *out);
 struct sss_cache_found {
     bool users;         /* -U, or the -u user was cached */
     bool groups;        /* -G, or the -g group was cached */
+    bool netgroups;     /* -N, -E, or the -n netgroup was cached */
 };
 
 /* The domain's case mode from its case_sensitive option. ERR_INVALID_CONFIG, ENOMEM. */

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "tools/sss_cache.h"
+#include "db/sysdb_netgroups.h"
 
 errno_t sss_cache_domain_case(struct confdb *cdb, const char *domain, enum sysdb_case *_mode)
 {
@@ -114,6 +115,43 @@ done:
     return ret;
 }
 
+/* -n NAME / -N (and -E): as for users and groups, a name not cached matches nothing. */
+static errno_t sss_cache_expire_netgroups(struct sysdb_ctx *sysdb,
+                                          const struct sss_cache_sel *sel,
+                                          struct sss_cache_found *found)
+{
+    struct sysdb_netgroup *ng;
+    const char *name;
+    errno_t ret;
+
+    if (sel->all_netgroups || sel->other_all[SSS_CACHE_NETGROUP]) {
+        ret = sysdb_expire_all_netgroups(sysdb);
+        if (ret == EOK) {
+            found->netgroups = true;
+        }
+        return ret;
+    }
+    name = sss_cache_name_in_domain(sel->other_name[SSS_CACHE_NETGROUP], sysdb_domain(sysdb));
+    if (name == NULL) {
+        return EOK;
+    }
+    ret = sysdb_get_netgroup(NULL, sysdb, name, &ng);
+    if (ret == ENOENT || ret == EINVAL) {
+        DEBUG(SSSDBG_TRACE_FUNC, "Netgroup %s: not in the cache of %s\n", name,
+              sysdb_domain(sysdb));
+        return EOK;
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    talloc_free(ng);
+    ret = sysdb_expire_netgroup(sysdb, name);
+    if (ret == EOK) {
+        found->netgroups = true;
+    }
+    return ret;
+}
+
 static errno_t sss_cache_expire_sel(struct sysdb_ctx *sysdb, const struct sss_cache_sel *sel,
                                     struct sss_cache_found *found)
 {
@@ -149,7 +187,7 @@ static errno_t sss_cache_expire_sel(struct sysdb_ctx *sysdb, const struct sss_ca
         }
         found->groups |= hit;
     }
-    return EOK;
+    return sss_cache_expire_netgroups(sysdb, sel, found);
 }
 
 errno_t sss_cache_expire_domain(const char *db_dir, const char *domain, enum sysdb_case mode,
@@ -202,6 +240,7 @@ errno_t sss_cache_expire_domain(const char *db_dir, const char *domain, enum sys
 
     found->users |= here.users;
     found->groups |= here.groups;
+    found->netgroups |= here.netgroups;
     ret = EOK;
 
 done:

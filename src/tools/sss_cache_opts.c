@@ -142,7 +142,8 @@ static bool sss_cache_sel_is_empty(const struct sss_cache_sel *sel)
 {
     int k;
 
-    if (sel->all_users || sel->all_groups || sel->user != NULL || sel->group != NULL) {
+    if (sel->all_users || sel->all_groups || sel->user != NULL || sel->group != NULL
+            || sel->all_netgroups) {
         return false;
     }
     for (k = 0; k < SSS_CACHE_OTHER_COUNT; k++) {
@@ -187,6 +188,7 @@ errno_t sss_cache_parse_args(TALLOC_CTX *mem_ctx, int argc, char *const argv[],
         case 'E':
             args->sel.all_users = true;
             args->sel.all_groups = true;
+            args->sel.all_netgroups = true;
             break;
         case 'u':
             args->sel.user = optarg;

@@ -10,7 +10,9 @@
  * (sss_memcache_clear_all()). Anything can mention an entry: a group's member list names
  * its users, a user's initgroups record lists the group, a renamed entry keeps its id; a
  * finer invalidation left such records answering stale (issue 17, item 4). The negative
- * caches are reset by kind: a user -> NegativeCache.ResetUsers, a group -> ResetGroups.
+ * caches are reset by kind: a user -> NegativeCache.ResetUsers, a group or a netgroup ->
+ * ResetGroups. sssd_nss drops what it remembers of a netgroup by itself: the expiry moves
+ * the cache's generation.
  */
 #include "util/util.h"
 
@@ -24,6 +26,9 @@ static void sss_cache_note_others(const struct sss_cache_sel *sel, bool *_any_al
 
     *_any_all = false;
     for (k = 0; k < SSS_CACHE_OTHER_COUNT; k++) {
+        if (k == SSS_CACHE_NETGROUP) {
+            continue;       /* cached: expired like users and groups */
+        }
         if (sel->other_all[k] || sel->other_name[k] != NULL) {
             fprintf(stderr, "sss_cache: %s are not cached by this suite: nothing to "
                     "invalidate\n", sss_cache_other_plural(k));
@@ -43,7 +48,8 @@ static void sss_cache_make_notice(const struct sss_cache_found *found,
     notice->mc_groups = true;
     notice->mc_initgroups = true;
     notice->neg_users = found->users;
-    notice->neg_groups = found->groups;
+    /* ResetGroups also empties the responders' negative cache of netgroups. */
+    notice->neg_groups = found->groups || found->netgroups;
 }
 
 static unsigned int sss_cache_mc_files(const struct sss_cache_notice *notice)
@@ -200,7 +206,8 @@ errno_t sss_cache_run(struct confdb *cdb, const struct sss_cache_sel *sel,
     }
 
     /* "All of a kind" matches even an empty cache; a name must have been found. */
-    matched = sel->all_users || sel->all_groups || other_all || found.users || found.groups;
+    matched = sel->all_users || sel->all_groups || other_all || found.users || found.groups
+              || found.netgroups || sel->all_netgroups || sel->other_all[SSS_CACHE_NETGROUP];
     if (!matched) {
         if (!failed) {
             fprintf(stderr, "No cache object matched the specified search\n");

@@ -14,12 +14,8 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/faults/faults_lib.sh"
-
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+SCENARIO=data
+. "$TOP/tests/faults/scenario_env.sh"
 
 DOM=data.test
 S=dc=data,dc=test
@@ -27,15 +23,6 @@ if [ -n "${FAULT_SHORT:-}" ]; then N=3000; BIG=30000; else N=100000; BIG=500000;
 SAMPLE=200
 MEM_BOUND_MB=1024
 LOOKUP_BOUND_S=120
-WORK=$(mktemp -d /tmp/sssd-fault-data.XXXXXX)
-FAULT_WORK=$WORK/faults
-FAILED=0
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 t0=$(now_ms)
 python3 "$TOP/tests/faults/make_hostile_ldif.py" $S $N $BIG "$WORK/expected" > "$WORK/data.ldif" \

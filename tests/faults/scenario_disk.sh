@@ -18,13 +18,8 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
-. "$TOP/tests/faults/faults_lib.sh"
-
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+SCENARIO=disk
+. "$TOP/tests/faults/scenario_env.sh"
 command -v unshare >/dev/null && command -v nsenter >/dev/null \
     || { echo "unshare/nsenter missing: skipped"; exit 77; }
 
@@ -38,15 +33,7 @@ MC=$PREFIX/var/lib/sss/mc/passwd
 SCRIBBLE_SECS=${FAULT_SHORT:+5}
 SCRIBBLE_SECS=${SCRIBBLE_SECS:-20}
 RECOVER_BOUND_MS=15000
-WORK=$(mktemp -d /tmp/sssd-fault-disk.XXXXXX)
-FAULT_WORK=$WORK/faults
-FAILED=0
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK" "$CACHE.corrupt"
-}
-trap cleanup EXIT
+fault_on_exit 'rm -f "$CACHE.corrupt"'
 
 {
     ldif_base $S

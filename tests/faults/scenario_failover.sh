@@ -24,13 +24,8 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
-. "$TOP/tests/faults/faults_lib.sh"
-
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+SCENARIO=fo
+. "$TOP/tests/faults/scenario_env.sh"
 
 DOM=fo.test
 S=dc=fo,dc=test
@@ -41,20 +36,7 @@ RECOVER_BOUND_MS=$(( (NET_TIMEOUT + SEARCH_TIMEOUT) * 1000 + 3000 ))
 PRIMARY_TIMEOUT=${FAULT_SHORT:+3}
 PRIMARY_TIMEOUT=${PRIMARY_TIMEOUT:-31}
 FAILBACK_BOUND_MS=$(( (PRIMARY_TIMEOUT + 10) * 1000 ))
-WORK=$(mktemp -d /tmp/sssd-fault-fo.XXXXXX)
-FAULT_WORK=$WORK/faults
-FAILED=0
-cleanup() {
-    fault_proxy_stop a > /dev/null
-    fault_proxy_stop b > /dev/null
-    stop_sssd
-    for s in a b; do
-        kill -CONT "$(slapd_pid "$WORK/$s")" 2>/dev/null
-        slapd_stop "$WORK/$s" 2>/dev/null
-    done
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+fault_on_exit 'fault_proxy_stop a > /dev/null; fault_proxy_stop b > /dev/null'
 
 {
     ldif_base $S

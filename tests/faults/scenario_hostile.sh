@@ -13,13 +13,8 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
-. "$TOP/tests/faults/faults_lib.sh"
-
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+SCENARIO=hostile
+. "$TOP/tests/faults/scenario_env.sh"
 command -v setpriv >/dev/null && command -v prlimit >/dev/null \
     || { echo "setpriv/prlimit missing: skipped"; exit 77; }
 
@@ -31,18 +26,9 @@ SECS=${FAULT_SHORT:+15}
 SECS=${SECS:-60}
 P99_BOUND_MS=100
 RSS_BOUND_MB=200
-WORK=$(mktemp -d /tmp/sssd-fault-hostile.XXXXXX)
 chmod 0755 "$WORK"
-FAULT_WORK=$WORK/faults
 PIDS=
-cleanup() {
-    [ -n "$PIDS" ] && kill $PIDS 2>/dev/null
-    wait 2>/dev/null
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+fault_on_exit '[ -n "$PIDS" ] && kill $PIDS 2>/dev/null; wait 2>/dev/null'
 
 {
     ldif_base $S

@@ -22,13 +22,8 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
-. "$TOP/tests/faults/faults_lib.sh"
-
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+SCENARIO=kill
+. "$TOP/tests/faults/scenario_env.sh"
 
 DOM=kill.test
 S=dc=kill,dc=test
@@ -38,18 +33,8 @@ LOOKUP_BOUND_MS=10000
 RECOVER_BOUND_MS=15000
 SETTLE=${FAULT_SHORT:+1}
 SETTLE=${SETTLE:-4}             # seconds of streams before and after each kill
-WORK=$(mktemp -d /tmp/sssd-fault-kill.XXXXXX)
-FAULT_WORK=$WORK/faults
-FAILED=0
 STREAM_PIDS=
-cleanup() {
-    [ -n "$STREAM_PIDS" ] && kill $STREAM_PIDS 2>/dev/null
-    wait 2>/dev/null
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+fault_on_exit '[ -n "$STREAM_PIDS" ] && kill $STREAM_PIDS 2>/dev/null; wait 2>/dev/null'
 
 {
     ldif_base $S

@@ -17,28 +17,15 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
-. "$TOP/tests/faults/faults_lib.sh"
-
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
+SCENARIO=slow
+. "$TOP/tests/faults/scenario_env.sh"
 
 DOM=slow.test
 S=dc=slowlink,dc=test
 N=${SLOW_LINK_LOOKUPS:-30}
 [ -n "${FAULT_SHORT:-}" ] && N=15
 RECOVER_BOUND_MS=30000
-WORK=$(mktemp -d /tmp/sssd-fault-slow.XXXXXX)
-FAULT_WORK=$WORK/faults
-cleanup() {
-    fault_proxy_stop lossy > /dev/null
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+fault_on_exit 'fault_proxy_stop lossy > /dev/null'
 
 {
     ldif_base $S

@@ -28,6 +28,7 @@ declare -A deps=(
     [fuzz_confdb]="$top/src/confdb/*.c"
     [fuzz_sbus_match]="$top/src/sbus/sbus_match.c"
     [fuzz_nss_reply]="$top/src/sss_client/nss/nss_parse.c"
+    [fuzz_nss_netgr]="$top/src/sss_client/nss/nss_netgroup.c $top/src/sss_client/nss/nss_parse.c"
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
     [fuzz_sbus_server]="$top/src/sbus/*.c $probes"

@@ -15,11 +15,15 @@ in_nss_ns() {
         echo "passwd: ${NSS_NS_SOURCES:-sss}"
         echo "group: ${NSS_NS_SOURCES:-sss}"
         echo "initgroups: ${NSS_NS_SOURCES:-sss}"
+        echo "netgroup: ${NSS_NS_SOURCES:-sss}"
         echo "shadow: files"
         echo "hosts: files"
     } > "$conf"
     unshare --mount --propagation private -- bash -c '
         mount --bind "$1" /etc/nsswitch.conf || exit 125
+        # The mount holds the file: remove it now, so a caller killed mid-lookup (a stream
+        # stopped by its test, a timeout) leaves nothing in /tmp.
+        rm -rf "${1%/*}"
         shift
         exec env LD_LIBRARY_PATH="$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
     ' nss-ns "$conf" "$@"

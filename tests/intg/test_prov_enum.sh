@@ -12,25 +12,15 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=prov-enum
+. "$TOP/tests/intg/slapd_env.sh"
 . "$TOP/tests/faults/faults_lib.sh"
 
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
 
 DOM=enum.test
 S=dc=enum,dc=test
 BELOG=$LOGS/sssd_be_$DOM.log
-WORK=$(mktemp -d /tmp/sssd-prov-enum.XXXXXX)
 FAULT_WORK=$WORK/faults
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 {
     ldif_base $S

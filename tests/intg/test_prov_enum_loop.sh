@@ -14,26 +14,17 @@ PREFIX=$(cd "$1" && pwd)
 shift
 RUNS=${*:-rfc2307bis:20000 rfc2307:100000}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
+TEST_NAME=prov-enumloop
+. "$TOP/tests/intg/slapd_env.sh"
 . "$TOP/tests/faults/faults_lib.sh"
 
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
 
 DOM=big.test
 DEST=sssd.domain_big_2etest
 S=dc=big,dc=test
 BELOG=$LOGS/sssd_be_$DOM.log
-WORK=$(mktemp -d /tmp/sssd-prov-enumloop.XXXXXX)
 FAULT_WORK=$WORK/faults
-cleanup() {
-    loop_stall_stop > /dev/null 2>&1
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+intg_on_exit 'loop_stall_stop > /dev/null 2>&1'
 
 round_done() { grep -qE "Enumeration of $DOM (done|failed)" "$BELOG" 2>/dev/null; }
 

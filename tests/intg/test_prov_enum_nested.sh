@@ -7,23 +7,13 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=prov-nest
+. "$TOP/tests/intg/slapd_env.sh"
 
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
 
 DOM=nest.test
 S=dc=nest,dc=test
 BELOG=$LOGS/sssd_be_$DOM.log
-WORK=$(mktemp -d /tmp/sssd-prov-nest.XXXXXX)
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 # top > mid > low > deep, one user per level; a loop; a group holding itself and a DN
 # that does not exist; an empty group.

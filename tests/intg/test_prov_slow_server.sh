@@ -13,29 +13,19 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=prov-slow
+. "$TOP/tests/intg/slapd_env.sh"
 . "$TOP/tests/lib/tls_certs.sh"
 . "$TOP/tests/faults/faults_lib.sh"
 
-slapd_available || { echo "slapd not installed: skipped"; exit 77; }
 tls_certs_available || { echo "neither openssl nor certtool installed: skipped"; exit 77; }
 
 S=dc=slow,dc=test
-WORK=$(mktemp -d /tmp/sssd-prov-slow.XXXXXX)
 FAULT_WORK=$WORK/faults
 BG=
-cleanup() {
-    [ -n "$BG" ] && kill "$BG" 2>/dev/null
-    loop_stall_stop > /dev/null 2>&1
-    for p in plain starttls ldaps; do fault_proxy_stop $p > /dev/null; done
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+intg_on_exit '[ -n "$BG" ] && kill "$BG" 2>/dev/null'
+intg_on_exit 'loop_stall_stop > /dev/null 2>&1'
+intg_on_exit 'for p in plain starttls ldaps; do fault_proxy_stop $p > /dev/null; done'
 
 tls_certs_make "$WORK/certs" || exit 1
 {

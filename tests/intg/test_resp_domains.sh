@@ -9,22 +9,11 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=doms
+. "$TOP/tests/intg/slapd_env.sh"
 
-WORK=$(mktemp -d /tmp/sssd-doms.XXXXXX)
 NSS_PID=
-cleanup() {
-    [ -n "$NSS_PID" ] && kill -CONT "$NSS_PID" 2>/dev/null
-    stop_sssd
-    slapd_stop "$WORK/one" 2>/dev/null
-    slapd_stop "$WORK/two" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
+intg_on_exit '[ -n "$NSS_PID" ] && kill -CONT "$NSS_PID" 2>/dev/null'
 
 mkdir -p "$WORK/one" "$WORK/two"
 {

@@ -8,22 +8,12 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=enum
+. "$TOP/tests/intg/slapd_env.sh"
 
 N=3000
 PY=/usr/bin/python3
 CLIENT=$TOP/tests/intg/resp_nss_client.py
-WORK=$(mktemp -d /tmp/sssd-enum.XXXXXX)
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 
 S=dc=en,dc=test
 mkdir -p "$WORK/ldap"

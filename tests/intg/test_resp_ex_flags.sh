@@ -7,24 +7,15 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
+TEST_NAME=exflags
+. "$TOP/tests/intg/slapd_env.sh"
 
 PY=/usr/bin/python3
 CLIENT=$TOP/tests/intg/resp_nss_client.py
 SOCK=$PIPES/nss
 DOM=demo.test
 BELOG=$LOGS/sssd_be_$DOM.log
-WORK=$(mktemp -d /tmp/sssd-exflags.XXXXXX)
 chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 cp "$CLIENT" "$WORK/client.py" && chmod 0755 "$WORK/client.py"
 
 mkdir -p "$WORK/ldap"

@@ -11,19 +11,9 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=fields
+. "$TOP/tests/intg/slapd_env.sh"
 
-WORK=$(mktemp -d /tmp/sssd-fields.XXXXXX)
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 
 S=dc=exp,dc=test
 b64() { printf '%b' "$1" | base64 -w0; }

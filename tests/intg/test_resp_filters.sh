@@ -8,21 +8,11 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=filters
+. "$TOP/tests/intg/slapd_env.sh"
 
-WORK=$(mktemp -d /tmp/sssd-filters.XXXXXX)
 NSS_PID=
-cleanup() {
-    [ -n "$NSS_PID" ] && kill -CONT "$NSS_PID" 2>/dev/null
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
+intg_on_exit '[ -n "$NSS_PID" ] && kill -CONT "$NSS_PID" 2>/dev/null'
 
 S=dc=flt,dc=test
 mkdir -p "$WORK/ldap"

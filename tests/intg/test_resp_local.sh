@@ -9,22 +9,12 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/nss_ns.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=local
+. "$TOP/tests/intg/slapd_env.sh"
 
 DOM=ldap.test
 BELOG=$LOGS/sssd_be_$DOM.log
-WORK=$(mktemp -d /tmp/sssd-local.XXXXXX)
 chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 
 S=dc=loc,dc=test
 mkdir -p "$WORK/ldap"

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "providers/backend/be_ctx.h"
+#include "providers/backend/be_netgr.h"
 #include "sss_iface/sss_dp.h"
 
 struct be_account_info_state;
@@ -65,6 +66,7 @@ static const char *be_type_name(uint32_t type)
     case SSS_DP_USER: return "user";
     case SSS_DP_GROUP: return "group";
     case SSS_DP_INITGROUPS: return "initgroups";
+    case SSS_DP_NETGROUP: return "netgroup";
     default: return "unknown";
     }
 }
@@ -100,7 +102,8 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
     unsigned long long id;
 
     memset(_f, 0, sizeof(*_f));
-    if (type != SSS_DP_USER && type != SSS_DP_GROUP && type != SSS_DP_INITGROUPS) {
+    if (type != SSS_DP_USER && type != SSS_DP_GROUP && type != SSS_DP_INITGROUPS
+            && type != SSS_DP_NETGROUP) {
         *_why = "unknown entry type";
         return EINVAL;
     }
@@ -109,8 +112,8 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
         return EINVAL;
     }
     if (strcmp(filter, SSS_DP_FILTER_ENUM) == 0) {
-        if (type == SSS_DP_INITGROUPS) {
-            *_why = "initgroups cannot be enumerated";
+        if (type == SSS_DP_INITGROUPS || type == SSS_DP_NETGROUP) {
+            *_why = "initgroups and netgroups cannot be enumerated";
             return EINVAL;
         }
         _f->kind = BE_FILTER_ENUM;
@@ -128,8 +131,8 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
     }
     if (strncmp(filter, SSS_DP_FILTER_ID, strlen(SSS_DP_FILTER_ID)) == 0) {
         arg = filter + strlen(SSS_DP_FILTER_ID);
-        if (type == SSS_DP_INITGROUPS) {
-            *_why = "initgroups takes a name";
+        if (type == SSS_DP_INITGROUPS || type == SSS_DP_NETGROUP) {
+            *_why = "initgroups and netgroups take a name";
             return EINVAL;
         }
         if (*arg < '0' || *arg > '9') {
@@ -254,6 +257,8 @@ static errno_t be_op_run(struct be_op *op)
     if (op->is_enum) {
         subreq = be_enum_send(op, op->be->ev, op->be,
                               op->type == SSS_DP_USER ? BE_ENUM_USERS : BE_ENUM_GROUPS);
+    } else if (op->type == SSS_DP_NETGROUP) {
+        subreq = be_netgr_send(op, op->be->ev, op->be, op->filter.name);
     } else {
         subreq = be_id_ldap_send(op, op->be->ev, op->be, op->type, &op->filter);
     }
@@ -470,7 +475,9 @@ static void be_op_done(struct tevent_req *subreq)
     SSS_REQ_ID_SCOPE(op->req_id);
 
     assert(sss_list_is_linked(&op->link));
-    ret = op->is_enum ? be_enum_recv(subreq) : be_id_ldap_recv(subreq);
+    ret = op->is_enum ? be_enum_recv(subreq)
+                      : (op->type == SSS_DP_NETGROUP ? be_netgr_recv(subreq)
+                                                     : be_id_ldap_recv(subreq));
     talloc_free(subreq);
     if ((ret == EIO || ret == ENOTCONN) && op->restarts < BE_OP_RESTARTS) {
         /* The connection broke under the operation: again, on a new connection to the

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -80,6 +81,7 @@ static errno_t be_read_options(struct be_ctx *be, enum sysdb_case *_case_mode)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     char *case_str = NULL;
+    char *mpg_str = NULL;
     uint32_t value;
     errno_t ret;
 
@@ -130,6 +132,22 @@ static errno_t be_read_options(struct be_ctx *be, enum sysdb_case *_case_mode)
         goto done;
     }
     be->enum_refresh = value > 0 ? (int)value : 300;
+    ret = confdb_get_string(be->cdb, tmp_ctx, be->section, "auto_private_groups", &mpg_str);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (mpg_str == NULL || strcasecmp(mpg_str, "false") == 0) {
+        be->mpg = BE_MPG_FALSE;
+    } else if (strcasecmp(mpg_str, "true") == 0) {
+        be->mpg = BE_MPG_TRUE;
+    } else if (strcasecmp(mpg_str, "hybrid") == 0) {
+        be->mpg = BE_MPG_HYBRID;
+    } else {
+        DEBUG(SSSDBG_FATAL_FAILURE, "[%s] auto_private_groups = %s is not understood\n",
+              be->section, mpg_str);
+        ret = ERR_INVALID_CONFIG;
+        goto done;
+    }
     ret = be_get_uint(be, "offline_timeout", &value);
     if (ret != EOK) {
         goto done;

@@ -71,6 +71,14 @@ struct be_stats {
     uint64_t pf_fallbacks;      /* of those, sent on their own lookup (batch failed, ...) */
 };
 
+/* auto_private_groups (sssd.conf(5)); be_mpg.c. */
+enum be_mpg_mode {
+    BE_MPG_FALSE,       /* the user's gidNumber, which must name a real group */
+    BE_MPG_TRUE,        /* gid = uid, a private group named after the user; gidNumber
+                         * ignored (added to the user's groups) */
+    BE_MPG_HYBRID,      /* a private group only for uid == gid with no real group of gid */
+};
+
 struct be_ctx {
     struct tevent_context *ev;
     struct confdb *cdb;
@@ -89,6 +97,7 @@ struct be_ctx {
     uint32_t user_timeout;              /* entry_cache_user_timeout */
     uint32_t group_timeout;             /* entry_cache_group_timeout */
     bool enumerate;
+    enum be_mpg_mode mpg;               /* auto_private_groups */
     int enum_refresh;                   /* ldap_enumeration_refresh_timeout, s */
     int offline_timeout;                /* first retry delay, s */
     int offline_timeout_max;            /* largest retry delay, s */
@@ -174,6 +183,30 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                    const struct be_filter *filter);
 errno_t be_id_ldap_recv(struct tevent_req *req);
 
+/* ---- be_mpg.c ----------------------------------------------------------------------- */
+
+/*
+ * A group request (by name or gid) in a domain with auto_private_groups true or hybrid:
+ * the user whose private group it may be is looked up as sssd.conf(5) says, and the cache
+ * made to hold the answer: the private group (with its user), the real group, or nothing.
+ * EOK in every such case; errors as be_id_ldap_send.
+ */
+struct tevent_req *be_mpg_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                     struct be_ctx *be, const struct be_filter *filter);
+errno_t be_mpg_group_recv(struct tevent_req *req);
+
+/*
+ * auto_private_groups = true: the user's own gidNumber is one of its groups (SSSD adds
+ * it): when groups does not hold it, the group of that gid is looked up and appended.
+ * *_groups / *_num are replaced (stolen onto mem_ctx) when a group was added. A group that
+ * does not exist, or a failed search, adds nothing (EOK).
+ */
+struct tevent_req *be_mpg_primary_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                       struct be_ctx *be, const struct sdap_user *user,
+                                       struct sdap_group **groups, size_t num_groups);
+errno_t be_mpg_primary_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                            struct sdap_group ***_groups, size_t *_num_groups);
+
 /* ---- be_store.c --------------------------------------------------------------------- */
 
 /* Stores one user / group (members replaced when with_members) in the caller's transaction
@@ -194,6 +227,10 @@ bool be_group_is_big(const struct sdap_group *group);
 struct tevent_req *be_store_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                        struct be_ctx *be, const struct sdap_group *group);
 errno_t be_store_group_recv(struct tevent_req *req);
+
+/* The user's private group {name, gid = uid, no members} (auto_private_groups). Errors
+ * as be_store_group. */
+errno_t be_store_private_group(struct be_ctx *be, const struct sdap_user *user, time_t now);
 
 /* Removes a cached user / group by name or by id; absent entries are not an error. */
 errno_t be_delete_user(struct be_ctx *be, const struct be_filter *filter);

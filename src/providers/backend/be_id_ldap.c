@@ -24,12 +24,18 @@ struct be_id_ldap_state {
     struct be_ctx *be;
     uint32_t type;
     struct be_filter filter;
+    /* initgroups with auto_private_groups = true, while be_mpg_primary runs */
+    struct sdap_user *user;
+    struct sdap_group **groups;
+    size_t num_groups;
 };
 
 static void be_id_ldap_user_done(struct tevent_req *subreq);
 static void be_id_ldap_group_done(struct tevent_req *subreq);
+static void be_id_ldap_mpg_done(struct tevent_req *subreq);
 static void be_id_ldap_initgr_done(struct tevent_req *subreq);
 static void be_id_ldap_stored(struct tevent_req *subreq);
+static void be_id_ldap_primary_done(struct tevent_req *subreq);
 
 struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                    struct be_ctx *be, uint32_t type,
@@ -72,6 +78,12 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
         found = be_id_ldap_user_done;
         break;
     case SSS_DP_GROUP:
+        if (be->mpg != BE_MPG_FALSE) {
+            /* auto_private_groups: a group may be a user's private group (be_mpg.c). */
+            subreq = be_mpg_group_send(state, ev, be, &state->filter);
+            found = be_id_ldap_mpg_done;
+            break;
+        }
         subreq = sdap_get_group_send(state, ev, be->id_ctx, by, state->filter.name,
                                      state->filter.id);
         found = be_id_ldap_group_done;
@@ -144,6 +156,16 @@ static void be_id_ldap_group_done(struct tevent_req *subreq)
     tevent_req_set_callback(subreq, be_id_ldap_stored, req);
     return;
 done:
+    be_req_finish(req, ret);
+}
+
+static void be_id_ldap_mpg_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    errno_t ret;
+
+    ret = be_mpg_group_recv(subreq);
+    talloc_free(subreq);
     be_req_finish(req, ret);
 }
 
@@ -404,6 +426,20 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
+    if (state->be->mpg == BE_MPG_TRUE) {
+        /* The user's gidNumber stays one of its groups (be_mpg.c); then the store. */
+        state->user = talloc_steal(state, user);
+        subreq = be_mpg_primary_send(state, state->ev, state->be, user, groups, num_groups);
+        if (subreq == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        state->groups = talloc_steal(state, groups);
+        state->num_groups = num_groups;
+        tevent_req_set_callback(subreq, be_id_ldap_primary_done, req);
+        talloc_free(tmp_ctx);
+        return;
+    }
     /* user and groups move to the store request */
     subreq = be_initgr_store_send(state, state->ev, state->be, user, groups, num_groups);
     if (subreq == NULL) {
@@ -416,6 +452,29 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
 done:
     talloc_free(tmp_ctx);
     be_req_finish(req, ret);
+}
+
+/* auto_private_groups = true: the user's groups are complete; store them. */
+static void be_id_ldap_primary_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
+    errno_t ret;
+
+    ret = be_mpg_primary_recv(state, subreq, &state->groups, &state->num_groups);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        be_req_finish(req, ret);
+        return;
+    }
+    /* user and groups move to the store request */
+    subreq = be_initgr_store_send(state, state->ev, state->be, state->user, state->groups,
+                                  state->num_groups);
+    if (subreq == NULL) {
+        be_req_finish(req, ENOMEM);
+        return;
+    }
+    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
 }
 
 /* The sliced store of a group or of an initgroups is over. */

@@ -45,13 +45,29 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     }
     su.name = user->name;
     su.uid = user->uid;
-    su.gid = user->gid;
+    /* auto_private_groups = true: the gidNumber is ignored (be_mpg.c adds it to the
+     * user's groups) and the private group is stored with the user. */
+    su.gid = be->mpg == BE_MPG_TRUE ? user->uid : user->gid;
     su.gecos = be_opt_str(user->gecos);
     su.home = be_opt_str(user->home);
     su.shell = be_opt_str(user->shell);
     su.orig_dn = be_opt_str(user->orig_dn);
     ret = sysdb_store_user(be->sysdb, &su, now, be->user_timeout);
+    if (ret == EOK && be->mpg == BE_MPG_TRUE) {
+        ret = be_store_private_group(be, user, now);
+    }
     return be_refused(be, "user", user->name, user->uid, ret);
+}
+
+errno_t be_store_private_group(struct be_ctx *be, const struct sdap_user *user, time_t now)
+{
+    struct sysdb_group sg = { 0 };
+
+    SSS_CHECK_ARG(be != NULL && user != NULL, EINVAL);
+    sg.name = user->name;
+    sg.gid = user->uid;
+    /* As the user entry: it lives as long as the user's data. */
+    return sysdb_store_group(be->sysdb, &sg, true, now, be->user_timeout);
 }
 
 static void be_group_to_sysdb(const struct sdap_group *group, struct sysdb_group *sg)

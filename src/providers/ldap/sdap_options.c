@@ -82,6 +82,7 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_STRING("ldap_search_base", search_base),
     OPT_STRING("ldap_user_search_base", user_base),
     OPT_STRING("ldap_group_search_base", group_base),
+    OPT_STRING("ldap_netgroup_search_base", netgroup_base),
     OPT_STRING("ldap_default_bind_dn", bind_dn),
     OPT_STRING("ldap_default_authtok", authtok),
     OPT_STRING("ldap_user_search_filter", user_filter),
@@ -116,6 +117,10 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_ATTR("ldap_group_name", group_map[SDAP_GA_NAME], true),
     OPT_ATTR("ldap_group_gid_number", group_map[SDAP_GA_GID], true),
     OPT_ATTR("ldap_group_member", group_map[SDAP_GA_MEMBER], true),
+    OPT_ATTR("ldap_netgroup_object_class", netgroup_map[SDAP_NA_OC], true),
+    OPT_ATTR("ldap_netgroup_name", netgroup_map[SDAP_NA_NAME], true),
+    OPT_ATTR("ldap_netgroup_triple", netgroup_map[SDAP_NA_TRIPLE], true),
+    OPT_ATTR("ldap_netgroup_member", netgroup_map[SDAP_NA_MEMBER], true),
 };
 
 const char *sdap_tls_reqcert_name(int reqcert)

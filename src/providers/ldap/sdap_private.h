@@ -120,6 +120,15 @@ enum sdap_group_attr {
     SDAP_GA_MAX
 };
 
+/* NIS netgroups (sdap_netgroups.c). */
+enum sdap_netgroup_attr {
+    SDAP_NA_OC,
+    SDAP_NA_NAME,
+    SDAP_NA_TRIPLE,
+    SDAP_NA_MEMBER,
+    SDAP_NA_MAX
+};
+
 /* What the searches of users and of groups differ in, as data: one descriptor per kind in
  * struct sdap_options, set by sdap_options_read(); sdap_kind() picks one by its id. */
 enum sdap_kind_id {
@@ -174,6 +183,8 @@ struct sdap_options {
     char *group_filter;
     const char *user_map[SDAP_UA_MAX];
     const char *group_map[SDAP_GA_MAX];
+    char *netgroup_base;        /* ldap_netgroup_search_base; NULL: the search base */
+    const char *netgroup_map[SDAP_NA_MAX];
     struct sdap_kind users;     /* derived from the above */
     struct sdap_kind groups;
     struct sdap_sasl *sasl;     /* ldap_sasl_mech (sdap_sasl.h); NULL: simple/anonymous */

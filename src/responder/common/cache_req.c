@@ -44,7 +44,7 @@ const char *cache_req_source_str(enum cache_req_source source)
 static bool cache_req_by_name(enum cache_req_type type)
 {
     return type == CACHE_REQ_USER_BY_NAME || type == CACHE_REQ_GROUP_BY_NAME
-           || type == CACHE_REQ_INITGROUPS;
+           || type == CACHE_REQ_INITGROUPS || type == CACHE_REQ_NETGROUP;
 }
 
 /* The request type as the cache_req probes name it. */
@@ -56,6 +56,7 @@ static const char *cache_req_type_str(enum cache_req_type type)
     case CACHE_REQ_GROUP_BY_NAME: return "group";
     case CACHE_REQ_GROUP_BY_ID: return "group_by_id";
     case CACHE_REQ_INITGROUPS: return "initgroups";
+    case CACHE_REQ_NETGROUP: return "netgroup";
     }
     return "?";
 }
@@ -112,6 +113,9 @@ static bool cache_req_is_user(enum cache_req_type type)
 
 static enum resp_ncache_type cache_req_nc_type(enum cache_req_type type)
 {
+    if (type == CACHE_REQ_NETGROUP) {
+        return RESP_NCACHE_NETGROUP;
+    }
     return cache_req_is_user(type) ? RESP_NCACHE_USER : RESP_NCACHE_GROUP;
 }
 
@@ -127,6 +131,9 @@ static bool cache_req_is_root(struct resp_domain *dom, const char *short_name)
 static bool cache_req_filtered(struct cache_req_state *state, struct resp_domain *dom,
                                const char *short_name)
 {
+    if (state->type == CACHE_REQ_NETGROUP) {
+        return false;       /* filter_users/filter_groups name accounts only */
+    }
     if (cache_req_is_user(state->type)) {
         return resp_user_is_filtered(state->rctx, dom, short_name);
     }
@@ -143,7 +150,8 @@ static bool cache_req_local(struct cache_req_state *state)
     struct resp_ctx *rctx = state->rctx;
     bool user = cache_req_is_user(state->type);
 
-    if (rctx->local == NULL || rctx->local_neg_timeout == 0) {
+    if (rctx->local == NULL || rctx->local_neg_timeout == 0
+            || state->type == CACHE_REQ_NETGROUP) {
         return false;
     }
     if (state->short_name != NULL) {
@@ -174,7 +182,7 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     state->flags = flags;
     state->req_id = req_id;
     state->id = id;
-    if (rctx == NULL || type > CACHE_REQ_INITGROUPS
+    if (rctx == NULL || type > CACHE_REQ_NETGROUP
             || (cache_req_by_name(type) && name == NULL)) {
         DEBUG(SSSDBG_CRIT_FAILURE, "invalid argument: rctx %s, type %d, name %s\n",
               rctx == NULL ? "NULL" : "set", (int)type, name == NULL ? "NULL" : "set");
@@ -196,7 +204,7 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
         if (ret != EOK) {
             goto done;
         }
-        if (strcmp(state->short_name, "root") == 0) {
+        if (type != CACHE_REQ_NETGROUP && strcmp(state->short_name, "root") == 0) {
             ret = ENOENT;
             goto done;
         }
@@ -256,7 +264,7 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
     if (state->only != NULL ? dom != state->only : dom->fqnames) {
         return false;
     }
-    if (cache_req_is_root(dom, state->short_name)) {
+    if (state->type != CACHE_REQ_NETGROUP && cache_req_is_root(dom, state->short_name)) {
         cache_req_probe_lookup(state, dom, "negcache");
         return false;
     }
@@ -322,6 +330,7 @@ static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_
     res->source = source;
     res->user = talloc_steal(res, entry->user);
     res->group = talloc_steal(res, entry->group);
+    res->netgroup = talloc_steal(res, entry->netgroup);
     res->gids = talloc_steal(res, entry->gids);
     res->num_gids = entry->num_gids;
     res->expire = entry->expire;

@@ -39,6 +39,7 @@
 #define CACHE_REQ_H
 
 #include "responder/common/responder_domains.h"
+#include "db/sysdb_netgroups.h"
 
 enum cache_req_type {
     CACHE_REQ_USER_BY_NAME,
@@ -46,6 +47,7 @@ enum cache_req_type {
     CACHE_REQ_GROUP_BY_NAME,
     CACHE_REQ_GROUP_BY_ID,
     CACHE_REQ_INITGROUPS,       /* by name */
+    CACHE_REQ_NETGROUP,         /* by name: a NIS netgroup (no filters, no local files) */
 };
 
 /* Flags */
@@ -63,6 +65,7 @@ struct cache_req_result {
     char *short_name;           /* of the user or group */
     struct sysdb_user *user;    /* USER_*, INITGROUPS */
     struct sysdb_group *group;  /* GROUP_* */
+    struct sysdb_netgroup *netgroup;    /* NETGROUP */
     uint32_t *gids;             /* INITGROUPS: deduplicated, in cache order */
     size_t num_gids;
     time_t expire;              /* when the answer's cache data expires */

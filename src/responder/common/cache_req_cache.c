@@ -138,6 +138,13 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     case CACHE_REQ_INITGROUPS:
         ret = cache_req_read_initgr(entry, sysdb, name, entry);
         break;
+    case CACHE_REQ_NETGROUP:
+        ret = sysdb_get_netgroup(entry, sysdb, name, &entry->netgroup);
+        if (ret == EOK) {
+            entry->expire = entry->netgroup->expire;
+            entry->last_update = entry->netgroup->last_update;
+        }
+        break;
     default:
         ret = EINVAL;
         break;
@@ -146,7 +153,7 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
         talloc_free(entry);
         return ret;
     }
-    if (type != CACHE_REQ_INITGROUPS) {
+    if (type != CACHE_REQ_INITGROUPS && type != CACHE_REQ_NETGROUP) {
         entry->expire = entry->user != NULL ? entry->user->expire : entry->group->expire;
         entry->last_update = entry->user != NULL ? entry->user->last_update
                                                  : entry->group->last_update;
@@ -159,7 +166,12 @@ errno_t cache_req_entry_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
                                    struct resp_domain *dom, struct cache_req_entry *entry,
                                    char **_short)
 {
-    return resp_short_name(mem_ctx, rctx, dom,
-                           entry->user != NULL ? entry->user->name : entry->group->name,
-                           _short);
+    const char *name;
+
+    if (entry->netgroup != NULL) {
+        name = entry->netgroup->name;
+    } else {
+        name = entry->user != NULL ? entry->user->name : entry->group->name;
+    }
+    return resp_short_name(mem_ctx, rctx, dom, name, _short);
 }

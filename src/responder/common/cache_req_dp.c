@@ -22,6 +22,8 @@ uint32_t cache_req_dp_type(enum cache_req_type type)
         return SSS_DP_GROUP;
     case CACHE_REQ_INITGROUPS:
         return SSS_DP_INITGROUPS;
+    case CACHE_REQ_NETGROUP:
+        return SSS_DP_NETGROUP;
     }
     return SSS_DP_USER;
 }
@@ -53,6 +55,7 @@ static const char *cache_req_dp_entry(uint32_t dp_type, const char *filter)
     case SSS_DP_USER: return all ? "enum_users" : "user";
     case SSS_DP_GROUP: return all ? "enum_groups" : "group";
     case SSS_DP_INITGROUPS: return "initgroups";
+    case SSS_DP_NETGROUP: return "netgroup";
     }
     return "?";
 }

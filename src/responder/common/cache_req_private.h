@@ -11,6 +11,7 @@
 struct cache_req_entry {
     struct sysdb_user *user;
     struct sysdb_group *group;
+    struct sysdb_netgroup *netgroup;
     uint32_t *gids;             /* INITGROUPS, deduplicated */
     size_t num_gids;
     bool have_gids;             /* INITGROUPS: a group list is cached */

@@ -8,7 +8,8 @@
  * Keys are (type, domain, name) or (type, domain, id); names are compared as given (callers
  * pass them folded for case-insensitive domains). A timeout of 0 disables the cache.
  * Expired entries are dropped when met, and swept as the cache grows, so it never holds
- * much more than twice what was added within one timeout. The clock is time() unless a
+ * much more than twice what was added within one timeout. Netgroups (by name only) have
+ * their own type, emptied with the groups. The clock is time() unless a
  * test sets another one.
  *
  * Ownership: struct resp_ncache is a talloc object; entries are its children.
@@ -22,6 +23,7 @@
 enum resp_ncache_type {
     RESP_NCACHE_USER,
     RESP_NCACHE_GROUP,
+    RESP_NCACHE_NETGROUP,
 };
 
 struct resp_ncache;

@@ -359,8 +359,12 @@ static void resp_reset_users(struct sbus_request *sbus_req, void *data)
 
 static void resp_reset_groups(struct sbus_request *sbus_req, void *data)
 {
+    struct resp_ctx *rctx = talloc_get_type(data, struct resp_ctx);
+
     DEBUG(SSSDBG_TRACE_FUNC, "Negative cache of groups reset by %s\n", sbus_req->sender);
-    resp_reset_negative_cache(talloc_get_type(data, struct resp_ctx), RESP_NCACHE_GROUP);
+    resp_reset_negative_cache(rctx, RESP_NCACHE_GROUP);
+    /* sss_cache sends it for -n/-N too: netgroups have no signal of their own. */
+    resp_ncache_reset(rctx->ncache, RESP_NCACHE_NETGROUP);
 }
 
 errno_t resp_add_listeners(TALLOC_CTX *owner, struct sbus_connection *conn,

@@ -271,6 +271,9 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
         case CACHE_REQ_INITGROUPS:
             ret = nss_initgr_answer(state->nctx, reply, res, state->nreq.name);
             break;
+        case CACHE_REQ_NETGROUP:
+            ret = EINVAL;   /* nss_cmd_netgr.c */
+            break;
         }
         if (ret != EOK) {
             goto done;

@@ -18,7 +18,7 @@ static bool nss_enum_is_pw(uint32_t cmd)
     return cmd == SSS_NSS_SETPWENT || cmd == SSS_NSS_GETPWENT || cmd == SSS_NSS_ENDPWENT;
 }
 
-static struct nss_enum_client *nss_enum_client(struct resp_request *rreq, bool create)
+struct nss_enum_client *nss_enum_client(struct resp_request *rreq, bool create)
 {
     struct resp_client *cli = resp_request_client(rreq);
     struct nss_enum_client *ec = resp_client_get_data(cli);

@@ -30,6 +30,9 @@ static const struct resp_cmd nss_cmds[] = {
     { SSS_NSS_ENDGRENT, nss_cmd_endent },
     { SSS_NSS_INITGR, nss_cmd_lookup },
     { SSS_NSS_INITGR_EX, nss_cmd_lookup },
+    { SSS_NSS_SETNETGRENT, nss_cmd_setnetgrent },
+    { SSS_NSS_GETNETGRENT, nss_cmd_getnetgrent },
+    { SSS_NSS_ENDNETGRENT, nss_cmd_endnetgrent },
     RESP_CMD_END
 };
 

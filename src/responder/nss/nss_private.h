@@ -3,7 +3,8 @@
  * nss_main.c starts the process and owns struct nss_ctx; nss_cmd.c runs the lookups
  * (GETPW*, GETGR*, INITGR and their _EX variants) through cache_req; nss_cmd_pw.c,
  * nss_cmd_gr.c and nss_cmd_initgr.c turn results into replies and memory-cache records;
- * nss_cmd_enum.c serves SET/GET/END*ENT from the snapshots of nss_enum.c.
+ * nss_cmd_enum.c serves SET/GET/END*ENT from the snapshots of nss_enum.c;
+ * nss_cmd_netgr.c serves SET/GET/ENDNETGRENT from the netgroup snapshots of nss_netgr.c.
  */
 #ifndef NSS_PRIVATE_H
 #define NSS_PRIVATE_H
@@ -28,6 +29,7 @@ struct nss_ctx {
     struct resp_ctx *rctx;
     struct nss_filtered_gids *filtered_gids;    /* one per rctx domain, made on first use */
     struct nss_enum_ctx *enum_ctx;              /* enumeration snapshots, made on first use */
+    struct nss_netgr_mem *netgr_mem;            /* recent netgroups, made on first use */
     uint32_t enum_min_rebuild_s;                /* NSS_ENUM_MIN_REBUILD_S (0 in tests) */
     struct resp_server *srv;
     struct nss_mc *mc[3];           /* by enum nss_mc_type; NULL when disabled */
@@ -84,10 +86,17 @@ struct nss_enum_cursor {
     size_t pos;
 };
 
-/* A client's enumeration state: one cursor per map (NULL before SET*ENT), [pw]. */
+/* A client's enumeration state: one cursor per map (NULL before SET*ENT), [pw]; the
+ * netgroup of its last SETNETGRENT (NULL: none) and how many of its records GETNETGRENT
+ * returned. */
 struct nss_enum_client {
     struct nss_enum_cursor *cur[2];
+    char *netgr_name;
+    uint32_t netgr_pos;
 };
+
+/* The client's state (created when asked and missing; NULL on ENOMEM). */
+struct nss_enum_client *nss_enum_client(struct resp_request *rreq, bool create);
 
 /* A cursor at the start of a snapshot of the users (pw) or groups: the newest one when it
  * is still current, else a new one once built (nss_enum.c). _recv: EOK, EINVAL, ENOMEM;
@@ -111,6 +120,53 @@ errno_t nss_enum_fill(struct nss_ctx *nctx, struct nss_enum_cursor *cur, uint32_
 errno_t nss_cmd_setent(struct resp_request *rreq);
 errno_t nss_cmd_getent(struct resp_request *rreq);
 errno_t nss_cmd_endent(struct resp_request *rreq);
+
+/* ---- netgroups (nss_netgr.c: snapshots and memory; nss_cmd_netgr.c: commands) ---- */
+
+/* Netgroups remembered at once (the least recently used is dropped beyond). */
+#define NSS_NETGR_MEM_MAX 256
+
+/* One record: a triple (member NULL; NULL fields mean "any") or a member netgroup. */
+struct nss_netgr_rec {
+    char *host;
+    char *user;
+    char *domain;
+    char *member;
+};
+
+struct nss_netgr_snap {
+    struct sss_list link;           /* in the memory, most recently used first */
+    uint64_t hash;
+    char *key;                      /* the name as the client asked it */
+    struct resp_domain *dom;
+    uint64_t gen;                   /* the domain cache's generation it was read at */
+    time_t expire;                  /* of the cache entry; 0: never remembered */
+    struct nss_netgr_rec *recs;
+    uint32_t num;
+};
+
+/* The snapshot of the netgroup res holds (CACHE_REQ_NETGROUP), asked as key. EINVAL,
+ * ENOMEM, E2BIG. */
+errno_t nss_netgr_snap_build(TALLOC_CTX *mem_ctx, const char *key,
+                             struct cache_req_result *res, struct nss_netgr_snap **_snap);
+
+/* Adds up to count records from *pos on to reply and moves *pos. ENOMEM, EINVAL, E2BIG. */
+errno_t nss_netgr_fill(const struct nss_netgr_snap *snap, uint32_t *pos, uint32_t count,
+                       struct nss_reply *reply);
+
+/* The remembered snapshot of key when it still answers (moved to the front), else NULL
+ * (a stale one is dropped). */
+struct nss_netgr_snap *nss_netgr_mem_find(struct nss_ctx *nctx, const char *key, time_t now);
+/* Remembers snap in place of any other of its key (stolen when kept); returns snap. */
+struct nss_netgr_snap *nss_netgr_mem_keep(struct nss_ctx *nctx, struct nss_netgr_snap *snap);
+/* Drops what is remembered of key. */
+void nss_netgr_mem_forget(struct nss_ctx *nctx, const char *key);
+size_t nss_netgr_mem_count(struct nss_ctx *nctx);
+
+/* SETNETGRENT, GETNETGRENT, ENDNETGRENT. */
+errno_t nss_cmd_setnetgrent(struct resp_request *rreq);
+errno_t nss_cmd_getnetgrent(struct resp_request *rreq);
+errno_t nss_cmd_endnetgrent(struct resp_request *rreq);
 
 /* How long a memory-cache record of res may live: 0 (do not store) for an answer from an
  * expired entry, else memcache_timeout capped by the entry's remaining validity. */

@@ -28,6 +28,9 @@ const char *nss_cmd_name(uint32_t cmd)
     case SSS_NSS_GETGRGID_EX: return "GETGRGID_EX";
     case SSS_NSS_INITGR: return "INITGR";
     case SSS_NSS_INITGR_EX: return "INITGR_EX";
+    case SSS_NSS_SETNETGRENT: return "SETNETGRENT";
+    case SSS_NSS_GETNETGRENT: return "GETNETGRENT";
+    case SSS_NSS_ENDNETGRENT: return "ENDNETGRENT";
     }
     return "?";
 }

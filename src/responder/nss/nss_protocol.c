@@ -28,6 +28,9 @@ static const struct nss_cmd_shape nss_shapes[] = {
     { SSS_NSS_GETGRNAM_EX, NSS_REQ_NAME,  true },
     { SSS_NSS_GETGRGID_EX, NSS_REQ_ID,    true },
     { SSS_NSS_INITGR_EX,   NSS_REQ_NAME,  true },
+    { SSS_NSS_SETNETGRENT, NSS_REQ_NAME,  false },
+    { SSS_NSS_GETNETGRENT, NSS_REQ_COUNT, false },
+    { SSS_NSS_ENDNETGRENT, NSS_REQ_EMPTY, false },
 };
 
 static uint32_t get_u32(const uint8_t *p)
@@ -343,6 +346,53 @@ errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t n
     /* One append: it either happens whole or not at all. */
     ret = resp_reply_put(r->out, gids, num * sizeof(uint32_t));
     return nss_reply_end_record(r, resp_reply_body_len(r->out), (uint32_t)num, ret);
+}
+
+errno_t nss_reply_netgr_triple_add(struct nss_reply *r, const char *host, const char *user,
+                                   const char *domain)
+{
+    const char *strs[3] = { host, user, domain };
+    size_t start;
+    errno_t ret;
+
+    SSS_CHECK_ARG(r != NULL, EINVAL);
+    if (r->num == UINT32_MAX) {
+        return EINVAL;
+    }
+    start = resp_reply_body_len(r->out);
+    ret = resp_reply_put_u32(r->out, SSS_NETGR_REP_TRIPLE);
+    if (ret == EOK) {
+        ret = nss_reply_put_strs(r, strs, 3);
+    }
+    return nss_reply_end_record(r, start, 1, ret);
+}
+
+errno_t nss_reply_netgr_member_add(struct nss_reply *r, const char *name)
+{
+    size_t start;
+    errno_t ret;
+
+    /* glibc would look up "" as a netgroup name: never sent. */
+    SSS_CHECK_ARG(r != NULL && name != NULL && name[0] != '\0', EINVAL);
+    if (r->num == UINT32_MAX) {
+        return EINVAL;
+    }
+    start = resp_reply_body_len(r->out);
+    ret = resp_reply_put_u32(r->out, SSS_NETGR_REP_GROUP);
+    if (ret == EOK) {
+        ret = resp_reply_put_str(r->out, name);
+    }
+    return nss_reply_end_record(r, start, 1, ret);
+}
+
+errno_t nss_reply_netgr_found(struct nss_reply *r)
+{
+    SSS_CHECK_ARG(r != NULL, EINVAL);
+    if (r->num == UINT32_MAX) {
+        return EINVAL;
+    }
+    r->num++;
+    return EOK;
 }
 
 uint32_t nss_reply_num_results(struct nss_reply *r)

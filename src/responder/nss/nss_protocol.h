@@ -2,7 +2,7 @@
  * The NSS packet codec (PROTOCOL.md "NSS bodies"): parses request bodies without copying
  * and builds replies in a growable buffer, so the lookup code only fills in entries.
  *
- * Requests: by name (the name with its NUL: UTF-8, non-empty, no embedded NUL, at most
+ * Requests: by name (the name with its NUL; SETNETGRENT too: UTF-8, non-empty, no embedded NUL, at most
  * NSS_NAME_MAX bytes, the bound SSSD's libnss_sss itself applies), by id (one uint32), the
  * _EX variants (the same followed by uint32 flags), GET*ENT (uint32 count), SET/END*ENT
  * (empty). Anything else about a body is malformed (EBADMSG: the connection is closed).
@@ -23,10 +23,10 @@
 #define NSS_NAME_MAX 255
 
 enum nss_req_kind {
-    NSS_REQ_NAME,       /* getpwnam, getgrnam, initgroups (+ _EX) */
+    NSS_REQ_NAME,       /* getpwnam, getgrnam, initgroups (+ _EX), setnetgrent */
     NSS_REQ_ID,         /* getpwuid, getgrgid (+ _EX) */
-    NSS_REQ_COUNT,      /* getpwent, getgrent */
-    NSS_REQ_EMPTY,      /* setpwent, endpwent, setgrent, endgrent */
+    NSS_REQ_COUNT,      /* getpwent, getgrent, getnetgrent */
+    NSS_REQ_EMPTY,      /* setpwent, endpwent, setgrent, endgrent, endnetgrent */
 };
 
 struct nss_request {
@@ -105,6 +105,15 @@ errno_t nss_reply_passwd_add(struct nss_reply *r, const struct nss_pw_entry *pw)
 errno_t nss_reply_group_add(struct nss_reply *r, const struct nss_gr_entry *gr);
 /* initgroups: the gids of the user's groups, each counted as one result. */
 errno_t nss_reply_initgr_add(struct nss_reply *r, const uint32_t *gids, size_t num);
+
+/* Netgroups: a triple (NULL fields are sent as "", which the client reads as "any"), or
+ * the name of a member netgroup (non-empty) for the client to expand. */
+errno_t nss_reply_netgr_triple_add(struct nss_reply *r, const char *host, const char *user,
+                                   const char *domain);
+errno_t nss_reply_netgr_member_add(struct nss_reply *r, const char *name);
+/* SETNETGRENT counts the netgroup itself as one more result (SSSD 2.5 and later: "found"),
+ * so an empty netgroup is found, with no records. EINVAL past UINT32_MAX. */
+errno_t nss_reply_netgr_found(struct nss_reply *r);
 
 uint32_t nss_reply_num_results(struct nss_reply *r);
 

@@ -15,6 +15,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "sss_client/sss_cli.h"
 #include "sss_client/nss/nss_private.h"
 
 static uint32_t get_u32(const uint8_t *p)
@@ -321,5 +322,54 @@ int nss_add_gids(const uint8_t *gids, uint32_t count, long int *start, long int 
         (*groups)[*start] = (gid_t)get_u32(gids + (size_t)i * sizeof(uint32_t));
         *start += 1;
     }
+    return 0;
+}
+
+int nss_parse_netgr(const uint8_t *p, size_t len, size_t *consumed,
+                    struct nss_netgr_ent *ent, char *buf, size_t buflen)
+{
+    const char *strs;
+    const char *fields[3];
+    uint32_t type;
+    uint32_t n;
+    size_t used;
+    size_t off = 0;
+    uint32_t i;
+    int ret;
+
+    if (p == NULL || len < sizeof(uint32_t)) {
+        return EBADMSG;
+    }
+    type = get_u32(p);
+    if (type == SSS_NETGR_REP_TRIPLE) {
+        n = 3;
+    } else if (type == SSS_NETGR_REP_GROUP) {
+        n = 1;
+    } else {
+        return EBADMSG;
+    }
+    strs = (const char *)p + sizeof(uint32_t);
+    ret = scan_strings(strs, len - sizeof(uint32_t), n, &used);
+    if (ret != 0) {
+        return ret;
+    }
+    if (buf == NULL || used > buflen) {
+        return ERANGE;
+    }
+    memcpy(buf, strs, used);
+    for (i = 0; i < n; i++) {
+        fields[i] = buf + off;
+        off += strlen(buf + off) + 1;
+    }
+    memset(ent, 0, sizeof(*ent));
+    if (n == 3) {
+        ent->is_triple = 1;
+        ent->host = fields[0][0] != '\0' ? fields[0] : NULL;
+        ent->user = fields[1][0] != '\0' ? fields[1] : NULL;
+        ent->domain = fields[2][0] != '\0' ? fields[2] : NULL;
+    } else {
+        ent->member = fields[0];
+    }
+    *consumed = sizeof(uint32_t) + used;
     return 0;
 }

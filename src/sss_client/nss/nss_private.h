@@ -88,6 +88,21 @@ int nss_parse_initgr(const uint8_t *body, size_t len, const uint8_t **gids, uint
 int nss_add_gids(const uint8_t *gids, uint32_t count, long int *start, long int *size,
                  gid_t **groups, long int limit);
 
+/* One netgroup record (SETNETGRENT reply): a triple (member NULL; an empty field is
+ * given as NULL, which glibc reads as "any") or the name of a member netgroup. */
+struct nss_netgr_ent {
+    int is_triple;
+    const char *host;
+    const char *user;
+    const char *domain;
+    const char *member;
+};
+
+/* One netgroup record at p (len bytes left): its strings are copied into buf and ent
+ * points at them; *consumed gets the record's size. ERANGE leaves ent as it was. */
+int nss_parse_netgr(const uint8_t *p, size_t len, size_t *consumed,
+                    struct nss_netgr_ent *ent, char *buf, size_t buflen);
+
 /* --- nss_enum.c: set/get/end*ent with a per-process buffer of records --- */
 
 typedef int (*nss_enum_parse_fn)(const uint8_t *p, size_t len, size_t *consumed,

@@ -12,6 +12,13 @@
 
 void tc_leak_start(struct tc_leaks *leaks)
 {
+    static bool at_exit;
+
+    /* The tracking context outlives the suite; freed at exit, LeakSanitizer stays quiet
+     * in tests that forget tc_leak_end(). */
+    if (!at_exit) {
+        at_exit = atexit(talloc_disable_null_tracking) == 0;
+    }
     talloc_enable_null_tracking();
     leaks->blocks = talloc_total_blocks(NULL);
 }

@@ -154,6 +154,22 @@ static errno_t be_answer(struct backend *be, uint32_t type, const char *filter)
     } else {
         id = (uint32_t)strtoul(filter + strlen(SSS_DP_FILTER_ID), NULL, 10);
     }
+    if (type == SSS_DP_NETGROUP) {
+        /* Domain two's directory has the netgroups ng1, root and nobody. */
+        const char *triples[] = { "(h1,u1,d1)", NULL };
+        const char *nested[] = { "ng2", NULL };
+        struct sysdb_netgroup ng = { .triples = triples, .members = nested };
+
+        assert_non_null(name);
+        if (be->dom == &be->t->rctx->domains[1]
+                && (strcmp(name, "ng1") == 0 || strcmp(name, "root") == 0
+                    || strcmp(name, "nobody") == 0)) {
+            ng.name = name;
+            return sysdb_store_netgroup(sysdb, &ng, time(NULL), 100);
+        }
+        ret = sysdb_delete_netgroup(sysdb, name);
+        return ret == ENOENT ? EOK : ret;
+    }
     if (type == SSS_DP_USER || type == SSS_DP_INITGROUPS) {
         for (i = 0; be->users[i].name != NULL; i++) {
             if (name != NULL ? strcmp(name, be->users[i].name) == 0 : id == be->users[i].uid) {
@@ -652,6 +668,56 @@ static void test_local_accounts(void **state)
 
 /* Repeated gids go, first occurrences stay in list order, at any size (the sorted path
  * above a few dozen). */
+/* Netgroups: by name over the domains in order, their own negative cache (emptied with the
+ * groups), no root guard and no filter_users (a netgroup is not an account), offline
+ * answers from the expired entry. */
+static void test_netgroup(void **state)
+{
+    struct test_ctx *t = *state;
+    struct cache_req_result *res;
+
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "ng1", 0, 0, &res), EOK);
+    assert_string_equal(res->domain->name, "two");
+    assert_int_equal(res->source, CACHE_REQ_SRC_DP);
+    assert_string_equal(res->short_name, "ng1");
+    assert_non_null(res->netgroup);
+    assert_string_equal(res->netgroup->triples[0], "(h1,u1,d1)");
+    assert_string_equal(res->netgroup->members[0], "ng2");
+    assert_int_equal(t->be[0].last_type, SSS_DP_NETGROUP);
+    assert_string_equal(t->be[1].last_filter, "name=ng1");
+    talloc_free(res);
+    /* one was asked and had none: negatively cached there, as a netgroup */
+    assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_NETGROUP), 1);
+    assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_USER), 0);
+    assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_GROUP), 0);
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "ng1", 0, 0, &res), EOK);
+    assert_int_equal(res->source, CACHE_REQ_SRC_CACHE);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, 2);
+    talloc_free(res);
+
+    /* missing everywhere: negative cache until ResetGroups */
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "ghost", 0, 0, NULL), ENOENT);
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "ghost", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, 4);
+    assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_NETGROUP), 3);
+    resp_reset_negative_cache(t->rctx, RESP_NCACHE_USER);
+    assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_NETGROUP), 3);
+    resp_ncache_reset(t->rctx->ncache, RESP_NCACHE_NETGROUP);
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "ghost", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, 6);
+
+    /* "root" and a name filter_users lists are netgroup names like any other */
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "root", 0, 0, NULL), EOK);
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "nobody", 0, 0, NULL), EOK);
+
+    /* offline: the expired entry answers */
+    t->be[1].mode = BE_OFFLINE;
+    assert_int_equal(sysdb_expire_netgroup(t->rctx->domains[1].sysdb, "ng1"), EOK);
+    assert_int_equal(lookup(t, CACHE_REQ_NETGROUP, "ng1", 0, 0, &res), EOK);
+    assert_int_equal(res->source, CACHE_REQ_SRC_STALE);
+    talloc_free(res);
+}
+
 static void test_dedupe_gids(void **state)
 {
     uint32_t *gids = talloc_array(NULL, uint32_t, 5000);
@@ -697,6 +763,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_nowait_refresh, setup, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_identical, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_netgroup, setup, teardown),
         cmocka_unit_test(test_dedupe_gids),
         cmocka_unit_test_setup_teardown(test_local_accounts, setup, teardown),
     };

@@ -2,7 +2,8 @@
  * The lookup path's pieces that need no bus: name parsing (fully qualified names,
  * default_domain_suffix, use_fully_qualified_names), output names (full_name_format),
  * home directory templates, shell rules, group members (formatted, filtered), the negative
- * cache (timeout, reset) and the enumeration cursor (count boundaries). A temporary cache
+ * cache (timeout, reset), the enumeration cursor (count boundaries) and the netgroup
+ * snapshots and their memory (nss_netgr.c). A temporary cache
  * directory backs the tests that need entries. Leak checks in teardown.
  */
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 
 #include "responder/common/resp_names.h"
 #include "responder/nss/nss_private.h"
+#include "db/sysdb_rcache.h"
 #include "tests/unit/common/tc_common.h"
 
 #define CONF_HEAD \
@@ -583,6 +585,116 @@ static void warm_up_ldb(void)
     talloc_free(dir);
 }
 
+/* ---- netgroups (nss_netgr.c) ---- */
+
+/* A cache_req result for the netgroup as the cache of domain 0 holds it now. */
+static struct cache_req_result *netgr_result(struct test_ctx *t, const char *name)
+{
+    struct cache_req_result *res = talloc_zero(t, struct cache_req_result);
+    struct resp_domain *dom = &t->rctx->domains[0];
+    struct sysdb_ctx *sysdb;
+
+    assert_non_null(res);
+    assert_int_equal(resp_domain_sysdb(t->rctx, dom, &sysdb), EOK);
+    res->domain = dom;
+    res->source = CACHE_REQ_SRC_CACHE;
+    res->gen = sysdb_rcache_gen(sysdb);
+    assert_int_equal(sysdb_get_netgroup(res, sysdb, name, &res->netgroup), EOK);
+    res->expire = res->netgroup->expire;
+    return res;
+}
+
+static void netgr_store(struct test_ctx *t, const char *name, const char **triples,
+                        const char **members)
+{
+    struct sysdb_netgroup ng = { .name = name, .triples = triples, .members = members };
+    struct sysdb_ctx *sysdb;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_store_netgroup(sysdb, &ng, time(NULL), 100), EOK);
+}
+
+/* Records: triples split (the malformed one left out), then members; fill honours the
+ * position and the count; the memory answers until the cache changes or the entry
+ * expires, and keeps at most NSS_NETGR_MEM_MAX netgroups. */
+static void test_netgr_snapshots(void **state)
+{
+    struct test_ctx *t = *state;
+    const char *triples[] = { "(h1, u1 ,d1)", "(,-,)", "bad", NULL };
+    const char *members[] = { "ng2", NULL };
+    struct nss_netgr_snap *snap;
+    struct nss_reply *reply;
+    struct cache_req_result *res;
+    uint32_t pos = 0;
+    char name[32];
+    int i;
+
+    netgr_store(t, "ng1", triples, members);
+    res = netgr_result(t, "ng1");
+    assert_true(res->gen != 0);     /* mdb: the memory can be used */
+    assert_int_equal(nss_netgr_snap_build(t, "ng1", res, &snap), EOK);
+    assert_int_equal(snap->num, 3);
+    assert_string_equal(snap->recs[0].host, "h1");
+    assert_string_equal(snap->recs[0].user, "u1");
+    assert_string_equal(snap->recs[0].domain, "d1");
+    assert_null(snap->recs[1].host);
+    assert_string_equal(snap->recs[1].user, "-");
+    assert_null(snap->recs[1].domain);
+    assert_null(snap->recs[2].host);
+    assert_string_equal(snap->recs[2].member, "ng2");
+
+    reply = nss_reply_new(t, SSS_NSS_GETNETGRENT, NULL);
+    assert_int_equal(nss_netgr_fill(snap, &pos, 2, reply), EOK);
+    assert_int_equal(pos, 2);
+    assert_int_equal(nss_reply_num_results(reply), 2);
+    assert_int_equal(nss_netgr_fill(snap, &pos, 100, reply), EOK);
+    assert_int_equal(pos, 3);
+    assert_int_equal(nss_netgr_fill(snap, &pos, 100, reply), EOK);
+    assert_int_equal(nss_reply_num_results(reply), 3);
+    talloc_free(reply);
+
+    /* remembered, then found; a write to the cache makes it stale */
+    assert_ptr_equal(nss_netgr_mem_keep(t->nctx, snap), snap);
+    assert_int_equal(nss_netgr_mem_count(t->nctx), 1);
+    assert_ptr_equal(nss_netgr_mem_find(t->nctx, "ng1", time(NULL)), snap);
+    assert_null(nss_netgr_mem_find(t->nctx, "ng2", time(NULL)));
+    netgr_store(t, "other", triples, NULL);
+    assert_null(nss_netgr_mem_find(t->nctx, "ng1", time(NULL)));
+    assert_int_equal(nss_netgr_mem_count(t->nctx), 0);
+
+    /* past the entry's expiry */
+    talloc_free(res);
+    res = netgr_result(t, "ng1");
+    assert_int_equal(nss_netgr_snap_build(t, "ng1", res, &snap), EOK);
+    nss_netgr_mem_keep(t->nctx, snap);
+    assert_non_null(nss_netgr_mem_find(t->nctx, "ng1", time(NULL)));
+    assert_null(nss_netgr_mem_find(t->nctx, "ng1", res->expire));
+
+    /* an answer from an expired entry is never remembered */
+    res->source = CACHE_REQ_SRC_STALE;
+    assert_int_equal(nss_netgr_snap_build(t, "ng1", res, &snap), EOK);
+    assert_ptr_equal(nss_netgr_mem_keep(t->nctx, snap), snap);
+    assert_int_equal(nss_netgr_mem_count(t->nctx), 0);
+    talloc_free(snap);
+
+    /* bounded: the least recently used goes */
+    res->source = CACHE_REQ_SRC_CACHE;
+    for (i = 0; i <= NSS_NETGR_MEM_MAX; i++) {
+        snprintf(name, sizeof(name), "k%d", i);
+        assert_int_equal(nss_netgr_snap_build(t, name, res, &snap), EOK);
+        nss_netgr_mem_keep(t->nctx, snap);
+        if (i == 1) {
+            assert_non_null(nss_netgr_mem_find(t->nctx, "k0", time(NULL)));    /* used */
+        }
+    }
+    assert_int_equal(nss_netgr_mem_count(t->nctx), NSS_NETGR_MEM_MAX);
+    assert_non_null(nss_netgr_mem_find(t->nctx, "k0", time(NULL)));
+    assert_null(nss_netgr_mem_find(t->nctx, "k1", time(NULL)));
+    nss_netgr_mem_forget(t->nctx, "k0");
+    assert_int_equal(nss_netgr_mem_count(t->nctx), NSS_NETGR_MEM_MAX - 1);
+    talloc_free(res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +712,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_negcache_keys_and_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_bounds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_netgr_snapshots, setup, teardown),
     };
 
     talloc_enable_null_tracking();

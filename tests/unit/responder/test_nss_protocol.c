@@ -144,7 +144,7 @@ static void test_parse_malformed_names(void **state)
 
     /* not an NSS passwd/group command */
     assert_int_equal(parse(SSS_GET_VERSION, "a", 2, &req), ENOTSUP);
-    assert_int_equal(parse(SSS_NSS_SETNETGRENT, "a", 2, &req), ENOTSUP);
+    assert_int_equal(parse(0x0064, "a", 2, &req), ENOTSUP);
     assert_int_equal(parse(SSS_NSS_GETPWNAM, "a", 2, NULL), EINVAL);
     assert_int_equal(parse(SSS_NSS_GETPWNAM, NULL, 2, &req), EINVAL);
 
@@ -331,6 +331,54 @@ static void put_hdr(uint8_t *buf, uint32_t len, uint32_t cmd)
     memcpy(buf, hdr, sizeof(hdr));
 }
 
+/* Netgroups: SETNETGRENT is by name, GETNETGRENT a count, ENDNETGRENT empty; records are
+ * uint32 type + host\0 user\0 domain\0 (NULL sent as "") or + name\0. */
+static void test_netgr(void **state)
+{
+    struct nss_request req;
+    struct nss_reply *r;
+    struct resp_reply *out;
+    struct cursor c;
+    uint32_t n = 7;
+
+    assert_int_equal(parse(SSS_NSS_SETNETGRENT, "ng1", 4, &req), EOK);
+    assert_int_equal(req.kind, NSS_REQ_NAME);
+    assert_string_equal(req.name, "ng1");
+    assert_int_equal(parse(SSS_NSS_SETNETGRENT, "", 1, &req), EINVAL);
+    assert_int_equal(parse(SSS_NSS_SETNETGRENT, "ng1", 3, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_GETNETGRENT, &n, 4, &req), EOK);
+    assert_int_equal(req.count, 7);
+    assert_int_equal(parse(SSS_NSS_GETNETGRENT, &n, 3, &req), EBADMSG);
+    assert_int_equal(parse(SSS_NSS_ENDNETGRENT, NULL, 0, &req), EOK);
+    assert_int_equal(parse(SSS_NSS_ENDNETGRENT, "a", 1, &req), EBADMSG);
+
+    r = nss_reply_new(NULL, SSS_NSS_SETNETGRENT, NULL);
+    assert_non_null(r);
+    assert_int_equal(nss_reply_netgr_found(r), EOK);
+    assert_int_equal(nss_reply_netgr_triple_add(r, "host1", NULL, "dom"), EOK);
+    assert_int_equal(nss_reply_netgr_triple_add(r, NULL, "-", NULL), EOK);
+    assert_int_equal(nss_reply_netgr_member_add(r, "ng2"), EOK);
+    assert_int_equal(nss_reply_netgr_member_add(r, ""), EINVAL);
+    assert_int_equal(nss_reply_netgr_member_add(r, NULL), EINVAL);
+    assert_int_equal(nss_reply_num_results(r), 4);
+    out = nss_reply_finish(NULL, r);
+    c = packet_body(out, SSS_NSS_SETNETGRENT, 0);
+    assert_int_equal(take_u32(&c), 4);     /* the netgroup itself + 3 records, as SSSD */
+    assert_int_equal(take_u32(&c), 0);
+    assert_int_equal(take_u32(&c), SSS_NETGR_REP_TRIPLE);
+    assert_string_equal(take_str(&c), "host1");
+    assert_string_equal(take_str(&c), "");
+    assert_string_equal(take_str(&c), "dom");
+    assert_int_equal(take_u32(&c), SSS_NETGR_REP_TRIPLE);
+    assert_string_equal(take_str(&c), "");
+    assert_string_equal(take_str(&c), "-");
+    assert_string_equal(take_str(&c), "");
+    assert_int_equal(take_u32(&c), SSS_NETGR_REP_GROUP);
+    assert_string_equal(take_str(&c), "ng2");
+    assert_int_equal(c.left, 0);
+    talloc_free(out);
+}
+
 static void test_frame(void **state)
 {
     struct resp_frame *f = resp_frame_new(NULL, SSS_CLI_MAX_REQUEST_SIZE);
@@ -420,6 +468,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reply_passwd, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reply_group_and_initgr, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reply_hostile_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_netgr, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reply_builder, setup, teardown),
     };

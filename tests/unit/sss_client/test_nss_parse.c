@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "sss_client/sss_cli.h"
 #include "sss_client/nss/nss_private.h"
 #include "nss_test_buf.h"
 
@@ -263,6 +264,52 @@ static void test_initgr_parse(void **state)
 /* SSSD's contract: every gid appended (the primary one too: glibc removes duplicates);
  * with too little room *size grows by exactly count, capped at limit; with enough room
  * nothing is reallocated. */
+/* Netgroup records as SETNETGRENT sends them: empty fields become NULL, a member is a
+ * name; too small a buffer is ERANGE and changes nothing; anything cut short is EBADMSG. */
+static void test_netgr_records(void **state)
+{
+    struct tbuf b = { .len = 0 };
+    struct nss_netgr_ent ent;
+    size_t used = 0;
+    size_t pos = 0;
+    size_t cut;
+
+    (void)state;
+    tb_u32(&b, SSS_NETGR_REP_TRIPLE);
+    tb_str(&b, "host1");
+    tb_str(&b, "");
+    tb_str(&b, "-");
+    tb_u32(&b, SSS_NETGR_REP_GROUP);
+    tb_str(&b, "ng2");
+
+    memset(&ent, 0x5a, sizeof(ent));
+    assert_int_equal(nss_parse_netgr(b.data, b.len, &used, &ent, big, 5), ERANGE);
+    assert_int_equal(((const uint8_t *)&ent)[0], 0x5a);
+    assert_int_equal(nss_parse_netgr(b.data, b.len, &used, &ent, big, 9), 0);
+    assert_int_equal(used, 4 + 9);
+    assert_true(ent.is_triple);
+    assert_string_equal(ent.host, "host1");
+    assert_null(ent.user);
+    assert_string_equal(ent.domain, "-");
+    pos += used;
+    assert_int_equal(nss_parse_netgr(b.data + pos, b.len - pos, &used, &ent, big,
+                                     sizeof(big)), 0);
+    assert_false(ent.is_triple);
+    assert_string_equal(ent.member, "ng2");
+    assert_int_equal(pos + used, b.len);
+
+    /* every truncation of the first record, and an unknown type */
+    for (cut = 0; cut < 4 + 9; cut++) {
+        assert_int_equal(nss_parse_netgr(b.data, cut, &used, &ent, big, sizeof(big)),
+                         EBADMSG);
+    }
+    b.len = 0;
+    tb_u32(&b, 3);
+    tb_str(&b, "x");
+    assert_int_equal(nss_parse_netgr(b.data, b.len, &used, &ent, big, sizeof(big)), EBADMSG);
+    assert_int_equal(nss_parse_netgr(NULL, 0, &used, &ent, big, sizeof(big)), EBADMSG);
+}
+
 static void test_add_gids(void **state)
 {
     uint32_t raw[] = { 10, 100, 20, 30, 40 };
@@ -327,6 +374,7 @@ int main(void)
         cmocka_unit_test(test_group_malformed),
         cmocka_unit_test(test_enum_records),
         cmocka_unit_test(test_initgr_parse),
+        cmocka_unit_test(test_netgr_records),
         cmocka_unit_test(test_add_gids),
     };
 

@@ -22,6 +22,7 @@
 #include "tests/unit/common/tc_bus.h"
 #include "util/util.h"
 #include "db/sysdb.h"
+#include "db/sysdb_netgroups.h"
 #include "confdb/confdb.h"
 #include "sbus/sbus_server.h"
 #include "sss_iface/sss_iface.h"
@@ -403,10 +404,14 @@ static void test_no_match(void **state)
     sel.user = NULL;
     sel.group = "nosuch";
     assert_int_equal(run(t, &sel), ENOENT);
-    /* Named kinds this suite does not cache never match. */
+    /* A netgroup that is not cached, and named kinds this suite does not cache. */
     sel.group = NULL;
     sel.other_name[SSS_CACHE_NETGROUP] = "ng";
     assert_int_equal(run(t, &sel), ENOENT);
+    sel.other_name[SSS_CACHE_NETGROUP] = NULL;
+    sel.other_name[SSS_CACHE_SERVICE] = "ssh";
+    assert_int_equal(run(t, &sel), ENOENT);
+    sel.other_name[SSS_CACHE_SERVICE] = NULL;
     /* Nothing matched: nothing expired, nobody told, no file touched. */
     assert_false(expired_user(t, ONE, "joe"));
     assert_mc(t, 0, false);
@@ -417,6 +422,74 @@ static void test_no_match(void **state)
     sel.user = "ann";
     assert_int_equal(run(t, &sel), EOK);
     assert_true(expired_user(t, ONE, "ann"));
+}
+
+static void store_netgroup(struct test_ctx *t, const char *domain, enum sysdb_case mode,
+                           const char *name)
+{
+    struct sysdb_ctx *sysdb;
+    const char *triples[] = { "(h,u,d)", NULL };
+    struct sysdb_netgroup ng = { .name = name, .triples = triples };
+
+    assert_int_equal(sysdb_open(t->mem, t->db_dir, domain, mode, &sysdb), EOK);
+    assert_int_equal(sysdb_store_netgroup(sysdb, &ng, t->now, TMO), EOK);
+    talloc_free(sysdb);
+}
+
+static bool expired_netgroup(struct test_ctx *t, const char *dom, const char *name)
+{
+    enum sysdb_case mode = strcmp(dom, TWO) == 0 ? SYSDB_CASE_INSENSITIVE
+                                                 : SYSDB_CASE_SENSITIVE;
+    struct sysdb_netgroup *ng;
+    struct sysdb_ctx *sysdb;
+    time_t e;
+
+    assert_int_equal(sysdb_open(t->mem, t->db_dir, dom, mode, &sysdb), EOK);
+    assert_int_equal(sysdb_get_netgroup(sysdb, sysdb, name, &ng), EOK);
+    e = ng->expire;
+    talloc_free(sysdb);
+    assert_true(e < t->now || e == FRESH(t));
+    return e < t->now;
+}
+
+/* -n NAME (in every domain, or the one it names), -N, and -E: netgroups expire like users
+ * and groups; the negative cache of groups (which holds the netgroups) is reset. */
+static void test_netgroups(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sss_cache_sel sel = { 0 };
+    struct sss_cache_args *args = NULL;
+
+    store_netgroup(t, ONE, SYSDB_CASE_SENSITIVE, "ng1");
+    store_netgroup(t, ONE, SYSDB_CASE_SENSITIVE, "ng2");
+    store_netgroup(t, TWO, SYSDB_CASE_INSENSITIVE, "ng1");
+
+    sel.other_name[SSS_CACHE_NETGROUP] = "ng1@" ONE;
+    assert_int_equal(run(t, &sel), EOK);
+    assert_true(expired_netgroup(t, ONE, "ng1"));
+    assert_false(expired_netgroup(t, ONE, "ng2"));
+    assert_false(expired_netgroup(t, TWO, "ng1"));
+    assert_false(expired_user(t, ONE, "joe"));
+    assert_false(expired_group(t, ONE, "devs"));
+
+    sel.other_name[SSS_CACHE_NETGROUP] = "NG1";     /* two.test folds case */
+    assert_int_equal(run(t, &sel), EOK);
+    assert_true(expired_netgroup(t, TWO, "ng1"));
+    assert_false(expired_netgroup(t, ONE, "ng2"));
+
+    memset(&sel, 0, sizeof(sel));
+    sel.other_all[SSS_CACHE_NETGROUP] = true;
+    assert_int_equal(run(t, &sel), EOK);
+    assert_true(expired_netgroup(t, ONE, "ng2"));
+    assert_false(expired_user(t, ONE, "joe"));
+
+    store_netgroup(t, ONE, SYSDB_CASE_SENSITIVE, "ng2");
+    memset(&sel, 0, sizeof(sel));
+    assert_int_equal(parse(t->mem, &args, "-E", NULL), EOK);
+    assert_true(args->sel.all_netgroups);
+    assert_int_equal(run(t, &args->sel), EOK);
+    assert_true(expired_netgroup(t, ONE, "ng2"));
+    assert_true(expired_user(t, ONE, "joe"));
 }
 
 static void test_all_groups(void **state)
@@ -744,6 +817,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_qualified_name, setup_populated, teardown),
         cmocka_unit_test_setup_teardown(test_case_modes, setup_populated, teardown),
         cmocka_unit_test_setup_teardown(test_no_match, setup_populated, teardown),
+        cmocka_unit_test_setup_teardown(test_netgroups, setup_populated, teardown),
         cmocka_unit_test_setup_teardown(test_all_groups, setup_populated, teardown),
         cmocka_unit_test_setup_teardown(test_one_group, setup_populated, teardown),
         cmocka_unit_test_setup_teardown(test_everything_one_domain, setup_populated, teardown),
