@@ -12,6 +12,7 @@ pkgs=(
     libpam0g-dev libcrypt-dev libcmocka-dev systemtap-sdt-dev
     dbus-bin dbus-daemon dbus-broker iproute2 util-linux procps
     slapd ldap-utils openssl pamtester sudo
+    krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit
     clang libclang-rt-14-dev valgrind
     systemtap bpftrace binutils
 )

@@ -14,7 +14,8 @@ out=$build/fuzz
 mkdir -p "$out"
 
 cflags="-g -O1 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-        -I$top/src -I$build -I$build/src -DSSSD_LOG_PATH=\"/tmp\"
+        -I$top/src -I$build -I$build/src -DSSSD_LOG_PATH=\"/tmp\" -DSSSD_DB_PATH=\"/tmp\"
+        -DSSSD_STATE_DIR=\"/tmp\" -DSSSD_LIBEXEC_PATH=\"/tmp\"
         $(pkg-config --cflags talloc tevent dbus-1)"
 libs="$(pkg-config --libs talloc tevent dbus-1)"
 # A systemtap build's probe semaphores, for sources with probes.
@@ -33,7 +34,10 @@ declare -A deps=(
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
     [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
-    [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c -lldap -llber"
+    [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c
+        $top/src/providers/krb5/krb5_child_msg.c $top/src/providers/krb5/krb5_child_handler.c
+        $top/src/providers/krb5/krb5_child_cfg.c -lldap -llber"
+    [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the

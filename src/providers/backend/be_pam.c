@@ -14,6 +14,7 @@
 #include <security/pam_appl.h>
 
 #include "providers/backend/be_pam_private.h"
+#include "providers/krb5/krb5_common.h"
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
 #include "sss_client/sss_cli.h"
@@ -26,6 +27,9 @@ static enum be_pam_provider be_pam_provider_kind(const char *name, bool access)
     }
     if (strcmp(name, "ldap") == 0 && !access) {
         return BE_PAM_PROV_LDAP;
+    }
+    if (strcmp(name, "krb5") == 0 && !access) {
+        return BE_PAM_PROV_KRB5;
     }
     if (strcmp(name, "permit") == 0 && access) {
         return BE_PAM_PROV_PERMIT;
@@ -128,6 +132,19 @@ errno_t be_pam_init(struct be_ctx *be)
             if (ret != EOK) {
                 goto done;
             }
+        }
+    }
+    if (pam->auth == BE_PAM_PROV_KRB5 || pam->chpass == BE_PAM_PROV_KRB5) {
+        ret = krb5_ctx_create(pam, be->ev, be->cdb, be->domain, be->section, SSSD_STATE_DIR,
+                              &pam->krb5);
+        if (ret != EOK && ret != ENOMEM) {
+            /* Not a restart loop: those requests fail (PAM_SYSTEM_ERR) until it is fixed. */
+            DEBUG(SSSDBG_CRIT_FAILURE, "Domain %s: the krb5 provider is not usable: %s\n",
+                  be->domain, sss_strerror(ret));
+            ret = EOK;
+        }
+        if (ret != EOK) {
+            goto done;
         }
     }
     ret = be_pam_access_init(be, pam);
@@ -391,6 +408,9 @@ static errno_t be_pam_dispatch(struct tevent_req *req)
         return EOK;
     }
     prov = state->req.cmd == SSS_PAM_AUTHENTICATE ? pam->auth : pam->chpass;
+    if (prov == BE_PAM_PROV_KRB5) {
+        return krb5_pam(req);
+    }
     if (prov != BE_PAM_PROV_LDAP) {
         DEBUG(SSSDBG_TRACE_FUNC, "no %s provider for this domain\n",
               state->req.cmd == SSS_PAM_AUTHENTICATE ? "auth" : "chpass");

@@ -30,6 +30,7 @@
 enum be_pam_provider {
     BE_PAM_PROV_NONE,           /* "none" */
     BE_PAM_PROV_LDAP,
+    BE_PAM_PROV_KRB5,           /* auth and chpass only (src/providers/krb5) */
     BE_PAM_PROV_PERMIT,         /* access only */
     BE_PAM_PROV_DENY,           /* access only */
     BE_PAM_PROV_SIMPLE,         /* access only */

@@ -12,6 +12,7 @@
 #include "db/sysdb_creds.h"
 
 struct sss_hash_table;
+struct krb5_ctx;
 
 struct be_pam {
     enum be_pam_provider auth;
@@ -22,6 +23,7 @@ struct be_pam {
     struct sysdb_creds_policy creds;    /* offline_* of [pam], the domain's minimal length */
     int64_t pwd_warning;            /* seconds: pwd_expiration_warning, else [pam]'s; -1 */
     struct sdap_auth_ctx *sdap;     /* when a provider is ldap */
+    struct krb5_ctx *krb5;          /* when auth or chpass is krb5 */
     struct sdap_auth_policy *policy;    /* ldap_pwd_policy, access_provider = ldap */
     struct be_access_simple *simple;    /* access_provider = simple */
     /* access_provider = ldap: the last online verdict per user (PAM status), which
@@ -67,5 +69,11 @@ uint32_t be_pam_creds_offline(struct be_pam_state *state);
 errno_t be_pam_access_init(struct be_ctx *be, struct be_pam *pam);
 /* ACCT_MGMT: decides, finishing req now or from a callback. Errors: ENOMEM. */
 errno_t be_pam_access(struct tevent_req *req);
+
+/* ---- src/providers/krb5/krb5_auth.c ----------------------------------------------- */
+
+/* AUTHENTICATE, CHAUTHTOK_PRELIM, CHAUTHTOK with the krb5 provider: finishes req now or
+ * from a callback. Errors: ENOMEM. */
+errno_t krb5_pam(struct tevent_req *req);
 
 #endif /* SSS_BE_PAM_PRIVATE_H */

@@ -43,6 +43,7 @@
 
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_sasl.h"
 
 /* One TLS handshake in a helper thread. Shared between the loop and the thread: plain
  * malloc, guarded by lock. Whoever comes last frees it: the loop when it read the answer
@@ -89,6 +90,7 @@ static errno_t sdap_connect_tls(struct tevent_req *req);
 static errno_t sdap_connect_wrap(struct tevent_req *req);
 static errno_t sdap_connect_bind(struct tevent_req *req);
 static void sdap_connect_bind_done(struct tevent_req *subreq);
+static void sdap_connect_sasl_done(struct tevent_req *subreq);
 static void tls_job_abandon(struct tls_job *job);
 
 static int sdap_connect_state_destructor(struct sdap_connect_state *state)
@@ -349,6 +351,19 @@ static errno_t set_tls_options(struct sdap_connect_state *state, LDAP *ld)
     }
     if (opts->tls_cacertdir != NULL) {
         lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CACERTDIR, opts->tls_cacertdir);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
+    }
+    /* A client certificate (SASL EXTERNAL, or servers that ask for one). */
+    if (opts->tls_cert != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_CERTFILE, opts->tls_cert);
+        if (lrc != LDAP_OPT_SUCCESS) {
+            goto done;
+        }
+    }
+    if (opts->tls_key != NULL) {
+        lrc = ldap_set_option(ld, LDAP_OPT_X_TLS_KEYFILE, opts->tls_key);
         if (lrc != LDAP_OPT_SUCCESS) {
             goto done;
         }
@@ -730,6 +745,15 @@ static errno_t sdap_connect_bind(struct tevent_req *req)
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
     struct tevent_req *subreq;
 
+    if (state->opts->sasl != NULL) {
+        subreq = sdap_sasl_bind_send(state, state->ev, state->conn, state->opts->sasl,
+                                     state->opts->opt_timeout);
+        if (subreq == NULL) {
+            return ENOMEM;
+        }
+        tevent_req_set_callback(subreq, sdap_connect_sasl_done, req);
+        return EOK;
+    }
     if (state->opts->bind_dn == NULL) {
         DEBUG(SSSDBG_TRACE_FUNC, "connected to %s (anonymous)\n", state->uri);
         tevent_req_done(req);
@@ -760,6 +784,24 @@ static void sdap_connect_bind_done(struct tevent_req *subreq)
         return;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "connected to %s as '%s'\n", state->uri, state->opts->bind_dn);
+    tevent_req_done(req);
+}
+
+static void sdap_connect_sasl_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
+    errno_t ret;
+
+    ret = sdap_sasl_bind_recv(subreq);
+    talloc_free(subreq);
+    state->bind_result = ret == EOK ? 0 : ret == EACCES ? LDAP_INVALID_CREDENTIALS : -1;
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "connected to %s (SASL %s)\n", state->uri,
+          sdap_sasl_name(state->opts->sasl));
     tevent_req_done(req);
 }
 

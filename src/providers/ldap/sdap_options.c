@@ -14,6 +14,7 @@
 #include "util/util.h"
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_sasl.h"
 
 /* Names of the values of the enum options, indexed by the value stored. */
 static const char *const sdap_schema_names[] = {
@@ -88,6 +89,8 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_STRING("ldap_group_search_filter", group_filter),
     OPT_STRING("ldap_tls_cacert", tls_cacert),
     OPT_STRING("ldap_tls_cacertdir", tls_cacertdir),
+    OPT_STRING("ldap_tls_cert", tls_cert),
+    OPT_STRING("ldap_tls_key", tls_key),
     OPT_ENUM("ldap_tls_reqcert", tls_reqcert, sdap_reqcert_names),
     /* A timeout of 0 would end every operation at once, or never end it (libldap). */
     OPT_INT("ldap_search_timeout", search_timeout, 1),
@@ -380,6 +383,10 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
         goto done;
     }
     ret = sdap_options_derive(opts, section, disable_paging);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sdap_sasl_read(opts, cdb, domain, section, &opts->sasl);
     if (ret != EOK) {
         goto done;
     }

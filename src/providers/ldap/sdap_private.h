@@ -173,6 +173,8 @@ struct sdap_options {
     int tls_reqcert;            /* LDAP_OPT_X_TLS_NEVER ... HARD */
     char *tls_cacert;
     char *tls_cacertdir;
+    char *tls_cert;             /* ldap_tls_cert / ldap_tls_key: a client certificate */
+    char *tls_key;
     int nesting_level;
     int page_size;              /* 0: paging disabled */
     uint32_t min_id;
@@ -185,6 +187,7 @@ struct sdap_options {
     const char *netgroup_map[SDAP_NA_MAX];
     struct sdap_kind users;     /* derived from the above */
     struct sdap_kind groups;
+    struct sdap_sasl *sasl;     /* ldap_sasl_mech (sdap_sasl.h); NULL: simple/anonymous */
 };
 
 static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,

@@ -1,0 +1,41 @@
+/*
+ * Running krb5_child from sssd_be (krb5_child_handler.c, krb5_child_cfg.c): used by the
+ * Kerberos auth provider (logins, password changes, renewals) and by the LDAP provider
+ * (a TGT from ldap_krb5_keytab for the SASL GSSAPI bind). The back-end's loop never waits
+ * on the child: it is forked, fed and read through non-blocking pipes, killed at the
+ * timeout and reaped without blocking.
+ */
+#ifndef SSS_KRB5_CHILD_CLIENT_H
+#define SSS_KRB5_CHILD_CLIENT_H
+
+#include "util/util.h"
+#include "providers/krb5/krb5_child_msg.h"
+
+struct confdb;
+
+struct krb5_child_cfg {
+    char *child_path;           /* SSSD_LIBEXEC_PATH/krb5_child, or $SSS_KRB5_CHILD */
+    char *conf_path;            /* the realm's KDC list (krb5_server...); NULL: none */
+    int timeout;                /* seconds; the child is killed after it */
+};
+
+/*
+ * Reads krb5_server, krb5_backup_server and krb5_kpasswd of section and, when servers
+ * are set, writes them for realm to state_dir/krb5_kdc_<domain>.conf, which the child
+ * reads before the system's krb5.conf (KRB5_CONFIG=snippet:system): libkrb5 then fails
+ * over between them in that order. Errors: ERR_INVALID_CONFIG (a server with spaces or
+ * braces), EIO and errno (the file), ENOMEM.
+ */
+errno_t krb5_child_cfg_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
+                              const char *section, const char *realm, const char *state_dir,
+                              int timeout, struct krb5_child_cfg **_cfg);
+
+/* Runs krb5_child with creq; killed after cfg->timeout seconds (ETIMEDOUT).
+ * Errors: ETIMEDOUT, EIO (the child died, a malformed answer), ENOMEM. */
+struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                   struct krb5_child_cfg *cfg,
+                                   const struct krb5_child_req *creq);
+errno_t krb5_child_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                        struct krb5_child_rsp **_rsp);
+
+#endif /* SSS_KRB5_CHILD_CLIENT_H */

@@ -1,0 +1,97 @@
+#!/bin/bash
+# Kerberos login figures (issue 13): auth + acct through our pam_sss.so with
+# auth_provider = krb5 against a private MIT KDC on loopback (the set-up of
+# tests/intg/krb5_env.sh: private realm, slapd, namespace), driven by sss_load's pam
+# workload (pam_start/authenticate/acct_mgmt/end in-process):
+#   - one worker: the login latency (p50, p99)
+#   - 20 workers at once: the same, and the longest event-loop stalls of sssd_be while
+#     they run (perf's epoll tracepoints, as bench_identity.sh measures them)
+# Every login gets a TGT and writes a fresh ccache (FILE:%d/krb5cc_%U_XXXXXX), so each one
+# is one krb5_child, one AS-REQ (two with preauth) and one string-to-key.
+# Usage: bench_krb5_login.sh PREFIX [SSS_LOAD]   (root)
+#   BENCH_N (default 200) logins per figure; BENCH_STALL=0 skips the stall trace.
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+LOAD_TOOL=${2:-$(dirname "$0")/../../build/ci/sss_load}
+LOAD_TOOL=$(cd "$(dirname "$LOAD_TOOL")" && pwd)/$(basename "$LOAD_TOOL")
+if [ -z "${KRB5T_IN_NS:-}" ]; then
+    exec unshare --mount --propagation private -- env KRB5T_IN_NS=1 bash "$0" "$PREFIX" "$LOAD_TOOL"
+fi
+[ -x "$LOAD_TOOL" ] || { echo "SKIP: no sss_load at $LOAD_TOOL"; exit 77; }
+. "$TOP/tests/intg/krb5_env.sh"
+N=${BENCH_N:-200}
+export KRB5T_DEBUG=${KRB5T_DEBUG:-2}    # the default logging: figures without debug output
+
+restart "" || { echo "FAIL: sssd did not start"; exit 1; }
+login 0 Alice-Krb1 alice || { echo "FAIL: the first login: $LAST_OUT"; exit 1; }
+
+stall_pid=
+if [ "${BENCH_STALL:-1}" = 1 ] && command -v perf > /dev/null; then
+    perf record -q -o "$WORK/stall.data" \
+        -e 'syscalls:sys_enter_epoll_wait,syscalls:sys_exit_epoll_wait' \
+        -e 'syscalls:sys_enter_epoll_pwait,syscalls:sys_exit_epoll_pwait' \
+        -p "$(be_pid krbtest)" > "$WORK/stall.log" 2>&1 &
+    stall_pid=$!
+fi
+
+figure() { # LABEL WORKERS
+    "$LOAD_TOOL" --label "$1" -w "$2" -n "$N" --warmup 5 --key alice --no-header \
+        pam krb5test Alice-Krb1
+}
+echo "== Kerberos login (auth + acct), online, $N logins"
+figure krb5_login_1 1
+sleep 1
+[ -n "$stall_pid" ] && { kill -INT "$stall_pid"; wait "$stall_pid"; }
+# The stall trace covers the 1-worker run; the 20-worker run gets its own.
+if [ -n "$stall_pid" ]; then
+    mv "$WORK/stall.data" "$WORK/stall1.data"
+    perf record -q -o "$WORK/stall.data" \
+        -e 'syscalls:sys_enter_epoll_wait,syscalls:sys_exit_epoll_wait' \
+        -e 'syscalls:sys_enter_epoll_pwait,syscalls:sys_exit_epoll_pwait' \
+        -e 'sched:sched_stat_runtime' \
+        -p "$(be_pid krbtest)" > "$WORK/stall.log" 2>&1 &
+    stall_pid=$!
+    sleep 0.5
+fi
+figure krb5_login_20 20
+if [ -n "$stall_pid" ]; then
+    kill -INT "$stall_pid"
+    wait "$stall_pid"
+    perf script -i "$WORK/stall.data" -F tid,time,event,trace 2>/dev/null | python3 -c '
+import re, sys
+# Wall gaps between a loop turn'"'"'s epoll return and the next epoll call, and the CPU
+# time sssd_be itself used in each (sched_stat_runtime): on a loaded machine the wall gap
+# includes preemption, the CPU figure is what the loop itself spent.
+last = {}
+run = {}
+gaps = []
+for line in sys.stdin:
+    m = re.match(r"\s*(\d+)\s+([\d.]+):\s+(\S+):\s*(.*)", line)
+    if not m:
+        continue
+    tid, t, ev, rest = m.group(1), float(m.group(2)), m.group(3), m.group(4)
+    if ev == "sched:sched_stat_runtime":
+        r = re.search(r"runtime=(\d+)", rest)
+        if r and tid in last:
+            run[tid] = run.get(tid, 0) + int(r.group(1))
+        continue
+    k = re.match(r"syscalls:sys_(enter|exit)_", ev)
+    if not k:
+        continue
+    if k.group(1) == "exit":
+        last[tid] = t
+        run[tid] = 0
+    elif tid in last:
+        gaps.append((t - last.pop(tid), run.pop(tid, 0) / 1e9))
+if not gaps:
+    print("event-loop stall: no trace")
+else:
+    wall = sorted((g for g, _ in gaps), reverse=True)
+    cpu = sorted((c for _, c in gaps), reverse=True)
+    print("sssd_be loop turns during 20 parallel logins: %d" % len(gaps))
+    print("  longest wall gaps (ms): " + " ".join("%.2f" % (g * 1e3) for g in wall[:8]))
+    print("  most CPU in one turn (ms): " + " ".join("%.2f" % (c * 1e3) for c in cpu[:8]))'
+fi
+n=$(ls "$WORK"/cc/alice | wc -l)
+echo "ccaches written: $n"
