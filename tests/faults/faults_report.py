@@ -38,7 +38,7 @@ SCENARIOS = [
      "none wrong; the domain not stuck offline (*time to recover*: from the end of the run "
      "to the next cold answer); lookups of users already answered stay fast through the "
      "responder (memory cache off; slowest of 50 under 1 s); no crash."),
-    ("kill9", "3. kill -9 of the suite's processes (without PAM and sudo)",
+    ("kill9", "3. kill -9 of the suite's processes",
      "One slapd; three streams of lookups through glibc run all along: cached users through "
      "sssd_nss (memory cache off), the same through the memory cache, and cold users (each "
      "needs sssd_be). sssd_be, sssd_nss and the monitor are killed with SIGKILL in turn; "
@@ -55,8 +55,14 @@ SCENARIOS = [
      "one with the right password and one with a wrong one, while sssd_pam, sssd_be and the "
      "monitor are killed in turn; *time to recover*: from the kill to the first successful "
      "login started after it. Must hold: no login with the wrong password ever succeeds "
-     "(`wrong_password_ok`), no login longer than 15 s, back within 15 s, no crash. sssd_sudo "
-     "is not covered yet."),
+     "(`wrong_password_ok`), no login longer than 15 s, back within 15 s, no crash. "
+     "**sudo_*** (tests/faults/scenario_kill_sudo.sh, in a mount namespace whose "
+     "nsswitch.conf says `sudoers: sss` and whose library directory adds our "
+     "libsss_sudo.so): two streams of Debian's real sudo run as alice, one running the "
+     "command her LDAP rule allows, one a command no rule gives her, while sssd_sudo, "
+     "sssd_be and the monitor are killed in turn; *time to recover*: from the kill to the "
+     "first allowed run started after it. Must hold: the forbidden command never runs "
+     "(`wrong_grant`), no sudo longer than 15 s, back within 15 s, no crash."),
     ("disk", "4. The disk under the caches",
      "One slapd. **truncated** / **scribbled**: with the suite stopped, the domain's cache "
      "file is cut to half its size, or every page after the first two is overwritten with "
@@ -106,9 +112,13 @@ SCENARIOS = [
      "2,000 users and the negative ones through 500 names, so the caches reach their "
      "working size early. Must hold: no wrong answer, no failed lookup outside 8 s after a "
      "restart, no crash, and the resident memory and open descriptors of the monitor, "
-     "sssd_be and sssd_nss flat: at the end at most 20 % + 8 MB and 8 descriptors over "
-     "their level a third into the run (figures: start -> a third in -> end). Logins and "
-     "sudo are not in the mix yet."),
+     "sssd_be, sssd_nss, sssd_pam and sssd_sudo flat: at the end at most 20 % + 8 MB and 8 "
+     "descriptors over their level a third into the run (figures: start -> a third in -> "
+     "end). Logins and sudo are in the mix (in a mount namespace of the scenario's own): "
+     "pamtester logins of 20 users through our pam_sss.so with the right password and with "
+     "a wrong one, and Debian's real sudo run by 50 users through our libsss_sudo.so, of the "
+     "command their group's rule allows and of one no rule gives them; a wrong password let "
+     "in or a forbidden command run counts as a wrong answer."),
 ]
 
 
@@ -163,15 +173,19 @@ def main():
                   if r[2].get("crashes", "0").isdigit())
     wrong_pw = [int(r[2]["wrong_password_ok"]) for r in results
                 if r[2].get("wrong_password_ok", "").isdigit()]
+    wrong_grant = [int(r[2]["wrong_grant"]) for r in results
+                   if r[2].get("wrong_grant", "").isdigit()]
     w("- summary: %d passed, %d failed; wrong answers %d (must be 0); crashes %d (must be 0); "
-      "wrong-password successes %s (must be 0)\n" % (
+      "wrong-password successes %s (must be 0); sudo commands run without a rule %s "
+      "(must be 0)\n" % (
           npass, nfail, wrong, crashes,
-          max(wrong_pw) if wrong_pw else "not measured (no PAM scenario ran)"))
+          max(wrong_pw) if wrong_pw else "not measured (no PAM scenario ran)",
+          max(wrong_grant) if wrong_grant else "not measured (no sudo scenario ran)"))
     w("Reproduce: as root in a build directory, `make faultcheck` (about 45 minutes with the 30-minute soak; "
       "`FAULT_SHORT=1` for the CI form, about 3.5 minutes). One scenario: "
       "`tests/faults/scenario_failover.sh PREFIX` (also `FAULTS=sigstop`), "
       "`tests/faults/scenario_slow_link.sh PREFIX`, `tests/faults/scenario_kill.sh PREFIX` "
-      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_kill_pam.sh PREFIX`, `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX`, `tests/faults/scenario_data.sh PREFIX`, `tests/faults/scenario_soak.sh PREFIX` after "
+      "(also `KILL_PARTS=monitor`), `tests/faults/scenario_kill_pam.sh PREFIX`, `tests/faults/scenario_kill_sudo.sh PREFIX`, `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX`, `tests/faults/scenario_data.sh PREFIX`, `tests/faults/scenario_soak.sh PREFIX` after "
       "`make install`.\n")
     w("There is no `sssctl domain-status` yet: the servers' state is shown from the "
       "back-end's log (debug level 0x87f0: the failover lines), quoted per fault below.\n")
