@@ -71,6 +71,17 @@ python3 "$TOP/tests/faults/fault_proxy.py" --listen 127.0.0.1:0 --target "127.0.
 PROXY_PID=$!
 for _ in $(seq 100); do [ -s "$WORK/proxy_port" ] && break; sleep 0.05; done
 PROXY_PORT=$(cat "$WORK/proxy_port")
+# proxy_refuse: SIGHUP, then wait until connects are really refused (the proxy acts on
+# the signal in its own time, and a login right after it could still reach the KDC).
+proxy_refuse() {
+    local _
+    kill -HUP "$PROXY_PID"
+    for _ in $(seq 100); do
+        (exec 3<> "/dev/tcp/127.0.0.1/$PROXY_PORT") 2>/dev/null || return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 # ---- the namespace's /etc ------------------------------------------------------------------
 cat > "$WORK/etc-krb5.conf" <<EOF

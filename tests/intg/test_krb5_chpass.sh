@@ -116,7 +116,7 @@ n0=$(be_lines)
 check "online login (caches the hash)" login 0 Alice-Krb1 alice
 wait_log "$n0" "cached credentials of \[alice\] updated" || fail "  ... the hash was not cached"
 rm -rf "$WORK/cc/alice"
-kill -HUP "$PROXY_PID"
+proxy_refuse || fail "the proxy does not refuse"
 n0=$(be_lines)
 check "the KDC refuses: alice logs in offline" login 0 Alice-Krb1 alice
 expect_line "  ... told so" "Authenticated with cached credentials"
