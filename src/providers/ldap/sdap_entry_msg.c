@@ -10,27 +10,43 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
-/* Copies the values of one attribute; false on ENOMEM. */
+static bool value_kept(struct berval *val)
+{
+    return val->bv_len <= SDAP_MAX_VALUE_LEN && memchr(val->bv_val, '\0', val->bv_len) == NULL;
+}
+
+/* Copies the values of one attribute, all into one buffer (a child of attr->values): a
+ * group's member attribute may hold hundreds of thousands of short values, and a talloc
+ * chunk apiece more than doubled their size. No value is ever freed or used as a talloc
+ * context on its own. false on ENOMEM. */
 static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name,
                         struct berval **vals, size_t nv, size_t *_dropped)
 {
+    size_t total = 0;
+    char *buf;
     size_t i;
 
     for (i = 0; i < nv; i++) {
-        if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN
-                || memchr(vals[i]->bv_val, '\0', vals[i]->bv_len) != NULL) {
+        if (value_kept(vals[i])) {
+            total += vals[i]->bv_len + 1;
+        }
+    }
+    buf = total > 0 ? talloc_size(attr->values, total) : NULL;
+    if (total > 0 && buf == NULL) {
+        return false;
+    }
+    for (i = 0; i < nv; i++) {
+        if (!value_kept(vals[i])) {
             /* At the default level: the directory holds data we cannot keep. */
             DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
                   "holds NUL: dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
             (*_dropped)++;
             continue;
         }
-        attr->values[attr->num_values] = talloc_strndup(attr->values, vals[i]->bv_val,
-                                                        vals[i]->bv_len);
-        if (attr->values[attr->num_values] == NULL) {
-            return false;
-        }
-        attr->num_values++;
+        memcpy(buf, vals[i]->bv_val, vals[i]->bv_len);
+        buf[vals[i]->bv_len] = '\0';
+        attr->values[attr->num_values++] = buf;
+        buf += vals[i]->bv_len + 1;
     }
     attr->values[attr->num_values] = NULL;
     return true;

@@ -169,17 +169,21 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
 
         for (k = 0; attr != NULL && k < attr->num_values; k++) {
             char *canon = sdap_dn_canon(state->canons, attr->values[k]);
+            const char *key;
 
             if (canon == NULL) {
                 DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': member '%.64s' is not a DN: "
                       "skipped\n", state->frontier[i]->dn, attr->values[k]);
                 continue;
             }
-            if (!sdap_strset_add(state->seen, canon)) {
-                talloc_free(canon);
+            /* The set's copy serves as the canonical form from here on: one copy per
+             * member, not two. */
+            key = sdap_strset_intern(state->seen, canon);
+            talloc_free(canon);
+            if (key == NULL) {
                 continue;       /* seen at this or an earlier level */
             }
-            state->canons[state->num_dns] = canon;
+            state->canons[state->num_dns] = key;
             state->dns[state->num_dns++] = attr->values[k];
         }
     }

@@ -5,12 +5,16 @@
  *
  * A member DN "<name attr>=<value>,<...>" under the user (group) search base is looked up
  * with the others of its kind in OR filters on the name attribute,
- * (&(objectClass=<oc>)(|(<name attr>=v1)(<name attr>=v2)...)) under that base, at most
- * SDAP_DN_BATCH values per search and SDAP_DN_BATCH_WINDOW searches in flight. A returned
- * entry is taken only when its canonical DN is one of the requested DNs (the same name
- * elsewhere in the tree is not the member). DNs of any other shape, and requested DNs no
- * batch returned, are read one by one with base-scope lookups (sdap_id_lookup_dns), so the
- * result is the same as with base lookups only.
+ * (&(objectClass=*)(|(<name attr>=v1)(<name attr>=v2)...)) under that base (subtree), at
+ * most SDAP_DN_BATCH values per search and SDAP_DN_BATCH_WINDOW searches in flight. A
+ * returned entry is taken only when its canonical DN is one of the requested DNs (the same
+ * name elsewhere in the tree is not the member). The filter names no object class, and an
+ * entry always holds the value of its RDN, so a batch that succeeded and did not return a
+ * DN proves that no entry has it: such a DN is absent without a base lookup (a group
+ * declaring 500,000 members of which 100,000 exist cost 400,000 base searches before).
+ * DNs of any other shape, and those of batches the server refused, are read one by one
+ * with base-scope lookups (sdap_id_lookup_dns), so the result is the same as with base
+ * lookups only.
  */
 #include <assert.h>
 
@@ -18,6 +22,13 @@
 #include "providers/ldap/sdap_member_dns.h"
 
 enum dn_kind { DN_KIND_OTHER, DN_KIND_USER, DN_KIND_GROUP };
+
+/* What a batch search's callback needs: which batch it was. */
+struct member_batch {
+    struct tevent_req *req;
+    size_t start;                       /* its DNs: bidx[start .. start + count) */
+    size_t count;
+};
 
 struct sdap_member_dns_state {
     struct tevent_context *ev;
@@ -29,6 +40,10 @@ struct sdap_member_dns_state {
     struct sdap_strset *wanted;         /* canonical DN -> index + 1 */
     struct sdap_strset *wanted_raw;     /* the DN as given -> index + 1 (fast path) */
     struct sdap_search_args *batches;
+    struct member_batch *batch_info;    /* aligned with batches */
+    size_t *bidx;                       /* DN indices, in batch order */
+    size_t num_bidx;
+    bool *searched;                     /* per DN: a batch that succeeded looked for it */
     size_t num_batches;
     size_t next_batch;
     size_t in_flight;
@@ -65,11 +80,13 @@ static bool ends_with(const char *str, const char *suffix)
     return lx < ls && strcmp(str + ls - lx, suffix) == 0;
 }
 
-/* Appends the batch searches of kind over the name values vals[0..nv). */
+/* Appends the batch searches of kind over the name values vals[0..nv) of the DNs
+ * idx[0..nv). */
 static errno_t add_batches(struct sdap_member_dns_state *state, const struct sdap_kind *kind,
-                           const char **vals, size_t nv)
+                           const char **vals, const size_t *idx, size_t nv)
 {
     struct sdap_search_args *b;
+    struct member_batch *info;
     char *filter;
     size_t pos;
     size_t k;
@@ -85,12 +102,23 @@ static errno_t add_batches(struct sdap_member_dns_state *state, const struct sda
             return ENOMEM;
         }
         state->batches = b;
-        /* Without the kind's search filter: a member is taken by its DN alone. */
-        filter = sdap_filter_or(state->batches, kind->oc, kind->name_attr, &vals[pos], k,
-                                NULL);
+        info = talloc_realloc(state, state->batch_info, struct member_batch,
+                              state->num_batches + 1);
+        if (info == NULL) {
+            return ENOMEM;
+        }
+        state->batch_info = info;
+        /* Any object class and without the kind's search filter: a member is taken by its
+         * DN alone, as a base lookup would, and a miss proves absence. */
+        filter = sdap_filter_or(state->batches, "*", kind->name_attr, &vals[pos], k, NULL);
         if (filter == NULL) {
             return ENOMEM;
         }
+        info[state->num_batches] = (struct member_batch) {
+            .req = NULL, .start = state->num_bidx, .count = k,
+        };
+        memcpy(&state->bidx[state->num_bidx], &idx[pos], k * sizeof(size_t));
+        state->num_bidx += k;
         b = &state->batches[state->num_batches++];
         *b = sdap_kind_search(kind, filter, state->id_ctx->opts->search_timeout, 0);
         b->attrs = state->attrs;
@@ -111,6 +139,8 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     TALLOC_CTX *tmp_ctx = NULL;
     const char **uvals;
     const char **gvals;
+    size_t *uidx;
+    size_t *gidx;
     size_t nu = 0;
     size_t ng = 0;
     char *usuffix;
@@ -133,9 +163,13 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     tmp_ctx = talloc_new(state);
     uvals = talloc_array(tmp_ctx, const char *, n + 1);
     gvals = talloc_array(tmp_ctx, const char *, n + 1);
+    uidx = talloc_array(tmp_ctx, size_t, n + 1);
+    gidx = talloc_array(tmp_ctx, size_t, n + 1);
+    state->bidx = talloc_array(state, size_t, n + 1);
+    state->searched = talloc_zero_array(state, bool, n + 1);
     if (state->entries == NULL || state->wanted == NULL || state->wanted_raw == NULL
-            || tmp_ctx == NULL
-            || uvals == NULL || gvals == NULL) {
+            || tmp_ctx == NULL || uvals == NULL || gvals == NULL || uidx == NULL
+            || gidx == NULL || state->bidx == NULL || state->searched == NULL) {
         ret = ENOMEM;
         goto done;
     }
@@ -169,16 +203,18 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         }
         sdap_strmap_add(state->wanted_raw, dns[i], (void *)(uintptr_t)(i + 1));
         if (kind == DN_KIND_USER) {
+            uidx[nu] = i;
             uvals[nu++] = val;
         } else {
+            gidx[ng] = i;
             gvals[ng++] = val;
         }
     }
-    ret = add_batches(state, &opts->users, uvals, nu);
+    ret = add_batches(state, &opts->users, uvals, uidx, nu);
     if (ret != EOK) {
         goto done;
     }
-    ret = add_batches(state, &opts->groups, gvals, ng);
+    ret = add_batches(state, &opts->groups, gvals, gidx, ng);
     if (ret != EOK) {
         goto done;
     }
@@ -202,6 +238,7 @@ done:
 static errno_t sdap_member_dns_fill(struct tevent_req *req)
 {
     struct sdap_member_dns_state *state = tevent_req_data(req, struct sdap_member_dns_state);
+    struct member_batch *info;
     struct tevent_req *subreq;
 
     while (state->in_flight < SDAP_DN_BATCH_WINDOW && state->next_batch < state->num_batches) {
@@ -210,7 +247,9 @@ static errno_t sdap_member_dns_fill(struct tevent_req *req)
         if (subreq == NULL) {
             return ENOMEM;
         }
-        tevent_req_set_callback(subreq, sdap_member_dns_batch_done, req);
+        info = &state->batch_info[state->next_batch];
+        info->req = req;
+        tevent_req_set_callback(subreq, sdap_member_dns_batch_done, info);
         state->next_batch++;
         state->in_flight++;
     }
@@ -219,7 +258,9 @@ static errno_t sdap_member_dns_fill(struct tevent_req *req)
 
 static void sdap_member_dns_batch_done(struct tevent_req *subreq)
 {
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    /* An element of batch_info, not a talloc object of its own: no typed access. */
+    const struct member_batch *info = tevent_req_callback_data_void(subreq);
+    struct tevent_req *req = info->req;
     struct sdap_member_dns_state *state = tevent_req_data(req, struct sdap_member_dns_state);
     struct sdap_entry **entries = NULL;
     size_t num = 0;
@@ -240,6 +281,10 @@ static void sdap_member_dns_batch_done(struct tevent_req *subreq)
         DEBUG(SSSDBG_MINOR_FAILURE, "batch lookup of member DNs failed (%d, %s): falling "
               "back to base lookups\n", ret, sss_strerror(ret));
         num = 0;
+    } else {
+        for (i = 0; i < info->count; i++) {
+            state->searched[state->bidx[info->start + i]] = true;
+        }
     }
     for (i = 0; i < num; i++) {
         /* The same string is the same DN; anything else is compared canonically. */
@@ -281,7 +326,8 @@ static errno_t sdap_member_dns_rest(struct tevent_req *req)
     }
     state->num_rest = 0;
     for (i = 0; i < state->n; i++) {
-        if (state->entries[i] == NULL) {
+        /* A DN a successful batch searched for and did not return does not exist. */
+        if (state->entries[i] == NULL && !state->searched[i]) {
             state->rest_idx[state->num_rest] = i;
             state->rest[state->num_rest++] = state->dns[i];
         }

@@ -18,8 +18,9 @@
  * (an array aligned with dns, NULL for a DN that does not exist or is not a DN), in far
  * fewer searches. DNs whose first RDN is the user (group) name attribute and that lie under
  * the user (group) search base are read with OR filters on that value, SDAP_DN_BATCH per
- * search, and a returned entry is taken only when its canonical DN is a requested one;
- * every other DN, and those no batch returned, get a base lookup.
+ * search (any object class), and a returned entry is taken only when its canonical DN is
+ * a requested one; a DN a successful batch did not return does not exist (an entry holds
+ * its RDN's value); every other DN, and those of failed batches, get a base lookup.
  *
  * canons (optional, aligned with dns) holds the sdap_dn_canon() forms when the caller has
  * them already. dns, canons and attrs must live as long as the request.

@@ -291,6 +291,9 @@ struct sdap_strset;
 struct sdap_strset *sdap_strset_new(TALLOC_CTX *mem_ctx);
 /* true when added, false when already present (or ENOMEM, logged: treated as present). */
 bool sdap_strset_add(struct sdap_strset *set, const char *str);
+/* The same, returning the set's own copy of str (valid as long as the set), or NULL when
+ * already present (or ENOMEM, logged): lets a caller drop its own copy. */
+const char *sdap_strset_intern(struct sdap_strset *set, const char *str);
 bool sdap_strset_has(struct sdap_strset *set, const char *str);
 size_t sdap_strset_count(struct sdap_strset *set);
 /* The same set used as a map: the value is kept as given (not copied). */

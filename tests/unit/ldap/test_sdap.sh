@@ -52,6 +52,17 @@ awk 'BEGIN {
     printf "\ndn: cn=g_sub,ou=groups,ou=bis,dc=test\nobjectClass: posixGroup\n";
     printf "objectClass: extensibleObject\ncn: g_sub\ngidNumber: 40102\n";
     printf "member: uid=big04999,ou=big,ou=bis,dc=test\n";
+    # g_ghosts: 600 member DNs of entries that do not exist, one that does, and frank, a
+    # user whose DN is shaped like a group'"'"'s (cn=, where the user and group bases are one).
+    printf "\ndn: ou=mixed,ou=bis,dc=test\nobjectClass: organizationalUnit\nou: mixed\n";
+    printf "\ndn: cn=frank,ou=mixed,ou=bis,dc=test\nobjectClass: account\n";
+    printf "objectClass: posixAccount\nuid: frank\ncn: frank\nuidNumber: 40555\n";
+    printf "gidNumber: 40103\nhomeDirectory: /home/frank\n";
+    printf "\ndn: cn=g_ghosts,ou=groups,ou=bis,dc=test\nobjectClass: posixGroup\n";
+    printf "objectClass: extensibleObject\ncn: g_ghosts\ngidNumber: 40103\n";
+    for (i = 1; i <= 600; i++) printf "member: uid=ghost%05d,ou=big,ou=bis,dc=test\n", i;
+    printf "member: uid=big00001,ou=big,ou=bis,dc=test\n";
+    printf "member: cn=frank,ou=mixed,ou=bis,dc=test\n";
 }' >> "$tmp/data.ldif"
 
 export SLAPD_EXTRA_SCHEMA="$here/test_sdap.schema"
