@@ -6,18 +6,44 @@
 #
 # The scenario defines
 #   ks_request good|bad   one request; prints "END_MS DURATION_MS through|refused"
-#   ks_part_pid PART      the pid of PART, one of KS_PARTS ("monitor": the monitor)
-#   ks_ready              returns 0 once the suite answers again after a restart
 # and sets
+#   DOM           the domain (its sssd_be is the part "sssd_be")
+#   KS_SOCKET     the responder's socket under $PIPES; KS_BUS_NAMES the bus names that must
+#                 be owned before the suite counts as up
 #   KS_LABEL      the cases' name: RESULT kill9/<KS_LABEL>_<part>
 #   KS_BAD_NAME   the figure counting bad requests that went through (wrong_password_ok)
 #   KS_PARTS      the parts killed in turn; the monitor last (the test starts the suite
 #                 again, as systemd's Restart= would)
 #   SETTLE, RECOVER_BOUND_MS, KS_REQUEST_BOUND_MS
-# Then: ks_streams_start; ks_kill_one PART (each); ks_streams_end (the whole-run case).
+# Then, once the suite is up: ks_run (both streams, each part killed in turn, and the
+# whole-run case).
 
 KS_STREAM_PIDS=
 fault_on_exit '[ -n "$KS_STREAM_PIDS" ] && kill $KS_STREAM_PIDS 2>/dev/null; wait 2>/dev/null'
+
+# The pid of a part: "monitor", "sssd_be" (the domain's) or a responder's name.
+ks_part_pid() {
+    case $1 in
+        monitor) monitor_pid ;;
+        sssd_be) be_pid "$DOM" ;;
+        *) service_pid "$1" ;;
+    esac
+}
+
+# 0 once the responder's socket is there and every name in KS_BUS_NAMES is owned.
+ks_ready() {
+    local _ n up
+    for _ in $(seq 300); do
+        up=1
+        [ -S "$PIPES/$KS_SOCKET" ] || up=0
+        for n in $KS_BUS_NAMES; do
+            [ $up = 1 ] && { wait_name "$n" 100 || up=0; }
+        done
+        [ $up = 1 ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 ks_streams_start() {
     local kind
@@ -84,4 +110,14 @@ ks_streams_end() { # CRASH_MARK
          "wrong=$bad_all $KS_BAD_NAME=$bad_all crashes=$(fault_crashes_since "$1" 9)" \
          "bad_requests=$n_bad good_requests=$n_good good_through=$good_through"
     [ "$bad_all" = 0 ] || FAILED=1
+}
+
+ks_run() {
+    local part mark_all
+    ks_streams_start
+    mark_all=$(fault_crash_mark)
+    for part in $KS_PARTS; do
+        ks_kill_one "$part"
+    done
+    ks_streams_end "$mark_all"
 }

@@ -32,6 +32,8 @@ RECOVER_BOUND_MS=15000
 KS_LABEL=logins
 KS_BAD_NAME=wrong_password_ok
 KS_PARTS="sssd_pam sssd_be monitor"
+KS_SOCKET=pam
+KS_BUS_NAMES="sssd.domain_killpam_2etest"
 . "$TOP/tests/faults/kill_streams.sh"
 
 {
@@ -59,23 +61,8 @@ cache_credentials = true
 CONF
 mount -t tmpfs -o mode=0755 tmpfs /etc/pam.d || { echo "RESULT kill9/logins fail (no tmpfs over /etc/pam.d)"; exit 1; }
 printf 'auth required %s\naccount required %s\n' "$OUR_MOD" "$OUR_MOD" > /etc/pam.d/faultpam
-ks_ready() {
-    local _
-    for _ in $(seq 300); do
-        [ -S "$PIPES/pam" ] && wait_name "sssd.domain_killpam_2etest" 100 && return 0
-        sleep 0.05
-    done
-    return 1
-}
 start_sssd && ks_ready || { echo "RESULT kill9/logins fail (sssd did not start)"; exit 1; }
 
-ks_part_pid() {
-    case $1 in
-        sssd_pam) service_pid sssd_pam ;;
-        sssd_be) be_pid $DOM ;;
-        monitor) monitor_pid ;;
-    esac
-}
 # One login, auth + account: good = the right password, bad = a wrong one.
 ks_request() {
     local pw t0 t1 r
@@ -88,10 +75,5 @@ ks_request() {
 }
 [ "$(ks_request good | cut -d' ' -f3)" = through ] \
     || { echo "RESULT kill9/logins fail (no first login)"; exit 1; }
-ks_streams_start
-mark_all=$(fault_crash_mark)
-for part in $KS_PARTS; do
-    ks_kill_one $part
-done
-ks_streams_end "$mark_all"
+ks_run
 exit $FAILED

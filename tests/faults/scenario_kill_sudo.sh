@@ -37,6 +37,8 @@ RECOVER_BOUND_MS=15000
 KS_LABEL=sudo
 KS_BAD_NAME=wrong_grant
 KS_PARTS="sssd_sudo sssd_be monitor"
+KS_SOCKET=sudo
+KS_BUS_NAMES="sssd.sudo sssd.domain_killsudo_2etest"
 . "$TOP/tests/faults/kill_streams.sh"
 
 {
@@ -75,24 +77,8 @@ mount -t overlay overlay -o "lowerdir=$WORK/libs:$MULTIARCH" "$MULTIARCH" \
 mount --bind "$WORK/nsswitch.conf" /etc/nsswitch.conf \
     || { echo "RESULT kill9/sudo fail (no private nsswitch.conf)"; exit 1; }
 
-ks_ready() {
-    local _
-    for _ in $(seq 300); do
-        [ -S "$PIPES/sudo" ] && wait_name sssd.sudo 100 && wait_name "sssd.domain_killsudo_2etest" 100 \
-            && return 0
-        sleep 0.05
-    done
-    return 1
-}
 start_sssd && ks_ready || { echo "RESULT kill9/sudo fail (sssd did not start)"; exit 1; }
 
-ks_part_pid() {
-    case $1 in
-        sssd_sudo) service_pid sssd_sudo ;;
-        sssd_be) be_pid $DOM ;;
-        monitor) monitor_pid ;;
-    esac
-}
 # One sudo run as alice: good = the command her rule allows, bad = one no rule gives her.
 ks_request() {
     local cmd t0 t1 r
@@ -112,10 +98,5 @@ done
 [ "$first" = through ] || { echo "RESULT kill9/sudo fail (alice's rule never applied)"; exit 1; }
 [ "$(ks_request bad | cut -d' ' -f3)" = refused ] \
     || { echo "RESULT kill9/sudo fail (the forbidden command ran before any kill)"; exit 1; }
-ks_streams_start
-mark_all=$(fault_crash_mark)
-for part in $KS_PARTS; do
-    ks_kill_one $part
-done
-ks_streams_end "$mark_all"
+ks_run
 exit $FAILED
