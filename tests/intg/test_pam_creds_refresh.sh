@@ -10,6 +10,8 @@
 #                   the new one at once: once the refreshes are done and slapd is stopped,
 #                   the new password passes offline and the old one does not
 #   other users     a burst of several users: each one's hash is stored
+#   connections     rounds of 8 parallel logins reuse the idle authentication connections
+#                   (sdap_auth.c keeps up to 8): at most 8 new ones over all the rounds
 #   no password     in any debug-9 log
 #
 # Usage: test_pam_creds_refresh.sh PREFIX   (root; 77 without slapd or pamtester)
@@ -142,6 +144,23 @@ for u in bob carol dave erin; do
     check "burst: $u's hash stored" wait_updates "$u" $((before[i] + 1))
     i=$((i + 1))
 done
+
+# ---- parallel logins reuse idle authentication connections -------------------------------
+conns() { tail -n +"$BASE" "$BELOG" | grep -c "binding as .*(new connection)"; }
+c0=$(conns)
+bad=0
+for round in 1 2 3 4 5 6; do
+    for u in bob carol dave erin; do
+        for i in 1 2; do
+            ( login "$u" "$(pw "$u")" "r$round$i" || echo x >> "$WORK/par.bad" ) &
+        done
+    done
+    wait
+done
+check "6 rounds of 8 parallel logins all succeed" test ! -e "$WORK/par.bad"
+NEWC=$(($(conns) - c0))
+check "  ... and open $NEWC new LDAP connections (at most 8: the idle ones are reused)" \
+    test "$NEWC" -le 8
 
 # ---- the last password wins ----------------------------------------------------------------
 NEWPW=Ref-alice-New8

@@ -28,6 +28,9 @@
 
 struct sdap_auth_ctx;
 
+/* Idle authentication connections kept for reuse (one per login running in parallel). */
+#define SDAP_AUTH_IDLE_MAX 8
+
 /* Reads ldap_auth_disable_tls_never_use_in_production of the domain; shares id_ctx's
  * options and failover list. pwd_warning: seconds before a ppolicy expiry the user is
  * warned (pwd_expiration_warning; <= 0: at any expiry the server reports).
