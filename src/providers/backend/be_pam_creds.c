@@ -11,7 +11,7 @@
  *   no hash, hash expired PAM_AUTHINFO_UNAVAIL (nobody can say yes)
  * The hash is made off the loop, by a worker thread (be_pam_hasher.c), and stored on the
  * loop when it is ready: its few milliseconds of libcrypt work delay neither this login nor
- * any other request. Logins of one user are coalesced (one hash per user and second, the
+ * any other request. Logins of one user are coalesced (one hash per user every 5 s, the
  * last password wins; see "refreshing" below). A save that never runs (the process killed)
  * only means the previous hash stays.
  * The policy options live in [pam] (offline_credentials_expiration,
@@ -72,14 +72,17 @@ errno_t be_pam_creds_init(struct be_ctx *be, struct be_pam *pam)
 
 /* ---- refreshing the hash after an online login -------------------------------------
  * One entry per user whose hash is being refreshed or was within the last
- * BE_PAM_SAVE_WINDOW_USEC. A login hands its password to the hasher thread at once when
+ * BE_PAM_SAVE_WINDOW_SEC. A login hands its password to the hasher thread at once when
  * the user has no entry; during the window (and while a hash of the user is being made)
  * later logins only replace the password waiting in the entry, which is handed over when
- * the window ends: a user logging in 100 times a second costs one hash a second, and the
- * last password always ends up stored, in order (the hasher keeps submission order). At
- * most BE_PAM_SAVE_MAX users have entries; beyond, the hash is made on the loop (there is
- * no job of that user in flight, so the order still holds). */
-#define BE_PAM_SAVE_WINDOW_USEC 1000000
+ * the window ends: a user logging in 100 times a second costs one hash in 5 seconds, and
+ * the last password always ends up stored, in order (the hasher keeps submission order).
+ * The window bounds how long the cache may lag behind a password changed elsewhere (the
+ * old one still opening an offline login): 5 s, against 2 ms of CPU per hash, which made
+ * up most of the back-end's CPU under 8 parallel logins of 64 users with a 1 s window.
+ * At most BE_PAM_SAVE_MAX users have entries; beyond, the hash is made on the loop (there
+ * is no job of that user in flight, so the order still holds). */
+#define BE_PAM_SAVE_WINDOW_SEC 5
 #define BE_PAM_SAVE_MAX 1024
 
 struct be_pam_saves {
@@ -225,7 +228,7 @@ static void be_pam_save_kick(struct be_pam_save *save)
     save->job_req_id = save->req_id;
     be_pam_save_drop_pw(save);
     save->window = tevent_add_timer(be->ev, save,
-                                    tevent_timeval_current_ofs(0, BE_PAM_SAVE_WINDOW_USEC),
+                                    tevent_timeval_current_ofs(BE_PAM_SAVE_WINDOW_SEC, 0),
                                     be_pam_save_window_end, save);
     /* Without a timer there is no window: the entry goes when the job is done. */
 }
