@@ -501,6 +501,14 @@ static void be_pam_auth_done(struct tevent_req *subreq)
     case EACCES:
         be_pam_finish(req, PAM_AUTH_ERR);
         return;
+    case EKEYREVOKED:
+        /* SSSD: ERR_ACCOUNT_LOCKED -> PAM_PERM_DENIED with account_locked, for which
+         * sssd_pam shows pam_account_locked_message. */
+        DEBUG(SSSDBG_TRACE_FUNC, "[%s]: the server says the account is locked\n",
+              state->req.user);
+        (void)be_pam_add_item(state, SSS_DP_PAM_ACCOUNT_LOCKED, NULL, 0);
+        be_pam_finish(req, PAM_PERM_DENIED);
+        return;
     case EPERM:
         if (msg != NULL) {
             uint32_t len = (uint32_t)strlen(msg);

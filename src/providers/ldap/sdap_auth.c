@@ -401,6 +401,16 @@ static void sdap_auth_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
         DEBUG(SSSDBG_TRACE_FUNC, "bind as '%s' refused: %s (%s)\n", state->dn,
               ldap_err2string(result), errmsg != NULL ? errmsg : "");
     }
+    /* Active Directory refuses a locked account's bind as invalid credentials with "data
+     * 775," in the diagnostic text (its ERROR_ACCOUNT_LOCKED_OUT); SSSD reports it as a
+     * locked account. */
+    if (result == LDAP_INVALID_CREDENTIALS && errmsg != NULL
+            && strstr(errmsg, "data 775,") != NULL) {
+        ldap_memfree(errmsg);
+        ldap_controls_free(ctrls);
+        sdap_auth_bind_done(req, EKEYREVOKED);
+        return;
+    }
     ldap_memfree(errmsg);
     if (result != LDAP_SUCCESS && result != LDAP_INVALID_CREDENTIALS) {
         ldap_controls_free(ctrls);
@@ -437,7 +447,7 @@ static void sdap_auth_bind_done(struct tevent_req *req, errno_t ret)
     }
     if (ret != EOK) {
         DEBUG(SSSDBG_TRACE_FUNC, "bind as '%s' failed: %s\n", state->dn, sss_strerror(ret));
-        if (ret == EACCES) {
+        if (ret == EACCES || ret == EKEYREVOKED) {
             sdap_auth_keep(state);      /* a refused bind leaves it anonymous and usable */
         }
         tevent_req_error(req, ret);

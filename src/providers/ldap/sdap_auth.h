@@ -14,7 +14,9 @@
  * (EACCES) without asking the server (an LDAP bind with an empty password is an anonymous
  * bind and would "succeed"). Copies made here are wiped after use; nothing logs them.
  *
- * Errors from _recv: EACCES (wrong password, or a refused empty one), ENETUNREACH (no
+ * Errors from _recv: EACCES (wrong password, or a refused empty one), EKEYREVOKED (the
+ * server refused the bind because the account is locked: Active Directory's "data 775"
+ * diagnostic; never a success either), ENETUNREACH (no
  * server could be reached: offline), ETIMEDOUT, EIO / ENOTCONN (connection lost),
  * ERR_INVALID_CONFIG (no TLS), EPERM (the server refused the password change; *_msg says
  * why when it did), ENOMEM, EINVAL.
