@@ -21,6 +21,7 @@
 #define SYSDB_A_PW_ONLINE "pwOnline"      /* last successful online authentication */
 #define SYSDB_A_PW_FAILED "pwFailed"      /* failed offline attempts since */
 #define SYSDB_A_PW_FAILED_AT "pwFailedAt" /* the last failed offline attempt */
+#define SYSDB_A_ACCESS "pamAccessStatus"  /* the last online access verdict (PAM status) */
 
 /* Stored times are bounded so that time + days or minutes never overflows. */
 #define SYSDB_CREDS_TIME_MAX ((uint64_t)INT64_MAX / 4)
@@ -414,5 +415,63 @@ done:
         *_delayed_until = until;
     }
     talloc_free(tmp_ctx);   /* wipes buf */
+    return ret;
+}
+
+errno_t sysdb_creds_set_access(struct sysdb_ctx *sysdb, const char *name, uint32_t status)
+{
+    struct ldb_message *msg;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && name != NULL, EINVAL);
+    msg = ldb_msg_new(NULL);
+    if (msg == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_dn(msg, sysdb, SYSDB_KIND_USER, name, &msg->dn);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_ACCESS, status);
+    }
+    if (ret == EOK) {
+        ret = sysdb_creds_write(sysdb, msg);
+    }
+    talloc_free(msg);
+    return ret;
+}
+
+errno_t sysdb_creds_get_access(struct sysdb_ctx *sysdb, const char *name, bool *_known,
+                               uint32_t *_status)
+{
+    static const char *const attrs[] = { SYSDB_A_ACCESS, NULL };
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    uint64_t status;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && name != NULL && _known != NULL && _status != NULL, EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_USER, name, &dn);
+    if (ret == EOK) {
+        ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &msg);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    *_known = ldb_msg_find_element(msg, SYSDB_A_ACCESS) != NULL;
+    if (*_known) {
+        ret = sysdb_msg_num(msg, SYSDB_A_ACCESS, UINT32_MAX, &status);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Malformed access verdict of %s\n", name);
+            goto done;
+        }
+        *_status = (uint32_t)status;
+    }
+
+done:
+    talloc_free(tmp_ctx);
     return ret;
 }

@@ -108,4 +108,16 @@ errno_t sysdb_creds_check(struct sysdb_ctx *sysdb, const char *name,
                           const struct sysdb_creds_policy *pol, time_t now,
                           time_t *_expires, time_t *_delayed_until);
 
+/*
+ * The last access verdict reached online for a user (access_provider = ldap: the PAM status
+ * of ldap_access_order), kept on the user entry so that it still decides after a restart
+ * while the domain is offline, as SSSD keeps ldap_access_filter's last result in its
+ * cache. Gone with the user entry.
+ * set: Errors EINVAL, ENOENT (the user is not cached), ENOMEM, EIO.
+ * get: *_known false when none is stored. Errors EINVAL, ENOENT, ENOMEM, EIO (malformed).
+ */
+errno_t sysdb_creds_set_access(struct sysdb_ctx *sysdb, const char *name, uint32_t status);
+errno_t sysdb_creds_get_access(struct sysdb_ctx *sysdb, const char *name, bool *_known,
+                               uint32_t *_status);
+
 #endif /* SSS_SYSDB_CREDS_H */

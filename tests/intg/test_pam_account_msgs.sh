@@ -11,7 +11,7 @@
 #   pam_account_locked_message   when the back-end says the account is locked: Active
 #                                Directory's bind answer for a locked account
 #                                (invalidCredentials, "data 775,"), made here by
-#                                ldap_locked_proxy.py in front of slapd; the login is
+#                                ldap_bind_proxy.py in front of slapd; the login is
 #                                PAM_PERM_DENIED with the right password too, never a
 #                                success
 #
@@ -75,8 +75,8 @@ mkdir -p "$WORK/ldap"
 URI=$(slapd_start "$WORK/ldap" "$WORK/msg.ldif" "$SUFFIX") || { echo "FAIL: slapd"; exit 1; }
 
 # lena's binds go through a proxy that answers as AD does for a locked account.
-python3 "$TOP/tests/intg/ldap_locked_proxy.py" --listen 127.0.0.1:0 --target "${URI#ldap://}" \
-    --locked-dn "uid=lena,ou=People,$SUFFIX" --port-file "$WORK/proxy.port" \
+python3 "$TOP/tests/intg/ldap_bind_proxy.py" --listen 127.0.0.1:0 --target "${URI#ldap://}" \
+    --dn "uid=lena,ou=People,$SUFFIX" --port-file "$WORK/proxy.port" \
     > "$WORK/proxy.log" 2>&1 &
 PROXY_PID=$!
 for _ in $(seq 100); do [ -s "$WORK/proxy.port" ] && break; sleep 0.05; done

@@ -396,7 +396,38 @@ static void test_hash_then_store(void **state)
     assert_null(h = raw_hash(tc));
 }
 
+/* The last online access verdict: none, stored, replaced, independent of the hash, gone
+ * with the user. */
+static void test_access_verdict(void **state)
+{
+    struct test_ctx *tc = *state;
+    bool known = true;
+    uint32_t status = 99;
+
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), ENOENT);
+    assert_int_equal(sysdb_creds_set_access(tc->sysdb, "joe", 6), ENOENT);
+    store_user(tc->sysdb, "joe", 1001);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_false(known);
+    assert_int_equal(sysdb_creds_set_access(tc->sysdb, "joe", 6), EOK);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_true(known);
+    assert_int_equal(status, 6);
+    save(tc, PW, &pol_default, NOW);
+    assert_int_equal(sysdb_creds_set_access(tc->sysdb, "joe", 0), EOK);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_int_equal(status, 0);
+    assert_int_equal(check(tc, PW, &pol_default, NOW + 1, NULL, NULL), EOK);
+    assert_int_equal(sysdb_creds_set_access(NULL, "joe", 0), EINVAL);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", NULL, &status), EINVAL);
+    assert_int_equal(sysdb_delete_user(tc->sysdb, "joe"), EOK);
+    store_user(tc->sysdb, "joe", 1001);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_false(known);
+}
+
 static const struct CMUnitTest tests[] = {
+    T(test_access_verdict),
     T(test_hash_then_store),
     T(test_save_check),
     T(test_wrong),

@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
-"""A loopback LDAP proxy that answers as Active Directory does for a locked account.
+"""A loopback LDAP proxy that answers one DN's binds with a result of its choosing.
 
 Every connection accepted on --listen is relayed to --target (plain LDAP, no TLS). A
-BindRequest whose DN is --locked-dn is remembered by its message id, and the server's
-BindResponse to it is replaced by invalidCredentials (49) with AD's diagnostic text for a
-locked account ("... data 775, ..."), whatever the password was: the directory's own
-answer never reaches the client. Everything else passes unchanged.
+BindRequest whose DN is --dn is remembered by its message id, and the server's
+BindResponse to it is replaced by --code (default 49, invalidCredentials) with --text
+(default: Active Directory's diagnostic for a locked account, "... data 775, ..."),
+whatever the password was: the directory's own answer never reaches the client. So a
+test can make a server refuse a user's bind as AD does for a locked account, or answer
+busy (51) or unwillingToPerform (53). Everything else passes unchanged.
 
-  ldap_locked_proxy.py --listen 127.0.0.1:0 --target 127.0.0.1:3890 \
-      --locked-dn uid=x,ou=People,dc=test [--port-file F]
+  ldap_bind_proxy.py --listen 127.0.0.1:0 --target 127.0.0.1:3890 \
+      --dn uid=x,ou=People,dc=test [--code N] [--text T] [--port-file F]
 
 Prints "listening PORT" once ready; on SIGTERM "rewritten N".
 """
@@ -17,8 +19,8 @@ import asyncio
 import signal
 import sys
 
-AD_LOCKED = (b"80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, "
-             b"data 775, v4563")
+AD_LOCKED = ("80090308: LdapErr: DSID-0C09044E, comment: AcceptSecurityContext error, "
+             "data 775, v4563")
 
 
 def ber_len(buf, pos):
@@ -130,7 +132,7 @@ class Proxy:
             return msg
         if upstream and tag == 0x60:
             dn = bind_dn(content)
-            if dn is not None and dn.lower() == self.args.locked_dn.lower():
+            if dn is not None and dn.lower() == self.args.dn.lower():
                 locked_ids.add(id_tlv)
             else:
                 locked_ids.discard(id_tlv)
@@ -138,7 +140,8 @@ class Proxy:
         if not upstream and tag == 0x61 and id_tlv in locked_ids:
             locked_ids.discard(id_tlv)
             self.rewritten += 1
-            resp = tlv(0x0A, b"\x31") + tlv(0x04, b"") + tlv(0x04, AD_LOCKED)
+            resp = (tlv(0x0A, bytes([self.args.code])) + tlv(0x04, b"")
+                    + tlv(0x04, self.args.text.encode()))
             return tlv(0x30, id_tlv + tlv(0x61, resp))
         return msg
 
@@ -147,7 +150,9 @@ async def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--listen", required=True)
     ap.add_argument("--target", required=True)
-    ap.add_argument("--locked-dn", required=True)
+    ap.add_argument("--dn", required=True)
+    ap.add_argument("--code", type=int, default=49)
+    ap.add_argument("--text", default=AD_LOCKED)
     ap.add_argument("--port-file")
     args = ap.parse_args()
     proxy = Proxy(args)
