@@ -11,6 +11,13 @@
 #   server errors        the server answers a user's bind busy (51) or unwillingToPerform
 #                        (53) (ldap_bind_proxy.py rewrites its answers): no success with
 #                        the right password or a wrong one
+#   nds time map         ldap_account_expire_policy = nds: a loginAllowedTimeMap that never
+#                        allows (binary, all 0x00) denies, one that always allows (all
+#                        0xFF) and none allow; the entry parser drops values holding NUL,
+#                        so a map it could not read must deny, never allow at any hour
+#   user gone            the user's entry deleted from the directory while sssd_pam still
+#                        trusts its lookup (pam_id_timeout): ACCT_MGMT is denied at once
+#                        (it used to hang until sssd_pam gave up)
 #   offline restart      ldap_access_filter's verdicts reached online (alice allowed, bob
 #                        denied) still decide after sssd is restarted with slapd stopped;
 #                        a user never checked online is denied
@@ -29,7 +36,7 @@ OUR_MOD=$PREFIX/lib/security/pam_sss.so
 SUFFIX=dc=acc,dc=test
 [ -f "$OUR_MOD" ] || { echo "FAIL: $OUR_MOD is not installed"; exit 1; }
 slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
-for t in pamtester slappasswd python3 hostname; do
+for t in pamtester slappasswd python3 hostname ldapdelete; do
     command -v $t > /dev/null || { echo "SKIP: $t is not installed"; exit 77; }
 done
 
@@ -50,7 +57,10 @@ pw() { echo "Acc-$1-Pass5"; }
 cat > "$WORK/ns.schema" <<'EOF'
 attributetype ( 1.3.6.1.4.1.5322.17.2.1 NAME 'authorizedService'
     EQUALITY caseIgnoreIA5Match SYNTAX 1.3.6.1.4.1.1466.115.121.1.26{256} )
+attributetype ( 1.3.6.1.4.1.99999.17.1 NAME 'loginAllowedTimeMap'
+    EQUALITY octetStringMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
 EOF
+b64() { python3 -c "import base64, sys; print(base64.b64encode(bytes([int(sys.argv[1], 16)]) * 42).decode())" "$1"; }
 user_entry() { # UID UIDNUMBER [EXTRA_LDIF_LINES]
     printf 'dn: uid=%s,ou=People,%s\nobjectClass: top\nobjectClass: account\n' "$1" "$SUFFIX"
     printf 'objectClass: posixAccount\nobjectClass: extensibleObject\n'
@@ -69,17 +79,22 @@ user_entry() { # UID UIDNUMBER [EXTRA_LDIF_LINES]
     user_entry carol 10003 "description: login-ok\nauthorizedService: *\nhost: *"
     user_entry dave 10004 "authorizedService: !pamacc\nauthorizedService: *\nhost: !$HOST\nhost: *"
     user_entry erin 10005 "description: login-ok"
+    user_entry frank 10006 "loginAllowedTimeMap:: $(b64 00)"
+    user_entry gina 10007 "loginAllowedTimeMap:: $(b64 ff)"
+    user_entry hank 10008
 } > "$WORK/acc.ldif"
 mkdir -p "$WORK/ldap"
 URI=$(SLAPD_EXTRA_SCHEMA=$WORK/ns.schema slapd_start "$WORK/ldap" "$WORK/acc.ldif" "$SUFFIX") \
     || { echo "FAIL: slapd"; cat "$WORK"/ldap/*.log 2> /dev/null | tail -5; exit 1; }
 
-restart() { # LDAP_URI EXTRA_DOMAIN_LINES
+restart() { # LDAP_URI EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
     stop_sssd
     write_conf <<CONF
 [sssd]
 services = nss, pam
 domains = acc
+[pam]
+${3:-}
 [domain/acc]
 id_provider = ldap
 auth_provider = ldap
@@ -179,6 +194,26 @@ for code in 51 53; do
     PROXY_PID=
     rm -f "$WORK/proxy.port"
 done
+
+# ---- nds: loginAllowedTimeMap ----------------------------------------------------------------
+restart "$URI" "access_provider = ldap
+ldap_access_order = expire
+ldap_account_expire_policy = nds" || fail "restart (nds)"
+run "nds: frank's map never allows (binary, NUL bytes): denied" 1 frank acct_mgmt
+has "  ... PAM_PERM_DENIED" "$DENIED"
+run "nds: gina's map always allows" 0 gina acct_mgmt
+run "nds: hank has no map" 0 hank acct_mgmt
+
+# ---- the user's entry gone while sssd_pam trusts its lookup ----------------------------------
+restart "$URI" "access_provider = ldap
+ldap_access_filter = (objectClass=posixAccount)" "pam_id_timeout = 600" || fail "restart (gone)"
+run "hank logs in (looked up, pam_id_timeout = 600)" 0 hank authenticate acct_mgmt
+ldapdelete -x -H "$URI" -D "cn=admin,$SUFFIX" -w secret "uid=hank,ou=People,$SUFFIX" \
+    || fail "ldapdelete hank"
+T0=$(date +%s)
+run "hank deleted from the directory: account check denied" 1 hank acct_mgmt
+has "  ... PAM_PERM_DENIED, not a timeout" "$DENIED"
+check "  ... at once (within 20 s, not sssd_pam's 60 s limit)" test $(( $(date +%s) - T0 )) -lt 20
 
 # ---- ldap_access_filter's verdicts across a restart while offline ---------------------------
 restart "$URI" "access_provider = ldap
