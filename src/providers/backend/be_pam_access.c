@@ -211,7 +211,7 @@ static errno_t be_pam_access_ldap(struct tevent_req *req)
 {
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
     struct be_pam *pam = state->be->pam;
-    struct sysdb_user *user = NULL;
+    const char *dn = NULL;
     struct tevent_req *subreq;
     errno_t ret;
 
@@ -224,8 +224,8 @@ static errno_t be_pam_access_ldap(struct tevent_req *req)
         be_pam_finish(req, be_pam_access_ldap_offline(state));
         return EOK;
     }
-    ret = sysdb_get_user_by_name(state, state->be->sysdb, state->req.user, &user);
-    if (ret == ENOENT || (ret == EOK && (user->orig_dn == NULL || user->orig_dn[0] == '\0'))) {
+    ret = be_pam_user_dn(state, &dn);
+    if (ret == ENOENT || ret == ENODATA) {
         DEBUG(SSSDBG_OP_FAILURE, "[%s]: no cached DN: denied\n", state->req.user);
         be_pam_finish(req, ret == ENOENT ? PAM_USER_UNKNOWN : PAM_PERM_DENIED);
         return EOK;
@@ -233,7 +233,7 @@ static errno_t be_pam_access_ldap(struct tevent_req *req)
     if (ret != EOK) {
         return ret;
     }
-    subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy, user->orig_dn,
+    subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy, dn,
                                    state->req.service, false);
     if (subreq == NULL) {
         return ENOMEM;
@@ -266,15 +266,7 @@ static void be_pam_access_ldap_done(struct tevent_req *subreq)
         be_pam_finish(req, be_pam_access_ldap_offline(state));
         return;
     }
-    if (v.system_info != NULL) {
-        (void)be_pam_add_item(state, SSS_PAM_SYSTEM_INFO, v.system_info,
-                              (uint32_t)strlen(v.system_info) + 1);
-    }
-    if (v.expire_warn >= 0) {
-        uint32_t secs = v.expire_warn > UINT32_MAX ? UINT32_MAX : (uint32_t)v.expire_warn;
-
-        be_pam_add_user_info(state, SSS_PAM_USER_INFO_EXPIRE_WARN, &secs, sizeof(secs));
-    }
+    be_pam_add_verdict_items(state, &v);
     be_pam_last_set(state->be, state->req.user, (uint32_t)v.pam_status);
     be_pam_finish(req, (uint32_t)v.pam_status);
 }

@@ -49,6 +49,11 @@ errno_t be_pam_add_item(struct be_pam_state *state, uint32_t type, const void *d
 /* USER_INFO: uint32 subtype, then data (dropped, logged, when there is no room). */
 void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype, const void *data,
                           uint32_t len);
+/* The user's directory DN from the cache (on state). ENOENT: the user is not cached;
+ * ENODATA: cached without a DN; sysdb's errors. */
+errno_t be_pam_user_dn(struct be_pam_state *state, const char **_dn);
+/* A policy verdict's items: SYSTEM_INFO text and the EXPIRE_WARN user info. */
+void be_pam_add_verdict_items(struct be_pam_state *state, const struct sdap_access_verdict *v);
 /* Ends the request with status (the tokens are wiped at once). */
 void be_pam_finish(struct tevent_req *req, uint32_t status);
 
