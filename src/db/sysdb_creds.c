@@ -21,6 +21,7 @@
 #define SYSDB_A_PW_ONLINE "pwOnline"      /* last successful online authentication */
 #define SYSDB_A_PW_FAILED "pwFailed"      /* failed offline attempts since */
 #define SYSDB_A_PW_FAILED_AT "pwFailedAt" /* the last failed offline attempt */
+#define SYSDB_A_ACCESS "pamAccessStatus"  /* the last online access verdict (PAM status) */
 
 /* Stored times are bounded so that time + days or minutes never overflows. */
 #define SYSDB_CREDS_TIME_MAX ((uint64_t)INT64_MAX / 4)
@@ -129,27 +130,62 @@ static struct ldb_message *sysdb_creds_msg(TALLOC_CTX *mem_ctx, struct ldb_messa
     return msg;
 }
 
-errno_t sysdb_creds_save(struct sysdb_ctx *sysdb, const char *name,
-                         const uint8_t *password, size_t len,
-                         const struct sysdb_creds_policy *pol, time_t now)
+_Static_assert(SYSDB_CREDS_HASH_SIZE == CRYPT_OUTPUT_SIZE, "libcrypt's output size");
+
+errno_t sysdb_creds_hash(const uint8_t *password, size_t len, uint32_t min_len,
+                         char hash[SYSDB_CREDS_HASH_SIZE])
 {
-    TALLOC_CTX *tmp_ctx;
-    struct sysdb_creds_buf *buf;
-    struct ldb_message *msg;
-    const char *hash = NULL;
+    /* On the stack, not talloc: this may run in a worker thread. */
+    struct sysdb_creds_buf buf;
+    const char *out;
     errno_t ret;
 
-    SSS_CHECK_ARG(sysdb != NULL && name != NULL && pol != NULL, EINVAL);
-    SSS_CHECK_ARG(password != NULL && len > 0, EINVAL);
+    SSS_CHECK_ARG(password != NULL && len > 0 && hash != NULL, EINVAL);
+
+    hash[0] = '\0';
+    memset(&buf, 0, sizeof(buf));
+    if (len < min_len || !sysdb_creds_phrase(&buf, password, len)) {
+        ret = EOK;      /* not cacheable: "" */
+        goto done;
+    }
+    /* NULL random bytes: libxcrypt takes the salt from getentropy(). */
+    if (crypt_gensalt_rn("$y$", SYSDB_CREDS_YESCRYPT_COST, NULL, 0, buf.setting,
+                         sizeof(buf.setting)) == NULL) {
+        ret = ERR_INTERNAL;
+        goto done;
+    }
+    out = crypt_rn(buf.phrase, buf.setting, &buf.cd, sizeof(buf.cd));
+    if (out == NULL || out[0] == '*' || strlen(out) >= SYSDB_CREDS_HASH_SIZE) {
+        ret = ERR_INTERNAL;
+        goto done;
+    }
+    memcpy(hash, out, strlen(out) + 1);
+    ret = EOK;
+
+done:
+    sysdb_creds_wipe(&buf);
+    return ret;
+}
+
+errno_t sysdb_creds_store(struct sysdb_ctx *sysdb, const char *name, const char *hash,
+                          time_t now)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_message_element *el;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && name != NULL && hash != NULL, EINVAL);
     SSS_CHECK_ARG(now >= 0 && (uint64_t)now <= SYSDB_CREDS_TIME_MAX, EINVAL);
+    /* Only hashes libcrypt calls strong: a caller's mistake must not store a weak one. */
+    SSS_CHECK_ARG(hash[0] == '\0' || crypt_checksalt(hash) == CRYPT_SALT_OK, EINVAL);
 
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    buf = sysdb_creds_buf_new(tmp_ctx);
     msg = ldb_msg_new(tmp_ctx);
-    if (buf == NULL || msg == NULL) {
+    if (msg == NULL) {
         ret = ENOMEM;
         goto done;
     }
@@ -157,28 +193,8 @@ errno_t sysdb_creds_save(struct sysdb_ctx *sysdb, const char *name,
     if (ret != EOK) {
         goto done;
     }
-
-    if (len < pol->min_len || !sysdb_creds_phrase(buf, password, len)) {
-        DEBUG(SSSDBG_TRACE_FUNC, "Password of %s not cached (length %zu, minimum %" PRIu32
-              ", maximum %d, or a NUL byte); any older hash removed\n",
-              name, len, pol->min_len, SYSDB_CREDS_PASSWORD_MAX);
-    } else {
-        /* NULL random bytes: libxcrypt takes the salt from getentropy(). */
-        if (crypt_gensalt_rn("$y$", SYSDB_CREDS_YESCRYPT_COST, NULL, 0, buf->setting,
-                             sizeof(buf->setting)) == NULL) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "crypt_gensalt_rn failed: %d\n", errno);
-            ret = ERR_INTERNAL;
-            goto done;
-        }
-        hash = crypt_rn(buf->phrase, buf->setting, &buf->cd, sizeof(buf->cd));
-        if (hash == NULL || hash[0] == '*') {
-            DEBUG(SSSDBG_CRIT_FAILURE, "crypt_rn failed: %d\n", errno);
-            ret = ERR_INTERNAL;
-            goto done;
-        }
-    }
-    /* hash points into buf, which outlives msg's use below. */
-    ret = sysdb_msg_set_str(msg, SYSDB_A_PW_HASH, hash);
+    /* "" (not cacheable) removes an older hash. */
+    ret = sysdb_msg_set_str(msg, SYSDB_A_PW_HASH, hash[0] == '\0' ? NULL : hash);
     if (ret == EOK) {
         ret = sysdb_msg_set_num(msg, SYSDB_A_PW_ONLINE, (uint64_t)now);
     }
@@ -195,7 +211,41 @@ errno_t sysdb_creds_save(struct sysdb_ctx *sysdb, const char *name,
     }
 
 done:
-    talloc_free(tmp_ctx);   /* wipes buf */
+    /* The message's copy of the hash is wiped before it is freed. */
+    el = msg != NULL ? ldb_msg_find_element(msg, SYSDB_A_PW_HASH) : NULL;
+    for (unsigned i = 0; el != NULL && i < el->num_values; i++) {
+        explicit_bzero(el->values[i].data, el->values[i].length);
+    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_creds_save(struct sysdb_ctx *sysdb, const char *name,
+                         const uint8_t *password, size_t len,
+                         const struct sysdb_creds_policy *pol, time_t now)
+{
+    char hash[SYSDB_CREDS_HASH_SIZE];
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && name != NULL && pol != NULL, EINVAL);
+    SSS_CHECK_ARG(password != NULL && len > 0, EINVAL);
+    SSS_CHECK_ARG(now >= 0 && (uint64_t)now <= SYSDB_CREDS_TIME_MAX, EINVAL);
+
+    ret = sysdb_creds_hash(password, len, pol->min_len, hash);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Hashing the password of %s failed: %s\n", name,
+              sss_strerror(ret));
+        goto done;
+    }
+    if (hash[0] == '\0') {
+        DEBUG(SSSDBG_TRACE_FUNC, "Password of %s not cached (length %zu, minimum %" PRIu32
+              ", maximum %d, or a NUL byte); any older hash removed\n",
+              name, len, pol->min_len, SYSDB_CREDS_PASSWORD_MAX);
+    }
+    ret = sysdb_creds_store(sysdb, name, hash, now);
+
+done:
+    explicit_bzero(hash, sizeof(hash));
     return ret;
 }
 
@@ -365,5 +415,63 @@ done:
         *_delayed_until = until;
     }
     talloc_free(tmp_ctx);   /* wipes buf */
+    return ret;
+}
+
+errno_t sysdb_creds_set_access(struct sysdb_ctx *sysdb, const char *name, uint32_t status)
+{
+    struct ldb_message *msg;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && name != NULL, EINVAL);
+    msg = ldb_msg_new(NULL);
+    if (msg == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_dn(msg, sysdb, SYSDB_KIND_USER, name, &msg->dn);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_num(msg, SYSDB_A_ACCESS, status);
+    }
+    if (ret == EOK) {
+        ret = sysdb_creds_write(sysdb, msg);
+    }
+    talloc_free(msg);
+    return ret;
+}
+
+errno_t sysdb_creds_get_access(struct sysdb_ctx *sysdb, const char *name, bool *_known,
+                               uint32_t *_status)
+{
+    static const char *const attrs[] = { SYSDB_A_ACCESS, NULL };
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    uint64_t status;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && name != NULL && _known != NULL && _status != NULL, EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_USER, name, &dn);
+    if (ret == EOK) {
+        ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &msg);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    *_known = ldb_msg_find_element(msg, SYSDB_A_ACCESS) != NULL;
+    if (*_known) {
+        ret = sysdb_msg_num(msg, SYSDB_A_ACCESS, UINT32_MAX, &status);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Malformed access verdict of %s\n", name);
+            goto done;
+        }
+        *_status = (uint32_t)status;
+    }
+
+done:
+    talloc_free(tmp_ctx);
     return ret;
 }

@@ -70,6 +70,26 @@ errno_t sysdb_creds_save(struct sysdb_ctx *sysdb, const char *name,
                          const struct sysdb_creds_policy *pol, time_t now);
 
 /*
+ * sysdb_creds_save() in two halves, so that the slow half can run off the event loop:
+ *
+ * sysdb_creds_hash() makes the salted hash of a password into hash (NUL-terminated), or
+ * an empty string when the password cannot be cached (the rules of sysdb_creds_save). It
+ * touches no cache, allocates nothing (no talloc) and keeps no state: it may run in any
+ * thread. Its own copies of the password are wiped before it returns; the caller wipes
+ * hash. Errors: EINVAL (also an empty password), ERR_INTERNAL (libcrypt failed).
+ *
+ * sysdb_creds_store() then stores that result as sysdb_creds_save() does (hash "" removes
+ * an older one), now as the last online authentication, and resets the failed count. It
+ * runs where the cache is written (the back-end's loop). Errors: EINVAL, ENOENT, ENOMEM,
+ * EIO.
+ */
+#define SYSDB_CREDS_HASH_SIZE 384   /* libcrypt's CRYPT_OUTPUT_SIZE */
+errno_t sysdb_creds_hash(const uint8_t *password, size_t len, uint32_t min_len,
+                         char hash[SYSDB_CREDS_HASH_SIZE]);
+errno_t sysdb_creds_store(struct sysdb_ctx *sysdb, const char *name, const char *hash,
+                          time_t now);
+
+/*
  * OFFLINE authentication of name at now.
  *   EOK                       the password matches: *_expires = when the cached hash stops
  *                             being accepted (0 = never); the failed count is reset.
@@ -87,5 +107,17 @@ errno_t sysdb_creds_check(struct sysdb_ctx *sysdb, const char *name,
                           const uint8_t *password, size_t len,
                           const struct sysdb_creds_policy *pol, time_t now,
                           time_t *_expires, time_t *_delayed_until);
+
+/*
+ * The last access verdict reached online for a user (access_provider = ldap: the PAM status
+ * of ldap_access_order), kept on the user entry so that it still decides after a restart
+ * while the domain is offline, as SSSD keeps ldap_access_filter's last result in its
+ * cache. Gone with the user entry.
+ * set: Errors EINVAL, ENOENT (the user is not cached), ENOMEM, EIO.
+ * get: *_known false when none is stored. Errors EINVAL, ENOENT, ENOMEM, EIO (malformed).
+ */
+errno_t sysdb_creds_set_access(struct sysdb_ctx *sysdb, const char *name, uint32_t status);
+errno_t sysdb_creds_get_access(struct sysdb_ctx *sysdb, const char *name, bool *_known,
+                               uint32_t *_status);
 
 #endif /* SSS_SYSDB_CREDS_H */

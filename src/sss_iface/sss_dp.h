@@ -33,6 +33,9 @@
  * status (a bus error only for a malformed call); no answer means PAM_AUTHINFO_UNAVAIL.
  */
 #define SSS_DP_PAM_MAX_ITEMS_LEN  4096  /* the most item bytes a back-end may send back */
+/* A reply item for sssd_pam alone (SSS_SERVER_INFO range, never sent to the client), no
+ * data: the account is locked (SSSD's account_locked; pam_account_locked_message). */
+#define SSS_DP_PAM_ACCOUNT_LOCKED 0x01000100
 
 #define SSS_DP_USER             0x0001
 #define SSS_DP_GROUP            0x0002

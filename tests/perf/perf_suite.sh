@@ -220,6 +220,24 @@ pam_na() {
     rm -f "$OUT"/pam.*.json
     echo "== $LOAD_SYSTEM: PAM figures n/a: $1"
 }
+# CPU time (ms) the system's own processes have used so far ($LOAD_CTL pids): the cost of a
+# login in CPU rather than wall time, which a machine shared with other work blurs less.
+sys_cpu_ms() {
+    local p tot=0 t
+    for p in $("$LOAD_CTL" pids 2> /dev/null); do
+        t=$(awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$p/stat" 2> /dev/null) || continue
+        tot=$((tot + ${t:-0}))
+    done
+    echo $((tot * 1000 / $(getconf CLK_TCK)))
+}
+# "LABEL: N logins, X ms of the system's CPU = Y us/login" from a figure's JSON and the CPU
+# used around it (N counts the 2 warm-up logins of each worker too).
+cpu_per_login() { # LABEL JSON CPU_MS
+    python3 -c 'import json, sys
+r = json.load(open(sys.argv[2])); n = r["ops"] + 2 * r["workers"]; ms = int(sys.argv[3])
+print("%s: %d logins, %d ms of the system CPU = %d us/login" % (sys.argv[1], n, ms, ms * 1000 // max(n, 1)))' \
+        "$1" "$2" "$3" 2> /dev/null
+}
 pam_run() {
     local why users="--pattern user%06d --range 0:$PAM_USERS"
     rm -f "$OUT/pam_na.txt"
@@ -230,7 +248,13 @@ pam_run() {
         why=$(json_failure "$OUT/pam.first.c1.r$RUN_NO.json")
         [ -z "$why" ] || { pam_na "a login with the right password fails: $why"; return 0; }
         P pam.online 1 -d "$DURATION" $users --order random --warmup 2
-        has_conc 8 && P pam.online 8 -d "$DURATION" $users --order random --warmup 2
+        if has_conc 8; then
+            local cpu0
+            cpu0=$(sys_cpu_ms)
+            P pam.online 8 -d "$DURATION" $users --order random --warmup 2
+            cpu_per_login "-- pam.online c8 CPU" "$OUT/pam.online.c8.r$RUN_NO.json" \
+                $(( $(sys_cpu_ms) - cpu0 ))
+        fi
         # Every user once more online, so that each has a cached hash.
         pam_pass -n "$PAM_USERS" $users
         why=$("$LOAD_CTL" pam-offline 2>&1) || { pam_na "offline: $(echo "$why" | tail -n 1)"; return 0; }

@@ -227,6 +227,37 @@ void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype,
     }
 }
 
+errno_t be_pam_user_dn(struct be_pam_state *state, const char **_dn)
+{
+    struct sysdb_user *user = NULL;
+    errno_t ret;
+
+    ret = sysdb_get_user_by_name(state, state->be->sysdb, state->req.user, &user);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (user->orig_dn == NULL || user->orig_dn[0] == '\0') {
+        talloc_free(user);
+        return ENODATA;
+    }
+    *_dn = user->orig_dn;
+    return EOK;
+}
+
+void be_pam_add_verdict_items(struct be_pam_state *state, const struct sdap_access_verdict *v)
+{
+    uint32_t secs;
+
+    if (v->system_info != NULL) {
+        (void)be_pam_add_item(state, SSS_PAM_SYSTEM_INFO, v->system_info,
+                              (uint32_t)strlen(v->system_info) + 1);
+    }
+    if (v->expire_warn >= 0) {
+        secs = v->expire_warn > UINT32_MAX ? UINT32_MAX : (uint32_t)v->expire_warn;
+        be_pam_add_user_info(state, SSS_PAM_USER_INFO_EXPIRE_WARN, &secs, sizeof(secs));
+    }
+}
+
 void be_pam_finish(struct tevent_req *req, uint32_t status)
 {
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
@@ -309,7 +340,7 @@ static errno_t be_pam_ldap(struct tevent_req *req)
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
     struct be_pam *pam = state->be->pam;
     const struct be_pam_tok *tok = &state->req.authtok;
-    struct sysdb_user *user = NULL;
+    const char *dn = NULL;
     struct tevent_req *subreq;
     const uint8_t *new_pw = NULL;
     size_t new_len = 0;
@@ -343,11 +374,11 @@ static errno_t be_pam_ldap(struct tevent_req *req)
         }
         return EOK;
     }
-    ret = sysdb_get_user_by_name(state, state->be->sysdb, state->req.user, &user);
-    if (ret != EOK && ret != ENOENT) {
+    ret = be_pam_user_dn(state, &dn);
+    if (ret != EOK && ret != ENOENT && ret != ENODATA) {
         return ret;
     }
-    if (ret == ENOENT || user->orig_dn == NULL || user->orig_dn[0] == '\0') {
+    if (ret != EOK) {
         if (state->refreshed) {
             DEBUG(SSSDBG_TRACE_FUNC, "[%s] is not in the directory\n", state->req.user);
             be_pam_finish(req, PAM_USER_UNKNOWN);
@@ -376,7 +407,7 @@ static errno_t be_pam_ldap(struct tevent_req *req)
             return EOK;
         }
     }
-    subreq = sdap_auth_send(state, state->ev, pam->sdap, user->orig_dn, tok->data, tok->len,
+    subreq = sdap_auth_send(state, state->ev, pam->sdap, dn, tok->data, tok->len,
                             new_pw, new_len);
     if (subreq == NULL) {
         return ENOMEM;
@@ -459,7 +490,7 @@ static void be_pam_auth_done(struct tevent_req *subreq)
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
     struct be_pam *pam = state->be->pam;
     struct sdap_ppolicy_verdict pp;
-    struct sysdb_user *user = NULL;
+    const char *dn = NULL;
     char *msg = NULL;
     errno_t ret;
 
@@ -486,10 +517,10 @@ static void be_pam_auth_done(struct tevent_req *subreq)
             be_pam_finish(req, PAM_SUCCESS);
             return;
         }
-        ret = sysdb_get_user_by_name(state, state->be->sysdb, state->req.user, &user);
+        ret = be_pam_user_dn(state, &dn);
         if (ret == EOK) {
-            subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy,
-                                           user->orig_dn, state->req.service, true);
+            subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy, dn,
+                                           state->req.service, true);
             ret = subreq == NULL ? ENOMEM : EOK;
         }
         if (ret != EOK) {
@@ -500,6 +531,14 @@ static void be_pam_auth_done(struct tevent_req *subreq)
         return;
     case EACCES:
         be_pam_finish(req, PAM_AUTH_ERR);
+        return;
+    case EKEYREVOKED:
+        /* SSSD: ERR_ACCOUNT_LOCKED -> PAM_PERM_DENIED with account_locked, for which
+         * sssd_pam shows pam_account_locked_message. */
+        DEBUG(SSSDBG_TRACE_FUNC, "[%s]: the server says the account is locked\n",
+              state->req.user);
+        (void)be_pam_add_item(state, SSS_DP_PAM_ACCOUNT_LOCKED, NULL, 0);
+        be_pam_finish(req, PAM_PERM_DENIED);
         return;
     case EPERM:
         if (msg != NULL) {
@@ -558,15 +597,7 @@ static void be_pam_policy_done(struct tevent_req *subreq)
         be_pam_finish(req, PAM_AUTHINFO_UNAVAIL);
         return;
     }
-    if (v.system_info != NULL) {
-        (void)be_pam_add_item(state, SSS_PAM_SYSTEM_INFO, v.system_info,
-                              (uint32_t)strlen(v.system_info) + 1);
-    }
-    if (v.expire_warn >= 0) {
-        uint32_t secs = v.expire_warn > UINT32_MAX ? UINT32_MAX : (uint32_t)v.expire_warn;
-
-        be_pam_add_user_info(state, SSS_PAM_USER_INFO_EXPIRE_WARN, &secs, sizeof(secs));
-    }
+    be_pam_add_verdict_items(state, &v);
     if (v.pam_status == PAM_SUCCESS) {
         be_pam_creds_save(state);
     }

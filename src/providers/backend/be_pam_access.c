@@ -6,10 +6,11 @@
  *            and the cached initgroups list (sssd_pam refreshed it for this login, per
  *            pam_id_timeout);
  *   ldap     ldap_access_order through sdap_auth_policy (the user's entry read from the
- *            server). Every verdict reached online is remembered per user; while the domain
- *            is offline that last verdict decides, and a user never checked online is
- *            denied (SSSD keeps the filter's last result in the cache the same way; ours
- *            lives as long as the process).
+ *            server). Every verdict reached online is remembered per user, in memory and
+ *            on the user's cache entry (sysdb_creds_set_access); while the domain is
+ *            offline that last verdict decides, also after a restart, and a user never
+ *            checked online is denied (SSSD keeps the filter's last result in the cache
+ *            the same way).
  * Any other provider is not built here: denied, with a log line at start-up.
  */
 #include <security/pam_appl.h>
@@ -140,11 +141,23 @@ done:
 
 /* ---- ldap -------------------------------------------------------------------------- */
 
-static void be_pam_last_set(struct be_pam *pam, const char *user, uint32_t status)
+/* Remembers an online verdict: in the cache (so that a restart while offline still has
+ * it), written only when it differs from what this process last stored, and in memory. */
+static void be_pam_last_set(struct be_ctx *be, const char *user, uint32_t status)
 {
+    struct be_pam *pam = be->pam;
     uint64_t hash = sss_hash_str(user);
     struct be_pam_last *last = sss_hash_table_get(pam->last_access, hash, user);
+    errno_t ret;
 
+    if (last != NULL && last->status == status) {
+        return;
+    }
+    ret = sysdb_creds_set_access(be->sysdb, user, status);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "the access verdict of [%s] is not cached: %s\n", user,
+              sss_strerror(ret));
+    }
     if (last == NULL) {
         last = talloc_zero(pam->last_access, struct be_pam_last);
         if (last == NULL) {
@@ -164,14 +177,32 @@ static void be_pam_last_set(struct be_pam *pam, const char *user, uint32_t statu
 static uint32_t be_pam_access_ldap_offline(struct be_pam_state *state)
 {
     struct be_pam_last *last;
+    bool known = false;
+    uint32_t status = PAM_PERM_DENIED;
+    errno_t ret;
 
     last = sss_hash_table_get(state->be->pam->last_access, sss_hash_str(state->req.user),
                               state->req.user);
+    if (last != NULL) {
+        known = true;
+        status = last->status;
+    } else {
+        /* Not seen by this process: the verdict an earlier one cached, if any. */
+        ret = sysdb_creds_get_access(state->be->sysdb, state->req.user, &known, &status);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "the cached access verdict of [%s] is not readable: "
+                  "%s\n", state->req.user, sss_strerror(ret));
+            known = false;
+        }
+        if (!known) {
+            status = PAM_PERM_DENIED;
+        }
+    }
     DEBUG(SSSDBG_TRACE_FUNC, "domain %s offline: [%s] %s\n", state->be->domain,
-          state->req.user, last == NULL ? "never checked online: denied"
-          : last->status == PAM_SUCCESS ? "allowed by the last online check"
+          state->req.user, !known ? "never checked online: denied"
+          : status == PAM_SUCCESS ? "allowed by the last online check"
           : "denied by the last online check");
-    return last == NULL ? PAM_PERM_DENIED : last->status;
+    return status;
 }
 
 static void be_pam_access_ldap_done(struct tevent_req *subreq);
@@ -180,7 +211,7 @@ static errno_t be_pam_access_ldap(struct tevent_req *req)
 {
     struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
     struct be_pam *pam = state->be->pam;
-    struct sysdb_user *user = NULL;
+    const char *dn = NULL;
     struct tevent_req *subreq;
     errno_t ret;
 
@@ -193,8 +224,8 @@ static errno_t be_pam_access_ldap(struct tevent_req *req)
         be_pam_finish(req, be_pam_access_ldap_offline(state));
         return EOK;
     }
-    ret = sysdb_get_user_by_name(state, state->be->sysdb, state->req.user, &user);
-    if (ret == ENOENT || (ret == EOK && (user->orig_dn == NULL || user->orig_dn[0] == '\0'))) {
+    ret = be_pam_user_dn(state, &dn);
+    if (ret == ENOENT || ret == ENODATA) {
         DEBUG(SSSDBG_OP_FAILURE, "[%s]: no cached DN: denied\n", state->req.user);
         be_pam_finish(req, ret == ENOENT ? PAM_USER_UNKNOWN : PAM_PERM_DENIED);
         return EOK;
@@ -202,7 +233,7 @@ static errno_t be_pam_access_ldap(struct tevent_req *req)
     if (ret != EOK) {
         return ret;
     }
-    subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy, user->orig_dn,
+    subreq = sdap_auth_policy_send(state, state->ev, pam->sdap, pam->policy, dn,
                                    state->req.service, false);
     if (subreq == NULL) {
         return ENOMEM;
@@ -235,16 +266,8 @@ static void be_pam_access_ldap_done(struct tevent_req *subreq)
         be_pam_finish(req, be_pam_access_ldap_offline(state));
         return;
     }
-    if (v.system_info != NULL) {
-        (void)be_pam_add_item(state, SSS_PAM_SYSTEM_INFO, v.system_info,
-                              (uint32_t)strlen(v.system_info) + 1);
-    }
-    if (v.expire_warn >= 0) {
-        uint32_t secs = v.expire_warn > UINT32_MAX ? UINT32_MAX : (uint32_t)v.expire_warn;
-
-        be_pam_add_user_info(state, SSS_PAM_USER_INFO_EXPIRE_WARN, &secs, sizeof(secs));
-    }
-    be_pam_last_set(state->be->pam, state->req.user, (uint32_t)v.pam_status);
+    be_pam_add_verdict_items(state, &v);
+    be_pam_last_set(state->be, state->req.user, (uint32_t)v.pam_status);
     be_pam_finish(req, (uint32_t)v.pam_status);
 }
 

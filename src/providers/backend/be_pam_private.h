@@ -12,6 +12,7 @@
 #include "db/sysdb_creds.h"
 
 struct sss_hash_table;
+struct be_pam_saves;
 struct krb5_ctx;
 
 struct be_pam {
@@ -29,7 +30,7 @@ struct be_pam {
     /* access_provider = ldap: the last online verdict per user (PAM status), which
      * decides while offline; a user never checked online is denied offline. */
     struct sss_hash_table *last_access;
-    size_t pending_saves;           /* cached-credential saves waiting (be_pam_creds.c) */
+    struct be_pam_saves *saves;     /* cached-credential refreshes (be_pam_creds.c) */
 };
 
 struct be_pam_state {
@@ -48,6 +49,11 @@ errno_t be_pam_add_item(struct be_pam_state *state, uint32_t type, const void *d
 /* USER_INFO: uint32 subtype, then data (dropped, logged, when there is no room). */
 void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype, const void *data,
                           uint32_t len);
+/* The user's directory DN from the cache (on state). ENOENT: the user is not cached;
+ * ENODATA: cached without a DN; sysdb's errors. */
+errno_t be_pam_user_dn(struct be_pam_state *state, const char **_dn);
+/* A policy verdict's items: SYSTEM_INFO text and the EXPIRE_WARN user info. */
+void be_pam_add_verdict_items(struct be_pam_state *state, const struct sdap_access_verdict *v);
 /* Ends the request with status (the tokens are wiped at once). */
 void be_pam_finish(struct tevent_req *req, uint32_t status);
 
@@ -62,6 +68,21 @@ void be_pam_creds_save(struct be_pam_state *state);
 /* The domain is offline: the PAM status of an authentication against the cached hash,
  * with the USER_INFO items SSSD sends (OFFLINE_AUTH, OFFLINE_AUTH_DELAYED). */
 uint32_t be_pam_creds_offline(struct be_pam_state *state);
+
+/* ---- be_pam_hasher.c -------------------------------------------------------------- */
+
+struct be_pam_hasher;
+/* Called on the loop with a job's result: hash (sysdb_creds_hash's, "" when not
+ * cacheable) when ret is EOK, else NULL. hash is wiped after the call. */
+typedef void (*be_pam_hash_done_fn)(void *pvt, errno_t ret, const char *hash);
+/* A hasher on ev (its thread starts with the first job). Errors: ENOMEM, EIO. */
+errno_t be_pam_hasher_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                             struct be_pam_hasher **_h);
+/* Queues sysdb_creds_hash(pw, len, min_len) (pw copied); done(pvt, ...) runs on the loop,
+ * jobs in submission order; never if the hasher is freed first. Errors: EINVAL, ENOMEM,
+ * pthread_create's. */
+errno_t be_pam_hasher_submit(struct be_pam_hasher *h, const uint8_t *pw, size_t len,
+                             uint32_t min_len, be_pam_hash_done_fn done, void *pvt);
 
 /* ---- be_pam_access.c --------------------------------------------------------------- */
 

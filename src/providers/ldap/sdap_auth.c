@@ -4,7 +4,7 @@
  *   1. refuse at once what must never reach a server: no TLS configured (unless the
  *      administrator said ldap_auth_disable_tls_never_use_in_production), an empty
  *      password, a password holding a NUL;
- *   2. a connection: the idle one a previous request left (a bind resets a connection's
+ *   2. a connection: an idle one a previous request left (a bind resets a connection's
  *      identity, so reusing it saves a TCP and TLS handshake per login), else a new
  *      anonymous one through the failover list, with the domain's TLS settings;
  *   3. the simple bind as the user's DN with the password policy request control (the
@@ -13,7 +13,9 @@
  *      once on a new one;
  *   4. for a password change, the password-modify extended operation (RFC 3062) with the
  *      user's DN, the old and the new password, as that user;
- *   5. the connection is kept as the idle one if still usable (at most one is kept).
+ *   5. the connection is kept idle if still usable, at most SDAP_AUTH_IDLE_MAX of them:
+ *      parallel logins each take one, so a single idle slot would have every login but
+ *      one of a burst pay a new TCP and TLS handshake (on both sides).
  * The ppolicy response is turned into a PAM verdict by sdap_ppolicy.c; the caller decides
  * what it means for its command (a password change only needs the bind to succeed).
  */
@@ -34,8 +36,11 @@ struct sdap_auth_ctx {
     struct sdap_options *conn_opts;     /* id_ctx's, without the lookup bind DN */
     bool tls;                           /* the password travels encrypted */
     bool tls_disabled_ok;               /* ldap_auth_disable_tls_never_use_in_production */
-    struct sdap_conn *idle;             /* a connection to reuse, or NULL */
-    int idle_server;
+    struct sdap_auth_idle {
+        struct sdap_conn *conn;
+        int server;
+    } idle[SDAP_AUTH_IDLE_MAX];         /* connections to reuse, the newest last */
+    size_t n_idle;
     int64_t pwd_warning;                /* seconds (pwd_expiration_warning); <= 0: any */
     uint64_t connects;
     uint64_t binds;
@@ -43,11 +48,33 @@ struct sdap_auth_ctx {
 
 static int sdap_auth_ctx_destructor(struct sdap_auth_ctx *actx)
 {
-    if (actx->idle != NULL) {
-        sdap_conn_unref(actx->idle);
-        actx->idle = NULL;
+    while (actx->n_idle > 0) {
+        actx->n_idle--;
+        sdap_conn_unref(actx->idle[actx->n_idle].conn);
+        actx->idle[actx->n_idle].conn = NULL;
     }
     return 0;
+}
+
+/* Takes the newest usable idle connection (our reference), dropping dead ones on the way;
+ * false when there is none. */
+static bool sdap_auth_take_idle(struct sdap_auth_ctx *actx, struct sdap_conn **_conn,
+                                int *_server)
+{
+    struct sdap_auth_idle *last;
+
+    while (actx->n_idle > 0) {
+        last = &actx->idle[--actx->n_idle];
+        if (sdap_conn_usable(last->conn)) {
+            *_conn = last->conn;
+            *_server = last->server;
+            last->conn = NULL;
+            return true;
+        }
+        sdap_conn_unref(last->conn);
+        last->conn = NULL;
+    }
+    return false;
 }
 
 errno_t sdap_auth_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
@@ -65,7 +92,6 @@ errno_t sdap_auth_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char
         return ENOMEM;
     }
     actx->id_ctx = id_ctx;
-    actx->idle_server = -1;
     actx->pwd_warning = pwd_warning;
     talloc_set_destructor(actx, sdap_auth_ctx_destructor);
     actx->conn_opts = talloc_memdup(actx, id_ctx->opts, sizeof(*id_ctx->opts));
@@ -230,17 +256,10 @@ struct tevent_req *sdap_auth_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     if (ret != EOK) {
         goto done;
     }
-    if (actx->idle != NULL && sdap_conn_usable(actx->idle)) {
-        state->conn = actx->idle;       /* the reference moves to us */
-        state->server = actx->idle_server;
+    if (sdap_auth_take_idle(actx, &state->conn, &state->server)) {
         state->reused = true;
-        actx->idle = NULL;
         ret = sdap_auth_bind(req);
     } else {
-        if (actx->idle != NULL) {
-            sdap_conn_unref(actx->idle);
-            actx->idle = NULL;
-        }
         ret = sdap_auth_connect(req, 0);
     }
     if (ret != EOK) {
@@ -382,6 +401,16 @@ static void sdap_auth_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
         DEBUG(SSSDBG_TRACE_FUNC, "bind as '%s' refused: %s (%s)\n", state->dn,
               ldap_err2string(result), errmsg != NULL ? errmsg : "");
     }
+    /* Active Directory refuses a locked account's bind as invalid credentials with "data
+     * 775," in the diagnostic text (its ERROR_ACCOUNT_LOCKED_OUT); SSSD reports it as a
+     * locked account. */
+    if (result == LDAP_INVALID_CREDENTIALS && errmsg != NULL
+            && strstr(errmsg, "data 775,") != NULL) {
+        ldap_memfree(errmsg);
+        ldap_controls_free(ctrls);
+        sdap_auth_bind_done(req, EKEYREVOKED);
+        return;
+    }
     ldap_memfree(errmsg);
     if (result != LDAP_SUCCESS && result != LDAP_INVALID_CREDENTIALS) {
         ldap_controls_free(ctrls);
@@ -418,7 +447,7 @@ static void sdap_auth_bind_done(struct tevent_req *req, errno_t ret)
     }
     if (ret != EOK) {
         DEBUG(SSSDBG_TRACE_FUNC, "bind as '%s' failed: %s\n", state->dn, sss_strerror(ret));
-        if (ret == EACCES) {
+        if (ret == EACCES || ret == EKEYREVOKED) {
             sdap_auth_keep(state);      /* a refused bind leaves it anonymous and usable */
         }
         tevent_req_error(req, ret);
@@ -490,16 +519,18 @@ static void sdap_auth_passwd_msg(void *pvt, LDAPMessage *msg, errno_t error)
     tevent_req_done(req);
 }
 
-/* Hands our connection back as the idle one when it is still good. */
+/* Hands our connection back to the idle ones when it is still good and there is room. */
 static void sdap_auth_keep(struct sdap_auth_state *state)
 {
     struct sdap_auth_ctx *actx = state->actx;
 
-    if (state->conn == NULL || !sdap_conn_usable(state->conn) || actx->idle != NULL) {
+    if (state->conn == NULL || !sdap_conn_usable(state->conn)
+            || actx->n_idle >= SDAP_AUTH_IDLE_MAX) {
         return;     /* the destructor drops our reference */
     }
-    actx->idle = state->conn;
-    actx->idle_server = state->server;
+    actx->idle[actx->n_idle].conn = state->conn;
+    actx->idle[actx->n_idle].server = state->server;
+    actx->n_idle++;
     state->conn = NULL;
 }
 

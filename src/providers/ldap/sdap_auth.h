@@ -14,7 +14,9 @@
  * (EACCES) without asking the server (an LDAP bind with an empty password is an anonymous
  * bind and would "succeed"). Copies made here are wiped after use; nothing logs them.
  *
- * Errors from _recv: EACCES (wrong password, or a refused empty one), ENETUNREACH (no
+ * Errors from _recv: EACCES (wrong password, or a refused empty one), EKEYREVOKED (the
+ * server refused the bind because the account is locked: Active Directory's "data 775"
+ * diagnostic; never a success either), ENETUNREACH (no
  * server could be reached: offline), ETIMEDOUT, EIO / ENOTCONN (connection lost),
  * ERR_INVALID_CONFIG (no TLS), EPERM (the server refused the password change; *_msg says
  * why when it did), ENOMEM, EINVAL.
@@ -27,6 +29,9 @@
 #include "providers/ldap/sdap_access_rules.h"
 
 struct sdap_auth_ctx;
+
+/* Idle authentication connections kept for reuse (one per login running in parallel). */
+#define SDAP_AUTH_IDLE_MAX 8
 
 /* Reads ldap_auth_disable_tls_never_use_in_production of the domain; shares id_ctx's
  * options and failover list. pwd_warning: seconds before a ppolicy expiry the user is

@@ -149,6 +149,7 @@ struct sdap_auth_policy_state {
     struct sdap_rule_attr *attrs;       /* the user's entry */
     size_t num_attrs;
     bool filter_matched;
+    bool map_probed;                    /* loginAllowedTimeMap's presence asked for */
     bool lockout_on;                    /* the policy entry has pwdLockout TRUE */
     char *lockout_duration;
     struct sdap_access_verdict verdict;
@@ -159,6 +160,8 @@ static errno_t sdap_auth_policy_search(struct tevent_req *req, const char *base,
                                        tevent_req_fn fn);
 static void sdap_auth_policy_entry_done(struct tevent_req *subreq);
 static void sdap_auth_policy_filter_done(struct tevent_req *subreq);
+static void sdap_auth_policy_map_done(struct tevent_req *subreq);
+static errno_t sdap_auth_policy_after_entry(struct tevent_req *req);
 static void sdap_auth_policy_lockout_done(struct tevent_req *subreq);
 static errno_t sdap_auth_policy_decide(struct tevent_req *req);
 
@@ -282,8 +285,6 @@ static void sdap_auth_policy_entry_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_auth_policy_state *state = tevent_req_data(req, struct sdap_auth_policy_state);
-    static const char *const no_attrs[] = { "1.1", NULL };
-    static const char *const lock_attrs[] = { "pwdLockout", "pwdLockoutDuration", NULL };
     struct sdap_entry **entries = NULL;
     size_t num = 0;
     errno_t ret;
@@ -296,6 +297,7 @@ static void sdap_auth_policy_entry_done(struct tevent_req *subreq)
     if (num != 1) {
         DEBUG(SSSDBG_OP_FAILURE, "'%s' is not in the directory: denied\n", state->dn);
         sdap_verdict_deny(&state->verdict, PAM_PERM_DENIED);
+        tevent_req_done(req);
         ret = EOK;
         goto done;
     }
@@ -304,22 +306,114 @@ static void sdap_auth_policy_entry_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
+    ret = sdap_auth_policy_after_entry(req);
+done:
+    talloc_free(entries);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
+/* Whether the parsed entry has an attribute (with a value). */
+static bool sdap_auth_policy_attr_seen(struct sdap_auth_policy_state *state, const char *name)
+{
+    for (size_t i = 0; i < state->num_attrs; i++) {
+        if (strcasecmp(state->attrs[i].name, name) == 0 && state->attrs[i].values != NULL
+                && state->attrs[i].values[0] != NULL) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The steps after the user's entry: the nds time map's presence, ldap_access_filter, the
+ * lockout policy entry, then the decision. */
+static errno_t sdap_auth_policy_after_entry(struct tevent_req *req)
+{
+    struct sdap_auth_policy_state *state = tevent_req_data(req, struct sdap_auth_policy_state);
+    static const char *const no_attrs[] = { "1.1", NULL };
+    static const char *const lock_attrs[] = { "pwdLockout", "pwdLockoutDuration", NULL };
+
+    /* The entry parser drops values holding NUL (sdap_entry_msg.c), and a restrictive
+     * loginAllowedTimeMap (42 binary bytes, 0x00 for four closed hours) nearly always
+     * holds one: ask whether the user has a map that did not reach us, so that an
+     * unreadable map denies instead of allowing at any hour. */
+    if (!state->for_auth && !state->map_probed && state->pol->expire == SDAP_EXPIRE_NDS
+            && sdap_auth_policy_has(state->pol, SDAP_ACCESS_EXPIRE)
+            && !sdap_auth_policy_attr_seen(state, "loginAllowedTimeMap")) {
+        state->map_probed = true;
+        return sdap_auth_policy_search(req, state->dn, "(loginAllowedTimeMap=*)", no_attrs,
+                                       sdap_auth_policy_map_done);
+    }
     if (!state->for_auth && state->pol->filter != NULL
             && sdap_auth_policy_has(state->pol, SDAP_ACCESS_FILTER)) {
-        ret = sdap_auth_policy_search(req, state->dn, state->pol->filter, no_attrs,
-                                      sdap_auth_policy_filter_done);
-        goto done;
+        return sdap_auth_policy_search(req, state->dn, state->pol->filter, no_attrs,
+                                       sdap_auth_policy_filter_done);
     }
     if (!state->for_auth && state->pol->lockout_dn != NULL
             && (sdap_auth_policy_has(state->pol, SDAP_ACCESS_PPOLICY)
                 || sdap_auth_policy_has(state->pol, SDAP_ACCESS_LOCKOUT))) {
-        ret = sdap_auth_policy_search(req, state->pol->lockout_dn, "(objectClass=*)",
-                                      lock_attrs, sdap_auth_policy_lockout_done);
+        return sdap_auth_policy_search(req, state->pol->lockout_dn, "(objectClass=*)",
+                                       lock_attrs, sdap_auth_policy_lockout_done);
+    }
+    return sdap_auth_policy_decide(req);
+}
+
+/* The user has a loginAllowedTimeMap the parser dropped: an empty value stands for it,
+ * which the nds rule reads as malformed, hence a denial. */
+static void sdap_auth_policy_map_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_auth_policy_state *state = tevent_req_data(req, struct sdap_auth_policy_state);
+    struct sdap_entry **entries = NULL;
+    struct sdap_rule_attr *attrs;
+    struct berval **vals;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    talloc_free(entries);
+    if (ret != EOK) {
         goto done;
     }
-    ret = sdap_auth_policy_decide(req);
+    if (num == 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "'%s' has a loginAllowedTimeMap that cannot be read (a "
+              "binary value holding NUL): the nds time rule denies\n", state->dn);
+        /* The parser may have kept the attribute without values: that one is replaced. */
+        for (i = 0; i < state->num_attrs; i++) {
+            if (strcasecmp(state->attrs[i].name, "loginAllowedTimeMap") == 0) {
+                break;
+            }
+        }
+        attrs = state->attrs;
+        if (i == state->num_attrs) {
+            attrs = talloc_realloc(state, state->attrs, struct sdap_rule_attr,
+                                   state->num_attrs + 2);
+            if (attrs == NULL) {
+                ret = ENOMEM;
+                goto done;
+            }
+            state->attrs = attrs;
+            attrs[i + 1] = (struct sdap_rule_attr){ 0 };
+            attrs[i].name = "loginAllowedTimeMap";
+            attrs[i].values = NULL;
+            state->num_attrs++;
+        }
+        vals = talloc_zero_array(attrs, struct berval *, 2);
+        if (vals != NULL) {
+            vals[0] = talloc_zero(vals, struct berval);
+        }
+        if (vals == NULL || vals[0] == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        vals[0]->bv_val = (char *)"";
+        attrs[i].values = vals;
+    }
+    ret = sdap_auth_policy_after_entry(req);
 done:
-    talloc_free(entries);
     if (ret != EOK) {
         tevent_req_error(req, ret);
     }

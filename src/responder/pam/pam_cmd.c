@@ -11,8 +11,13 @@
  *      not found, or found in a domain the client may not use -> PAM_USER_UNKNOWN;
  *   4. sssd.dataprovider.pamHandler on the user's back-end with the tokens; no answer (the
  *      back-end is gone, or too slow) -> PAM_AUTHINFO_UNAVAIL, never success;
- *   5. the reply: the status, DOMAIN_NAME, then the back-end's items minus what
- *      pam_verbosity hides (SSSD's filter_responses).
+ *   5. the reply: the status, DOMAIN_NAME, SSSD's account messages (below), then the
+ *      back-end's items minus what pam_verbosity hides (SSSD's filter_responses).
+ * Account messages, as SSSD's pam_reply adds them: USER_INFO ACCOUNT_EXPIRED ("Permission
+ * denied. " and the text, shown by pam_sss) carrying pam_account_expired_message when the
+ * status is PAM_ACCT_EXPIRED and the service is sshd or pam_verbosity is at least 2, and
+ * carrying pam_account_locked_message when the back-end says the account is locked
+ * (SSS_DP_PAM_ACCOUNT_LOCKED, an item that never leaves).
  * The tokens live on the request (wiped when it is freed) and are never logged.
  */
 #include <strings.h>
@@ -51,6 +56,7 @@ static void pam_cmd_dp_done(struct tevent_req *subreq);
 struct pam_filter_ctx {
     struct pam_cmd_state *state;
     struct pam_reply_build *b;
+    bool locked;                    /* the back-end sent SSS_DP_PAM_ACCOUNT_LOCKED */
 };
 
 /* SSSD's filter_responses: what pam_verbosity lets through. */
@@ -87,12 +93,39 @@ static errno_t pam_add_backend_item(void *pvt, uint32_t type, const uint8_t *dat
 {
     struct pam_filter_ctx *f = pvt;
 
+    if (type == SSS_DP_PAM_ACCOUNT_LOCKED) {
+        f->locked = true;
+        return EOK;
+    }
     if (!pam_item_shown(f->state->pctx->verbosity, type, data, len)) {
         DEBUG(SSSDBG_TRACE_ALL, "reply item %#x not sent (pam_verbosity %d)\n", type,
               f->state->pctx->verbosity);
         return EOK;
     }
     return pam_reply_add(f->b, type, data, len);
+}
+
+/* USER_INFO ACCOUNT_EXPIRED with msg: uint32 subtype, uint32 length, the text (no NUL). */
+static errno_t pam_add_account_msg(struct pam_reply_build *b, const char *msg)
+{
+    uint32_t len = (uint32_t)strnlen(msg, SSS_DP_PAM_MAX_ITEMS_LEN);
+    uint32_t head[2] = { SSS_PAM_USER_INFO_ACCOUNT_EXPIRED, len };
+    uint8_t buf[sizeof(head) + SSS_DP_PAM_MAX_ITEMS_LEN];
+
+    memcpy(buf, head, sizeof(head));
+    memcpy(buf + sizeof(head), msg, len);
+    return pam_reply_add(b, SSS_PAM_USER_INFO, buf, (uint32_t)sizeof(head) + len);
+}
+
+/* The back-end's "account locked" mark, looked for before anything is added. */
+static errno_t pam_find_locked(void *pvt, uint32_t type, const uint8_t *data, uint32_t len)
+{
+    (void)data;
+    (void)len;
+    if (type == SSS_DP_PAM_ACCOUNT_LOCKED) {
+        *(bool *)pvt = true;
+    }
+    return EOK;
 }
 
 /* Answers the client; items may be NULL. Ends the request either way. */
@@ -109,6 +142,18 @@ static void pam_cmd_reply(struct pam_cmd_state *state, uint32_t status,
     if (ret == EOK && state->domain != NULL) {
         ret = pam_reply_add(&b, SSS_PAM_DOMAIN_NAME, state->domain,
                             strlen(state->domain) + 1);
+    }
+    if (ret == EOK && items != NULL && items_len > 0) {
+        (void)pam_items_walk(items, items_len, pam_find_locked, &f.locked);
+    }
+    /* SSSD's order on the wire: the locked message, then the expired one. */
+    if (ret == EOK && f.locked) {
+        ret = pam_add_account_msg(&b, state->pctx->locked_message);
+    }
+    if (ret == EOK && status == PAM_ACCT_EXPIRED && state->pd != NULL
+            && (strcasecmp(state->pd->service, "sshd") == 0
+                || state->pctx->verbosity >= PAM_VERBOSITY_INFO)) {
+        ret = pam_add_account_msg(&b, state->pctx->expired_message);
     }
     if (ret == EOK && items != NULL && items_len > 0) {
         ret = pam_items_walk(items, items_len, pam_add_backend_item, &f);

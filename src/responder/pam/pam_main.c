@@ -112,6 +112,24 @@ static errno_t pam_read_options(struct pam_ctx *pctx, struct confdb *cdb)
     if (ret != EOK) {
         return ret;
     }
+    ret = confdb_get_string(cdb, pctx, "pam", "pam_account_expired_message",
+                            &pctx->expired_message);
+    if (ret == EOK) {
+        ret = confdb_get_string(cdb, pctx, "pam", "pam_account_locked_message",
+                                &pctx->locked_message);
+    }
+    if (ret == EOK && pctx->expired_message == NULL) {
+        pctx->expired_message = talloc_strdup(pctx, "");
+    }
+    if (ret == EOK && pctx->locked_message == NULL) {
+        pctx->locked_message = talloc_strdup(pctx, "");
+    }
+    if (ret == EOK && (pctx->expired_message == NULL || pctx->locked_message == NULL)) {
+        ret = ENOMEM;
+    }
+    if (ret != EOK) {
+        return ret;
+    }
     ret = pam_read_trusted(pctx, cdb);
     if (ret != EOK) {
         return ret;

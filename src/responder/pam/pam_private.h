@@ -38,6 +38,8 @@ struct pam_ctx {
     struct resp_ctx *rctx;
     uint32_t id_timeout;            /* pam_id_timeout, s */
     int verbosity;                  /* pam_verbosity */
+    char *expired_message;          /* pam_account_expired_message ("" when unset) */
+    char *locked_message;           /* pam_account_locked_message ("" when unset) */
     uint32_t *trusted_uids;         /* pam_trusted_users; NULL: everybody is trusted */
     size_t num_trusted;
     char **public_domains;          /* pam_public_domains (may be empty, never NULL) */

@@ -352,7 +352,83 @@ static void test_malformed_counters(void **state)
     assert_int_equal(check(tc, PW, &pol_default, NOW + 2, NULL, NULL), EOK);
 }
 
+/* The two halves the back-end uses (hash off the loop, store on it) give what
+ * sysdb_creds_save gives; a store refuses a weak hash; "" removes the older hash. */
+static void test_hash_then_store(void **state)
+{
+    struct test_ctx *tc = *state;
+    char hash[SYSDB_CREDS_HASH_SIZE];
+    char other[SYSDB_CREDS_HASH_SIZE];
+    char *h;
+
+    store_user(tc->sysdb, "joe", 1001);
+    assert_int_equal(sysdb_creds_hash((const uint8_t *)PW, PW_LEN, 0, hash), EOK);
+    assert_int_equal(strncmp(hash, "$y$", 3), 0);
+    /* Salted: the same password never hashes the same twice. */
+    assert_int_equal(sysdb_creds_hash((const uint8_t *)PW, PW_LEN, 0, other), EOK);
+    assert_string_not_equal(hash, other);
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "joe", hash, NOW), EOK);
+    assert_int_equal(check(tc, PW, &pol_default, NOW + 1, NULL, NULL), EOK);
+    assert_int_equal(check(tc, "Secret123?", &pol_default, NOW + 1, NULL, NULL),
+                     ERR_AUTH_FAILED);
+    /* An online store resets the failed count, like sysdb_creds_save. */
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "joe", other, NOW + 2), EOK);
+    assert_int_equal(check(tc, PW, &pol_default, NOW + 3, NULL, NULL), EOK);
+
+    /* Uncacheable (shorter than min_len, NUL inside, too long): "", and storing it removes
+     * the older hash. */
+    assert_int_equal(sysdb_creds_hash((const uint8_t *)PW, PW_LEN, PW_LEN + 1, hash), EOK);
+    assert_string_equal(hash, "");
+    assert_int_equal(sysdb_creds_hash((const uint8_t *)"ab\0cd", 5, 0, hash), EOK);
+    assert_string_equal(hash, "");
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "joe", hash, NOW + 4), EOK);
+    assert_null(h = raw_hash(tc));
+    assert_int_equal(check(tc, PW, &pol_default, NOW + 5, NULL, NULL), ERR_NO_CACHED_CREDS);
+
+    /* Weak or malformed hashes are never stored; bad arguments. */
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "joe", "$1$saltsalt$qjXMvbEw8oaL.CzflDugX/",
+                                       NOW), EINVAL);
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "joe", "garbage", NOW), EINVAL);
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "joe", NULL, NOW), EINVAL);
+    assert_int_equal(sysdb_creds_store(tc->sysdb, "nobody", other, NOW), ENOENT);
+    assert_int_equal(sysdb_creds_hash(NULL, 3, 0, hash), EINVAL);
+    assert_int_equal(sysdb_creds_hash((const uint8_t *)PW, 0, 0, hash), EINVAL);
+    assert_null(h = raw_hash(tc));
+}
+
+/* The last online access verdict: none, stored, replaced, independent of the hash, gone
+ * with the user. */
+static void test_access_verdict(void **state)
+{
+    struct test_ctx *tc = *state;
+    bool known = true;
+    uint32_t status = 99;
+
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), ENOENT);
+    assert_int_equal(sysdb_creds_set_access(tc->sysdb, "joe", 6), ENOENT);
+    store_user(tc->sysdb, "joe", 1001);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_false(known);
+    assert_int_equal(sysdb_creds_set_access(tc->sysdb, "joe", 6), EOK);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_true(known);
+    assert_int_equal(status, 6);
+    save(tc, PW, &pol_default, NOW);
+    assert_int_equal(sysdb_creds_set_access(tc->sysdb, "joe", 0), EOK);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_int_equal(status, 0);
+    assert_int_equal(check(tc, PW, &pol_default, NOW + 1, NULL, NULL), EOK);
+    assert_int_equal(sysdb_creds_set_access(NULL, "joe", 0), EINVAL);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", NULL, &status), EINVAL);
+    assert_int_equal(sysdb_delete_user(tc->sysdb, "joe"), EOK);
+    store_user(tc->sysdb, "joe", 1001);
+    assert_int_equal(sysdb_creds_get_access(tc->sysdb, "joe", &known, &status), EOK);
+    assert_false(known);
+}
+
 static const struct CMUnitTest tests[] = {
+    T(test_access_verdict),
+    T(test_hash_then_store),
     T(test_save_check),
     T(test_wrong),
     T(test_expired),
