@@ -54,6 +54,14 @@ errno_t krb5_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
 bool krb5_kdc_offline(struct krb5_ctx *kctx);
 void krb5_kdc_mark_offline(struct krb5_ctx *kctx);
 
+/* ---- krb5_auth.c --------------------------------------------------------------------- */
+
+struct sysdb_ctx;
+/* The principal to log user in as: the cached ldap_user_principal, else user@krb5_realm.
+ * Errors: EINVAL (a name the cache refuses), ENOMEM, EIO. */
+errno_t krb5_find_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct krb5_ctx *kctx,
+                      const char *user, const char **_upn);
+
 /* ---- krb5_ccname.c ------------------------------------------------------------------ */
 
 struct krb5_ccname_vars {

@@ -1,0 +1,92 @@
+#!/bin/bash
+# ldap_user_principal (set-up: krb5_env.sh): the principal a krb5 login asks the KDC for is
+# the user's krbPrincipalName from the directory (cached with the user), and name@krb5_realm
+# only when the directory has none, as SSSD's find_or_guess_upn does.
+#
+# Scenarios: dave's entry says krbPrincipalName dave.smith@KRB.TEST and the realm has no
+# dave@KRB.TEST: he logs in with that principal's password (ccache: default principal
+# dave.smith, %p in the template is the directory's principal), a wrong password is still
+# refused; alice, without krbPrincipalName, logs in as alice@KRB.TEST; frank's principal
+# is not usable (a control character): ignored, he is still served by getent and logs in
+# as frank@KRB.TEST; ldap_user_principal naming another attribute is followed.
+# Usage: test_krb5_upn.sh PREFIX   (root; 77 without slapd, pamtester or the MIT KDC)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "${KRB5T_IN_NS:-}" ]; then
+    exec unshare --mount --propagation private -- env KRB5T_IN_NS=1 bash "$0" "$@"
+fi
+# MIT's krbPrincipalName and its auxiliary class (kerberos.schema of krb5-kdc-ldap, which
+# is not installed here): the two definitions the entries need.
+KRB5T_BEFORE_SLAPD='
+    cat > "$WORK/krbprinc.schema" <<SCHEMA
+attributetype ( 2.16.840.1.113719.1.301.4.1.1 NAME '"'"'krbPrincipalName'"'"'
+    EQUALITY caseExactIA5Match SUBSTR caseExactSubstringsMatch
+    SYNTAX 1.3.6.1.4.1.1466.115.121.1.26 )
+objectclass ( 2.16.840.1.113719.1.301.6.8 NAME '"'"'krbPrincipalAux'"'"' SUP top AUXILIARY
+    MAY krbPrincipalName )
+SCHEMA
+    export SLAPD_EXTRA_SCHEMA="$WORK/krbprinc.schema"
+    krb5kdc_addprinc "$WORK/kdc" dave.smith Dave-Krb5 || exit 1
+    krb5kdc_addprinc "$WORK/kdc" frank Frank-Krb6 || exit 1
+    krb5kdc_addprinc "$WORK/kdc" gina.other Gina-Krb7 || exit 1
+    upn_user() { # UID UIDNUMBER ATTR VALUE
+        user_entry "$1" "$2" "$1-Ldap" | sed "/^\$/d"
+        printf "objectClass: krbPrincipalAux\n%s\n\n" "$3: $4"
+    }
+    {
+        upn_user dave 10004 krbPrincipalName dave.smith@$REALM
+        upn_user frank 10005 krbPrincipalName "$(printf "frank\\001@$REALM")"
+        upn_user gina 10006 description gina.other@$REALM
+    } >> "$WORK/krb.ldif"
+'
+. "$(dirname "$0")/krb5_env.sh"
+PASSWORDS+=(Dave-Krb5 Frank-Krb6 Gina-Krb7)
+
+check "the realm has dave.smith, not dave" test -z \
+    "$(krb5kdc_kadmin "$WORK/kdc" "getprinc dave@$REALM" 2>/dev/null | grep '^Principal:')"
+restart "krb5_ccname_template = FILE:$WORK/cc/%u/krb5cc_%p" \
+    || { fail "sssd did not start"; tail -n 30 "$LOGS"/*.log; summary; exit; }
+if login 0 Dave-Krb5 dave authenticate acct_mgmt; then
+    ok "dave logs in as his directory principal dave.smith@$REALM"
+else
+    fail "dave's login (rc $LAST_RC)"; echo "$LAST_OUT" | sed 's/^/        /'
+fi
+CC=$WORK/cc/dave/krb5cc_dave.smith@$REALM
+check "  ... %p in the ccache name is that principal" test -f "$CC"
+out=$(klist_of "FILE:$CC")
+check "  ... its default principal is dave.smith@$REALM" \
+    grep -q "Default principal: dave.smith@$REALM" <<< "$out"
+check "  ... holding a krbtgt" grep -q "krbtgt/$REALM@$REALM" <<< "$out"
+check "  ... the back-end logged the principal it used" \
+    grep -q "\[dave\]: principal \[dave.smith@$REALM\]" "$LOGS/sssd_be_krbtest.log"
+check "dave with a wrong password: refused" login 1 Alice-Krb1 dave
+expect_line "  ... PAM_AUTH_ERR" "Authentication failure"
+check "alice, without krbPrincipalName: alice@$REALM" login 0 Alice-Krb1 alice
+check "  ... her ccache says so" grep -q "Default principal: alice@$REALM" \
+    <<< "$(klist_of "FILE:$WORK/cc/alice/krb5cc_alice@$REALM")"
+out=$(in_nss_ns getent passwd frank)
+check "frank's principal has a control character: he is still served ($out)" \
+    grep -q "^frank:\*:10005:" <<< "$out"
+check "  ... the principal was ignored (logged)" \
+    grep -q "krbPrincipalName is not a usable principal: ignored" "$LOGS/sssd_be_krbtest.log"
+check "  ... and he logs in as frank@$REALM" login 0 Frank-Krb6 frank
+check "gina: no krbPrincipalName, so gina@$REALM (unknown to the KDC): refused" \
+    login 1 Gina-Krb7 gina
+
+restart "ldap_user_principal = description" || fail "restart with ldap_user_principal"
+check "ldap_user_principal = description: gina logs in as gina.other@$REALM" \
+    login 0 Gina-Krb7 gina
+check "  ... and dave, whose description is empty, as dave@$REALM (unknown): refused" \
+    login 1 Dave-Krb5 dave
+
+stop_sssd
+leaked=0
+for pw in "${PASSWORDS[@]}"; do
+    if grep -rlF -- "$pw" "$LOGS" > /dev/null 2>&1; then
+        fail "password $pw appears in $(grep -rlF -- "$pw" "$LOGS" | tr '\n' ' ')"
+        leaked=1
+    fi
+done
+[ "$leaked" = 0 ] && ok "no password appears in any log"
+summary
