@@ -9,6 +9,8 @@
 # refused; alice, without krbPrincipalName, logs in as alice@KRB.TEST; frank's principal
 # is not usable (a control character): ignored, he is still served by getent and logs in
 # as frank@KRB.TEST; ldap_user_principal naming another attribute is followed.
+# krb5_use_enterprise_principal: erin's AD-style UPN erin@mail.test is sent as an enterprise
+# name in krb5_realm, also when the host's krb5.conf has another default realm.
 # Usage: test_krb5_upn.sh PREFIX   (root; 77 without slapd, pamtester or the MIT KDC)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -30,6 +32,7 @@ SCHEMA
     krb5kdc_addprinc "$WORK/kdc" dave.smith Dave-Krb5 || exit 1
     krb5kdc_addprinc "$WORK/kdc" frank Frank-Krb6 || exit 1
     krb5kdc_addprinc "$WORK/kdc" gina.other Gina-Krb7 || exit 1
+    krb5kdc_addprinc "$WORK/kdc" "erin\\@mail.test" Erin-Krb8 || exit 1
     upn_user() { # UID UIDNUMBER ATTR VALUE
         user_entry "$1" "$2" "$1-Ldap" | sed "/^\$/d"
         printf "objectClass: krbPrincipalAux\n%s\n\n" "$3: $4"
@@ -38,13 +41,18 @@ SCHEMA
         upn_user dave 10004 krbPrincipalName dave.smith@$REALM
         upn_user frank 10005 krbPrincipalName "$(printf "frank\\001@$REALM")"
         upn_user gina 10006 description gina.other@$REALM
+        upn_user erin 10007 krbPrincipalName erin@mail.test
     } >> "$WORK/krb.ldif"
 '
 . "$(dirname "$0")/krb5_env.sh"
-PASSWORDS+=(Dave-Krb5 Frank-Krb6 Gina-Krb7)
+PASSWORDS+=(Dave-Krb5 Frank-Krb6 Gina-Krb7 Erin-Krb8)
 
-check "the realm has dave.smith, not dave" test -z \
-    "$(krb5kdc_kadmin "$WORK/kdc" "getprinc dave@$REALM" 2>/dev/null | grep '^Principal:')"
+getprinc() { # NAME -> kadmin.local's "Principal: ..." line, if it has one
+    krb5kdc_kadmin "$WORK/kdc" "getprinc $1" 2>/dev/null
+    grep '^Principal:' "$WORK/kdc/kadmin.log"
+}
+check "the realm has dave.smith" test -n "$(getprinc "dave.smith@$REALM")"
+check "  ... not dave" test -z "$(getprinc "dave@$REALM")"
 restart "krb5_ccname_template = FILE:$WORK/cc/%u/krb5cc_%p" \
     || { fail "sssd did not start"; tail -n 30 "$LOGS"/*.log; summary; exit; }
 if login 0 Dave-Krb5 dave authenticate acct_mgmt; then
@@ -79,6 +87,33 @@ check "ldap_user_principal = description: gina logs in as gina.other@$REALM" \
     login 0 Gina-Krb7 gina
 check "  ... and dave, whose description is empty, as dave@$REALM (unknown): refused" \
     login 1 Dave-Krb5 dave
+
+# ---- krb5_use_enterprise_principal -------------------------------------------------------
+# erin's principal is an AD-style UPN (mail.test is no realm); the realm holds it as the
+# enterprise name erin\@mail.test@KRB.TEST (MIT 1.20's DB2 back-end has no aliases: an
+# enterprise name is found when a principal has exactly that name). The host's krb5.conf
+# names another default realm: the enterprise name must still get krb5_realm.
+check "the realm has the enterprise name erin\\@mail.test" \
+    test -n "$(getprinc "erin\\@mail.test@$REALM")"
+sed "s/default_realm = $REALM/default_realm = OTHER.TEST/" "$WORK/etc-krb5.conf" > "$WORK/k.tmp"
+cat "$WORK/k.tmp" > /etc/krb5.conf     # in place: /etc/krb5.conf is bound over
+check "  ... and the host's krb5.conf says default_realm = OTHER.TEST" \
+    grep -q "default_realm = OTHER.TEST" /etc/krb5.conf
+restart "krb5_use_enterprise_principal = true
+krb5_ccname_template = FILE:$WORK/cc/%u/ent" || fail "restart with the enterprise principal"
+if login 0 Erin-Krb8 erin authenticate acct_mgmt; then
+    ok "krb5_use_enterprise_principal = true: erin logs in as erin@mail.test"
+else
+    fail "erin's enterprise login (rc $LAST_RC)"; echo "$LAST_OUT" | sed 's/^/        /'
+    tail -n 5 "$LOGS/krb5_child.log" | sed 's/^/        /'
+fi
+out=$(klist_of "FILE:$WORK/cc/erin/ent")
+check "  ... her ccache: the enterprise name in krb5_realm" \
+    grep -qF "Default principal: erin\@mail.test@$REALM" <<< "$out"
+check "  ... with a krbtgt" grep -q "krbtgt/$REALM@$REALM" <<< "$out"
+check "  ... a wrong password is refused" login 1 Dave-Krb5 erin
+restart "" || fail "restart without the enterprise principal"
+check "without it, erin@mail.test names a realm nobody serves: refused" login 1 Erin-Krb8 erin
 
 stop_sssd
 leaked=0
