@@ -84,6 +84,8 @@ struct sysdb_user {
     const char *home;       /* may be NULL */
     const char *shell;      /* may be NULL */
     const char *orig_dn;    /* may be NULL */
+    const char *upn;        /* Kerberos principal (ldap_user_principal), may be NULL;
+                             * stores only: lookups leave it NULL (sysdb_get_user_upn) */
     /* set in results, ignored by stores: */
     time_t last_update;
     time_t expire;
@@ -232,6 +234,11 @@ errno_t sysdb_store_initgroups_gids(struct sysdb_ctx *sysdb, const char *user,
 /* Lookups. ENOENT when not cached. Expired entries are returned (callers decide). */
 errno_t sysdb_get_user_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                const char *name, struct sysdb_user **_user);
+/* The user's stored Kerberos principal (ldap_user_principal), read from the entry itself:
+ * not a field of the read cache, whose users serve the warm lookups. ENOENT when the user
+ * is not cached or has no principal stored. */
+errno_t sysdb_get_user_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
+                           char **_upn);
 errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                               uint32_t uid, struct sysdb_user **_user);
 errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,

@@ -55,6 +55,7 @@
 #define SYSDB_A_HOME "home"
 #define SYSDB_A_SHELL "shell"
 #define SYSDB_A_ORIG_DN "odn"
+#define SYSDB_A_UPN "upn"      /* users: the Kerberos principal */
 #define SYSDB_A_LAST_UPDATE "upd"
 #define SYSDB_A_EXPIRE "exp"
 #define SYSDB_A_MEMBERS "members"          /* packed user names */

@@ -91,13 +91,14 @@ static errno_t sysdb_user_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, 
 }
 
 /* A user's optional string attributes, as they are checked and stored. */
-#define SYSDB_USER_NSTRS 4
+#define SYSDB_USER_NSTRS 5
 static void sysdb_user_strs(const struct sysdb_user *user, struct sysdb_str_attr *strs)
 {
     strs[0] = (struct sysdb_str_attr){ SYSDB_A_GECOS, "gecos", user->gecos };
     strs[1] = (struct sysdb_str_attr){ SYSDB_A_HOME, "home directory", user->home };
     strs[2] = (struct sysdb_str_attr){ SYSDB_A_SHELL, "shell", user->shell };
     strs[3] = (struct sysdb_str_attr){ SYSDB_A_ORIG_DN, "original DN", user->orig_dn };
+    strs[4] = (struct sysdb_str_attr){ SYSDB_A_UPN, "user principal", user->upn };
 }
 
 errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
@@ -206,6 +207,43 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     SSS_CHECK_ARG(_user != NULL, EINVAL);
     return sysdb_user_fetch(mem_ctx, sysdb, &key, _user);
+}
+
+errno_t sysdb_get_user_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
+                           char **_upn)
+{
+    static const char *const attrs[] = { SYSDB_A_UPN, NULL };
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    struct ldb_dn *dn;
+    const char *upn;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(name != NULL, EINVAL);
+    SSS_CHECK_ARG(_upn != NULL, EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_name_dn(tmp_ctx, sysdb, SYSDB_KIND_USER, name, &dn);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_read_entry(tmp_ctx, sysdb, dn, attrs, &msg);
+    if (ret != EOK) {
+        goto done;
+    }
+    upn = sysdb_msg_str(msg, SYSDB_A_UPN);
+    if (upn == NULL || upn[0] == '\0') {
+        ret = ENOENT;
+        goto done;
+    }
+    *_upn = talloc_strdup(mem_ctx, upn);
+    ret = *_upn != NULL ? EOK : ENOMEM;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
 }
 
 static errno_t sysdb_user_parse(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,

@@ -5,7 +5,8 @@
 # the test can make it hang or refuse.
 #
 # Scenarios: a login writes a ccache with a krbtgt (klist) owned by the user, mode 0600 in
-# a 0700 directory (FILE: with XXXXXX, then DIR:); a directory another user made for the
+# a 0700 directory (FILE: with XXXXXX, then DIR:, then the user's persistent KEYRING:);
+# a directory another user made for the
 # ccache is refused; a wrong password and the LDAP password
 # are refused; a ccache name pre-created as a symlink by another user is neither followed
 # nor replaced; a KDC that never answers: the login fails after krb5_auth_timeout while
@@ -58,6 +59,29 @@ check "  ... klist -c DIR: shows the krbtgt" \
     grep -q "krbtgt/$REALM@$REALM" <<< "$(klist_of "DIR:$WORK/cc/dir_alice")"
 check "  ... every file in it is hers, 0600" test -z \
     "$(find "$WORK/cc/dir_alice" -type f ! \( -user 10001 -perm 0600 \) 2>/dev/null)"
+
+# ---- KEYRING: ccache ---------------------------------------------------------------------
+# The user's persistent keyring (KEYRING:persistent:%U, SSSD's advice): reachable from any
+# of her sessions. Emptied afterwards (kdestroy as alice); the kernel drops the empty
+# keyring after persistent_keyring_expiry.
+if [ ! -e /proc/sys/kernel/keys/persistent_keyring_expiry ]; then
+    echo "SKIP: KEYRING: this kernel has no persistent keyrings (CONFIG_PERSISTENT_KEYRINGS)"
+else
+    restart "krb5_ccname_template = KEYRING:persistent:%U" || fail "restart with KEYRING:"
+    as_alice() { setpriv --reuid=10001 --regid=10001 --clear-groups env KRB5_CONFIG="$KCONF" "$@"; }
+    EXTRA_CLEANUP='as_alice kdestroy -A > /dev/null 2>&1'
+    as_alice kdestroy -A > /dev/null 2>&1
+    check "KEYRING:persistent:%U template: alice logs in" login 0 Alice-Krb1 alice
+    out=$(as_alice klist -c KEYRING:persistent:10001 2>&1)
+    check "  ... klist as alice: her persistent keyring holds the krbtgt" \
+        grep -q "krbtgt/$REALM@$REALM" <<< "$out"
+    check "  ... for alice@$REALM" grep -q "Default principal: alice@$REALM" <<< "$out"
+    check "  ... bob cannot read it" test -z \
+        "$(setpriv --reuid=10002 --regid=10002 --clear-groups env KRB5_CONFIG="$KCONF" \
+           klist -c KEYRING:persistent:10001 2>/dev/null | grep krbtgt)"
+    as_alice kdestroy -A > /dev/null 2>&1
+fi
+echo "SKIP: KCM: no KCM server is installed here (sssd-kcm / Heimdal kcm); not tested"
 
 # ---- a symlink planted by another user ---------------------------------------------------
 echo "bob's precious file" > "$WORK/sticky/victim"

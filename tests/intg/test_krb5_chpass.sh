@@ -121,6 +121,14 @@ n0=$(be_lines)
 check "the KDC refuses: alice logs in offline" login 0 Alice-Krb1 alice
 expect_line "  ... told so" "Authenticated with cached credentials"
 check "  ... no ccache yet" test -z "$(ls "$WORK/cc/alice" 2>/dev/null)"
+check "  ... the kept password is in a kernel key of sssd_be, not in its memory" \
+    grep -q "\[alice\]: password kept in key " "$LOGS/sssd_be_krbtest.log"
+# libdbus's buffers of the request that brought the password in still hold it (the sbus
+# layer does not wipe them); every other copy would be sssd_be's own.
+scan=$(python3 "$TOP/tests/intg/mem_scan.py" --skip-dbus "$(be_pid krbtest)" Alice-Krb1 2>&1)
+check "  ... no copy of its own in sssd_be's memory, D-Bus buffers aside (/proc/PID/mem: ${scan%%$'\n'*})" \
+    test "${scan%%$'\n'*}" = 0
+[ "${scan%%$'\n'*}" = 0 ] || echo "$scan" | sed 's/^/        /'
 kill -USR2 "$PROXY_PID"
 check "the KDC is back: the kept password gets her TGT" wait_log "$n0" "TGT obtained in"
 CC=$(ls -d "$WORK"/cc/alice/krb5cc_10001_* 2>/dev/null | head -n1)

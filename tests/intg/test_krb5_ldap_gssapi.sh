@@ -7,7 +7,9 @@
 # binds read nothing), so getent answering at all shows the GSSAPI bind happened; the
 # ccache is root's, 0600, holds the TGT and the ldap/ service ticket; a keytab with a wrong
 # key gets nothing (and getent fails); ldap_krb5_ticket_lifetime = 12: a new TGT is fetched
-# for a connection made past half its life, and lookups go on; every ldap/ service ticket
+# for a connection made past half its life, and lookups go on; with one connection and
+# no lookups for longer than a ticket lives, the timer renews it at half its life and the
+# ccache always holds a valid TGT; every ldap/ service ticket
 # was asked for by krb5_child, none by sssd_be itself (the KDC's log).
 # Usage: test_krb5_ldap_gssapi.sh PREFIX   (root; 77 without slapd, the MIT KDC or the
 # Cyrus SASL GSSAPI module)
@@ -89,6 +91,28 @@ check "  ... 8 s later carol is found" test -n "$(in_nss_ns getent passwd carol)
 now=$(grep -c "TGT for host/client.krb.test@$REALM obtained" "$LOGS/sssd_be_krbtest.log")
 check "  ... over a connection with a new TGT (obtained $first then $now times)" \
     test "$now" -gt "$first"
+
+# The renewal timer: one long-lived connection (no expiry), no lookups for longer than
+# the 12 s ticket lives; the ccache must still hold a valid TGT, renewed at half its life.
+restart "$GSS
+ldap_krb5_keytab = $WORK/host.keytab
+ldap_krb5_ticket_lifetime = 12" || fail "restart (renewal timer)"
+check "renewal timer: bob found over one connection" test -n "$(in_nss_ns getent passwd bob)"
+n0=$(grep -c "TGT for host/client.krb.test@$REALM obtained" "$LOGS/sssd_be_krbtest.log")
+t0=$(KRB5_CONFIG=$KCONF klist -c "FILE:$CC" 2>/dev/null | grep "krbtgt/$REALM@$REALM")
+sleep 15
+check "  ... 15 s later, without a lookup, the ccache's TGT is still valid (klist -s)" \
+    env KRB5_CONFIG="$KCONF" klist -s -c "FILE:$CC"
+t1=$(KRB5_CONFIG=$KCONF klist -c "FILE:$CC" 2>/dev/null | grep "krbtgt/$REALM@$REALM")
+check "  ... and a new one (was: ${t0:0:36}; now: ${t1:0:36})" test "$t0" != "$t1"
+check "  ... the timer asked for it" grep -q "renewing the TGT of host/client.krb.test@$REALM" \
+    "$LOGS/sssd_be_krbtest.log"
+n1=$(grep -c "TGT for host/client.krb.test@$REALM obtained" "$LOGS/sssd_be_krbtest.log")
+check "  ... at half its life: 2 to 4 renewals in 15 s ($((n1 - n0)))" \
+    test $((n1 - n0)) -ge 2 -a $((n1 - n0)) -le 4
+check "  ... and lookups go on" test -n "$(in_nss_ns getent passwd carol)"
+now=$(grep -c "TGT for host/client.krb.test@$REALM obtained" "$LOGS/sssd_be_krbtest.log")
+
 # Every ldap/ ticket came from a child (plus ldapwhoami's): sssd_be's GSSAPI found its
 # ticket in the ccache and never asked the KDC from its event loop.
 tgs=$(grep -c "TGS_REQ.*ldap/127.0.0.1" "$WORK/kdc/krb5kdc.log")

@@ -10,6 +10,10 @@
 # is one krb5_child, one AS-REQ (two with preauth) and one string-to-key.
 # Usage: bench_krb5_login.sh PREFIX [SSS_LOAD]   (root)
 #   BENCH_N (default 200) logins per figure; BENCH_STALL=0 skips the stall trace.
+#   BENCH_SPLIT=1: where a 1-worker login's time goes, from the daemons' own timestamps
+#   (debug_level 0x3ff0 for that run): sssd_be's request to krb5_child's first line (the
+#   lookup, fork, exec, ld.so, libkrb5 start), the child's work (AS-REQ, string-to-key,
+#   ccache), and the child's answer to the PAM reply. Figures with logging on.
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,6 +26,7 @@ fi
 . "$TOP/tests/intg/krb5_env.sh"
 N=${BENCH_N:-200}
 export KRB5T_DEBUG=${KRB5T_DEBUG:-2}    # the default logging: figures without debug output
+[ "${BENCH_SPLIT:-0}" = 1 ] && KRB5T_DEBUG=0x3ff0
 
 restart "" || { echo "FAIL: sssd did not start"; exit 1; }
 login 0 Alice-Krb1 alice || { echo "FAIL: the first login: $LAST_OUT"; exit 1; }
@@ -95,3 +100,24 @@ else:
 fi
 n=$(ls "$WORK"/cc/alice | wc -l)
 echo "ccaches written: $n"
+[ "${BENCH_SPLIT:-0}" = 1 ] && python3 - "$LOGS" "$N" <<'SPLIT'
+import statistics as st
+import sys
+from datetime import datetime
+logs, n = sys.argv[1], int(sys.argv[2])
+ts = lambda line: datetime.strptime(line[1:27], "%Y-%m-%d %H:%M:%S.%f").timestamp()
+be = [l for l in open(logs + "/sssd_be_krbtest.log") if "PAM 0xf1 for [alice" in l]
+ch = [l for l in open(logs + "/krb5_child.log") if "command 1 for [alice" in l]
+start = [ts(l) for l in be if "be_pam_send" in l]
+end = [ts(l) for l in be if "pam_status" in l]
+cs = [ts(l) for l in ch if "], uid " in l]
+ce = [ts(l) for l in ch if "]: status " in l]
+# The 1-worker run (after the first login and the 5 warm-up ones): one at a time, in order.
+rows = list(zip(start, cs, ce, end))[6:6 + n]
+parts = (("sssd_be request -> child running", 0, 1), ("child: AS-REQ .. ccache", 1, 2),
+         ("child done -> PAM reply", 2, 3), ("the whole step in sssd_be", 0, 3))
+print("where a login goes (1 worker, %d logins, ms):" % len(rows))
+for name, a, b in parts:
+    v = [(r[b] - r[a]) * 1e3 for r in rows]
+    print("  %-34s p50 %6.2f  min %6.2f  max %6.2f" % (name, st.median(v), min(v), max(v)))
+SPLIT

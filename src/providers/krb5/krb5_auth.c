@@ -1,7 +1,8 @@
 /*
  * The PAM steps of auth_provider = krb5 and chpass_provider = krb5 (be_pam.c dispatches
  * here). The user's uid, gid and home come from the cache (a refresh when missing); the
- * principal is user@krb5_realm. The answer of krb5_child maps to PAM as SSSD 2.8 does:
+ * principal is the one the directory gave (ldap_user_principal), else user@krb5_realm, as
+ * SSSD's find_or_guess_upn does. The answer of krb5_child maps to PAM as SSSD 2.8 does:
  *
  *   OK                 PAM_SUCCESS; the ccache as ENV_ITEM KRB5CCNAME=...; cached
  *                      credentials stored; the TGT registered for renewal
@@ -29,6 +30,26 @@ struct krb5_pam_state {
 };
 
 static void krb5_pam_refresh_done(struct tevent_req *subreq);
+
+errno_t krb5_find_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct krb5_ctx *kctx,
+                      const char *user, const char **_upn)
+{
+    char *upn = NULL;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && kctx != NULL && user != NULL && _upn != NULL, EINVAL);
+    ret = sysdb_get_user_upn(mem_ctx, sysdb, user, &upn);
+    if (ret == ENOENT) {
+        upn = talloc_asprintf(mem_ctx, "%s@%s", user, kctx->realm);
+        ret = upn != NULL ? EOK : ENOMEM;
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "[%s]: principal [%s]\n", user, upn);
+    *_upn = upn;
+    return EOK;
+}
 static void krb5_pam_child_done(struct tevent_req *subreq);
 
 static void krb5_pam_offline(struct be_pam_state *state, struct tevent_req *req,
@@ -112,9 +133,9 @@ errno_t krb5_pam(struct tevent_req *req)
     ks->item.user = state->req.user;
     ks->item.uid = user->uid;
     ks->item.gid = user->gid;
-    ks->item.principal = talloc_asprintf(ks, "%s@%s", state->req.user, kctx->realm);
-    if (ks->item.principal == NULL) {
-        return ENOMEM;
+    ret = krb5_find_upn(ks, state->be->sysdb, kctx, state->req.user, &ks->item.principal);
+    if (ret != EOK) {
+        return ret;
     }
     if (state->req.cmd != SSS_PAM_CHAUTHTOK_PRELIM) {
         vars = (struct krb5_ccname_vars) {

@@ -75,11 +75,23 @@ static uint32_t k5c_status(krb5_error_code kerr)
     }
 }
 
+/* An enterprise name (krb5_use_enterprise_principal) takes the default realm: krb5_realm
+ * here, as in SSSD, not whatever the host's krb5.conf says (or does not say). */
 static krb5_error_code k5c_parse_principal(struct k5c *c)
 {
-    int flags = (c->req->flags & KRB5_CHILD_F_ENTERPRISE) ? KRB5_PRINCIPAL_PARSE_ENTERPRISE : 0;
+    krb5_error_code kerr;
 
-    return krb5_parse_name_flags(c->kctx, c->req->principal, flags, &c->princ);
+    if ((c->req->flags & KRB5_CHILD_F_ENTERPRISE) == 0) {
+        return krb5_parse_name(c->kctx, c->req->principal, &c->princ);
+    }
+    if (c->req->realm[0] != '\0') {
+        kerr = krb5_set_default_realm(c->kctx, c->req->realm);
+        if (kerr != 0) {
+            return kerr;
+        }
+    }
+    return krb5_parse_name_flags(c->kctx, c->req->principal, KRB5_PRINCIPAL_PARSE_ENTERPRISE,
+                                 &c->princ);
 }
 
 /* The AS-REQ; service NULL: a TGT, else a ticket for that service (kadmin/changepw). */

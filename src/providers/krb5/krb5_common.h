@@ -7,6 +7,7 @@
  *   krb5_auth.c     the PAM steps (be_pam.c dispatches AUTHENTICATE and CHAUTHTOK here)
  *   krb5_renew.c    krb5_renew_interval: the TGTs of logged-in users renewed in the
  *                   background, krb5_store_password_if_offline
+ *   krb5_pwkey.c    that password, kept as a kernel key
  * Every libkrb5 call that can block runs in krb5_child (krb5_child.c).
  */
 #ifndef SSS_KRB5_COMMON_H
@@ -54,6 +55,14 @@ errno_t krb5_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
 bool krb5_kdc_offline(struct krb5_ctx *kctx);
 void krb5_kdc_mark_offline(struct krb5_ctx *kctx);
 
+/* ---- krb5_auth.c --------------------------------------------------------------------- */
+
+struct sysdb_ctx;
+/* The principal to log user in as: the cached ldap_user_principal, else user@krb5_realm.
+ * Errors: EINVAL (a name the cache refuses), ENOMEM, EIO. */
+errno_t krb5_find_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct krb5_ctx *kctx,
+                      const char *user, const char **_upn);
+
 /* ---- krb5_ccname.c ------------------------------------------------------------------ */
 
 struct krb5_ccname_vars {
@@ -96,5 +105,18 @@ void krb5_renew_add(struct krb5_ctx *kctx, const struct krb5_renew_item *item);
  * KDC is back. */
 void krb5_renew_add_offline(struct krb5_ctx *kctx, const struct krb5_renew_item *item,
                             const uint8_t *pw, size_t len);
+
+/* ---- krb5_pwkey.c -------------------------------------------------------------------- */
+
+/* Keeps pw in a kernel key of this process (possessor-only, destroyed by the kernel
+ * after timeout seconds, 0: none). desc names it: a key of the same desc is replaced (the
+ * kernel's add_key), so each holder uses its own. Errors: the kernel's (ENOSYS, EDQUOT, ENOMEM...). */
+errno_t krb5_pwkey_store(const char *desc, const uint8_t *pw, size_t len,
+                         unsigned int timeout, int32_t *_serial);
+/* The key's bytes, NUL-terminated, in a buffer on mem_ctx wiped when freed. Errors:
+ * ENOKEY or EACCES (dropped), EKEYEXPIRED (timed out), ENOMEM. */
+errno_t krb5_pwkey_read(TALLOC_CTX *mem_ctx, int32_t serial, uint8_t **_pw);
+/* Invalidates the key (the kernel destroys and wipes it); serial <= 0: nothing. */
+void krb5_pwkey_drop(int32_t serial);
 
 #endif /* SSS_KRB5_COMMON_H */

@@ -3,16 +3,21 @@
  *  - krb5_renew_interval: every interval, each logged-in user's TGT past half its
  *    lifetime (and still renewable) is renewed by krb5_child in the user's own ccache;
  *    tickets past renew_till are forgotten.
- *  - krb5_store_password_if_offline: after an offline login the password is kept (in
- *    memory, wiped when dropped) and, once the KDC is no longer taken as offline, a TGT is
- *    obtained with it into the ccache the login would have written; then the password goes.
+ *  - krb5_store_password_if_offline: after an offline login the password is kept in a
+ *    kernel key of sssd_be (krb5_pwkey.c; in wiped memory only when the kernel refuses a
+ *    key, never in a file) and, once the KDC is no longer taken as offline, a TGT is
+ *    obtained with it into the ccache the login would have written; then the key goes.
  * One table entry per user (the latest login wins); at most one child per entry at a time.
  */
+#include <stdio.h>
 #include <time.h>
 
 #include "providers/krb5/krb5_common.h"
 
 #define KRB5_RENEW_OFFLINE_INTERVAL 10
+/* The kernel destroys a kept password after this long (SSSD keeps it until the KDC
+ * answers; a day bounds how long an unused password lives). */
+#define KRB5_RENEW_PWKEY_TIMEOUT (24 * 3600)
 
 struct krb5_renew {
     struct krb5_ctx *kctx;
@@ -23,9 +28,28 @@ struct krb5_renew {
 struct krb5_renew_entry {
     struct krb5_renew *renew;
     struct krb5_renew_item item;    /* strings on the entry */
-    uint8_t *pw;                    /* store_password_if_offline; wiped on free */
+    int32_t pw_key;                 /* store_password_if_offline: the kernel key ... */
+    uint8_t *pw;                    /* ... or, when refused, the bytes (wiped on free) */
     struct tevent_req *busy;        /* the child running for this entry */
 };
+
+static bool krb5_renew_has_pw(const struct krb5_renew_entry *e)
+{
+    return e->pw_key > 0 || e->pw != NULL;
+}
+
+static void krb5_renew_drop_pw(struct krb5_renew_entry *e)
+{
+    krb5_pwkey_drop(e->pw_key);
+    e->pw_key = 0;
+    talloc_zfree(e->pw);
+}
+
+static int krb5_renew_entry_free(struct krb5_renew_entry *e)
+{
+    krb5_renew_drop_pw(e);
+    return 0;
+}
 
 static bool krb5_renew_equal(const void *item, const void *key, void *ctx)
 {
@@ -96,6 +120,7 @@ static struct krb5_renew_entry *krb5_renew_put(struct krb5_ctx *kctx,
     if (e == NULL) {
         return NULL;
     }
+    talloc_set_destructor(e, krb5_renew_entry_free);
     e->renew = renew;
     e->item = *item;
     e->item.user = talloc_strdup(e, item->user);
@@ -127,11 +152,23 @@ void krb5_renew_add_offline(struct krb5_ctx *kctx, const struct krb5_renew_item 
                             const uint8_t *pw, size_t len)
 {
     struct krb5_renew_entry *e;
+    char desc[128];
+    errno_t ret;
 
     e = krb5_renew_put(kctx, item);
     if (e == NULL) {
         return;
     }
+    e->item.endtime = 0;
+    (void)snprintf(desc, sizeof(desc), "sssd:%s:%s", kctx->domain, item->user);
+    ret = krb5_pwkey_store(desc, pw, len, KRB5_RENEW_PWKEY_TIMEOUT, &e->pw_key);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "[%s]: password kept in key %d of sssd_be's keyring to "
+              "get a TGT once the KDC answers\n", item->user, (int)e->pw_key);
+        return;
+    }
+    DEBUG(SSSDBG_MINOR_FAILURE, "[%s]: the kernel refused a key for the password (%s): "
+          "kept in wiped memory instead\n", item->user, sss_strerror(ret));
     e->pw = talloc_size(e, len + 1);
     if (e->pw == NULL) {
         sss_hash_table_remove_item(kctx->renew->table, sss_hash_str(e->item.user), e);
@@ -141,7 +178,6 @@ void krb5_renew_add_offline(struct krb5_ctx *kctx, const struct krb5_renew_item 
     talloc_set_destructor(e->pw, krb5_renew_pw_wipe);
     memcpy(e->pw, pw, len);
     e->pw[len] = '\0';
-    e->item.endtime = 0;
     DEBUG(SSSDBG_TRACE_FUNC, "[%s]: password kept to get a TGT once the KDC answers\n",
           item->user);
 }
@@ -151,6 +187,20 @@ static void krb5_renew_done(struct tevent_req *subreq);
 static void krb5_renew_start(struct krb5_renew_entry *e, bool with_pw)
 {
     struct krb5_ctx *kctx = e->renew->kctx;
+    uint8_t *pw = NULL;
+    errno_t ret;
+
+    if (with_pw && e->pw_key > 0) {
+        /* Out of the kernel only while the child's request is encoded. */
+        ret = krb5_pwkey_read(e, e->pw_key, &pw);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "[%s]: the kept password is gone (%s): no TGT\n",
+                  e->item.user, sss_strerror(ret));
+            sss_hash_table_remove_item(e->renew->table, sss_hash_str(e->item.user), e);
+            talloc_free(e);
+            return;
+        }
+    }
     struct krb5_child_req creq = {
         .cmd = with_pw ? KRB5_CHILD_AUTH : KRB5_CHILD_RENEW,
         .flags = with_pw ? ((kctx->validate ? KRB5_CHILD_F_VALIDATE : 0)
@@ -160,11 +210,12 @@ static void krb5_renew_start(struct krb5_renew_entry *e, bool with_pw)
         .lifetime = kctx->lifetime, .renewable_lifetime = kctx->renewable_lifetime,
         .principal = e->item.principal, .ccname = e->item.ccname,
         .keytab = kctx->keytab,
-        .password = with_pw ? (const char *)e->pw : "",
+        .password = !with_pw ? "" : pw != NULL ? (const char *)pw : (const char *)e->pw,
         .new_password = "", .realm = kctx->realm, .service = "",
     };
 
     e->busy = krb5_child_send(e, kctx->ev, kctx->child, &creq);
+    talloc_free(pw);    /* wiped */
     if (e->busy != NULL) {
         tevent_req_set_callback(e->busy, krb5_renew_done, e);
     }
@@ -186,15 +237,15 @@ static void krb5_renew_done(struct tevent_req *subreq)
     }
     if (ret != EOK || rsp->status != KRB5_CHILD_OK) {
         DEBUG(SSSDBG_OP_FAILURE, "[%s]: %s of the TGT failed (%s, status %u): given up\n",
-              e->item.user, e->pw != NULL ? "getting" : "renewal",
+              e->item.user, krb5_renew_has_pw(e) ? "getting" : "renewal",
               sss_strerror(ret), ret == EOK ? rsp->status : 0);
         sss_hash_table_remove_item(e->renew->table, sss_hash_str(e->item.user), e);
         talloc_free(e);
         return;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "[%s]: TGT %s in %s, valid until %lld\n", e->item.user,
-          e->pw != NULL ? "obtained" : "renewed", rsp->ccname, (long long)rsp->endtime);
-    talloc_zfree(e->pw);
+          krb5_renew_has_pw(e) ? "obtained" : "renewed", rsp->ccname, (long long)rsp->endtime);
+    krb5_renew_drop_pw(e);
     e->item.starttime = time(NULL);
     e->item.endtime = (time_t)rsp->endtime;
     e->item.renew_till = (time_t)rsp->renew_till;
@@ -216,7 +267,7 @@ static bool krb5_renew_keep(void *item, void *ctx)
     struct krb5_renew_entry *e = item;
     time_t now = *(time_t *)ctx;
 
-    if (e->busy != NULL || e->pw != NULL) {
+    if (e->busy != NULL || krb5_renew_has_pw(e)) {
         return true;
     }
     if (e->item.renew_till <= now) {
@@ -240,7 +291,7 @@ static void krb5_renew_tick(struct tevent_context *ev, struct tevent_timer *te,
         if (e->busy != NULL) {
             continue;
         }
-        if (e->pw != NULL) {
+        if (krb5_renew_has_pw(e)) {
             if (!krb5_kdc_offline(renew->kctx)) {
                 krb5_renew_start(e, true);
             }

@@ -57,6 +57,7 @@ struct sdap_user {
     const char *home;       /* "" when absent */
     const char *shell;      /* "" when absent */
     const char *orig_dn;
+    const char *upn;        /* ldap_user_principal's first value; NULL when absent */
 };
 
 /* A POSIX group. member_users and member_groups are NULL-terminated, never NULL. */

@@ -7,11 +7,14 @@
  * ldap_krb5_ticket_lifetime seconds, together with the service ticket ldap/<server host>
  * of the server the connection goes to; both go to a private ccache,
  * <db path>/ccache_<domain> (root's, 0600), which KRB5CCNAME points at. A new TGT is asked
- * for when a connection is made past half the old one's life, or to another server. The
+ * for when a connection is made past half the old one's life, or to another server, and
+ * by a timer at half its life while the back-end runs (sdap_sasl_renew_*): the ccache
+ * never holds only an expired ticket, however long a connection lives. The
  * bind is ldap_sasl_interactive_bind, one step per server answer from the event loop; the
  * GSSAPI mechanism finds both tickets in the ccache and asks no KDC. Host names are not
  * canonicalized (LDAP_OPT_X_SASL_NOCANON: no reverse DNS lookup blocks the loop).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -51,7 +54,13 @@ struct sdap_sasl {
     time_t tgt_start;           /* of the tickets in ccname; 0: none yet */
     time_t tgt_end;
     char *svc_host;             /* the server the service ticket is for */
+    struct tevent_context *ev;  /* of the first bind: the renewal timer runs there */
+    struct tevent_timer *renew_te;
+    struct tevent_req *renew_req;   /* a renewal child running */
 };
+
+/* Retry of a failed renewal (KDC unreachable): this soon, while the ticket lives. */
+#define SDAP_SASL_RENEW_RETRY 10
 
 static errno_t sdap_sasl_read_gssapi(struct sdap_sasl *sasl, struct confdb *cdb,
                                      const char *domain, const char *section)
@@ -202,6 +211,8 @@ static int sdap_sasl_interact(LDAP *ld, unsigned flags, void *defaults, void *in
 }
 
 static void sdap_sasl_tgt_done(struct tevent_req *subreq);
+static struct tevent_req *sdap_sasl_tgt_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_sasl *sasl, const char *host);
 static errno_t sdap_sasl_step(struct tevent_req *req, LDAPMessage *msg);
 static void sdap_sasl_msg(void *pvt, LDAPMessage *msg, errno_t error);
 
@@ -221,7 +232,6 @@ struct tevent_req *sdap_sasl_bind_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        int timeout)
 {
     struct sdap_sasl_bind_state *state;
-    struct krb5_child_req creq;
     struct tevent_req *subreq;
     struct tevent_req *req;
     LDAPURLDesc *lud = NULL;
@@ -252,21 +262,130 @@ struct tevent_req *sdap_sasl_bind_send(TALLOC_CTX *mem_ctx, struct tevent_contex
         ret = sdap_sasl_step(req, NULL);
         return ret == EOK ? req : sss_req_post(req, ev, ret);
     }
-    creq = (struct krb5_child_req) {
-        .cmd = KRB5_CHILD_KEYTAB_TGT, .uid = 0, .gid = 0, .lifetime = sasl->lifetime,
-        .principal = sasl->authid, .ccname = sasl->ccname, .keytab = sasl->keytab,
-        .password = "", .new_password = "", .realm = sasl->realm,
-        .service = talloc_asprintf(state, "ldap/%s", state->host),
-    };
-    if (creq.service == NULL) {
-        return sss_req_post(req, ev, ENOMEM);
+    if (sasl->ev == NULL) {
+        sasl->ev = ev;
     }
-    subreq = krb5_child_send(state, ev, sasl->child, &creq);
+    subreq = sdap_sasl_tgt_send(state, ev, sasl, state->host);
     if (subreq == NULL) {
         return sss_req_post(req, ev, ENOMEM);
     }
     tevent_req_set_callback(subreq, sdap_sasl_tgt_done, req);
     return req;
+}
+
+static void sdap_sasl_renew_timer(struct tevent_context *ev, struct tevent_timer *te,
+                                  struct timeval tv, void *pvt);
+static void sdap_sasl_renew_done(struct tevent_req *subreq);
+
+/* The request for a TGT and the ldap/ ticket of host, into the ccache. */
+static struct tevent_req *sdap_sasl_tgt_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_sasl *sasl, const char *host)
+{
+    struct krb5_child_req creq;
+    struct tevent_req *subreq;
+    char *service;
+
+    service = talloc_asprintf(mem_ctx, "ldap/%s", host);
+    if (service == NULL) {
+        return NULL;
+    }
+    creq = (struct krb5_child_req) {
+        .cmd = KRB5_CHILD_KEYTAB_TGT, .uid = 0, .gid = 0, .lifetime = sasl->lifetime,
+        .principal = sasl->authid, .ccname = sasl->ccname, .keytab = sasl->keytab,
+        .password = "", .new_password = "", .realm = sasl->realm, .service = service,
+    };
+    subreq = krb5_child_send(mem_ctx, ev, sasl->child, &creq);
+    talloc_free(service);   /* encoded by then */
+    return subreq;
+}
+
+/* The renewal timer at half the ticket's life (at least 1 s ahead), or after a failure
+ * SDAP_SASL_RENEW_RETRY s (never past the ticket's end: the next connect asks then). */
+static void sdap_sasl_renew_schedule(struct sdap_sasl *sasl, bool failed)
+{
+    time_t now = time(NULL);
+    time_t at;
+
+    talloc_zfree(sasl->renew_te);
+    if (sasl->ev == NULL || sasl->tgt_end <= now) {
+        return;
+    }
+    at = failed ? now + SDAP_SASL_RENEW_RETRY
+                : sasl->tgt_start + (sasl->tgt_end - sasl->tgt_start) / 2;
+    if (at >= sasl->tgt_end) {
+        return;
+    }
+    if (at <= now) {
+        at = now + 1;
+    }
+    sasl->renew_te = tevent_add_timer(sasl->ev, sasl, tevent_timeval_set(at, 0),
+                                      sdap_sasl_renew_timer, sasl);
+    if (sasl->renew_te == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "no renewal timer for %s: a new TGT at the next connect\n",
+              sasl->authid);
+    }
+}
+
+/* A TGT obtained (by a bind or the timer): the times, the server, the next renewal. */
+static void sdap_sasl_tgt_got(struct sdap_sasl *sasl, const char *host, time_t endtime)
+{
+    char *h;
+
+    sasl->tgt_start = time(NULL);
+    sasl->tgt_end = endtime;
+    if (host != sasl->svc_host) {
+        h = talloc_strdup(sasl, host);
+        if (h != NULL) {
+            talloc_free(sasl->svc_host);
+            sasl->svc_host = h;
+        }
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "TGT for %s obtained, valid until %lld\n", sasl->authid,
+          (long long)endtime);
+    sdap_sasl_renew_schedule(sasl, false);
+}
+
+static void sdap_sasl_renew_timer(struct tevent_context *ev, struct tevent_timer *te,
+                                  struct timeval tv, void *pvt)
+{
+    struct sdap_sasl *sasl = talloc_get_type_abort(pvt, struct sdap_sasl);
+
+    (void)te;
+    (void)tv;
+    sasl->renew_te = NULL;
+    if (sasl->renew_req != NULL || sasl->svc_host == NULL) {
+        return;     /* a child is at it already; it reschedules */
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "renewing the TGT of %s (valid until %lld)\n", sasl->authid,
+          (long long)sasl->tgt_end);
+    sasl->renew_req = sdap_sasl_tgt_send(sasl, ev, sasl, sasl->svc_host);
+    if (sasl->renew_req == NULL) {
+        sdap_sasl_renew_schedule(sasl, true);
+        return;
+    }
+    tevent_req_set_callback(sasl->renew_req, sdap_sasl_renew_done, sasl);
+}
+
+static void sdap_sasl_renew_done(struct tevent_req *subreq)
+{
+    struct sdap_sasl *sasl = tevent_req_callback_data(subreq, struct sdap_sasl);
+    struct krb5_child_rsp *rsp = NULL;
+    errno_t ret;
+
+    assert(subreq == sasl->renew_req);
+    sasl->renew_req = NULL;
+    ret = krb5_child_recv(subreq, subreq, &rsp);
+    if (ret == EOK && rsp->status != KRB5_CHILD_OK) {
+        ret = rsp->status == KRB5_CHILD_KDC_UNREACHABLE ? ETIMEDOUT : EACCES;
+    }
+    if (ret == EOK) {
+        sdap_sasl_tgt_got(sasl, sasl->svc_host, (time_t)rsp->endtime);
+    } else {
+        DEBUG(SSSDBG_OP_FAILURE, "renewing the TGT of %s failed: %s; again in %d s\n",
+              sasl->authid, sss_strerror(ret), SDAP_SASL_RENEW_RETRY);
+        sdap_sasl_renew_schedule(sasl, true);
+    }
+    talloc_free(subreq);
 }
 
 static void sdap_sasl_tgt_done(struct tevent_req *subreq)
@@ -287,12 +406,7 @@ static void sdap_sasl_tgt_done(struct tevent_req *subreq)
         DEBUG(SSSDBG_OP_FAILURE, "no TGT for %s from the keytab: %s\n", sasl->authid,
               sss_strerror(ret));
     } else {
-        sasl->tgt_start = time(NULL);
-        sasl->tgt_end = (time_t)rsp->endtime;
-        talloc_free(sasl->svc_host);
-        sasl->svc_host = talloc_strdup(sasl, state->host);
-        DEBUG(SSSDBG_TRACE_FUNC, "TGT for %s obtained, valid until %lld\n", sasl->authid,
-              (long long)rsp->endtime);
+        sdap_sasl_tgt_got(sasl, state->host, (time_t)rsp->endtime);
     }
     ret = sdap_sasl_step(req, NULL);
     if (ret != EOK) {

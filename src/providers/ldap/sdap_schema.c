@@ -299,6 +299,30 @@ static errno_t entry_name_id(TALLOC_CTX *mem_ctx, const struct sdap_options *opt
     return entry_id(entry, kind->id_attr, opts->min_id, opts->max_id, kind->label, _id);
 }
 
+/* The user's Kerberos principal: the first value (SSSD asks libkrb5 for the first one
+ * too). One with a control character or without a name before '@' is ignored (logged):
+ * the login then uses user@krb5_realm, and the user is still served. */
+static const char *entry_principal(const struct sdap_entry *entry, const char *attr_name)
+{
+    const char *upn = entry_text(entry, attr_name, "user");
+    const char *p;
+
+    if (upn == NULL || upn[0] == '\0') {
+        return NULL;
+    }
+    for (p = upn; *p != '\0'; p++) {
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+            break;
+        }
+    }
+    if (*p != '\0' || upn[0] == '@') {
+        DEBUG(SSSDBG_MINOR_FAILURE, "user '%s': %s is not a usable principal: ignored\n",
+              entry->dn, attr_name);
+        return NULL;
+    }
+    return upn;
+}
+
 /* The parsers build the struct on mem_ctx and free it when the entry is refused: no
  * temporary context on the path that parses every entry of an enumeration. */
 
@@ -310,6 +334,7 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     const char *gecos;
     const char *home;
     const char *shell;
+    const char *upn;
     errno_t ret;
 
     user = talloc_zero(mem_ctx, struct sdap_user);
@@ -333,14 +358,17 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     }
     home = entry_text(entry, opts->user_map[SDAP_UA_HOME], "user");
     shell = entry_text(entry, opts->user_map[SDAP_UA_SHELL], "user");
+    upn = entry_principal(entry, opts->user_map[SDAP_UA_PRINCIPAL]);
 
     user->name = talloc_strdup(user, name);
     user->gecos = talloc_strdup(user, gecos != NULL ? gecos : "");
     user->home = talloc_strdup(user, home != NULL ? home : "");
     user->shell = talloc_strdup(user, shell != NULL ? shell : "");
     user->orig_dn = talloc_strdup(user, entry->dn);
+    user->upn = upn != NULL ? talloc_strdup(user, upn) : NULL;
     if (user->name == NULL || user->gecos == NULL || user->home == NULL
-            || user->shell == NULL || user->orig_dn == NULL) {
+            || user->shell == NULL || user->orig_dn == NULL
+            || (upn != NULL && user->upn == NULL)) {
         ret = ENOMEM;
     }
 done:

@@ -580,6 +580,45 @@ static void test_old_version_rebuilt(void **state)
     tc_tmpdir_remove(dir);
 }
 
+/* ldap_user_principal: stored with the user, read by sysdb_get_user_upn, replaced and
+ * removed by later stores, refused when not UTF-8. */
+static void test_user_upn(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001,
+                            .upn = "j.doe@OTHER.REALM" };
+    struct sysdb_user *r;
+    char *upn = NULL;
+
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, "joe", &upn), ENOENT);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, "joe", &upn), EOK);
+    assert_string_equal(upn, "j.doe@OTHER.REALM");
+    talloc_free(upn);
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, "joe@" DOM, &upn), EOK);
+    talloc_free(upn);
+    /* Lookups through the read cache do not carry it. */
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+    assert_null(r->upn);
+    talloc_free(r);
+
+    u.upn = "joe.new@OTHER.REALM";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, "joe", &upn), EOK);
+    assert_string_equal(upn, "joe.new@OTHER.REALM");
+    talloc_free(upn);
+
+    /* The directory dropped it: so does the cache. */
+    u.upn = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, "joe", &upn), ENOENT);
+
+    u.upn = "bad\xff@REALM";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, "nobody", &upn), ENOENT);
+    assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, NULL, &upn), EINVAL);
+}
+
 static const struct CMUnitTest tests[] = {
     T(test_store_get_user),
     T(test_update_user),
@@ -597,6 +636,7 @@ static const struct CMUnitTest tests[] = {
     T(test_reopen),
     T(test_old_version_rebuilt),
     T(test_names),
+    T(test_user_upn),
 };
 
 int main(void)
