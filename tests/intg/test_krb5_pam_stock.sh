@@ -77,7 +77,7 @@ for _ in $(seq 200); do
         && break
     sleep 0.05
 done
-kill -HUP "$PROXY_PID"
+proxy_refuse || fail "the proxy does not refuse"
 both "the KDC refuses connections: offline login with the cached hash" 0 Alice-Krb1 alice \
     authenticate
 expect_line "  ... SSSD's module tells her it was offline" "Authenticated with cached credentials"
