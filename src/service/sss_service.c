@@ -107,6 +107,13 @@ static errno_t sss_service_set_debug_level(TALLOC_CTX *mem_ctx, struct sbus_requ
     return EOK;
 }
 
+static errno_t sss_service_get_debug_level(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                           void *data, uint32_t *_level)
+{
+    *_level = (uint32_t)debug_level;
+    return EOK;
+}
+
 static void sss_service_rotate_logs(struct sbus_request *sbus_req, void *data)
 {
     errno_t ret = debug_reopen();
@@ -119,6 +126,7 @@ static void sss_service_rotate_logs(struct sbus_request *sbus_req, void *data)
 static const struct sbus_method sss_service_methods[] = {
     SBUS_METHOD_SYNC_sssd_service_Ping(sss_service_ping, NULL),
     SBUS_METHOD_SYNC_sssd_service_SetDebugLevel(sss_service_set_debug_level, NULL),
+    SBUS_METHOD_SYNC_sssd_service_GetDebugLevel(sss_service_get_debug_level, NULL),
     SBUS_METHODS_END
 };
 
