@@ -35,6 +35,9 @@ static const struct sssctl_command sssctl_commands[] = {
       sssctl_debug_level },
     { "logs-remove", "", "empty every log file", sssctl_logs_remove },
     { "logs-fetch", "FILE", "archive every log file into FILE (tar.gz)", sssctl_logs_fetch },
+    { "analyze", "[--logdir DIR] request list | request show ID",
+      "follow requests through the logs of every process, with per-stage durations",
+      sssctl_analyze },
 };
 
 static void sssctl_usage(FILE *out)

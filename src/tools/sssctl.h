@@ -16,6 +16,7 @@
  *   sssctl_config.c     config-check
  *   sssctl_debug.c      debug-level
  *   sssctl_logs.c       logs-remove, logs-fetch
+ *   sssctl_analyze.c    analyze request list / show: one request through every log
  *
  * Exit status: 0 success, 1 failure or bad command line (a message on stderr says which).
  * Ownership: every subcommand allocates on ctx->mem, freed by main().
@@ -134,6 +135,7 @@ int sssctl_config_check(struct sssctl_ctx *ctx, int argc, char **argv);
 int sssctl_debug_level(struct sssctl_ctx *ctx, int argc, char **argv);
 int sssctl_logs_remove(struct sssctl_ctx *ctx, int argc, char **argv);
 int sssctl_logs_fetch(struct sssctl_ctx *ctx, int argc, char **argv);
+int sssctl_analyze(struct sssctl_ctx *ctx, int argc, char **argv);
 
 /* Loads ctx->paths.config_file; prints the reason on failure. */
 errno_t sssctl_load_conf(struct sssctl_ctx *ctx, struct confdb **_cdb);
