@@ -8,6 +8,7 @@
 
 #include "monitor/monitor.h"
 #include "sss_iface/sss_iface.h"
+#include "util/sss_metrics.h"
 
 struct monitor_bus_state {
     struct mt_ctx *mt;
@@ -88,10 +89,18 @@ static errno_t monitor_get_debug_level(TALLOC_CTX *mem_ctx, struct sbus_request 
     return EOK;
 }
 
+static errno_t monitor_get_metrics(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                   void *data, const char **_text)
+{
+    *_text = sss_metrics_render(mem_ctx, "sssd");
+    return *_text != NULL ? EOK : ENOMEM;
+}
+
 static const struct sbus_method monitor_service_methods[] = {
     SBUS_METHOD_SYNC_sssd_service_Ping(monitor_ping, NULL),
     SBUS_METHOD_SYNC_sssd_service_SetDebugLevel(monitor_set_debug_level, NULL),
     SBUS_METHOD_SYNC_sssd_service_GetDebugLevel(monitor_get_debug_level, NULL),
+    SBUS_METHOD_SYNC_sssd_service_GetMetrics(monitor_get_metrics, NULL),
     SBUS_METHODS_END
 };
 

@@ -35,6 +35,8 @@ static const struct sssctl_command sssctl_commands[] = {
       sssctl_debug_level },
     { "logs-remove", "", "empty every log file", sssctl_logs_remove },
     { "logs-fetch", "FILE", "archive every log file into FILE (tar.gz)", sssctl_logs_fetch },
+    { "stats", "[--prometheus] [--monitor --nss --pam --sudo --domain=NAME ...]",
+      "counters and latency histograms of running processes", sssctl_stats },
     { "analyze", "[--logdir DIR] request list | request show ID",
       "follow requests through the logs of every process, with per-stage durations",
       sssctl_analyze },
@@ -49,7 +51,7 @@ static void sssctl_usage(FILE *out)
         fprintf(out, "  %-14s %s\n      %s\n", sssctl_commands[i].name,
                 sssctl_commands[i].args, sssctl_commands[i].help);
     }
-    fprintf(out, "\n--json prints one JSON document on stdout (keys: README.md, sssctl).\n");
+    fprintf(out, "\n--json prints one JSON document on stdout (keys: man/sssctl.md).\n");
 }
 
 int sssctl_error(const char *fmt, ...)

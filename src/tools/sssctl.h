@@ -3,7 +3,7 @@
  * master bus to the monitor or a service (no system bus, no InfoPipe); cached data is read
  * from the cache files the way the responders and libnss_sss read them. Each subcommand
  * prints for people by default (aligned columns, units, a summary line) or, with --json, one
- * JSON document on stdout with stable keys (documented in README.md, "sssctl").
+ * JSON document on stdout with stable keys (documented in man/sssctl.md).
  *
  *   sssctl.c            main(): root check, global options, the command table
  *   sssctl_json.c       the JSON writer (one document, escaped, valid UTF-8 out)
@@ -17,6 +17,7 @@
  *   sssctl_debug.c      debug-level
  *   sssctl_logs.c       logs-remove, logs-fetch
  *   sssctl_analyze.c    analyze request list / show: one request through every log
+ *   sssctl_stats.c      stats: every process's metrics, for people, JSON or Prometheus
  *
  * Exit status: 0 success, 1 failure or bad command line (a message on stderr says which).
  * Ownership: every subcommand allocates on ctx->mem, freed by main().
@@ -122,6 +123,23 @@ errno_t sssctl_bus_wait(struct sssctl_bus *bus, struct tevent_req *req);
 errno_t sssctl_bus_names(TALLOC_CTX *mem_ctx, struct sssctl_bus *bus, const char ***_names);
 bool sssctl_names_has(const char *const *names, const char *name);
 
+/* -------- sssctl_debug.c: the processes a command talks to -------- */
+
+struct sssctl_target {
+    const char *process;        /* for people: "sssd_nss", "sssd_be[ldap.test]" */
+    const char *bus_name;
+};
+
+/* Adds a target unless already there (list on mem_ctx). ENOMEM. */
+errno_t sssctl_target_add(TALLOC_CTX *mem_ctx, struct sssctl_target **list, size_t *n,
+                          const char *process, const char *bus_name);
+/* The back-end of domain. ENOMEM. */
+errno_t sssctl_add_domain(struct sssctl_ctx *ctx, struct sssctl_target **list, size_t *n,
+                          const char *domain);
+/* Every process of the suite: the monitor, the configured services and domains.
+ * ERR_INVALID_CONFIG (the configuration could not be loaded: said why), ENOMEM. */
+errno_t sssctl_all_targets(struct sssctl_ctx *ctx, struct sssctl_target **list, size_t *n);
+
 /* -------- subcommands -------- */
 
 int sssctl_domain_list(struct sssctl_ctx *ctx, int argc, char **argv);
@@ -136,6 +154,7 @@ int sssctl_debug_level(struct sssctl_ctx *ctx, int argc, char **argv);
 int sssctl_logs_remove(struct sssctl_ctx *ctx, int argc, char **argv);
 int sssctl_logs_fetch(struct sssctl_ctx *ctx, int argc, char **argv);
 int sssctl_analyze(struct sssctl_ctx *ctx, int argc, char **argv);
+int sssctl_stats(struct sssctl_ctx *ctx, int argc, char **argv);
 
 /* Loads ctx->paths.config_file; prints the reason on failure. */
 errno_t sssctl_load_conf(struct sssctl_ctx *ctx, struct confdb **_cdb);

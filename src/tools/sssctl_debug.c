@@ -12,13 +12,8 @@
 #include "tools/sssctl.h"
 #include "sss_iface/sss_iface.h"
 
-struct sssctl_target {
-    const char *process;        /* for people: "sssd_nss", "sssd_be[ldap.test]" */
-    const char *bus_name;
-};
-
 /* Adds a target unless already there. */
-static errno_t sssctl_target_add(TALLOC_CTX *mem_ctx, struct sssctl_target **list, size_t *n,
+errno_t sssctl_target_add(TALLOC_CTX *mem_ctx, struct sssctl_target **list, size_t *n,
                                  const char *process, const char *bus_name)
 {
     struct sssctl_target *l;
@@ -40,7 +35,7 @@ static errno_t sssctl_target_add(TALLOC_CTX *mem_ctx, struct sssctl_target **lis
     return EOK;
 }
 
-static errno_t sssctl_add_domain(struct sssctl_ctx *ctx, struct sssctl_target **list,
+errno_t sssctl_add_domain(struct sssctl_ctx *ctx, struct sssctl_target **list,
                                  size_t *n, const char *domain)
 {
     char *process = talloc_asprintf(ctx->mem, "sssd_be[%s]", domain);
@@ -52,8 +47,7 @@ static errno_t sssctl_add_domain(struct sssctl_ctx *ctx, struct sssctl_target **
     return sssctl_target_add(ctx->mem, list, n, process, bus_name);
 }
 
-/* Every process of the suite: the monitor, the configured services and domains. */
-static errno_t sssctl_all_targets(struct sssctl_ctx *ctx, struct sssctl_target **list,
+errno_t sssctl_all_targets(struct sssctl_ctx *ctx, struct sssctl_target **list,
                                   size_t *n)
 {
     struct confdb *cdb;

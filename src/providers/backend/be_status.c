@@ -4,10 +4,14 @@
  * probe, and every configured server with its failover state, last error and the times of
  * its last contact and last failure (sdap_failover.c keeps them). Read-only: asking never
  * changes a state or starts a connection.
+ *
+ * It also feeds the back-end's metrics (sss_metrics.h) from the counters the back-end and
+ * sdap already keep, when they are read: nothing is added to the request path.
  */
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
 #include "sss_iface/sss_iface.h"
+#include "util/sss_metrics.h"
 
 /* The server's state word (sss_iface_dp.xml lists them). */
 static const char *be_status_word(const struct sdap_server_info *srv)
@@ -88,8 +92,62 @@ static errno_t be_status_get(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
     return EOK;
 }
 
+static void be_status_counter(const char *name, const char *help, const char *labels,
+                              uint64_t value)
+{
+    sss_metric_set(sss_metric_get(name, help, SSS_METRIC_COUNTER, labels), value);
+}
+
+/* The collector: be_stats and the per-server counts into metrics. */
+static void be_status_collect(void *pvt)
+{
+    struct be_ctx *be = talloc_get_type(pvt, struct be_ctx);
+    struct sdap_id_stats ls = { 0 };
+    struct sdap_server_info *list = NULL;
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    size_t count = 0, i;
+    char *labels;
+
+    be_status_counter("sssd_be_requests_total", "Account requests received by the back-end",
+                      "", be->stats.requests);
+    be_status_counter("sssd_be_coalesced_total", "Requests joined to an identical one in "
+                      "flight", "", be->stats.coalesced);
+    be_status_counter("sssd_be_operations_total", "Provider operations started", "",
+                      be->stats.operations);
+    be_status_counter("sssd_offline_transitions_total", "Changes of the domain's state",
+                      "to=\"offline\"", be->stats.went_offline);
+    be_status_counter("sssd_offline_transitions_total", "Changes of the domain's state",
+                      "to=\"online\"", be->stats.went_online);
+    be_status_counter("sssd_online_probes_total", "Online probes sent while offline", "",
+                      be->stats.probes);
+    sdap_id_ctx_get_stats(be->id_ctx, &ls);
+    be_status_counter("sssd_ldap_searches_total", "LDAP search operations sent (each page "
+                      "counts)", "", ls.searches);
+    if (tmp_ctx == NULL || sdap_id_ctx_servers(tmp_ctx, be->id_ctx, &list, &count) != EOK) {
+        count = 0;
+    }
+    for (i = 0; i < count; i++) {
+        labels = talloc_asprintf(tmp_ctx, "server=\"%s\",result=\"ok\"", list[i].uri);
+        be_status_counter("sssd_ldap_connections_total", "LDAP connections by server: "
+                          "established (ok) or failed and lost (error)", labels,
+                          list[i].connects);
+        labels = talloc_asprintf(tmp_ctx, "server=\"%s\",result=\"error\"", list[i].uri);
+        be_status_counter("sssd_ldap_connections_total", "LDAP connections by server: "
+                          "established (ok) or failed and lost (error)", labels,
+                          list[i].failures);
+    }
+    talloc_free(tmp_ctx);
+}
+
+static int be_status_collector_destructor(struct sss_metric_collector **c)
+{
+    sss_metrics_remove_collector(*c);
+    return 0;
+}
+
 errno_t be_status_register(struct be_ctx *be, struct sbus_connection *conn)
 {
+    struct sss_metric_collector **c;
     struct sbus_method *methods;
     struct sbus_interface *iface;
 
@@ -105,5 +163,16 @@ errno_t be_status_register(struct be_ctx *be, struct sbus_connection *conn)
     methods[1] = (struct sbus_method)SBUS_METHODS_END;
     iface->name = SBUS_IFACE_sssd_backend_Status;
     iface->methods = methods;
+    /* The collector goes with the back-end (a handle freed with it unregisters it). */
+    c = talloc(be, struct sss_metric_collector *);
+    if (c == NULL) {
+        return ENOMEM;
+    }
+    *c = sss_metrics_add_collector(be_status_collect, be);
+    if (*c == NULL) {
+        talloc_free(c);
+        return ENOMEM;
+    }
+    talloc_set_destructor(c, be_status_collector_destructor);
     return sbus_connection_add_interface(conn, SSS_BUS_PATH, iface);
 }

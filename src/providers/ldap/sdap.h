@@ -119,6 +119,8 @@ struct sdap_server_info {
     errno_t last_error;         /* of the last failure; EOK when none */
     time_t last_contact;        /* last successful connection; 0: never */
     time_t last_failure;        /* 0: never */
+    uint64_t connects;          /* successful connections */
+    uint64_t failures;          /* failed connections and connections lost */
 };
 
 /* Every configured server in failover order. *_servers is a talloc array on mem_ctx whose

@@ -31,6 +31,8 @@ struct sdap_server {
     errno_t last_error;
     time_t last_contact;
     time_t last_failure;
+    uint64_t connects;
+    uint64_t failures;
 };
 
 struct sdap_fo {
@@ -120,9 +122,11 @@ void sdap_fo_note(struct sdap_fo *fo, size_t idx, errno_t error, time_t now)
     }
     if (error == EOK) {
         fo->servers[idx].last_contact = now;
+        fo->servers[idx].connects++;
     } else {
         fo->servers[idx].last_error = error;
         fo->servers[idx].last_failure = now;
+        fo->servers[idx].failures++;
     }
 }
 
@@ -149,6 +153,8 @@ errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
         list[i].last_error = srv->last_failure != 0 ? srv->last_error : EOK;
         list[i].last_contact = srv->last_contact;
         list[i].last_failure = srv->last_failure;
+        list[i].connects = srv->connects;
+        list[i].failures = srv->failures;
     }
     *_servers = list;
     *_count = num;
