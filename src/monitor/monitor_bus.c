@@ -8,6 +8,7 @@
 
 #include "monitor/monitor.h"
 #include "sss_iface/sss_iface.h"
+#include "util/sss_metrics.h"
 
 struct monitor_bus_state {
     struct mt_ctx *mt;
@@ -66,6 +67,48 @@ static void monitor_name_owner_changed(struct sbus_request *sbus_req, void *data
     }
 }
 
+/* sssd.service on the monitor too, so sssctl debug-level reaches every process. */
+static errno_t monitor_ping(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req, void *data)
+{
+    return EOK;
+}
+
+static errno_t monitor_set_debug_level(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                       void *data, uint32_t level)
+{
+    debug_level = debug_convert_level((int)level);
+    DEBUG(SSSDBG_IMPORTANT_INFO, "Debug level set to %#x by %s\n", debug_level,
+          sbus_req->sender);
+    return EOK;
+}
+
+static errno_t monitor_get_debug_level(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                       void *data, uint32_t *_level)
+{
+    *_level = (uint32_t)debug_level;
+    return EOK;
+}
+
+static errno_t monitor_get_metrics(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                   void *data, const char **_text)
+{
+    *_text = sss_metrics_render(mem_ctx, "sssd");
+    return *_text != NULL ? EOK : ENOMEM;
+}
+
+static const struct sbus_method monitor_service_methods[] = {
+    SBUS_METHOD_SYNC_sssd_service_Ping(monitor_ping, NULL),
+    SBUS_METHOD_SYNC_sssd_service_SetDebugLevel(monitor_set_debug_level, NULL),
+    SBUS_METHOD_SYNC_sssd_service_GetDebugLevel(monitor_get_debug_level, NULL),
+    SBUS_METHOD_SYNC_sssd_service_GetMetrics(monitor_get_metrics, NULL),
+    SBUS_METHODS_END
+};
+
+static const struct sbus_interface monitor_service_iface = {
+    .name = SBUS_IFACE_sssd_service,
+    .methods = monitor_service_methods,
+};
+
 static void monitor_bus_connected(struct tevent_req *req)
 {
     struct monitor_bus_state *state = tevent_req_callback_data(req, struct monitor_bus_state);
@@ -93,6 +136,9 @@ static void monitor_bus_connected(struct tevent_req *req)
     listeners[1] = (struct sbus_listener)SBUS_LISTENERS_END;
 
     ret = sbus_connection_add_interface(mt->conn, SSS_BUS_PATH, &iface);
+    if (ret == EOK) {
+        ret = sbus_connection_add_interface(mt->conn, SSS_BUS_PATH, &monitor_service_iface);
+    }
     if (ret == EOK) {
         ret = sbus_connection_add_listeners(mt->conn, listeners);
     }

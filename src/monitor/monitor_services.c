@@ -14,6 +14,7 @@
 #include "db/sysdb.h"
 #include "monitor/monitor.h"
 #include "sss_iface/sss_iface.h"
+#include "util/sss_metrics.h"
 
 static void monitor_service_spawn(struct mt_svc *svc);
 static void monitor_service_arm_ping(struct mt_svc *svc);
@@ -147,6 +148,16 @@ static void monitor_check_caches(struct mt_ctx *mt, struct mt_svc *only)
     }
 }
 
+static void monitor_count_restart(struct mt_svc *svc)
+{
+    char labels[300];
+
+    snprintf(labels, sizeof(labels), "service=\"%s\"", svc->name);
+    sss_metric_inc(sss_metric_get("sssd_service_restarts_total", "Services restarted by the "
+                                  "monitor after they died or hung", SSS_METRIC_COUNTER,
+                                  labels));
+}
+
 static void monitor_service_restart_handler(struct tevent_context *ev, struct tevent_timer *te,
                                             struct timeval now, void *pvt)
 {
@@ -158,6 +169,7 @@ static void monitor_service_restart_handler(struct tevent_context *ev, struct te
             /* It may have died reading a damaged cache: do not let it read it again. */
             monitor_check_caches(svc->mt, svc);
         }
+        monitor_count_restart(svc);
         monitor_service_spawn(svc);
     }
 }

@@ -11,6 +11,7 @@
 
 #include "service/sss_service.h"
 #include "sss_iface/sss_iface.h"
+#include "util/sss_metrics.h"
 
 struct sss_service {
     struct tevent_context *ev;
@@ -107,6 +108,22 @@ static errno_t sss_service_set_debug_level(TALLOC_CTX *mem_ctx, struct sbus_requ
     return EOK;
 }
 
+static errno_t sss_service_get_debug_level(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                           void *data, uint32_t *_level)
+{
+    *_level = (uint32_t)debug_level;
+    return EOK;
+}
+
+static errno_t sss_service_get_metrics(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                       void *data, const char **_text)
+{
+    struct sss_service *svc = talloc_get_type(data, struct sss_service);
+
+    *_text = sss_metrics_render(mem_ctx, svc->def->process);
+    return *_text != NULL ? EOK : ENOMEM;
+}
+
 static void sss_service_rotate_logs(struct sbus_request *sbus_req, void *data)
 {
     errno_t ret = debug_reopen();
@@ -116,21 +133,33 @@ static void sss_service_rotate_logs(struct sbus_request *sbus_req, void *data)
     }
 }
 
-static const struct sbus_method sss_service_methods[] = {
-    SBUS_METHOD_SYNC_sssd_service_Ping(sss_service_ping, NULL),
-    SBUS_METHOD_SYNC_sssd_service_SetDebugLevel(sss_service_set_debug_level, NULL),
-    SBUS_METHODS_END
-};
-
-static const struct sbus_interface sss_service_iface = {
-    .name = SBUS_IFACE_sssd_service,
-    .methods = sss_service_methods,
-};
-
 static const struct sbus_listener sss_service_listeners[] = {
     SBUS_LISTENER_sssd_service_RotateLogs(sss_service_rotate_logs, NULL),
     SBUS_LISTENERS_END
 };
+
+/* sssd.service; the table is built per service because GetMetrics needs svc (its process
+ * name) as data. */
+static errno_t sss_service_add_iface(struct sss_service *svc)
+{
+    struct sbus_method *methods = talloc_zero_array(svc, struct sbus_method, 5);
+    struct sbus_interface *iface = talloc_zero(svc, struct sbus_interface);
+
+    if (methods == NULL || iface == NULL) {
+        return ENOMEM;
+    }
+    methods[0] = (struct sbus_method)SBUS_METHOD_SYNC_sssd_service_Ping(sss_service_ping, svc);
+    methods[1] = (struct sbus_method)SBUS_METHOD_SYNC_sssd_service_SetDebugLevel(
+        sss_service_set_debug_level, svc);
+    methods[2] = (struct sbus_method)SBUS_METHOD_SYNC_sssd_service_GetDebugLevel(
+        sss_service_get_debug_level, svc);
+    methods[3] = (struct sbus_method)SBUS_METHOD_SYNC_sssd_service_GetMetrics(
+        sss_service_get_metrics, svc);
+    methods[4] = (struct sbus_method)SBUS_METHODS_END;
+    iface->name = SBUS_IFACE_sssd_service;
+    iface->methods = methods;
+    return sbus_connection_add_interface(svc->conn, SSS_BUS_PATH, iface);
+}
 
 static void sss_service_quit(struct sss_service *svc, int status)
 {
@@ -199,7 +228,7 @@ static void sss_service_connected(struct tevent_req *req)
     }
     sbus_connection_set_disconnect_cb(svc->conn, sss_service_lost_bus, svc);
 
-    ret = sbus_connection_add_interface(svc->conn, SSS_BUS_PATH, &sss_service_iface);
+    ret = sss_service_add_iface(svc);
     if (ret == EOK) {
         ret = sbus_connection_add_listeners(svc->conn, sss_service_listeners);
     }

@@ -16,6 +16,7 @@
  *                 batch (be_prefetch.h: the queue, the waiting side, a batch)
  *   be_pam.c      PAM requests (be_pam.h): auth, chpass, access by provider
  *   be_dp.c       the bus side: the sssd.dataprovider table and the service signals
+ *   be_status.c   sssd.backend.Status: online state and servers for sssctl domain-status
  *   be_main.c     the process: config, start-up, registration
  *
  * Ownership: struct be_ctx owns everything the back-end creates (cache, id context, timers,
@@ -291,6 +292,8 @@ void be_reset_offline(struct be_ctx *be);
 int be_offline_next_retry(struct be_ctx *be);
 /* The delay the next failed probe would be followed by (for tests and logs). */
 int be_offline_current_delay(struct be_ctx *be);
+/* When the state last changed (or the back-end started) and why; the reason belongs to be. */
+void be_offline_since(struct be_ctx *be, time_t *_since, const char **_reason);
 /* Emits SetActive(domain) (after registration). */
 void be_announce_active(struct be_ctx *be);
 
@@ -317,5 +320,10 @@ errno_t be_enum_task_start(struct be_ctx *be);
 
 /* Serves sssd.dataprovider at SSS_BUS_PATH and listens to GoOffline / ResetOffline. */
 errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn);
+
+/* ---- be_status.c --------------------------------------------------------------------- */
+
+/* Serves sssd.backend.Status (sssctl domain-status) on conn. ENOMEM, sbus errors. */
+errno_t be_status_register(struct be_ctx *be, struct sbus_connection *conn);
 
 #endif /* SSS_BE_CTX_H */

@@ -233,6 +233,9 @@ errno_t be_dp_register(struct be_ctx *be, struct sbus_connection *conn)
         goto done;
     }
     ret = sbus_connection_add_listeners(conn, listeners);
+    if (ret == EOK) {
+        ret = be_status_register(be, conn);
+    }
 done:
     if (ret != EOK) {
         DEBUG(SSSDBG_FATAL_FAILURE, "Cannot serve sssd.dataprovider: %s\n", sss_strerror(ret));

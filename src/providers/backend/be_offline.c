@@ -38,6 +38,8 @@ struct be_offline {
     struct tevent_req *probe;       /* probe in flight */
     uint64_t probe_id;              /* its request id: a probe is an internal request */
     time_t last_probe;
+    time_t changed_at;              /* last online/offline change, or the start */
+    char *reason;                   /* why, for sssctl domain-status */
 };
 
 /* The probes' name of an online probe (be_request_start / done). */
@@ -55,7 +57,28 @@ errno_t be_offline_init(struct be_ctx *be)
     }
     be->offline->be = be;
     be->offline->delay = be->offline_timeout;
+    be->offline->changed_at = time(NULL);
+    be->offline->reason = talloc_strdup(be->offline, "back-end started");
     return EOK;
+}
+
+/* Remembers when and why the state last changed; the old reason is kept on ENOMEM. */
+static void be_offline_changed(struct be_offline *st, const char *why)
+{
+    char *reason = talloc_strdup(st, why);
+
+    st->changed_at = time(NULL);
+    if (reason != NULL) {
+        talloc_free(st->reason);
+        st->reason = reason;
+    }
+}
+
+void be_offline_since(struct be_ctx *be, time_t *_since, const char **_reason)
+{
+    SSS_CHECK_ARG(be != NULL && be->offline != NULL && _since != NULL && _reason != NULL);
+    *_since = be->offline->changed_at;
+    *_reason = be->offline->reason != NULL ? be->offline->reason : "";
 }
 
 bool be_is_offline(struct be_ctx *be)
@@ -144,6 +167,7 @@ void be_go_offline(struct be_ctx *be, const char *why)
     st->offline = true;
     st->delay = be->offline_timeout;
     st->last_probe = time(NULL);    /* the failed request was as good as a probe */
+    be_offline_changed(st, why);
     be->stats.went_offline++;
     DEBUG(SSSDBG_OP_FAILURE, "Domain %s is now offline (%s); retrying in %d s\n", be->domain,
           why, st->delay);
@@ -162,6 +186,7 @@ static void be_go_online(struct be_offline *st)
     }
     st->offline = false;
     st->delay = be->offline_timeout;
+    be_offline_changed(st, "a server answered the online probe");
     be->stats.went_online++;
     DEBUG(SSSDBG_IMPORTANT_INFO, "Domain %s is back online (server %s)\n", be->domain,
           sdap_id_ctx_server(be->id_ctx) != NULL ? sdap_id_ctx_server(be->id_ctx) : "?");

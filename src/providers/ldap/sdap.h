@@ -110,6 +110,25 @@ void sdap_id_ctx_disconnect(struct sdap_id_ctx *id_ctx);
 /* Forgets every server's bad mark (e.g. when the back-end goes back online by hand). */
 void sdap_id_ctx_reset_servers(struct sdap_id_ctx *id_ctx);
 
+/* One configured server as the failover sees it (sssctl domain-status). */
+struct sdap_server_info {
+    const char *uri;
+    bool backup;                /* from ldap_backup_uri */
+    bool active;                /* the current connection's server */
+    bool bad;                   /* marked bad: skipped until bad_until */
+    bool tried;                 /* a connection was attempted at least once */
+    errno_t last_error;         /* of the last failure; EOK when none */
+    time_t last_contact;        /* last successful connection; 0: never */
+    time_t last_failure;        /* 0: never */
+    uint64_t connects;          /* successful connections */
+    uint64_t failures;          /* failed connections and connections lost */
+};
+
+/* Every configured server in failover order. *_servers is a talloc array on mem_ctx whose
+ * uri strings belong to id_ctx. id_ctx NULL gives 0 servers. ENOMEM. */
+errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
+                            struct sdap_server_info **_servers, size_t *_count);
+
 /* One user by name (by == SDAP_BY_NAME, id ignored) or by uid (name ignored). */
 struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                       struct sdap_id_ctx *id_ctx, enum sdap_by by,

@@ -27,6 +27,12 @@ struct sdap_server {
     const char *uri;
     bool backup;
     time_t bad_until;           /* 0: good */
+    /* For diagnostics only (sdap_id_ctx_servers): failover decisions never read them. */
+    errno_t last_error;
+    time_t last_contact;
+    time_t last_failure;
+    uint64_t connects;
+    uint64_t failures;
 };
 
 struct sdap_fo {
@@ -109,6 +115,52 @@ bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now)
     return false;
 }
 
+void sdap_fo_note(struct sdap_fo *fo, size_t idx, errno_t error, time_t now)
+{
+    if (idx >= fo->num) {
+        return;
+    }
+    if (error == EOK) {
+        fo->servers[idx].last_contact = now;
+        fo->servers[idx].connects++;
+    } else {
+        fo->servers[idx].last_error = error;
+        fo->servers[idx].last_failure = now;
+        fo->servers[idx].failures++;
+    }
+}
+
+errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
+                            struct sdap_server_info **_servers, size_t *_count)
+{
+    struct sdap_server_info *list;
+    struct sdap_server *srv;
+    time_t now = time(NULL);
+    size_t num = id_ctx != NULL ? id_ctx->fo->num : 0;
+    size_t i;
+
+    list = talloc_zero_array(mem_ctx, struct sdap_server_info, num > 0 ? num : 1);
+    if (list == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < num; i++) {
+        srv = &id_ctx->fo->servers[i];
+        list[i].uri = srv->uri;
+        list[i].backup = srv->backup;
+        list[i].active = sdap_conn_usable(id_ctx->conn) && id_ctx->conn_server == (int)i;
+        list[i].bad = srv->bad_until != 0 && srv->bad_until > now;
+        list[i].tried = srv->last_contact != 0 || srv->last_failure != 0;
+        list[i].last_error = srv->last_failure != 0 ? srv->last_error : EOK;
+        list[i].last_contact = srv->last_contact;
+        list[i].last_failure = srv->last_failure;
+        list[i].connects = srv->connects;
+        list[i].failures = srv->failures;
+    }
+    *_servers = list;
+    *_count = num;
+    return EOK;
+}
+
 void sdap_fo_reset(struct sdap_fo *fo)
 {
     size_t i;
@@ -178,6 +230,7 @@ static void sdap_fo_walk_next(struct tevent_req *req, errno_t ret, bool fatal)
     struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
 
     assert(state->idx >= 0);
+    sdap_fo_note(state->id_ctx->fo, (size_t)state->idx, ret, time(NULL));
     if (ret == EOK) {
         sdap_fo_mark_good(state->id_ctx->fo, (size_t)state->idx);
         tevent_req_done(req);
@@ -275,6 +328,7 @@ static void sdap_conn_lost(struct sdap_conn *conn, void *pvt, errno_t error)
      * operation may reconnect to it, unless another server is there to go to; a server
      * that then refuses or times out is marked bad by the failover walk. Without this a
      * domain of one server went offline at the first reset connection. */
+    sdap_fo_note(id_ctx->fo, (size_t)id_ctx->conn_server, error, time(NULL));
     if (error == ETIMEDOUT
             || sdap_fo_has_other(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL))) {
         sdap_fo_mark_bad(id_ctx->fo, (size_t)id_ctx->conn_server, time(NULL));
@@ -369,10 +423,12 @@ static void sdap_primary_probe_done(struct tevent_req *subreq)
     if (ret != EOK) {
         DEBUG(SSSDBG_BE_FO, "domain %s: primary server %s still fails: %s\n",
               id_ctx->opts->domain, sdap_fo_uri(id_ctx->fo, (size_t)idx), sss_strerror(ret));
+        sdap_fo_note(id_ctx->fo, (size_t)idx, ret, time(NULL));
         sdap_fo_mark_bad(id_ctx->fo, (size_t)idx, time(NULL));
         sdap_primary_schedule(id_ctx);
         return;
     }
+    sdap_fo_note(id_ctx->fo, (size_t)idx, EOK, time(NULL));
     sdap_fo_mark_good(id_ctx->fo, (size_t)idx);
     sdap_conn_install(id_ctx, conn, idx);
 }

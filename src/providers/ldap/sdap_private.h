@@ -396,6 +396,8 @@ void sdap_fo_mark_good(struct sdap_fo *fo, size_t idx);
 /* True when a server other than idx is not marked bad at now. */
 bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now);
 void sdap_fo_reset(struct sdap_fo *fo);
+/* Records the outcome of a connection to server idx (EOK: contact) for diagnostics. */
+void sdap_fo_note(struct sdap_fo *fo, size_t idx, errno_t error, time_t now);
 
 /* The id context: shared state of every operation of one domain. */
 struct sdap_id_ctx {

@@ -8,6 +8,7 @@
 #include "responder/common/cache_req_private.h"
 #include "responder/common/resp_names.h"
 #include "db/sysdb_rcache.h"
+#include "responder/common/resp_metrics.h"
 
 /* Up to this many gids the pairwise comparison is the cheaper one (and allocates nothing):
  * the usual user is in a handful of groups. */
@@ -149,6 +150,7 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
         ret = EINVAL;
         break;
     }
+    resp_metrics_cache(ret == EOK);
     if (ret != EOK) {
         talloc_free(entry);
         return ret;

@@ -10,6 +10,7 @@
 #include "responder/common/cache_req_private.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
+#include "responder/common/resp_metrics.h"
 
 uint32_t cache_req_dp_type(enum cache_req_type type)
 {
@@ -132,6 +133,7 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     /* The call goes out under the id it carries (a background refresh has its own). */
     {
         SSS_REQ_ID_SCOPE(req_id);
+        resp_metrics_dp_call();
         subreq = sbus_call_send(state, rctx->conn, msg, key, rctx->dp_timeout_ms);
     }
     talloc_free(key);

@@ -14,6 +14,7 @@
 
 #include "responder/common/negcache.h"
 #include "util/sss_hash.h"
+#include "responder/common/resp_metrics.h"
 
 /* Below this many entries nothing is swept: a handful of dead entries costs nothing. */
 #define NCACHE_SWEEP_MIN 64
@@ -126,7 +127,11 @@ static bool ncache_check(struct resp_ncache *nc, const struct ncache_key *k)
     if (nc == NULL || nc->timeout == 0 || k->domain == NULL) {
         return false;
     }
-    return ncache_find(nc, k, ncache_hash(k)) != NULL;
+    if (ncache_find(nc, k, ncache_hash(k)) == NULL) {
+        return false;
+    }
+    resp_metrics_negcache_hit();
+    return true;
 }
 
 static bool ncache_keep_live(void *item, void *pvt)

@@ -18,6 +18,7 @@
 
 #include "responder/common/resp_socket_private.h"
 #include "responder/common/resp_busy_poll.h"
+#include "responder/common/resp_metrics.h"
 
 static void resp_client_read_mode(struct resp_client *cli);
 
@@ -149,6 +150,7 @@ static void resp_client_dispatch(struct resp_client *cli)
     req->cli = cli;
     req->id = sss_new_req_id();
     req->cmd = resp_frame_cmd(cli->frame);
+    req->start_usec = resp_metrics_request(req->cmd);
     talloc_set_destructor(req, resp_request_destructor);
     cli->req = req;
     resp_busy_poll_request(cli->fd);
@@ -340,6 +342,7 @@ static errno_t resp_client_write(struct resp_client *cli, struct resp_request *r
         return EAGAIN;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "Request %" PRIu64 ": answered, %zu bytes\n", req->id, len);
+    resp_metrics_answered(req->cmd, req->start_usec);
     return EOK;
 }
 

@@ -75,6 +75,7 @@ struct resp_request {
     uint32_t cmd;
     struct resp_reply *reply;       /* once answered */
     size_t written;
+    uint64_t start_usec;            /* for the latency metric */
 };
 
 /* Sets up a client for the accepted fd (closes fd when that fails). */
