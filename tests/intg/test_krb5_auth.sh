@@ -44,6 +44,14 @@ check "the LDAP password is not the Kerberos one: refused" login 1 Alice-Ldap1 a
 check "an unknown user" login 1 Nobody-1 nobody-here
 check "bob logs in too" login 0 Bob-Krb3 bob
 check "  ... his ccache is his" test "$(stat -c %u "$WORK"/cc/bob/krb5cc_10002_* 2>/dev/null)" = 10002
+# The KDC sends a password expiry within a week: libkrb5 words a warning, which reaches the
+# user as SSSD's krb5_child sends it (a TEXT_MSG, shown through the conversation).
+krb5kdc_kadmin "$WORK/kdc" "modprinc -pwexpire tomorrow bob" > /dev/null 2>&1
+check "bob, whose password expires tomorrow, logs in" login 0 Bob-Krb3 bob
+expect_line "  ... and is told so" "[Yy]our password will expire"
+krb5kdc_kadmin "$WORK/kdc" "modprinc -pwexpire never bob" > /dev/null 2>&1
+check "  ... no such text once the expiry is gone" login 0 Bob-Krb3 bob
+check "  ... (none shown)" bash -c "! grep -q 'password will expire' <<< \"\$1\"" _ "$LAST_OUT"
 setpriv --reuid=10002 --regid=10002 --clear-groups mkdir -m 0777 "$WORK/cc/carol"
 check "a ccache directory bob made for carol: her login fails" login 1 Carol-Krb4 carol
 check "  ... nothing written in bob's directory" test -z "$(ls -A "$WORK/cc/carol")"

@@ -4,8 +4,9 @@
  * principal is the one the directory gave (ldap_user_principal), else user@krb5_realm, as
  * SSSD's find_or_guess_upn does. The answer of krb5_child maps to PAM as SSSD 2.8 does:
  *
- *   OK                 PAM_SUCCESS; the ccache as ENV_ITEM KRB5CCNAME=...; cached
- *                      credentials stored; the TGT registered for renewal
+ *   OK                 PAM_SUCCESS; the ccache as ENV_ITEM KRB5CCNAME=...; what libkrb5
+ *                      had to tell the user (the KDC's password expiry warning) as
+ *                      TEXT_MSG; cached credentials stored; the TGT registered for renewal
  *   wrong password     PAM_AUTH_ERR              unknown principal   PAM_USER_UNKNOWN
  *   password expired   PAM_NEW_AUTHTOK_REQD (pam_sss then changes it)
  *   KDC unreachable,   offline: the cached credentials decide (USER_INFO OFFLINE_AUTH), and
@@ -284,6 +285,11 @@ static void krb5_pam_child_done(struct tevent_req *subreq)
     switch (rsp->status) {
     case KRB5_CHILD_OK:
         krb5_pam_success(state, ks, rsp);
+        if (rsp->message[0] != '\0') {
+            /* libkrb5's words for the user (an expiry warning): SSSD's TEXT_MSG. */
+            (void)be_pam_add_item(state, SSS_PAM_TEXT_MSG, rsp->message,
+                                  (uint32_t)strlen(rsp->message) + 1);
+        }
         if (state->req.cmd == SSS_PAM_AUTHENTICATE) {
             be_pam_creds_save(state);
         }

@@ -39,7 +39,34 @@ struct k5c {
     krb5_creds *svc;                /* KEYTAB_TGT: the service ticket stored beside the TGT */
     krb5_creds *svc2;               /* ... and under the realm's name, when svc is a referral */
     bool have_svc;
+    char banner[1024];              /* what libkrb5 had to tell the user (SSS_PAM_TEXT_MSG) */
 };
+
+/* libkrb5's prompter. The password is always given, so a prompt asking for input (a
+ * pre-authentication mechanism wanting more) is refused; a banner alone, such as the
+ * KDC's "your password will expire" warning, is kept for the user, as SSSD's
+ * krb5_child sends it as a plain text message. */
+static krb5_error_code k5c_prompter(krb5_context kctx, void *data, const char *name,
+                                    const char *banner, int num_prompts,
+                                    krb5_prompt prompts[])
+{
+    struct k5c *c = data;
+    size_t used;
+
+    (void)kctx;
+    (void)name;
+    (void)prompts;
+    if (num_prompts > 0) {
+        return KRB5_LIBOS_CANTREADPWD;
+    }
+    if (banner != NULL && banner[0] != '\0') {
+        used = strlen(c->banner);
+        DEBUG(SSSDBG_TRACE_FUNC, "message for the user: %s\n", banner);
+        (void)snprintf(c->banner + used, sizeof(c->banner) - used, "%s%s",
+                       used > 0 ? "\n" : "", banner);
+    }
+    return 0;
+}
 
 static void k5c_log_krb(struct k5c *c, krb5_error_code kerr, const char *what)
 {
@@ -121,11 +148,14 @@ static krb5_error_code k5c_get_creds(struct k5c *c, const char *password, const 
     }
     krb5_get_init_creds_opt_set_canonicalize(opts,
                                              (c->req->flags & KRB5_CHILD_F_CANONICALIZE) != 0);
+    /* An expired password is reported (PASSWORD_EXPIRED), never changed in a dialogue. */
+    krb5_get_init_creds_opt_set_change_password_prompt(opts, 0);
     if (c->have_creds) {
         krb5_free_cred_contents(c->kctx, &c->creds);
         c->have_creds = false;
     }
-    kerr = krb5_get_init_creds_password(c->kctx, &c->creds, c->princ, password, NULL, NULL, 0,
+    kerr = krb5_get_init_creds_password(c->kctx, &c->creds, c->princ, password,
+                                        service == NULL ? k5c_prompter : NULL, c, 0,
                                         service, opts);
     if (kerr == 0) {
         c->have_creds = true;
@@ -706,6 +736,9 @@ int main(int argc, char *argv[])
     }
     if (c.rsp.message == NULL) {
         c.rsp.message = "";
+    }
+    if (c.req->cmd == KRB5_CHILD_AUTH && c.rsp.status == KRB5_CHILD_OK) {
+        c.rsp.message = c.banner;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "command %u for [%s]: status %u\n", c.req->cmd, c.req->principal,
           c.rsp.status);
