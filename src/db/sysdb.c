@@ -97,6 +97,9 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
     if (lret == LDB_SUCCESS) {
         lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_GID_IDX);
     }
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_EMAIL_KEY);
+    }
     if (lret == LDB_SUCCESS && sysdb->backend == SYSDB_BACKEND_MDB) {
         /* ldb_mdb keys records by GUID (its full scans read only the GUID key range); the
          * DN -> GUID index is then built in. */

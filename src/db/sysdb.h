@@ -84,6 +84,7 @@ struct sysdb_user {
     const char *home;       /* may be NULL */
     const char *shell;      /* may be NULL */
     const char *orig_dn;    /* may be NULL */
+    const char *email;      /* ldap_user_email; may be NULL */
     /* set in results, ignored by stores: */
     time_t last_update;
     time_t expire;
@@ -236,6 +237,16 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                               uint32_t uid, struct sysdb_user **_user);
 errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                 const char *name, struct sysdb_group **_group);
+/*
+ * The users whose e-mail address is email (SSSD's lookup by e-mail, ldap_user_email),
+ * compared as names are: exactly in a case-sensitive domain, folded otherwise. *_users is
+ * a NULL-terminated array on mem_ctx (several users may share an address; callers decide
+ * what that means). ENOENT when none; EINVAL for an address no user could hold (empty,
+ * not UTF-8, over SYSDB_NAME_MAX bytes). One index lookup, no read cache.
+ */
+errno_t sysdb_get_users_by_email(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const char *email, struct sysdb_user ***_users,
+                                 size_t *_count);
 errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                uint32_t gid, struct sysdb_group **_group);
 

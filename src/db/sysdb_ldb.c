@@ -274,9 +274,9 @@ done:
     return ret;
 }
 
-static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                   const char *filter, const char *const *attrs,
-                                   struct ldb_message ***_msgs, size_t *_count)
+errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                            const char *filter, const char *const *attrs,
+                            struct ldb_message ***_msgs, size_t *_count)
 {
     struct ldb_result *res = NULL;
     int lret;

@@ -18,13 +18,15 @@
  * range), which adds ldb's DN -> GUID index record per entry; that index's key holds the
  * casefolded DN, so the DN is kept short. A name whose escaped DN would exceed LMDB's
  * 511-byte key limit (only names full of ,=;+ etc.) is refused (EINVAL).
- * @INDEXLIST indexes uidx (users) and gidx (groups) only: the id scrambled by a bijection,
+ * @INDEXLIST indexes uidx (users) and gidx (groups): the id scrambled by a bijection,
  * so that ids stored in increasing order (a directory read in order) land at random places
  * in the index's key range: LMDB halves a page when it inserts anywhere but at a page's end,
  * which left sequentially filled index pages 40% full, random ones ~67% full. The values are
  * nearly unique, so each index record stays tiny. A user's primary gid is in pgid,
  * deliberately not indexed (10,000 users sharing gid 100 would make one index record that
- * every user save rewrites).
+ * every user save rewrites). It also indexes mailk, a user's e-mail address in the key form
+ * of a name (folded unless the domain is case-sensitive, "@domain" appended), for the
+ * lookup by e-mail; only users with an address have one.
  * Member and group lists are single values holding NUL-terminated names back to back
  * ("packed"): one value for 50,000 names is written and read in O(N) with no per-value work
  * inside ldb.
@@ -40,7 +42,7 @@
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
 
-#define SYSDB_VERSION "2"
+#define SYSDB_VERSION "3"
 
 
 #define SYSDB_BASE_DN "cn=sysdb"
@@ -55,6 +57,8 @@
 #define SYSDB_A_HOME "home"
 #define SYSDB_A_SHELL "shell"
 #define SYSDB_A_ORIG_DN "odn"
+#define SYSDB_A_EMAIL "mail"               /* as the directory gave it */
+#define SYSDB_A_EMAIL_KEY "mailk"          /* indexed: its key form (sysdb_name_key_buf) */
 #define SYSDB_A_LAST_UPDATE "upd"
 #define SYSDB_A_EXPIRE "exp"
 #define SYSDB_A_MEMBERS "members"          /* packed user names */
@@ -216,6 +220,12 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
 errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);
 errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind);
 
+/* The entries matching an ldb filter (an indexed term picks the candidates, else a full
+ * scan), with attrs (NULL: all); count may be 0. */
+errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                            const char *filter, const char *const *attrs,
+                            struct ldb_message ***_msgs, size_t *_count);
+
 /* All entries of a kind (full scan), with attrs (NULL: all). */
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                          const char *const *attrs, struct ldb_message ***_msgs,
@@ -352,7 +362,8 @@ static inline void sysdb_flat_done(struct sysdb_flat *flat)
 
 /* Every attribute a struct sysdb_user needs (not the possibly large group list). */
 #define SYSDB_USER_ATTRS SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, \
-    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
+    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_EMAIL, SYSDB_A_LAST_UPDATE, \
+    SYSDB_A_EXPIRE
 
 /* A user entry read as a struct sysdb_user on mem_ctx, which takes msg. EIO (logged) for a
  * malformed entry. */

@@ -580,12 +580,96 @@ static void test_old_version_rebuilt(void **state)
     tc_tmpdir_remove(dir);
 }
 
+/* Users by e-mail address (SSSD's lookup by e-mail): exact in a case-sensitive domain,
+ * several holders all returned, an address changed or removed is no longer found. */
+static void test_user_email(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "alice", .uid = 1001, .gid = 1001,
+                            .email = "alice@mail.example" };
+    struct sysdb_user **users;
+    struct sysdb_user *r;
+    size_t count;
+
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), ENOENT);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "alice@" DOM);
+    assert_string_equal(users[0]->email, "alice@mail.example");
+    assert_int_equal(users[0]->uid, 1001);
+    assert_null(users[1]);
+    talloc_free(users);
+    /* Case-sensitive domain: another spelling is another address. */
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "Alice@mail.example",
+                                              &users, &count), ENOENT);
+    /* The address is returned by the lookups by name too (read cache included). */
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
+    assert_string_equal(r->email, "alice@mail.example");
+    talloc_free(r);
+
+    /* A second holder: both returned. */
+    u.name = "bob";
+    u.uid = 1002;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 2);
+    talloc_free(users);
+
+    /* Bob's address changes, alice's is removed. */
+    u.email = "bob@mail.example";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    u.name = "alice";
+    u.uid = 1001;
+    u.email = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), ENOENT);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "bob@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "bob@" DOM);
+    talloc_free(users);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
+    assert_null(r->email);
+    talloc_free(r);
+
+    /* Deleted users hold nothing; an address no name could be is EINVAL. */
+    assert_int_equal(sysdb_delete_user(tc->sysdb, "bob"), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "bob@mail.example",
+                                              &users, &count), ENOENT);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "", &users, &count),
+                     EINVAL);
+}
+
+/* case_sensitive = false: addresses compare folded. */
+static void test_user_email_insensitive(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "Alice", .uid = 1001, .gid = 1001,
+                            .email = "Alice@Mail.Example" };
+    struct sysdb_user **users;
+    size_t count;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "ALICE@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "alice@" DOM);
+    talloc_free(users);
+}
+
 static const struct CMUnitTest tests[] = {
     T(test_store_get_user),
     T(test_update_user),
     T(test_rename_by_uid),
     T(test_case_sensitive),
     cmocka_unit_test_setup_teardown(test_case_insensitive, setup_insensitive, teardown),
+    T(test_user_email),
+    cmocka_unit_test_setup_teardown(test_user_email_insensitive, setup_insensitive, teardown),
     cmocka_unit_test_setup_teardown(test_case_preserving, setup_preserving, teardown),
     T(test_expiry),
     T(test_delete),
