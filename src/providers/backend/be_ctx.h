@@ -166,11 +166,12 @@ enum be_filter_kind {
     BE_FILTER_NAME,
     BE_FILTER_ID,
     BE_FILTER_ENUM,
+    BE_FILTER_MAIL,             /* users by e-mail address (SSSD's fallback by e-mail) */
 };
 
 struct be_filter {
     enum be_filter_kind kind;
-    const char *name;           /* BE_FILTER_NAME */
+    const char *name;           /* BE_FILTER_NAME; BE_FILTER_MAIL: the address */
     uint32_t id;                /* BE_FILTER_ID */
 };
 

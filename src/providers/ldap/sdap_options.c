@@ -113,6 +113,7 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_ATTR("ldap_user_fullname", user_map[SDAP_UA_FULLNAME], false),
     OPT_ATTR("ldap_user_home_directory", user_map[SDAP_UA_HOME], false),
     OPT_ATTR("ldap_user_shell", user_map[SDAP_UA_SHELL], false),
+    OPT_ATTR("ldap_user_email", user_map[SDAP_UA_EMAIL], false),
     OPT_ATTR("ldap_group_object_class", group_map[SDAP_GA_OC], true),
     OPT_ATTR("ldap_group_name", group_map[SDAP_GA_NAME], true),
     OPT_ATTR("ldap_group_gid_number", group_map[SDAP_GA_GID], true),

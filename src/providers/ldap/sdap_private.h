@@ -109,6 +109,7 @@ enum sdap_user_attr {
     SDAP_UA_FULLNAME,
     SDAP_UA_HOME,
     SDAP_UA_SHELL,
+    SDAP_UA_EMAIL,
     SDAP_UA_MAX
 };
 

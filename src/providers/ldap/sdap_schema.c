@@ -339,6 +339,7 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     user->home = talloc_strdup(user, home != NULL ? home : "");
     user->shell = talloc_strdup(user, shell != NULL ? shell : "");
     user->orig_dn = talloc_strdup(user, entry->dn);
+    user->email = talloc_strdup(user, entry_text(entry, opts->user_map[SDAP_UA_EMAIL], "user"));
     if (user->name == NULL || user->gecos == NULL || user->home == NULL
             || user->shell == NULL || user->orig_dn == NULL) {
         ret = ENOMEM;
