@@ -186,6 +186,13 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                    const struct be_filter *filter);
 errno_t be_id_ldap_recv(struct tevent_req *req);
 
+/* The end of a group request that found group: stores it (sliced when huge; the group is
+ * moved onto mem_ctx, which must live until then) and ends req with the store's result.
+ * EAGAIN: the store runs; anything else: nothing started, the caller ends req. */
+errno_t be_group_store_finish(struct tevent_req *req, TALLOC_CTX *mem_ctx,
+                              struct tevent_context *ev, struct be_ctx *be,
+                              struct sdap_group *group);
+
 /* ---- be_mpg.c ----------------------------------------------------------------------- */
 
 /*

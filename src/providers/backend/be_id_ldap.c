@@ -229,21 +229,38 @@ static void be_id_ldap_group_done(struct tevent_req *subreq)
     talloc_free(subreq);
     if (ret == ENOENT) {
         ret = be_delete_group(state->be, &state->filter);
-        goto done;
+    } else if (ret == EOK) {
+        ret = be_group_store_finish(req, state, state->ev, state->be, group);
     }
-    if (ret != EOK) {
-        goto done;
+    if (ret != EAGAIN) {
+        be_req_finish(req, ret);
     }
-    /* The group stays on state until the store is over. */
-    subreq = be_store_group_send(state, state->ev, state->be, group);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
-    return;
-done:
+}
+
+static void be_group_stored(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    errno_t ret;
+
+    ret = be_store_group_recv(subreq);
+    talloc_free(subreq);
     be_req_finish(req, ret);
+}
+
+errno_t be_group_store_finish(struct tevent_req *req, TALLOC_CTX *mem_ctx,
+                              struct tevent_context *ev, struct be_ctx *be,
+                              struct sdap_group *group)
+{
+    struct tevent_req *subreq;
+
+    SSS_CHECK_ARG(req != NULL && mem_ctx != NULL && be != NULL && group != NULL, EINVAL);
+    talloc_steal(mem_ctx, group);
+    subreq = be_store_group_send(mem_ctx, ev, be, group);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, be_group_stored, req);
+    return EAGAIN;
 }
 
 static void be_id_ldap_mpg_done(struct tevent_req *subreq)
@@ -564,15 +581,13 @@ static void be_id_ldap_primary_done(struct tevent_req *subreq)
     tevent_req_set_callback(subreq, be_id_ldap_stored, req);
 }
 
-/* The sliced store of a group or of an initgroups is over. */
+/* The sliced store of an initgroups is over. */
 static void be_id_ldap_stored(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
     errno_t ret;
 
-    ret = state->type == SSS_DP_GROUP ? be_store_group_recv(subreq)
-                                      : be_initgr_store_recv(subreq);
+    ret = be_initgr_store_recv(subreq);
     talloc_free(subreq);
     be_req_finish(req, ret);
 }
