@@ -531,7 +531,7 @@ static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 {
     int kind;
 
-    for (kind = SYSDB_KIND_USER; kind <= SYSDB_KIND_GROUP; kind++) {
+    for (kind = 0; kind < SYSDB_NUM_KINDS; kind++) {
         sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s",
                                               sysdb_kinds[kind].container);
         if (sysdb->base_dn[kind] == NULL) {

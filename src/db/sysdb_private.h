@@ -7,6 +7,7 @@
  *   cn=sysdb                   version, domain, caseMode
  *   name=<short key>,cn=users  a user
  *   name=<short key>,cn=groups a group
+ *   name=<short key>,cn=netgroups a netgroup (sysdb_netgroups.c)
  * <short key> is the internal name's key form (case-folded unless the domain is
  * case-sensitive) without its "@domain": one file holds one domain, so the suffix and the
  * domain in the DN would only repeat the same bytes in every record key, record and index
@@ -77,14 +78,16 @@
 enum sysdb_kind {
     SYSDB_KIND_USER,
     SYSDB_KIND_GROUP,
+    SYSDB_KIND_NETGROUP,
 };
+#define SYSDB_NUM_KINDS 3
 
-/* What the code users and groups share needs to know of a kind: sysdb_kinds[kind]
+/* What the code the kinds share needs to know of a kind: sysdb_kinds[kind]
  * (sysdb_entry.c). */
 struct sysdb_kind_desc {
-    const char *name;           /* "user", "group": for logs */
+    const char *name;           /* "user", "group", "netgroup": for logs */
     const char *container;      /* the kind's base DN is cn=<container> */
-    const char *id_attr;        /* uid / gid */
+    const char *id_attr;        /* uid / gid; NULL: the kind has no id (netgroups) */
     const char *id_idx_attr;    /* uidx / gidx: the indexed scrambled id */
 };
 extern const struct sysdb_kind_desc sysdb_kinds[];
@@ -100,7 +103,7 @@ struct sysdb_ctx {
     enum sysdb_backend backend;
     locale_t fold_locale;    /* C.UTF-8 for towlower_l; 0 when missing (ASCII folding) */
 
-    struct ldb_dn *base_dn[2]; /* cn=users / cn=groups, by kind */
+    struct ldb_dn *base_dn[SYSDB_NUM_KINDS]; /* cn=users, cn=groups ..., by kind */
 
     uint8_t guid_prefix[8];  /* guid = prefix + counter (mdb needs GUID keys) */
     uint64_t guid_counter;
@@ -226,7 +229,8 @@ errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                             const char *filter, const char *const *attrs,
                             struct ldb_message ***_msgs, size_t *_count);
 
-/* All entries of a kind (full scan), with attrs (NULL: all). */
+/* All entries of a kind (a full scan; for a kind without ids, a one-level scan of its
+ * container), with attrs (NULL: all). */
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                          const char *const *attrs, struct ldb_message ***_msgs,
                          size_t *_count);
@@ -276,7 +280,8 @@ errno_t sysdb_msg_set_strs(struct ldb_message *msg, const struct sysdb_str_attr 
 /* --- users and groups alike (sysdb_entry.c) --- */
 
 /* The message a store of an entry of kind starts from: its DN, its name attribute (only
- * when the stored form differs from the key form) and its id. *_stored: the name's stored
+ * when the stored form differs from the key form) and its id (none for a kind without
+ * one). *_stored: the name's stored
  * form, on mem_ctx. EINVAL for an invalid name. */
 errno_t sysdb_entry_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                         const char *name, uint32_t id, struct ldb_message **_msg,
