@@ -85,6 +85,9 @@ struct sysdb_user {
     const char *shell;      /* may be NULL */
     const char *orig_dn;    /* may be NULL */
     const char *email;      /* ldap_user_email; may be NULL */
+    const char **extra;     /* ldap_user_extra_attrs: name, value, name, value ...,
+                             * NULL-terminated (a name once per value); stores: may be
+                             * NULL; results: never NULL */
     /* set in results, ignored by stores: */
     time_t last_update;
     time_t expire;

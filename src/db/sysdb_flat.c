@@ -80,6 +80,7 @@ static void flat_user_write(struct flat_buf *fb, const void *result)
     f.shell = (const char *)flat_str(fb, u->shell);
     f.orig_dn = (const char *)flat_str(fb, u->orig_dn);
     f.email = (const char *)flat_str(fb, u->email);
+    f.extra = (const char **)flat_list(fb, u->extra);
     if (fb->base != NULL) {
         memcpy(fb->base, &f, sizeof(f));
     }
@@ -180,6 +181,7 @@ struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size
     u->shell = flat_ptr(base, u->shell);
     u->orig_dn = flat_ptr(base, u->orig_dn);
     u->email = flat_ptr(base, u->email);
+    u->extra = flat_ptr_list(base, u->extra);
     return u;
 }
 

@@ -21,58 +21,12 @@ static const char *const sysdb_netgr_attrs[] = {
     SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, NULL
 };
 
-/* Packs a NULL-terminated list of strings (NULL: none) into one value on mem_ctx; *_data
- * NULL and *_len 0 for none. EINVAL for an empty, non-UTF-8 or oversize string. */
-static errno_t sysdb_netgr_pack(TALLOC_CTX *mem_ctx, const char *const *list, const char *what,
-                                char **_data, size_t *_len)
-{
-    size_t total = 0;
-    size_t n;
-    size_t len;
-    char *data;
-    char *p;
-
-    for (n = 0; list != NULL && list[n] != NULL; n++) {
-        len = strlen(list[n]);
-        if (len == 0 || len > SYSDB_ATTR_MAX || !sysdb_utf8_valid(list[n], len)) {
-            DEBUG(SSSDBG_OP_FAILURE, "Netgroup %s value %zu is empty, too long or not "
-                  "UTF-8\n", what, n);
-            return EINVAL;
-        }
-        total += len + 1;
-    }
-    if (n > SYSDB_LIST_MAX) {
-        DEBUG(SSSDBG_OP_FAILURE, "Netgroup has %zu %s, at most %d are kept\n", n, what,
-              SYSDB_LIST_MAX);
-        return EINVAL;
-    }
-    if (n == 0) {
-        *_data = NULL;
-        *_len = 0;
-        return EOK;
-    }
-    data = talloc_size(mem_ctx, total);
-    if (data == NULL) {
-        return ENOMEM;
-    }
-    for (p = data, n = 0; list[n] != NULL; n++) {
-        len = strlen(list[n]) + 1;
-        memcpy(p, list[n], len);
-        p += len;
-    }
-    *_data = data;
-    *_len = total;
-    return EOK;
-}
-
 errno_t sysdb_store_netgroup(struct sysdb_ctx *sysdb, const struct sysdb_netgroup *ng,
                              time_t now, uint32_t cache_timeout)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     const char *stored;
-    char *data;
-    size_t len;
     errno_t ret;
 
     SSS_CHECK_ARG(sysdb != NULL && ng != NULL && ng->name != NULL, EINVAL);
@@ -84,19 +38,11 @@ errno_t sysdb_store_netgroup(struct sysdb_ctx *sysdb, const struct sysdb_netgrou
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_netgr_pack(msg, ng->triples, "triples", &data, &len);
+    ret = sysdb_msg_set_packed(msg, SYSDB_A_NG_TRIPLES, ng->triples, "netgroup triples");
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_msg_set_val(msg, SYSDB_A_NG_TRIPLES, data, len);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_netgr_pack(msg, ng->members, "members", &data, &len);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_set_val(msg, SYSDB_A_NG_MEMBERS, data, len);
+    ret = sysdb_msg_set_packed(msg, SYSDB_A_NG_MEMBERS, ng->members, "netgroup members");
     if (ret != EOK) {
         goto done;
     }

@@ -60,6 +60,7 @@
 #define SYSDB_A_ORIG_DN "odn"
 #define SYSDB_A_EMAIL "mail"               /* as the directory gave it */
 #define SYSDB_A_EMAIL_KEY "mailk"          /* indexed: its key form (sysdb_name_key_buf) */
+#define SYSDB_A_EXTRA "extra"              /* packed name, value pairs */
 #define SYSDB_A_LAST_UPDATE "upd"
 #define SYSDB_A_EXPIRE "exp"
 #define SYSDB_A_MEMBERS "members"          /* packed user names */
@@ -247,6 +248,12 @@ errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t nu
 errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
                           size_t len);
 
+/* Replaces attr by the packed form of list (its strings NUL-terminated back to back, on
+ * msg); NULL or an empty list removes attr. EINVAL (logged, what naming the list) for an
+ * empty, non-UTF-8 or oversize string, or more than SYSDB_LIST_MAX of them. */
+errno_t sysdb_msg_set_packed(struct ldb_message *msg, const char *attr,
+                             const char *const *list, const char *what);
+
 /* Sets the id of an entry of kind: uid or gid, and its indexed scrambled form. */
 errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t id);
 
@@ -367,8 +374,8 @@ static inline void sysdb_flat_done(struct sysdb_flat *flat)
 
 /* Every attribute a struct sysdb_user needs (not the possibly large group list). */
 #define SYSDB_USER_ATTRS SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, \
-    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_EMAIL, SYSDB_A_LAST_UPDATE, \
-    SYSDB_A_EXPIRE
+    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_EMAIL, SYSDB_A_EXTRA, \
+    SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
 
 /* A user entry read as a struct sysdb_user on mem_ctx, which takes msg. EIO (logged) for a
  * malformed entry. */

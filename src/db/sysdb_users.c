@@ -13,6 +13,7 @@ errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                           struct ldb_message *msg, struct sysdb_user **_user)
 {
     struct sysdb_user *user;
+    size_t count;
     errno_t ret;
 
     user = talloc_zero(mem_ctx, struct sysdb_user);
@@ -44,6 +45,11 @@ errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     user->shell = sysdb_msg_str(msg, SYSDB_A_SHELL);
     user->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
     user->email = sysdb_msg_str(msg, SYSDB_A_EMAIL);
+    ret = sysdb_msg_names(user, msg, SYSDB_A_EXTRA, &user->extra, &count);
+    if (ret != EOK || count % 2 != 0) {
+        ret = EIO;
+        goto done;
+    }
 
 done:
     if (ret != EOK) {
@@ -127,6 +133,22 @@ static errno_t sysdb_user_set_email_key(struct ldb_message *msg, struct sysdb_ct
     return sysdb_msg_set_str(msg, SYSDB_A_EMAIL_KEY, key);
 }
 
+/* The extra attributes, pairs packed in one value. EINVAL (logged) for an odd count. */
+static errno_t sysdb_user_set_extra(struct ldb_message *msg, const struct sysdb_user *user)
+{
+    size_t n = 0;
+
+    while (user->extra != NULL && user->extra[n] != NULL) {
+        n++;
+    }
+    if (n % 2 != 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: extra attributes are not name, value pairs\n",
+              user->name);
+        return EINVAL;
+    }
+    return sysdb_msg_set_packed(msg, SYSDB_A_EXTRA, user->extra, "extra attributes");
+}
+
 errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
                          time_t now, uint32_t cache_timeout)
 {
@@ -168,6 +190,10 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
         goto done;
     }
     ret = sysdb_user_set_email_key(msg, sysdb, user);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_user_set_extra(msg, user);
     if (ret != EOK) {
         goto done;
     }

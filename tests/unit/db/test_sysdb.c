@@ -608,6 +608,8 @@ static void test_user_email(void **state)
     /* The address is returned by the lookups by name too (read cache included). */
     assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
     assert_string_equal(r->email, "alice@mail.example");
+    assert_non_null(r->extra);
+    assert_null(r->extra[0]);
     talloc_free(r);
 
     /* A second holder: both returned. */
@@ -645,6 +647,38 @@ static void test_user_email(void **state)
                      EINVAL);
 }
 
+/* ldap_user_extra_attrs: name, value pairs (a name once per value) kept in order, returned
+ * by every lookup (read cache included), replaced or removed by the next store; an odd
+ * list is refused. */
+static void test_user_extra(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *extra[] = { "phone", "+1 555", "phone", "+1 556", "dept", "ops", NULL };
+    const char *odd[] = { "phone", NULL };
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001, .extra = extra };
+    struct sysdb_user *r;
+    int i;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    for (i = 0; i < 2; i++) {   /* read from ldb, then from the read cache */
+        assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+        assert_string_equal(r->extra[0], "phone");
+        assert_string_equal(r->extra[1], "+1 555");
+        assert_string_equal(r->extra[3], "+1 556");
+        assert_string_equal(r->extra[4], "dept");
+        assert_string_equal(r->extra[5], "ops");
+        assert_null(r->extra[6]);
+        talloc_free(r);
+    }
+    u.extra = odd;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.extra = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), EOK);
+    assert_null(r->extra[0]);
+    talloc_free(r);
+}
+
 /* case_sensitive = false: addresses compare folded. */
 static void test_user_email_insensitive(void **state)
 {
@@ -669,6 +703,7 @@ static const struct CMUnitTest tests[] = {
     T(test_case_sensitive),
     cmocka_unit_test_setup_teardown(test_case_insensitive, setup_insensitive, teardown),
     T(test_user_email),
+    T(test_user_extra),
     cmocka_unit_test_setup_teardown(test_user_email_insensitive, setup_insensitive, teardown),
     cmocka_unit_test_setup_teardown(test_case_preserving, setup_preserving, teardown),
     T(test_expiry),
