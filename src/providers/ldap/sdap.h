@@ -58,6 +58,8 @@ struct sdap_user {
     const char *shell;      /* "" when absent */
     const char *orig_dn;
     const char *email;      /* ldap_user_email (its first value); NULL when absent */
+    const char **extra;     /* ldap_user_extra_attrs: name, value, name, value ... (the
+                             * cache name once per value), NULL-terminated; never NULL */
 };
 
 /* A POSIX group. member_users and member_groups are NULL-terminated, never NULL. */

@@ -13,6 +13,44 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
+errno_t sdap_user_extra(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_entry *entry, const char ***_pairs)
+{
+    const struct sdap_attr *attr;
+    const char **pairs;
+    size_t total = 0;
+    size_t n = 0;
+    size_t i, j;
+
+    for (i = 0; i < opts->num_extra; i++) {
+        attr = sdap_entry_attr(entry, opts->extra_ldap[i]);
+        total += attr != NULL ? attr->num_values : 0;
+    }
+    pairs = talloc_zero_array(mem_ctx, const char *, 2 * total + 1);
+    if (pairs == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < opts->num_extra; i++) {
+        attr = sdap_entry_attr(entry, opts->extra_ldap[i]);
+        for (j = 0; attr != NULL && j < attr->num_values; j++) {
+            if (attr->values[j][0] == '\0'
+                    || !sdap_utf8_valid(attr->values[j], strlen(attr->values[j]))) {
+                DEBUG(SSSDBG_MINOR_FAILURE, "'%s': a value of %s is empty or not UTF-8: "
+                      "skipped\n", entry->dn, attr->name);
+                continue;
+            }
+            pairs[n++] = opts->extra_names[i];
+            pairs[n] = talloc_strdup(pairs, attr->values[j]);
+            if (pairs[n++] == NULL) {
+                talloc_free(pairs);
+                return ENOMEM;
+            }
+        }
+    }
+    *_pairs = pairs;
+    return EOK;
+}
+
 struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                       struct sdap_id_ctx *id_ctx, enum sdap_by by,
                                       const char *name, uint32_t id)
