@@ -110,7 +110,8 @@ struct sysdb_group {
  * The case mode is the domain's; opening an existing cache with another mode is refused
  * (EINVAL, logged): names were stored folded, or not, according to the old one; remove the
  * cache file to change it. A cache of another format version is emptied (logged) and set up
- * again: entries are fetched again. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
+ * again: entries are fetched again; but one of the previous version (2, without the
+ * e-mail index) is upgraded in place, keeping its entries and cached credentials. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
  * file), ERR_INTERNAL (the file holds the cache of another domain).
  */
 errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,

@@ -21,6 +21,7 @@
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
 #include "db/sysdb_private.h"
+#include "db/sysdb_creds.h"
 
 static void test_store_get_user(void **state)
 {
@@ -696,6 +697,66 @@ static void test_user_email_insensitive(void **state)
     talloc_free(users);
 }
 
+/* A cache of format version 2 (no e-mail index) is upgraded in place on open: its users
+ * and their cached credentials stay; a user stored then is found by e-mail address. */
+static void test_prev_version_upgraded(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "old", .uid = 1001, .gid = 1001 };
+    const struct sysdb_creds_policy pol = { 0 };
+    const uint8_t pw[] = "Secret123";
+    struct ldb_message *msg;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user **users;
+    struct sysdb_user *r;
+    size_t count;
+    char *dir;
+
+    dir = tc_tmpdir(tc->mem, "test_sysdb_v2");
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_creds_save(sysdb, "old", pw, sizeof(pw) - 1, &pol, NOW), EOK);
+    /* Made a version 2 file: that version, and no mailk in @INDEXLIST. */
+    msg = ldb_msg_new(tc->mem);
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
+    assert_int_equal(ldb_msg_add_empty(msg, "@IDXATTR", LDB_FLAG_MOD_DELETE, NULL),
+                     LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "@IDXATTR", "mailk"), LDB_SUCCESS);
+    assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+    msg = ldb_msg_new(tc->mem);
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "cn=sysdb");
+    assert_int_equal(ldb_msg_add_empty(msg, "version", LDB_FLAG_MOD_REPLACE, NULL),
+                     LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "version", "2"), LDB_SUCCESS);
+    assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+    talloc_free(sysdb);
+
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, sysdb, "old", &r), EOK);
+    talloc_free(r);
+    assert_int_equal(sysdb_creds_check(sysdb, "old", pw, sizeof(pw) - 1, &pol, NOW, NULL, NULL),
+                     EOK);
+    u.email = "old@mail.example";
+    assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, sysdb, "old@mail.example", &users,
+                                              &count), EOK);
+    assert_int_equal(count, 1);
+    talloc_free(users);
+    talloc_free(sysdb);
+    /* Reopened: version 3 now, nothing emptied. */
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, sysdb, "old@mail.example", &users,
+                                              &count), EOK);
+    talloc_free(users);
+    talloc_free(sysdb);
+    tc_tmpdir_remove(dir);
+}
+
 static const struct CMUnitTest tests[] = {
     T(test_store_get_user),
     T(test_update_user),
@@ -715,6 +776,7 @@ static const struct CMUnitTest tests[] = {
     T(test_huge_attrs),
     T(test_reopen),
     T(test_old_version_rebuilt),
+    T(test_prev_version_upgraded),
     T(test_names),
 };
 
