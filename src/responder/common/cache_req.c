@@ -11,7 +11,10 @@
  * found in that domain, negatively cached under a key no name can have ("@" + address).
  * A name whose "@suffix" is no configured domain is first tried whole as a short name, as
  * SSSD does. An initgroups found by address goes on as an initgroups of the user's own
- * name in that domain.
+ * name in that domain. Unlike SSSD, the address is not tried when a domain could not say
+ * whether it has the name (its back-end failed or was offline, nothing cached): the name
+ * may well exist there, and answering with another account that happens to hold it as
+ * an address would hand out the wrong identity.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -35,6 +38,7 @@ struct cache_req_state {
     char *mail;                     /* the name as asked when it may be an e-mail address
                                      * (holds '@', user or initgroups); NULL otherwise */
     bool by_mail;                   /* the walk by e-mail address is running */
+    bool name_unsure;               /* a domain could not say whether it has the name */
     size_t next_dom;
     struct resp_domain *dom;        /* the domain being tried */
     struct cache_req_entry *entry;  /* its cache entry before the back-end call, or NULL */
@@ -565,6 +569,11 @@ static errno_t cache_req_next(struct tevent_req *req)
         if (state->mail == NULL || state->by_mail) {
             return ENOENT;
         }
+        if (state->name_unsure) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s not tried as an e-mail address: a domain could "
+                  "not answer for the name\n", state->mail);
+            return ENOENT;
+        }
         /* No domain has that name: it may be an e-mail address. */
         DEBUG(SSSDBG_TRACE_FUNC, "No user named %s: looking it up as an e-mail address\n",
               state->mail);
@@ -597,6 +606,9 @@ static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint
             return ENOENT;
         }
         return cache_req_found(req, fresh, CACHE_REQ_SRC_DP);
+    }
+    if (!state->by_mail) {
+        state->name_unsure = true;
     }
     if (call_ret != EOK) {
         DEBUG(SSSDBG_MINOR_FAILURE, "Back-end of domain %s not reached: %s\n",

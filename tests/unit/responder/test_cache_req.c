@@ -423,6 +423,7 @@ static void test_offline_stale(void **state)
 {
     struct test_ctx *t = *state;
     struct cache_req_result *res;
+    unsigned int calls;
 
     t->be[0].mode = BE_OFFLINE;
     store_user(t, 0, "alice", 1001, "Old", time(NULL) - 1000, 10);
@@ -434,18 +435,22 @@ static void test_offline_stale(void **state)
     /* offline and not cached: not found in one, nothing negative-cached there */
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "carol", 0, 0, NULL), ENOENT);
     assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_USER), 1);
+    /* a name one cannot answer for is not tried as an e-mail address anywhere */
+    calls = t->be[0].calls + t->be[1].calls;
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "carol@one", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, calls + 1);
     /* a domain known offline: the expired entry at once, no call */
     resp_domain_set_online(t->rctx, "one", false);
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "alice", 0, 0, &res), EOK);
     assert_int_equal(res->source, CACHE_REQ_SRC_STALE);
-    assert_int_equal(t->be[0].calls, 2);
+    assert_int_equal(t->be[0].calls, 3);
     talloc_free(res);
     /* online again: asked again */
     resp_domain_set_online(t->rctx, "one", true);
     t->be[0].mode = BE_OK;
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "alice", 0, 0, &res), EOK);
     assert_int_equal(res->source, CACHE_REQ_SRC_DP);
-    assert_int_equal(t->be[0].calls, 3);
+    assert_int_equal(t->be[0].calls, 4);
     talloc_free(res);
 }
 
