@@ -97,6 +97,9 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
     if (lret == LDB_SUCCESS) {
         lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_GID_IDX);
     }
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_EMAIL_KEY);
+    }
     if (lret == LDB_SUCCESS && sysdb->backend == SYSDB_BACKEND_MDB) {
         /* ldb_mdb keys records by GUID (its full scans read only the GUID key range); the
          * DN -> GUID index is then built in. */
@@ -179,9 +182,60 @@ done:
     return ret;
 }
 
+/* The format this one upgrades in place rather than emptying: 2 lacked only the index of
+ * users' e-mail addresses (mailk). Entries are kept, cached credentials with them; a user
+ * stored before has no address until its next refresh stores one. */
+#define SYSDB_VERSION_PREV "2"
+
+static errno_t sysdb_upgrade_prev(struct sysdb_ctx *sysdb, struct ldb_dn *base)
+{
+    struct ldb_message *msg;
+    int lret;
+    errno_t ret;
+
+    msg = sysdb_msg_new(NULL, sysdb, "@INDEXLIST");
+    if (msg == NULL) {
+        return ENOMEM;
+    }
+    /* Adding a value to @INDEXLIST makes ldb index the new attribute over every record. */
+    lret = ldb_msg_add_empty(msg, "@IDXATTR", LDB_FLAG_MOD_ADD, NULL);
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_EMAIL_KEY);
+    }
+    if (lret != LDB_SUCCESS) {
+        ret = ENOMEM;
+        goto done;
+    }
+    sysdb_ldb_enter();
+    lret = ldb_modify(sysdb->ldb, msg);
+    sysdb_ldb_leave();
+    ret = sysdb_ldb_error(sysdb, lret, "Adding the e-mail index");
+    if (ret != EOK) {
+        goto done;
+    }
+    talloc_free(msg);
+    msg = ldb_msg_new(NULL);
+    if (msg == NULL) {
+        return ENOMEM;
+    }
+    msg->dn = base;
+    ret = sysdb_msg_set_str(msg, SYSDB_A_VERSION, SYSDB_VERSION);
+    if (ret == EOK) {
+        ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_YES);
+    }
+    if (ret == EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s upgraded from format version " SYSDB_VERSION_PREV
+              " to " SYSDB_VERSION "\n", sysdb->path);
+    }
+done:
+    talloc_free(msg);
+    return ret;
+}
+
 /*
  * Inside the first setup transaction: unless the version was set up by another process
- * meanwhile (*_current), empties the file (logged when it held another version) and writes
+ * meanwhile (*_current), or the file is of the previous version (upgraded in place, then
+ * *_current too), empties the file (logged when it held another version) and writes
  * the indexes. The version is read under the write lock, so that two processes opening an
  * old cache at once rebuild it once.
  */
@@ -202,6 +256,11 @@ static errno_t sysdb_setup_rebuild(struct sysdb_ctx *sysdb, struct ldb_dn *base,
         version = sysdb_msg_str(msg, SYSDB_A_VERSION);
         if (version != NULL && strcmp(version, SYSDB_VERSION) == 0) {
             *_current = true;
+            goto done;
+        }
+        if (version != NULL && strcmp(version, SYSDB_VERSION_PREV) == 0) {
+            ret = sysdb_upgrade_prev(sysdb, base);
+            *_current = ret == EOK;
             goto done;
         }
         DEBUG(SSSDBG_CRIT_FAILURE, "%s holds a cache of format version %s, this is version "
@@ -528,7 +587,7 @@ static errno_t sysdb_make_base_dns(struct sysdb_ctx *sysdb)
 {
     int kind;
 
-    for (kind = SYSDB_KIND_USER; kind <= SYSDB_KIND_GROUP; kind++) {
+    for (kind = 0; kind < SYSDB_NUM_KINDS; kind++) {
         sysdb->base_dn[kind] = ldb_dn_new_fmt(sysdb, sysdb->ldb, "cn=%s",
                                               sysdb_kinds[kind].container);
         if (sysdb->base_dn[kind] == NULL) {

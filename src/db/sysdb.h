@@ -86,6 +86,10 @@ struct sysdb_user {
     const char *orig_dn;    /* may be NULL */
     const char *upn;        /* Kerberos principal (ldap_user_principal), may be NULL;
                              * stores only: lookups leave it NULL (sysdb_get_user_upn) */
+    const char *email;      /* ldap_user_email; may be NULL */
+    const char **extra;     /* ldap_user_extra_attrs: name, value, name, value ...,
+                             * NULL-terminated (a name once per value); stores: may be
+                             * NULL; results: never NULL */
     /* set in results, ignored by stores: */
     time_t last_update;
     time_t expire;
@@ -108,7 +112,8 @@ struct sysdb_group {
  * The case mode is the domain's; opening an existing cache with another mode is refused
  * (EINVAL, logged): names were stored folded, or not, according to the old one; remove the
  * cache file to change it. A cache of another format version is emptied (logged) and set up
- * again: entries are fetched again. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
+ * again: entries are fetched again; but one of the previous version (2, without the
+ * e-mail index) is upgraded in place, keeping its entries and cached credentials. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
  * file), ERR_INTERNAL (the file holds the cache of another domain).
  */
 errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
@@ -243,6 +248,16 @@ errno_t sysdb_get_user_by_uid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                               uint32_t uid, struct sysdb_user **_user);
 errno_t sysdb_get_group_by_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                 const char *name, struct sysdb_group **_group);
+/*
+ * The users whose e-mail address is email (SSSD's lookup by e-mail, ldap_user_email),
+ * compared as names are: exactly in a case-sensitive domain, folded otherwise. *_users is
+ * a NULL-terminated array on mem_ctx (several users may share an address; callers decide
+ * what that means). ENOENT when none; EINVAL for an address no user could hold (empty,
+ * not UTF-8, over SYSDB_NAME_MAX bytes). One index lookup, no read cache.
+ */
+errno_t sysdb_get_users_by_email(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const char *email, struct sysdb_user ***_users,
+                                 size_t *_count);
 errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                uint32_t gid, struct sysdb_group **_group);
 

@@ -24,6 +24,10 @@ const struct sysdb_kind_desc sysdb_kinds[] = {
         .id_attr = SYSDB_A_GID,
         .id_idx_attr = SYSDB_A_GID_IDX,
     },
+    [SYSDB_KIND_NETGROUP] = {
+        .name = "netgroup",
+        .container = "netgroups",
+    },
 };
 
 errno_t sysdb_entry_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
@@ -55,7 +59,9 @@ errno_t sysdb_entry_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_msg_set_id(msg, kind, id);
+    if (sysdb_kinds[kind].id_attr != NULL) {
+        ret = sysdb_msg_set_id(msg, kind, id);
+    }
 
 done:
     if (ret != EOK) {

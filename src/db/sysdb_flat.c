@@ -79,6 +79,8 @@ static void flat_user_write(struct flat_buf *fb, const void *result)
     f.home = (const char *)flat_str(fb, u->home);
     f.shell = (const char *)flat_str(fb, u->shell);
     f.orig_dn = (const char *)flat_str(fb, u->orig_dn);
+    f.email = (const char *)flat_str(fb, u->email);
+    f.extra = (const char **)flat_list(fb, u->extra);
     if (fb->base != NULL) {
         memcpy(fb->base, &f, sizeof(f));
     }
@@ -178,6 +180,8 @@ struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size
     u->home = flat_ptr(base, u->home);
     u->shell = flat_ptr(base, u->shell);
     u->orig_dn = flat_ptr(base, u->orig_dn);
+    u->email = flat_ptr(base, u->email);
+    u->extra = flat_ptr_list(base, u->extra);
     return u;
 }
 

@@ -274,20 +274,26 @@ done:
     return ret;
 }
 
-static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                   const char *filter, const char *const *attrs,
-                                   struct ldb_message ***_msgs, size_t *_count)
+/* One ldb search (filter NULL: every entry in scope); a base that does not exist (a
+ * container nothing was stored in yet) holds nothing. */
+static errno_t sysdb_search_base(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 struct ldb_dn *base, enum ldb_scope scope,
+                                 const char *filter, const char *const *attrs,
+                                 struct ldb_message ***_msgs, size_t *_count)
 {
     struct ldb_result *res = NULL;
     int lret;
 
-    /* No base: one cache holds one domain, and the root search skips ldb's check that the
-     * base entry exists. An indexed filter term picks the candidates; without one ldb scans
-     * every record. */
     sysdb_ldb_enter();
-    lret = ldb_search(sysdb->ldb, mem_ctx, &res, NULL, LDB_SCOPE_SUBTREE,
-                      discard_const_p(const char *, attrs), "%s", filter);
+    lret = ldb_search(sysdb->ldb, mem_ctx, &res, base, scope,
+                      discard_const_p(const char *, attrs), filter != NULL ? "%s" : NULL,
+                      filter);
     sysdb_ldb_leave();
+    if (lret == LDB_ERR_NO_SUCH_OBJECT && base != NULL) {
+        *_msgs = NULL;
+        *_count = 0;
+        return EOK;
+    }
     if (lret != LDB_SUCCESS) {
         return sysdb_ldb_error(sysdb, lret, "Search");
     }
@@ -295,6 +301,17 @@ static errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     *_msgs = talloc_steal(mem_ctx, res->msgs);
     talloc_free(res);
     return EOK;
+}
+
+errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                            const char *filter, const char *const *attrs,
+                            struct ldb_message ***_msgs, size_t *_count)
+{
+    /* No base: one cache holds one domain, and the root search skips ldb's check that the
+     * base entry exists. An indexed filter term picks the candidates; without one ldb scans
+     * every record. */
+    return sysdb_search_base(mem_ctx, sysdb, NULL, LDB_SCOPE_SUBTREE, filter, attrs, _msgs,
+                             _count);
 }
 
 /* The entries of kind holding id (one index lookup on its scrambled form; uidx is only on
@@ -341,9 +358,13 @@ errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysd
                          size_t *_count)
 {
     /* Every user has a uid and every group a gid, and only they do (a full scan: ldb does
-     * not index presence). */
+     * not index presence). A kind without ids: a one-level scan of its container. */
     char filter[16];
 
+    if (sysdb_kinds[kind].id_attr == NULL) {
+        return sysdb_search_base(mem_ctx, sysdb, sysdb->base_dn[kind], LDB_SCOPE_ONELEVEL,
+                                 NULL, attrs, _msgs, _count);
+    }
     snprintf(filter, sizeof(filter), "(%s=*)", sysdb_kinds[kind].id_attr);
     return sysdb_search_filter(mem_ctx, sysdb, filter, attrs, _msgs, _count);
 }

@@ -189,3 +189,41 @@ errno_t sysdb_msg_set_strs(struct ldb_message *msg, const struct sysdb_str_attr 
     }
     return EOK;
 }
+
+errno_t sysdb_msg_set_packed(struct ldb_message *msg, const char *attr,
+                             const char *const *list, const char *what)
+{
+    size_t total = 0;
+    size_t n;
+    size_t len;
+    char *data;
+    char *p;
+
+    for (n = 0; list != NULL && list[n] != NULL; n++) {
+        len = strlen(list[n]);
+        if (len == 0 || len > SYSDB_ATTR_MAX || !sysdb_utf8_valid(list[n], len)) {
+            DEBUG(SSSDBG_OP_FAILURE, "%s: value %zu is empty, too long or not UTF-8\n", what,
+                  n);
+            return EINVAL;
+        }
+        total += len + 1;
+    }
+    if (n > SYSDB_LIST_MAX) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: %zu values, at most %d are kept\n", what, n,
+              SYSDB_LIST_MAX);
+        return EINVAL;
+    }
+    if (n == 0) {
+        return sysdb_msg_set_val(msg, attr, NULL, 0);
+    }
+    data = talloc_size(msg, total);
+    if (data == NULL) {
+        return ENOMEM;
+    }
+    for (p = data, n = 0; list[n] != NULL; n++) {
+        len = strlen(list[n]) + 1;
+        memcpy(p, list[n], len);
+        p += len;
+    }
+    return sysdb_msg_set_val(msg, attr, data, total);
+}

@@ -7,6 +7,7 @@
  *   cn=sysdb                   version, domain, caseMode
  *   name=<short key>,cn=users  a user
  *   name=<short key>,cn=groups a group
+ *   name=<short key>,cn=netgroups a netgroup (sysdb_netgroups.c)
  * <short key> is the internal name's key form (case-folded unless the domain is
  * case-sensitive) without its "@domain": one file holds one domain, so the suffix and the
  * domain in the DN would only repeat the same bytes in every record key, record and index
@@ -18,13 +19,15 @@
  * range), which adds ldb's DN -> GUID index record per entry; that index's key holds the
  * casefolded DN, so the DN is kept short. A name whose escaped DN would exceed LMDB's
  * 511-byte key limit (only names full of ,=;+ etc.) is refused (EINVAL).
- * @INDEXLIST indexes uidx (users) and gidx (groups) only: the id scrambled by a bijection,
+ * @INDEXLIST indexes uidx (users) and gidx (groups): the id scrambled by a bijection,
  * so that ids stored in increasing order (a directory read in order) land at random places
  * in the index's key range: LMDB halves a page when it inserts anywhere but at a page's end,
  * which left sequentially filled index pages 40% full, random ones ~67% full. The values are
  * nearly unique, so each index record stays tiny. A user's primary gid is in pgid,
  * deliberately not indexed (10,000 users sharing gid 100 would make one index record that
- * every user save rewrites).
+ * every user save rewrites). It also indexes mailk, a user's e-mail address in the key form
+ * of a name (folded unless the domain is case-sensitive, "@domain" appended), for the
+ * lookup by e-mail; only users with an address have one.
  * Member and group lists are single values holding NUL-terminated names back to back
  * ("packed"): one value for 50,000 names is written and read in O(N) with no per-value work
  * inside ldb.
@@ -40,7 +43,7 @@
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
 
-#define SYSDB_VERSION "2"
+#define SYSDB_VERSION "3"
 
 
 #define SYSDB_BASE_DN "cn=sysdb"
@@ -56,6 +59,9 @@
 #define SYSDB_A_SHELL "shell"
 #define SYSDB_A_ORIG_DN "odn"
 #define SYSDB_A_UPN "upn"      /* users: the Kerberos principal */
+#define SYSDB_A_EMAIL "mail"               /* as the directory gave it */
+#define SYSDB_A_EMAIL_KEY "mailk"          /* indexed: its key form (sysdb_name_key_buf) */
+#define SYSDB_A_EXTRA "extra"              /* packed name, value pairs */
 #define SYSDB_A_LAST_UPDATE "upd"
 #define SYSDB_A_EXPIRE "exp"
 #define SYSDB_A_MEMBERS "members"          /* packed user names */
@@ -74,14 +80,16 @@
 enum sysdb_kind {
     SYSDB_KIND_USER,
     SYSDB_KIND_GROUP,
+    SYSDB_KIND_NETGROUP,
 };
+#define SYSDB_NUM_KINDS 3
 
-/* What the code users and groups share needs to know of a kind: sysdb_kinds[kind]
+/* What the code the kinds share needs to know of a kind: sysdb_kinds[kind]
  * (sysdb_entry.c). */
 struct sysdb_kind_desc {
-    const char *name;           /* "user", "group": for logs */
+    const char *name;           /* "user", "group", "netgroup": for logs */
     const char *container;      /* the kind's base DN is cn=<container> */
-    const char *id_attr;        /* uid / gid */
+    const char *id_attr;        /* uid / gid; NULL: the kind has no id (netgroups) */
     const char *id_idx_attr;    /* uidx / gidx: the indexed scrambled id */
 };
 extern const struct sysdb_kind_desc sysdb_kinds[];
@@ -97,7 +105,7 @@ struct sysdb_ctx {
     enum sysdb_backend backend;
     locale_t fold_locale;    /* C.UTF-8 for towlower_l; 0 when missing (ASCII folding) */
 
-    struct ldb_dn *base_dn[2]; /* cn=users / cn=groups, by kind */
+    struct ldb_dn *base_dn[SYSDB_NUM_KINDS]; /* cn=users, cn=groups ..., by kind */
 
     uint8_t guid_prefix[8];  /* guid = prefix + counter (mdb needs GUID keys) */
     uint64_t guid_counter;
@@ -217,7 +225,14 @@ errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, cons
 errno_t sysdb_expire_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);
 errno_t sysdb_expire_all(struct sysdb_ctx *sysdb, enum sysdb_kind kind);
 
-/* All entries of a kind (full scan), with attrs (NULL: all). */
+/* The entries matching an ldb filter (an indexed term picks the candidates, else a full
+ * scan), with attrs (NULL: all); count may be 0. */
+errno_t sysdb_search_filter(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                            const char *filter, const char *const *attrs,
+                            struct ldb_message ***_msgs, size_t *_count);
+
+/* All entries of a kind (a full scan; for a kind without ids, a one-level scan of its
+ * container), with attrs (NULL: all). */
 errno_t sysdb_search_all(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                          const char *const *attrs, struct ldb_message ***_msgs,
                          size_t *_count);
@@ -233,6 +248,12 @@ errno_t sysdb_msg_set_str(struct ldb_message *msg, const char *attr, const char 
 errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t num);
 errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
                           size_t len);
+
+/* Replaces attr by the packed form of list (its strings NUL-terminated back to back, on
+ * msg); NULL or an empty list removes attr. EINVAL (logged, what naming the list) for an
+ * empty, non-UTF-8 or oversize string, or more than SYSDB_LIST_MAX of them. */
+errno_t sysdb_msg_set_packed(struct ldb_message *msg, const char *attr,
+                             const char *const *list, const char *what);
 
 /* Sets the id of an entry of kind: uid or gid, and its indexed scrambled form. */
 errno_t sysdb_msg_set_id(struct ldb_message *msg, enum sysdb_kind kind, uint32_t id);
@@ -267,7 +288,8 @@ errno_t sysdb_msg_set_strs(struct ldb_message *msg, const struct sysdb_str_attr 
 /* --- users and groups alike (sysdb_entry.c) --- */
 
 /* The message a store of an entry of kind starts from: its DN, its name attribute (only
- * when the stored form differs from the key form) and its id. *_stored: the name's stored
+ * when the stored form differs from the key form) and its id (none for a kind without
+ * one). *_stored: the name's stored
  * form, on mem_ctx. EINVAL for an invalid name. */
 errno_t sysdb_entry_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, enum sysdb_kind kind,
                         const char *name, uint32_t id, struct ldb_message **_msg,
@@ -353,7 +375,8 @@ static inline void sysdb_flat_done(struct sysdb_flat *flat)
 
 /* Every attribute a struct sysdb_user needs (not the possibly large group list). */
 #define SYSDB_USER_ATTRS SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, \
-    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
+    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_EMAIL, SYSDB_A_EXTRA, \
+    SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
 
 /* A user entry read as a struct sysdb_user on mem_ctx, which takes msg. EIO (logged) for a
  * malformed entry. */

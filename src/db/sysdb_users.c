@@ -13,6 +13,7 @@ errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                           struct ldb_message *msg, struct sysdb_user **_user)
 {
     struct sysdb_user *user;
+    size_t count;
     errno_t ret;
 
     user = talloc_zero(mem_ctx, struct sysdb_user);
@@ -43,6 +44,12 @@ errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     user->home = sysdb_msg_str(msg, SYSDB_A_HOME);
     user->shell = sysdb_msg_str(msg, SYSDB_A_SHELL);
     user->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
+    user->email = sysdb_msg_str(msg, SYSDB_A_EMAIL);
+    ret = sysdb_msg_names(user, msg, SYSDB_A_EXTRA, &user->extra, &count);
+    if (ret != EOK || count % 2 != 0) {
+        ret = EIO;
+        goto done;
+    }
 
 done:
     if (ret != EOK) {
@@ -91,7 +98,7 @@ static errno_t sysdb_user_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, 
 }
 
 /* A user's optional string attributes, as they are checked and stored. */
-#define SYSDB_USER_NSTRS 5
+#define SYSDB_USER_NSTRS 6
 static void sysdb_user_strs(const struct sysdb_user *user, struct sysdb_str_attr *strs)
 {
     strs[0] = (struct sysdb_str_attr){ SYSDB_A_GECOS, "gecos", user->gecos };
@@ -99,6 +106,48 @@ static void sysdb_user_strs(const struct sysdb_user *user, struct sysdb_str_attr
     strs[2] = (struct sysdb_str_attr){ SYSDB_A_SHELL, "shell", user->shell };
     strs[3] = (struct sysdb_str_attr){ SYSDB_A_ORIG_DN, "original DN", user->orig_dn };
     strs[4] = (struct sysdb_str_attr){ SYSDB_A_UPN, "user principal", user->upn };
+    strs[5] = (struct sysdb_str_attr){ SYSDB_A_EMAIL, "e-mail address", user->email };
+}
+
+/* The indexed key form of the user's address (none when it has none). An address that
+ * cannot be a name's key (too long, not UTF-8) is stored but cannot be looked up: logged. */
+static errno_t sysdb_user_set_email_key(struct ldb_message *msg, struct sysdb_ctx *sysdb,
+                                        const struct sysdb_user *user)
+{
+    char keybuf[SYSDB_KEY_ROOM];
+    char *key;
+
+    if (user->email == NULL || user->email[0] == '\0') {
+        return sysdb_msg_set_str(msg, SYSDB_A_EMAIL_KEY, NULL);
+    }
+    if (strlen(user->email) > SYSDB_NAME_MAX
+            || sysdb_name_key_buf(sysdb, user->email, keybuf) == 0) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "%s: e-mail address not usable for lookups\n",
+              user->name);
+        return sysdb_msg_set_str(msg, SYSDB_A_EMAIL_KEY, NULL);
+    }
+    /* The message keeps a reference to the value, not a copy. */
+    key = talloc_strdup(msg, keybuf);
+    if (key == NULL) {
+        return ENOMEM;
+    }
+    return sysdb_msg_set_str(msg, SYSDB_A_EMAIL_KEY, key);
+}
+
+/* The extra attributes, pairs packed in one value. EINVAL (logged) for an odd count. */
+static errno_t sysdb_user_set_extra(struct ldb_message *msg, const struct sysdb_user *user)
+{
+    size_t n = 0;
+
+    while (user->extra != NULL && user->extra[n] != NULL) {
+        n++;
+    }
+    if (n % 2 != 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: extra attributes are not name, value pairs\n",
+              user->name);
+        return EINVAL;
+    }
+    return sysdb_msg_set_packed(msg, SYSDB_A_EXTRA, user->extra, "extra attributes");
 }
 
 errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
@@ -138,6 +187,14 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
         goto done;
     }
     ret = sysdb_msg_set_strs(msg, strs, SYSDB_USER_NSTRS);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_user_set_email_key(msg, sysdb, user);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_user_set_extra(msg, user);
     if (ret != EOK) {
         goto done;
     }
@@ -241,6 +298,61 @@ errno_t sysdb_get_user_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const c
     }
     *_upn = talloc_strdup(mem_ctx, upn);
     ret = *_upn != NULL ? EOK : ENOMEM;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_get_users_by_email(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                 const char *email, struct sysdb_user ***_users,
+                                 size_t *_count)
+{
+    char keybuf[SYSDB_KEY_ROOM];
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs = NULL;
+    struct sysdb_user **users;
+    char *filter;
+    size_t count = 0;
+    size_t i;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && email != NULL, EINVAL);
+    SSS_CHECK_ARG(_users != NULL && _count != NULL, EINVAL);
+    if (strlen(email) > SYSDB_NAME_MAX || sysdb_name_key_buf(sysdb, email, keybuf) == 0) {
+        return EINVAL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    filter = talloc_asprintf(tmp_ctx, "(%s=%s)", SYSDB_A_EMAIL_KEY,
+                             ldb_binary_encode_string(tmp_ctx, keybuf));
+    if (filter == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    ret = sysdb_search_filter(tmp_ctx, sysdb, filter, sysdb_user_attrs, &msgs, &count);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (count == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    users = talloc_zero_array(tmp_ctx, struct sysdb_user *, count + 1);
+    if (users == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < count; i++) {
+        ret = sysdb_msg_to_user(users, sysdb, msgs[i], &users[i]);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
+    *_users = talloc_steal(mem_ctx, users);
+    *_count = count;
+    ret = EOK;
 done:
     talloc_free(tmp_ctx);
     return ret;

@@ -54,6 +54,9 @@ enum sss_cli_command {
     SSS_NSS_GETNETGRENT     = 0x0062,
     SSS_NSS_ENDNETGRENT     = 0x0063,
 
+    SSS_NSS_GETORIGBYNAME   = 0x0115,   /* libsss_nss_idmap: key, value pairs */
+    SSS_NSS_GETORIGBYUSERNAME = 0x011A,
+
     SSS_SUDO_GET_SUDORULES  = 0x00C1,
     SSS_SUDO_GET_DEFAULTS   = 0x00C2,
 

@@ -46,6 +46,7 @@
 
 #define SSS_DP_FILTER_NAME      "name="
 #define SSS_DP_FILTER_ID        "idnumber="
+#define SSS_DP_FILTER_MAIL      "mail="         /* users only: by ldap_user_email */
 #define SSS_DP_FILTER_ENUM      "*"
 
 #define SSS_DP_ERR_OK           0   /* the cache is up to date for this request */

@@ -6,6 +6,9 @@
 #       CMD: pwnam, pwuid, grnam, grgid, initgr (the _EX commands); KEY a name or an id
 #   resp_nss_client.py SOCKET getent pw|gr COUNT [ROUNDS]
 #       SETxxENT, then ROUNDS GETxxENT(COUNT) (default: until an empty reply)
+#   resp_nss_client.py SOCKET orig NAME [byusername]
+#       GETORIGBYNAME (GETORIGBYUSERNAME): "status=S results=N type=T", then one
+#       "KEY=VALUE" line per pair, as libsss_nss_idmap reads them
 import socket
 import struct
 import sys
@@ -69,6 +72,19 @@ def main():
             if n == 0:
                 break
         request(s, endc)
+    elif mode == "orig":
+        cmd = 0x011A if len(sys.argv) > 4 and sys.argv[4] == "byusername" else 0x0115
+        status, rbody = request(s, cmd, sys.argv[3].encode() + b"\0")
+        n = struct.unpack("=I", rbody[:4])[0] if len(rbody) >= 4 else 0
+        if n == 0 or len(rbody) < 12:
+            print("status=%d results=%d" % (status, n))
+            return
+        print("status=%d results=%d type=%d" % (status, n, struct.unpack("=I", rbody[8:12])[0]))
+        strs = rbody[12:].split(b"\0")
+        if strs[-1] != b"" or len(strs) % 2 != 1:
+            sys.exit("malformed key, value list")
+        for k, v in zip(strs[0:-1:2], strs[1:-1:2]):
+            print("%s=%s" % (k.decode(), v.decode()))
     else:
         sys.exit("unknown mode %s" % mode)
 

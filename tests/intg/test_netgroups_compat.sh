@@ -12,21 +12,12 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/ldif.sh"
+TEST_NAME=netgrcompat
+. "$TOP/tests/intg/slapd_env.sh"
 
 OUR_LIB=$PREFIX/lib
 RUNNER=$TOP/tests/perf/systems/stock_sssd.sh
-WORK=$(mktemp -d /tmp/sssd-netgrcompat.XXXXXX)
 chmod 0755 "$WORK"      # apt's _apt user writes the downloads here
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 command -v cc >/dev/null || { echo "SKIP: no C compiler for netgr_threads.c"; exit 77; }
 cc -O1 -pthread -o "$WORK/netgr_threads" "$(dirname "$0")/netgr_threads.c" ||
     { fail "netgr_threads.c does not build"; summary; exit 1; }

@@ -93,7 +93,8 @@ static void be_account_probe_done(struct be_account_info_state *state, uint16_t 
           be_entry_name(state->type, state->filter), state->filter, (int)dp_error, result);
 }
 
-/* "name=<name>", "idnumber=<decimal uint32>" or "*". EINVAL with *_why set otherwise. */
+/* "name=<name>", "idnumber=<decimal uint32>", "mail=<address>" (users) or "*". EINVAL with
+ * *_why set otherwise. */
 static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
                                const char **_why)
 {
@@ -129,6 +130,20 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
         _f->name = arg;
         return EOK;
     }
+    if (strncmp(filter, SSS_DP_FILTER_MAIL, strlen(SSS_DP_FILTER_MAIL)) == 0) {
+        arg = filter + strlen(SSS_DP_FILTER_MAIL);
+        if (type != SSS_DP_USER) {
+            *_why = "only users are looked up by e-mail address";
+            return EINVAL;
+        }
+        if (*arg == '\0') {
+            *_why = "empty e-mail address";
+            return EINVAL;
+        }
+        _f->kind = BE_FILTER_MAIL;
+        _f->name = arg;
+        return EOK;
+    }
     if (strncmp(filter, SSS_DP_FILTER_ID, strlen(SSS_DP_FILTER_ID)) == 0) {
         arg = filter + strlen(SSS_DP_FILTER_ID);
         if (type == SSS_DP_INITGROUPS || type == SSS_DP_NETGROUP) {
@@ -149,7 +164,7 @@ static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filt
         _f->id = (uint32_t)id;
         return EOK;
     }
-    *_why = "expected name=<name>, idnumber=<id> or *";
+    *_why = "expected name=<name>, idnumber=<id>, mail=<address> or *";
     return EINVAL;
 }
 

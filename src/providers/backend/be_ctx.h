@@ -167,11 +167,12 @@ enum be_filter_kind {
     BE_FILTER_NAME,
     BE_FILTER_ID,
     BE_FILTER_ENUM,
+    BE_FILTER_MAIL,             /* users by e-mail address (SSSD's fallback by e-mail) */
 };
 
 struct be_filter {
     enum be_filter_kind kind;
-    const char *name;           /* BE_FILTER_NAME */
+    const char *name;           /* BE_FILTER_NAME; BE_FILTER_MAIL: the address */
     uint32_t id;                /* BE_FILTER_ID */
 };
 
@@ -185,6 +186,13 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                    struct be_ctx *be, uint32_t type,
                                    const struct be_filter *filter);
 errno_t be_id_ldap_recv(struct tevent_req *req);
+
+/* The end of a group request that found group: stores it (sliced when huge; the group is
+ * moved onto mem_ctx, which must live until then) and ends req with the store's result.
+ * EAGAIN: the store runs; anything else: nothing started, the caller ends req. */
+errno_t be_group_store_finish(struct tevent_req *req, TALLOC_CTX *mem_ctx,
+                              struct tevent_context *ev, struct be_ctx *be,
+                              struct sdap_group *group);
 
 /* ---- be_mpg.c ----------------------------------------------------------------------- */
 

@@ -2,6 +2,9 @@
  * The LDAP side of one account request: ask sdap, then make the cache say what the
  * directory said.
  *   user        found: store it; ENOENT: remove the cached user of that name or uid.
+ *               By e-mail address: store every user the directory says holds it, and
+ *               remove the cached users holding it that the directory did not return (so
+ *               the cache's answer, one user, several or none, is the directory's).
  *   group       found: store it with its members (sliced when huge); ENOENT: remove it.
  *   initgroups  found: one transaction storing the user, each group without touching its
  *               member list, and the user's group list (for more than BE_INITGR_SLICE
@@ -31,6 +34,7 @@ struct be_id_ldap_state {
 };
 
 static void be_id_ldap_user_done(struct tevent_req *subreq);
+static void be_id_ldap_mail_done(struct tevent_req *subreq);
 static void be_id_ldap_group_done(struct tevent_req *subreq);
 static void be_id_ldap_mpg_done(struct tevent_req *subreq);
 static void be_id_ldap_initgr_done(struct tevent_req *subreq);
@@ -58,11 +62,13 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     SSS_CHECK_ARG(type == SSS_DP_USER || type == SSS_DP_GROUP
                  || (type == SSS_DP_INITGROUPS && filter->kind == BE_FILTER_NAME),
                  sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(filter->kind != BE_FILTER_MAIL || type == SSS_DP_USER,
+                 sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->type = type;
     state->filter = *filter;
-    if (filter->kind == BE_FILTER_NAME) {
+    if (filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL) {
         state->filter.name = talloc_strdup(state, filter->name);
         if (state->filter.name == NULL) {
             ret = ENOMEM;
@@ -73,6 +79,11 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
 
     switch (type) {
     case SSS_DP_USER:
+        if (filter->kind == BE_FILTER_MAIL) {
+            subreq = sdap_get_users_by_email_send(state, ev, be->id_ctx, state->filter.name);
+            found = be_id_ldap_mail_done;
+            break;
+        }
         subreq = sdap_get_user_send(state, ev, be->id_ctx, by, state->filter.name,
                                     state->filter.id);
         found = be_id_ldap_user_done;
@@ -131,6 +142,82 @@ done:
     be_req_finish(req, ret);
 }
 
+/* Whether name is one of users[0..n). */
+static bool be_id_ldap_among(struct be_ctx *be, const char *name, struct sdap_user **users,
+                             size_t n)
+{
+    char *key = NULL;
+    char *other = NULL;
+    bool found = false;
+    size_t i;
+
+    if (sysdb_name_key(NULL, be->sysdb, name, &key) != EOK) {
+        return false;
+    }
+    for (i = 0; i < n && !found; i++) {
+        if (sysdb_name_key(NULL, be->sysdb, users[i]->name, &other) == EOK) {
+            found = strcmp(key, other) == 0;
+            talloc_free(other);
+        }
+    }
+    talloc_free(key);
+    return found;
+}
+
+static void be_id_ldap_mail_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
+    TALLOC_CTX *tmp_ctx = talloc_new(state);
+    struct sdap_user **users = NULL;
+    struct sysdb_user **cached = NULL;
+    size_t num = 0;
+    size_t num_cached = 0;
+    time_t now = time(NULL);
+    size_t i;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        talloc_free(subreq);
+        be_req_finish(req, ENOMEM);
+        return;
+    }
+    ret = sdap_get_users_by_email_recv(tmp_ctx, subreq, &users, &num);
+    talloc_free(subreq);
+    if (ret == ENOENT) {
+        num = 0;        /* nobody can hold it: the cache must not say otherwise */
+    } else if (ret != EOK) {
+        goto done;
+    }
+    /* Stores one by one (not one transaction): a store the cache refuses cancels its own
+     * transaction, which would doom an enclosing one. */
+    ret = EOK;
+    for (i = 0; i < num && ret == EOK; i++) {
+        ret = be_store_user(state->be, users[i], now);
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused by the cache: logged, skipped */
+        }
+    }
+    if (ret == EOK) {
+        ret = sysdb_get_users_by_email(tmp_ctx, state->be->sysdb, state->filter.name,
+                                       &cached, &num_cached);
+        if (ret == ENOENT || ret == EINVAL) {
+            ret = EOK;
+            num_cached = 0;
+        }
+    }
+    for (i = 0; i < num_cached && ret == EOK; i++) {
+        if (!be_id_ldap_among(state->be, cached[i]->name, users, num)) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s no longer holds that e-mail address: removed from "
+                  "the cache\n", cached[i]->name);
+            ret = sysdb_delete_user(state->be->sysdb, cached[i]->name);
+        }
+    }
+done:
+    talloc_free(tmp_ctx);
+    be_req_finish(req, ret);
+}
+
 static void be_id_ldap_group_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -142,21 +229,38 @@ static void be_id_ldap_group_done(struct tevent_req *subreq)
     talloc_free(subreq);
     if (ret == ENOENT) {
         ret = be_delete_group(state->be, &state->filter);
-        goto done;
+    } else if (ret == EOK) {
+        ret = be_group_store_finish(req, state, state->ev, state->be, group);
     }
-    if (ret != EOK) {
-        goto done;
+    if (ret != EAGAIN) {
+        be_req_finish(req, ret);
     }
-    /* The group stays on state until the store is over. */
-    subreq = be_store_group_send(state, state->ev, state->be, group);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, be_id_ldap_stored, req);
-    return;
-done:
+}
+
+static void be_group_stored(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    errno_t ret;
+
+    ret = be_store_group_recv(subreq);
+    talloc_free(subreq);
     be_req_finish(req, ret);
+}
+
+errno_t be_group_store_finish(struct tevent_req *req, TALLOC_CTX *mem_ctx,
+                              struct tevent_context *ev, struct be_ctx *be,
+                              struct sdap_group *group)
+{
+    struct tevent_req *subreq;
+
+    SSS_CHECK_ARG(req != NULL && mem_ctx != NULL && be != NULL && group != NULL, EINVAL);
+    talloc_steal(mem_ctx, group);
+    subreq = be_store_group_send(mem_ctx, ev, be, group);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, be_group_stored, req);
+    return EAGAIN;
 }
 
 static void be_id_ldap_mpg_done(struct tevent_req *subreq)
@@ -477,15 +581,13 @@ static void be_id_ldap_primary_done(struct tevent_req *subreq)
     tevent_req_set_callback(subreq, be_id_ldap_stored, req);
 }
 
-/* The sliced store of a group or of an initgroups is over. */
+/* The sliced store of an initgroups is over. */
 static void be_id_ldap_stored(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
     errno_t ret;
 
-    ret = state->type == SSS_DP_GROUP ? be_store_group_recv(subreq)
-                                      : be_initgr_store_recv(subreq);
+    ret = be_initgr_store_recv(subreq);
     talloc_free(subreq);
     be_req_finish(req, ret);
 }

@@ -37,8 +37,6 @@ struct be_mpg_group_state {
 static errno_t be_mpg_next(struct tevent_req *req);
 static void be_mpg_user_done(struct tevent_req *subreq);
 static void be_mpg_group_done(struct tevent_req *subreq);
-static void be_mpg_gid_free_done(struct tevent_req *subreq);
-static void be_mpg_stored(struct tevent_req *subreq);
 
 struct tevent_req *be_mpg_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                      struct be_ctx *be, const struct be_filter *filter)
@@ -84,42 +82,61 @@ static errno_t be_mpg_next(struct tevent_req *req)
 {
     struct be_mpg_group_state *state = tevent_req_data(req, struct be_mpg_group_state);
     struct tevent_req *subreq;
+    tevent_req_fn done;
 
     switch (state->step) {
     case BE_MPG_STEP_USER:
         state->user_tried = true;
         subreq = sdap_get_user_send(state, state->ev, state->be->id_ctx, be_mpg_by(state),
                                     state->filter.name, state->filter.id);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        tevent_req_set_callback(subreq, be_mpg_user_done, req);
-        return EOK;
+        done = be_mpg_user_done;
+        break;
     case BE_MPG_STEP_GROUP:
         state->group_tried = true;
         subreq = sdap_get_group_send(state, state->ev, state->be->id_ctx, be_mpg_by(state),
                                      state->filter.name, state->filter.id);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        tevent_req_set_callback(subreq, be_mpg_group_done, req);
-        return EOK;
+        done = be_mpg_group_done;
+        break;
     case BE_MPG_STEP_GID_FREE:
         subreq = sdap_get_group_send(state, state->ev, state->be->id_ctx, SDAP_BY_ID, NULL,
                                      state->user->gid);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        tevent_req_set_callback(subreq, be_mpg_gid_free_done, req);
-        return EOK;
+        done = be_mpg_group_done;
+        break;
+    default:
+        return EINVAL;
     }
-    return EINVAL;
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, done, req);
+    return EOK;
+}
+
+/* Goes on with step: EAGAIN while its search runs, else the error that stopped it. */
+static errno_t be_mpg_go(struct tevent_req *req, enum be_mpg_step step)
+{
+    struct be_mpg_group_state *state = tevent_req_data(req, struct be_mpg_group_state);
+    errno_t ret;
+
+    state->step = step;
+    ret = be_mpg_next(req);
+    return ret == EOK ? EAGAIN : ret;
 }
 
 /* Nothing answers: a cached group of that name or gid goes (a private one included). */
 static errno_t be_mpg_none(struct be_mpg_group_state *state)
 {
     return be_delete_group(state->be, &state->filter);
+}
+
+/* The search of this step found nothing: the other one, when it was not made yet
+ * (EAGAIN while it runs), else nothing answers. */
+static errno_t be_mpg_other(struct tevent_req *req, bool other_tried,
+                            enum be_mpg_step other)
+{
+    struct be_mpg_group_state *state = tevent_req_data(req, struct be_mpg_group_state);
+
+    return other_tried ? be_mpg_none(state) : be_mpg_go(req, other);
 }
 
 /* The user and its private group, in one transaction. */
@@ -151,53 +168,22 @@ static void be_mpg_user_done(struct tevent_req *subreq)
     if (ret == ENOENT || (ret == EOK && state->be->mpg == BE_MPG_HYBRID
                           && user->uid != user->gid)) {
         /* No user, or (hybrid) one without a private group. */
-        if (!state->group_tried) {
-            state->step = BE_MPG_STEP_GROUP;
-            ret = be_mpg_next(req);
-            if (ret == EOK) {
-                return;
-            }
-            goto done;
-        }
-        ret = be_mpg_none(state);
-        goto done;
-    }
-    if (ret != EOK) {
-        goto done;
-    }
-    if (state->be->mpg == BE_MPG_HYBRID && state->filter.kind == BE_FILTER_NAME) {
+        ret = be_mpg_other(req, state->group_tried, BE_MPG_STEP_GROUP);
+    } else if (ret == EOK && state->be->mpg == BE_MPG_HYBRID
+               && state->filter.kind == BE_FILTER_NAME) {
         /* By gid the group search already found none; by name, look now. */
         state->user = user;
-        state->step = BE_MPG_STEP_GID_FREE;
-        ret = be_mpg_next(req);
-        if (ret == EOK) {
-            return;
-        }
-        goto done;
-    }
-    ret = be_mpg_store_private(state->be, user);
-done:
-    be_req_finish(req, ret);
-}
-
-static void be_mpg_gid_free_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct be_mpg_group_state *state = tevent_req_data(req, struct be_mpg_group_state);
-    struct sdap_group *group = NULL;
-    errno_t ret;
-
-    ret = sdap_get_group_recv(state, subreq, &group);
-    talloc_free(subreq);
-    if (ret == ENOENT) {
-        ret = be_mpg_store_private(state->be, state->user);
+        ret = be_mpg_go(req, BE_MPG_STEP_GID_FREE);
     } else if (ret == EOK) {
-        /* The gid is a real group's: the user has no private group of that name. */
-        ret = be_mpg_none(state);
+        ret = be_mpg_store_private(state->be, user);
     }
-    be_req_finish(req, ret);
+    if (ret != EAGAIN) {
+        be_req_finish(req, ret);
+    }
 }
 
+/* A group search is over: the directory's group of that name or gid (BE_MPG_STEP_GROUP),
+ * or whether a real group holds the hybrid candidate's gid (BE_MPG_STEP_GID_FREE). */
 static void be_mpg_group_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -207,41 +193,21 @@ static void be_mpg_group_done(struct tevent_req *subreq)
 
     ret = sdap_get_group_recv(state, subreq, &group);
     talloc_free(subreq);
-    if (ret == ENOENT) {
-        if (!state->user_tried) {
-            state->step = BE_MPG_STEP_USER;
-            ret = be_mpg_next(req);
-            if (ret == EOK) {
-                return;
-            }
-            goto done;
+    if (state->step == BE_MPG_STEP_GID_FREE) {
+        /* Free: the user's private group; a real group's: no private group of that name. */
+        if (ret == ENOENT) {
+            ret = be_mpg_store_private(state->be, state->user);
+        } else if (ret == EOK) {
+            ret = be_mpg_none(state);
         }
-        ret = be_mpg_none(state);
-        goto done;
+    } else if (ret == ENOENT) {
+        ret = be_mpg_other(req, state->user_tried, BE_MPG_STEP_USER);
+    } else if (ret == EOK) {
+        ret = be_group_store_finish(req, state, state->ev, state->be, group);
     }
-    if (ret != EOK) {
-        goto done;
+    if (ret != EAGAIN) {
+        be_req_finish(req, ret);
     }
-    /* The group stays on state until the store is over. */
-    subreq = be_store_group_send(state, state->ev, state->be, group);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, be_mpg_stored, req);
-    return;
-done:
-    be_req_finish(req, ret);
-}
-
-static void be_mpg_stored(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    errno_t ret;
-
-    ret = be_store_group_recv(subreq);
-    talloc_free(subreq);
-    be_req_finish(req, ret);
 }
 
 errno_t be_mpg_group_recv(struct tevent_req *req)

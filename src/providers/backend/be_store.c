@@ -53,6 +53,8 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     su.shell = be_opt_str(user->shell);
     su.orig_dn = be_opt_str(user->orig_dn);
     su.upn = user->upn;
+    su.email = be_opt_str(user->email);
+    su.extra = user->extra;
     ret = sysdb_store_user(be->sysdb, &su, now, be->user_timeout);
     if (ret == EOK && be->mpg == BE_MPG_TRUE) {
         ret = be_store_private_group(be, user, now);

@@ -58,6 +58,9 @@ struct sdap_user {
     const char *shell;      /* "" when absent */
     const char *orig_dn;
     const char *upn;        /* ldap_user_principal's first value; NULL when absent */
+    const char *email;      /* ldap_user_email (its first value); NULL when absent */
+    const char **extra;     /* ldap_user_extra_attrs: name, value, name, value ... (the
+                             * cache name once per value), NULL-terminated; never NULL */
 };
 
 /* A POSIX group. member_users and member_groups are NULL-terminated, never NULL. */
@@ -135,6 +138,16 @@ struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context
                                       const char *name, uint32_t id);
 errno_t sdap_get_user_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                            struct sdap_user **_user);
+
+/* The users whose ldap_user_email equals email (the directory's matching rule decides
+ * case), usable entries only: *_users is NULL-terminated, *_num_users may be 0. ENOENT
+ * when ldap_user_email is unset or email could not be anyone's address. */
+struct tevent_req *sdap_get_users_by_email_send(TALLOC_CTX *mem_ctx,
+                                                struct tevent_context *ev,
+                                                struct sdap_id_ctx *id_ctx,
+                                                const char *email);
+errno_t sdap_get_users_by_email_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                     struct sdap_user ***_users, size_t *_num_users);
 
 /* One group by name or gid, with its members. */
 struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

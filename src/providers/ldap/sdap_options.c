@@ -114,6 +114,7 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_ATTR("ldap_user_home_directory", user_map[SDAP_UA_HOME], false),
     OPT_ATTR("ldap_user_shell", user_map[SDAP_UA_SHELL], false),
     OPT_ATTR("ldap_user_principal", user_map[SDAP_UA_PRINCIPAL], false),
+    OPT_ATTR("ldap_user_email", user_map[SDAP_UA_EMAIL], false),
     OPT_ATTR("ldap_group_object_class", group_map[SDAP_GA_OC], true),
     OPT_ATTR("ldap_group_name", group_map[SDAP_GA_NAME], true),
     OPT_ATTR("ldap_group_gid_number", group_map[SDAP_GA_GID], true),
@@ -284,6 +285,58 @@ static errno_t read_opt(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *sec
     return ret;
 }
 
+/* ldap_user_extra_attrs: "[name:]ldapAttr" items, name defaulting to the attribute.
+ * ERR_INVALID_CONFIG (logged) for an item that is not that, or a name given twice. */
+static errno_t read_extra_attrs(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *section,
+                                struct sdap_options *opts)
+{
+    const char *option = "ldap_user_extra_attrs";
+    char **items = NULL;
+    char *colon;
+    size_t n = 0;
+    size_t i, j;
+    errno_t ret;
+
+    ret = confdb_get_list(cdb, tmp_ctx, section, option, &items);
+    if (ret != EOK) {
+        return ret;
+    }
+    while (items[n] != NULL) {
+        n++;
+    }
+    opts->extra_names = talloc_zero_array(opts, const char *, n + 1);
+    opts->extra_ldap = talloc_zero_array(opts, const char *, n + 1);
+    if (opts->extra_names == NULL || opts->extra_ldap == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        colon = strchr(items[i], ':');
+        opts->extra_ldap[i] = talloc_strdup(opts, colon != NULL ? colon + 1 : items[i]);
+        opts->extra_names[i] = colon != NULL ? talloc_strndup(opts, items[i],
+                                                               (size_t)(colon - items[i]))
+                                             : opts->extra_ldap[i];
+        if (opts->extra_ldap[i] == NULL || opts->extra_names[i] == NULL) {
+            return ENOMEM;
+        }
+        if (opts->extra_names[i][0] == '\0' || opts->extra_ldap[i][0] == '\0'
+                || strpbrk(opts->extra_names[i], " \t()=*\\,:") != NULL
+                || strpbrk(opts->extra_ldap[i], " \t()=*\\,:") != NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: '%s' is not [name:]attribute\n", section,
+                  option, items[i]);
+            return ERR_INVALID_CONFIG;
+        }
+        for (j = 0; j < i; j++) {
+            if (strcasecmp(opts->extra_names[j], opts->extra_names[i]) == 0) {
+                DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: '%s' is named twice\n", section, option,
+                      opts->extra_names[i]);
+                return ERR_INVALID_CONFIG;
+            }
+        }
+    }
+    opts->num_extra = n;
+    return EOK;
+}
+
 /* The descriptors of the two kinds of entries: what their searches differ in. */
 static errno_t sdap_options_kinds(struct sdap_options *opts)
 {
@@ -378,6 +431,10 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
         if (ret != EOK) {
             goto done;
         }
+    }
+    ret = read_extra_attrs(tmp_ctx, cdb, section, opts);
+    if (ret != EOK) {
+        goto done;
     }
     ret = confdb_get_bool(cdb, section, "ldap_disable_paging", &disable_paging);
     if (ret != EOK) {

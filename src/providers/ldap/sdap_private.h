@@ -110,6 +110,7 @@ enum sdap_user_attr {
     SDAP_UA_HOME,
     SDAP_UA_SHELL,
     SDAP_UA_PRINCIPAL,
+    SDAP_UA_EMAIL,
     SDAP_UA_MAX
 };
 
@@ -183,6 +184,11 @@ struct sdap_options {
     char *user_filter;          /* ldap_user_search_filter, or NULL */
     char *group_filter;
     const char *user_map[SDAP_UA_MAX];
+    /* ldap_user_extra_attrs "[name:]ldapAttr, ...": the cache names and, aligned, the
+     * directory attributes; NULL-terminated (empty when unset). */
+    const char **extra_names;
+    const char **extra_ldap;
+    size_t num_extra;
     const char *group_map[SDAP_GA_MAX];
     char *netgroup_base;        /* ldap_netgroup_search_base; NULL: the search base */
     const char *netgroup_map[SDAP_NA_MAX];
@@ -243,6 +249,10 @@ bool sdap_entry_has_oc(const struct sdap_entry *entry, const char *oc);
 
 /* NULL-terminated attribute lists for searches (on mem_ctx). */
 const char **sdap_user_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
+/* The values of the user's ldap_user_extra_attrs as struct sdap_user's extra pairs (on
+ * mem_ctx; never NULL). Values that are not UTF-8 are skipped (logged). ENOMEM. */
+errno_t sdap_user_extra(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_entry *entry, const char ***_pairs);
 const char **sdap_group_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                               bool with_members);
 /* Union of both, plus objectClass: for base lookups of DNs of unknown kind. */

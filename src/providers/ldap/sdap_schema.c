@@ -78,7 +78,11 @@ const char **sdap_user_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opt
     if (list == NULL) {
         return NULL;
     }
-    return attrs_append(mem_ctx, list, opts->user_map, SDAP_UA_MAX, SDAP_UA_OC);
+    list = attrs_append(mem_ctx, list, opts->user_map, SDAP_UA_MAX, SDAP_UA_OC);
+    if (list == NULL) {
+        return NULL;
+    }
+    return attrs_append(mem_ctx, list, opts->extra_ldap, opts->num_extra, -1);
 }
 
 const char **sdap_group_attrs(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
@@ -366,6 +370,11 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     user->shell = talloc_strdup(user, shell != NULL ? shell : "");
     user->orig_dn = talloc_strdup(user, entry->dn);
     user->upn = upn != NULL ? talloc_strdup(user, upn) : NULL;
+    user->email = talloc_strdup(user, entry_text(entry, opts->user_map[SDAP_UA_EMAIL], "user"));
+    ret = sdap_user_extra(user, opts, entry, &user->extra);
+    if (ret != EOK) {
+        goto done;
+    }
     if (user->name == NULL || user->gecos == NULL || user->home == NULL
             || user->shell == NULL || user->orig_dn == NULL
             || (upn != NULL && user->upn == NULL)) {

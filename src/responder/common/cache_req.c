@@ -2,6 +2,19 @@
  * The cache_req engine (cache_req.h): walks the domains that apply to a request, decides
  * per domain between the cache, the back-end and the expired entry, and keeps the negative
  * cache. Reading the cache is cache_req_cache.c, calling the back-end cache_req_dp.c.
+ *
+ * Lookup by e-mail address (SSSD's switch to its "user by UPN" search): a user or
+ * initgroups lookup by a name holding '@' that no domain answered is tried again as an
+ * e-mail address, in every active domain (fully qualified ones too): the cache's users
+ * holding it (sysdb_get_users_by_email), else the back-end ("mail=<address>"). One user
+ * answers; none, or several sharing the address (SSSD refuses them as ambiguous), is not
+ * found in that domain, negatively cached under a key no name can have ("@" + address).
+ * A name whose "@suffix" is no configured domain is first tried whole as a short name, as
+ * SSSD does. An initgroups found by address goes on as an initgroups of the user's own
+ * name in that domain. Unlike SSSD, the address is not tried when a domain could not say
+ * whether it has the name (its back-end failed or was offline, nothing cached): the name
+ * may well exist there, and answering with another account that happens to hold it as
+ * an address would hand out the wrong identity.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -22,6 +35,10 @@ struct cache_req_state {
     bool qualified;                 /* the name was written "name@domain" */
     uint32_t id;
     struct resp_domain *only;       /* the one domain a qualified name names */
+    char *mail;                     /* the name as asked when it may be an e-mail address
+                                     * (holds '@', user or initgroups); NULL otherwise */
+    bool by_mail;                   /* the walk by e-mail address is running */
+    bool name_unsure;               /* a domain could not say whether it has the name */
     size_t next_dom;
     struct resp_domain *dom;        /* the domain being tried */
     struct cache_req_entry *entry;  /* its cache entry before the back-end call, or NULL */
@@ -29,6 +46,7 @@ struct cache_req_state {
 };
 
 static errno_t cache_req_next(struct tevent_req *req);
+static errno_t cache_req_try_domain(struct tevent_req *req);
 static void cache_req_dp_done(struct tevent_req *subreq);
 
 const char *cache_req_source_str(enum cache_req_source source)
@@ -192,6 +210,20 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     if (cache_req_by_name(type)) {
         ret = resp_parse_name(state, rctx, name, &state->only, &state->short_name);
         state->qualified = strchr(name, '@') != NULL;
+        if (state->qualified && (type == CACHE_REQ_USER_BY_NAME
+                                 || type == CACHE_REQ_INITGROUPS)
+                && (ret == EOK || ret == ENOENT)) {
+            state->mail = talloc_strdup(state, name);
+            if (state->mail == NULL) {
+                ret = ENOMEM;
+            } else if (ret == ENOENT) {
+                /* "@suffix" names no domain: the whole name may still be a user's. */
+                state->short_name = talloc_strdup(state, name);
+                state->only = NULL;
+                state->qualified = false;
+                ret = state->short_name != NULL ? EOK : ENOMEM;
+            }
+        }
         if (PROBE_ENABLED(CACHE_REQ_START)) {
             PROBE(CACHE_REQ_START, req_id, cache_req_type_str(type),
                   state->short_name != NULL ? state->short_name : name);
@@ -240,6 +272,21 @@ done:
     return tevent_req_post(req, ev);
 }
 
+/* The negative-cache key of the e-mail address in dom: "@" + the address as the domain
+ * compares names. No name starts with '@' (resp_parse_name), so no name shares it. */
+static char *cache_req_mail_nc_key(struct cache_req_state *state, struct resp_domain *dom)
+{
+    char *folded = resp_ncache_name(state, dom, state->mail);
+    char *key;
+
+    if (folded == NULL) {
+        return NULL;
+    }
+    key = talloc_asprintf(state, "@%s", folded);
+    talloc_free(folded);
+    return key;
+}
+
 /* Whether dom is worth looking at for this request. */
 static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_domain *dom)
 {
@@ -250,6 +297,17 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
 
     if (!dom->active) {
         return false;
+    }
+    if (state->by_mail) {
+        /* Every domain, qualified names or not, as SSSD's search by UPN; filter_users
+         * applies to the user found (cache_req_answer). */
+        key = cache_req_mail_nc_key(state, dom);
+        hit = key != NULL && resp_ncache_check_name(nc, nct, dom->name, key);
+        talloc_free(key);
+        if (hit) {
+            cache_req_probe_lookup(state, dom, "negcache");
+        }
+        return !hit;
     }
     if (state->short_name == NULL) {
         if (state->id < dom->min_id || (dom->max_id != 0 && state->id > dom->max_id)) {
@@ -291,7 +349,8 @@ static void cache_req_negative(struct cache_req_state *state)
     if (state->short_name == NULL) {
         ret = resp_ncache_add_id(state->rctx->ncache, nct, state->dom->name, state->id);
     } else {
-        key = resp_ncache_name(state, state->dom, state->short_name);
+        key = state->by_mail ? cache_req_mail_nc_key(state, state->dom)
+                             : resp_ncache_name(state, state->dom, state->short_name);
         ret = key == NULL ? ENOMEM
                           : resp_ncache_add_name(state->rctx->ncache, nct, state->dom->name,
                                                  key);
@@ -319,10 +378,11 @@ static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_
         talloc_free(res);
         return ret;
     }
-    /* Found by id: its name may be one a lookup by name would not have taken. */
-    if (state->short_name == NULL && (cache_req_is_root(state->dom, res->short_name)
-                                      || cache_req_filtered(state, state->dom,
-                                                            res->short_name))) {
+    /* Found by id or by e-mail address: its name may be one a lookup by name would not
+     * have taken. */
+    if ((state->short_name == NULL || state->by_mail)
+            && (cache_req_is_root(state->dom, res->short_name)
+                || cache_req_filtered(state, state->dom, res->short_name))) {
         talloc_free(res);
         return ENOENT;
     }
@@ -341,7 +401,58 @@ static errno_t cache_req_answer(struct cache_req_state *state, struct cache_req_
 
 static char *cache_req_filter(struct cache_req_state *state)
 {
+    if (state->by_mail) {
+        return talloc_asprintf(state, SSS_DP_FILTER_MAIL "%s", state->mail);
+    }
     return cache_req_dp_filter(state, state->short_name, state->id);
+}
+
+/* What the current step looks up: by e-mail address, a user (an initgroups goes on by the
+ * user's name once it is found, cache_req_found). */
+static enum cache_req_type cache_req_step_type(struct cache_req_state *state)
+{
+    return state->by_mail ? CACHE_REQ_USER_BY_NAME : state->type;
+}
+
+/* The domain's cache for the current step. */
+static errno_t cache_req_read(struct cache_req_state *state, struct cache_req_entry **_entry)
+{
+    if (state->by_mail) {
+        return cache_req_cache_read_mail(state, state->rctx, state->dom, state->mail, _entry);
+    }
+    return cache_req_cache_read(state, state->rctx, state->dom, state->type, state->short_name,
+                                state->id, _entry);
+}
+
+/* entry answers the current step: it is the answer, or, for an initgroups whose user was
+ * found by e-mail address, the user whose groups are then looked up by name in this
+ * domain only. EOK, ENOENT or EAGAIN as cache_req_try_domain(). */
+static errno_t cache_req_found(struct tevent_req *req, struct cache_req_entry *entry,
+                               enum cache_req_source source)
+{
+    struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+    char *short_name = NULL;
+    errno_t ret;
+
+    if (!state->by_mail || state->type != CACHE_REQ_INITGROUPS) {
+        return cache_req_answer(state, entry, source);
+    }
+    ret = cache_req_entry_short_name(state, state->rctx, state->dom, entry, &short_name);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (cache_req_filtered(state, state->dom, short_name)) {
+        return ENOENT;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%s is the e-mail address of %s in domain %s\n", state->mail,
+          short_name, state->dom->name);
+    talloc_free(state->short_name);
+    state->short_name = short_name;
+    state->only = state->dom;
+    state->by_mail = false;
+    talloc_zfree(state->mail);
+    state->next_dom = state->rctx->num_domains;     /* this user's groups, nobody else's */
+    return cache_req_try_domain(req);
 }
 
 /* Past entry_cache_nowait_percentage of its lifetime the entry is refreshed in the
@@ -369,7 +480,8 @@ static bool cache_req_maybe_refresh(struct cache_req_state *state, time_t now)
     refresh_id = sss_new_req_id();
     DEBUG(SSSDBG_TRACE_FUNC, "Background refresh of %s in domain %s: request %llu\n",
           filter, state->dom->name, (unsigned long long)refresh_id);
-    cache_req_dp_refresh(state->rctx, state->dom, cache_req_dp_type(state->type), filter,
+    cache_req_dp_refresh(state->rctx, state->dom, cache_req_dp_type(cache_req_step_type(state)),
+                         filter,
                          refresh_id);
     talloc_free(filter);
     return true;
@@ -386,8 +498,7 @@ static errno_t cache_req_try_domain(struct tevent_req *req)
     errno_t ret;
 
     talloc_zfree(state->entry);
-    ret = cache_req_cache_read(state, state->rctx, state->dom, state->type, state->short_name,
-                               state->id, &state->entry);
+    ret = cache_req_read(state, &state->entry);
     if (ret != EOK && ret != ENOENT) {
         DEBUG(SSSDBG_OP_FAILURE, "Cannot read the cache of domain %s: %s\n",
               state->dom->name, sss_strerror(ret));
@@ -395,8 +506,13 @@ static errno_t cache_req_try_domain(struct tevent_req *req)
     }
     if (state->entry != NULL) {
         valid = state->entry->expire > now
-                && (state->type != CACHE_REQ_INITGROUPS || state->entry->have_gids);
+                && (cache_req_step_type(state) != CACHE_REQ_INITGROUPS
+                    || state->entry->have_gids);
         if (valid && !(state->flags & CACHE_REQ_BYPASS_CACHE)) {
+            if (state->by_mail) {
+                cache_req_probe_lookup(state, state->dom, "hit");
+                return cache_req_found(req, state->entry, CACHE_REQ_SRC_CACHE);
+            }
             ret = cache_req_answer(state, state->entry, CACHE_REQ_SRC_CACHE);
             if (ret == EOK) {
                 cache_req_probe_lookup(state, state->dom,
@@ -409,8 +525,8 @@ static errno_t cache_req_try_domain(struct tevent_req *req)
             DEBUG(SSSDBG_TRACE_INTERNAL, "Domain %s is offline: answering from the cache\n",
                   state->dom->name);
             cache_req_probe_lookup(state, state->dom, valid ? "hit" : "offline_hit");
-            return cache_req_answer(state, state->entry,
-                                    valid ? CACHE_REQ_SRC_CACHE : CACHE_REQ_SRC_STALE);
+            return cache_req_found(req, state->entry,
+                                   valid ? CACHE_REQ_SRC_CACHE : CACHE_REQ_SRC_STALE);
         }
         /* Expired, or valid but the caller bypasses the cache: the back-end is asked. */
         cache_req_probe_lookup(state, state->dom, "expired");
@@ -421,8 +537,9 @@ static errno_t cache_req_try_domain(struct tevent_req *req)
     if (filter == NULL) {
         return ENOMEM;
     }
-    subreq = cache_req_dp_send(state, state->rctx, state->dom, cache_req_dp_type(state->type),
-                               filter, state->req_id);
+    subreq = cache_req_dp_send(state, state->rctx, state->dom,
+                               cache_req_dp_type(cache_req_step_type(state)), filter,
+                               state->req_id);
     talloc_free(filter);
     if (subreq == NULL) {
         return ENOMEM;
@@ -437,18 +554,32 @@ static errno_t cache_req_next(struct tevent_req *req)
     struct resp_domain *dom;
     errno_t ret;
 
-    while (state->next_dom < state->rctx->num_domains) {
-        dom = &state->rctx->domains[state->next_dom++];
-        if (!cache_req_domain_applies(state, dom)) {
-            continue;
+    for (;;) {
+        while (state->next_dom < state->rctx->num_domains) {
+            dom = &state->rctx->domains[state->next_dom++];
+            if (!cache_req_domain_applies(state, dom)) {
+                continue;
+            }
+            state->dom = dom;
+            ret = cache_req_try_domain(req);
+            if (ret != ENOENT) {
+                return ret;
+            }
         }
-        state->dom = dom;
-        ret = cache_req_try_domain(req);
-        if (ret != ENOENT) {
-            return ret;
+        if (state->mail == NULL || state->by_mail) {
+            return ENOENT;
         }
+        if (state->name_unsure) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s not tried as an e-mail address: a domain could "
+                  "not answer for the name\n", state->mail);
+            return ENOENT;
+        }
+        /* No domain has that name: it may be an e-mail address. */
+        DEBUG(SSSDBG_TRACE_FUNC, "No user named %s: looking it up as an e-mail address\n",
+              state->mail);
+        state->by_mail = true;
+        state->next_dom = 0;
     }
-    return ENOENT;
 }
 
 /* After the back-end answered (or could not): the re-read cache, the expired entry, or
@@ -463,8 +594,7 @@ static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint
     /* A back-end call is only made for the domain being tried (cache_req_try_domain()). */
     assert(state->dom != NULL);
     if (call_ret == EOK && dp_error == SSS_DP_ERR_OK) {
-        ret = cache_req_cache_read(state, state->rctx, state->dom, state->type,
-                                   state->short_name, state->id, &fresh);
+        ret = cache_req_read(state, &fresh);
         if (ret == ENOENT) {
             DEBUG(SSSDBG_TRACE_INTERNAL, "Not in domain %s\n", state->dom->name);
             cache_req_negative(state);
@@ -475,7 +605,10 @@ static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint
                   state->dom->name, sss_strerror(ret));
             return ENOENT;
         }
-        return cache_req_answer(state, fresh, CACHE_REQ_SRC_DP);
+        return cache_req_found(req, fresh, CACHE_REQ_SRC_DP);
+    }
+    if (!state->by_mail) {
+        state->name_unsure = true;
     }
     if (call_ret != EOK) {
         DEBUG(SSSDBG_MINOR_FAILURE, "Back-end of domain %s not reached: %s\n",
@@ -487,9 +620,9 @@ static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint
     if (state->entry == NULL) {
         return ENOENT;
     }
-    return cache_req_answer(state, state->entry,
-                            state->entry->expire > time(NULL) ? CACHE_REQ_SRC_CACHE
-                                                              : CACHE_REQ_SRC_STALE);
+    return cache_req_found(req, state->entry,
+                           state->entry->expire > time(NULL) ? CACHE_REQ_SRC_CACHE
+                                                             : CACHE_REQ_SRC_STALE);
 }
 
 static void cache_req_dp_done(struct tevent_req *subreq)

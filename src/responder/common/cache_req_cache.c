@@ -104,6 +104,29 @@ static errno_t cache_req_read_initgr(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysd
     return EOK;
 }
 
+/* The domain's cache and an empty entry tagged with its generation, taken before the
+ * read: a commit after this point changes it, so equal generations of two reads mean the
+ * same data. */
+static errno_t cache_req_entry_new(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                   struct resp_domain *dom, struct sysdb_ctx **_sysdb,
+                                   struct cache_req_entry **_entry)
+{
+    struct cache_req_entry *entry;
+    errno_t ret;
+
+    ret = resp_domain_sysdb(rctx, dom, _sysdb);
+    if (ret != EOK) {
+        return ret;
+    }
+    entry = talloc_zero(mem_ctx, struct cache_req_entry);
+    if (entry == NULL) {
+        return ENOMEM;
+    }
+    entry->gen = sysdb_rcache_gen(*_sysdb);
+    *_entry = entry;
+    return EOK;
+}
+
 errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
                              struct resp_domain *dom, enum cache_req_type type,
                              const char *name, uint32_t id, struct cache_req_entry **_entry)
@@ -112,17 +135,10 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     struct sysdb_ctx *sysdb;
     errno_t ret;
 
-    ret = resp_domain_sysdb(rctx, dom, &sysdb);
+    ret = cache_req_entry_new(mem_ctx, rctx, dom, &sysdb, &entry);
     if (ret != EOK) {
         return ret;
     }
-    entry = talloc_zero(mem_ctx, struct cache_req_entry);
-    if (entry == NULL) {
-        return ENOMEM;
-    }
-    /* Before the read: a commit after this point changes it, so equal generations of two
-     * reads mean the same data. */
-    entry->gen = sysdb_rcache_gen(sysdb);
     switch (type) {
     case CACHE_REQ_USER_BY_NAME:
         ret = sysdb_get_user_by_name(entry, sysdb, name, &entry->user);
@@ -160,6 +176,42 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
         entry->last_update = entry->user != NULL ? entry->user->last_update
                                                  : entry->group->last_update;
     }
+    *_entry = entry;
+    return EOK;
+}
+
+errno_t cache_req_cache_read_mail(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                  struct resp_domain *dom, const char *mail,
+                                  struct cache_req_entry **_entry)
+{
+    struct cache_req_entry *entry;
+    struct sysdb_user **users = NULL;
+    struct sysdb_ctx *sysdb;
+    size_t count = 0;
+    errno_t ret;
+
+    ret = cache_req_entry_new(mem_ctx, rctx, dom, &sysdb, &entry);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_get_users_by_email(entry, sysdb, mail, &users, &count);
+    if (ret == EINVAL) {
+        ret = ENOENT;       /* no user can hold it */
+    }
+    if (ret == EOK && count > 1) {
+        /* As SSSD: "several users share the same email address" is no answer. */
+        DEBUG(SSSDBG_OP_FAILURE, "%zu users of domain %s hold the e-mail address %s "
+              "(%s, %s%s): ambiguous, not found\n", count, dom->name, mail, users[0]->name,
+              users[1]->name, count > 2 ? ", ..." : "");
+        ret = ENOENT;
+    }
+    if (ret != EOK) {
+        talloc_free(entry);
+        return ret;
+    }
+    entry->user = users[0];
+    entry->expire = entry->user->expire;
+    entry->last_update = entry->user->last_update;
     *_entry = entry;
     return EOK;
 }

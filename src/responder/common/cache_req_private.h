@@ -26,6 +26,12 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
                              struct resp_domain *dom, enum cache_req_type type,
                              const char *name, uint32_t id, struct cache_req_entry **_entry);
 
+/* The user whose e-mail address is mail, as cache_req_cache_read() reads a user by name.
+ * ENOENT when no user, or several (ambiguous, logged), hold it; sysdb errors. */
+errno_t cache_req_cache_read_mail(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                  struct resp_domain *dom, const char *mail,
+                                  struct cache_req_entry **_entry);
+
 /* Drops repeated gids in place, keeping the first occurrence of each in list order;
  * returns the new count. O(n log n) (pairwise below a few dozen). Never fails. */
 size_t cache_req_dedupe_gids(uint32_t *gids, size_t count);

@@ -30,6 +30,8 @@ static errno_t nss_cmd_type(uint32_t cmd, enum cache_req_type *_type,
     switch (cmd) {
     case SSS_NSS_GETPWNAM:
     case SSS_NSS_GETPWNAM_EX:
+    case SSS_NSS_GETORIGBYNAME:     /* users only here: no group has extra attributes */
+    case SSS_NSS_GETORIGBYUSERNAME:
         *_type = CACHE_REQ_USER_BY_NAME;
         *_mc = NSS_MC_PASSWD;
         return EOK;
@@ -55,6 +57,11 @@ static errno_t nss_cmd_type(uint32_t cmd, enum cache_req_type *_type,
         return EOK;
     }
     return EINVAL;
+}
+
+static bool nss_cmd_is_orig(uint32_t cmd)
+{
+    return cmd == SSS_NSS_GETORIGBYNAME || cmd == SSS_NSS_GETORIGBYUSERNAME;
 }
 
 uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res)
@@ -262,7 +269,9 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
         switch (state->type) {
         case CACHE_REQ_USER_BY_NAME:
         case CACHE_REQ_USER_BY_ID:
-            ret = nss_pw_answer(state->nctx, reply, res, &state->nreq);
+            ret = nss_cmd_is_orig(state->nreq.cmd)
+                      ? nss_orig_answer(state->nctx, reply, res)
+                      : nss_pw_answer(state->nctx, reply, res, &state->nreq);
             break;
         case CACHE_REQ_GROUP_BY_NAME:
         case CACHE_REQ_GROUP_BY_ID:

@@ -33,6 +33,8 @@ static const struct resp_cmd nss_cmds[] = {
     { SSS_NSS_SETNETGRENT, nss_cmd_setnetgrent },
     { SSS_NSS_GETNETGRENT, nss_cmd_getnetgrent },
     { SSS_NSS_ENDNETGRENT, nss_cmd_endnetgrent },
+    { SSS_NSS_GETORIGBYNAME, nss_cmd_lookup },
+    { SSS_NSS_GETORIGBYUSERNAME, nss_cmd_lookup },
     RESP_CMD_END
 };
 
@@ -220,6 +222,10 @@ static errno_t nss_init(struct sss_service *svc, struct resp_ctx *rctx)
     nctx->rctx = rctx;
     nctx->enum_min_rebuild_s = NSS_ENUM_MIN_REBUILD_S;
     ret = confdb_get_string(cdb, nctx, "nss", "pwfield", &nctx->pwfield);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = confdb_get_list(cdb, nctx, "nss", "user_attributes", &nctx->user_attributes);
     if (ret != EOK) {
         return ret;
     }

@@ -37,7 +37,13 @@ struct nss_ctx {
     struct nss_format_opts *fmt;
     struct nss_grcache *grcache;    /* formatted big groups; NULL: none kept */
     uint32_t memcache_timeout;
+    char **user_attributes;         /* [nss] user_attributes: the extra attributes the
+                                     * GETORIG* replies carry ("+name" as "name") */
 };
+
+/* GETORIGBYNAME / GETORIGBYUSERNAME for a user found (nss_cmd_pw.c). */
+errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
+                        struct cache_req_result *res);
 
 /* The handler of every by-name, by-id and initgroups command (+ _EX). */
 errno_t nss_cmd_lookup(struct resp_request *rreq);

@@ -31,6 +31,8 @@ const char *nss_cmd_name(uint32_t cmd)
     case SSS_NSS_SETNETGRENT: return "SETNETGRENT";
     case SSS_NSS_GETNETGRENT: return "GETNETGRENT";
     case SSS_NSS_ENDNETGRENT: return "ENDNETGRENT";
+    case SSS_NSS_GETORIGBYNAME: return "GETORIGBYNAME";
+    case SSS_NSS_GETORIGBYUSERNAME: return "GETORIGBYUSERNAME";
     }
     return "?";
 }

@@ -31,6 +31,8 @@ static const struct nss_cmd_shape nss_shapes[] = {
     { SSS_NSS_SETNETGRENT, NSS_REQ_NAME,  false },
     { SSS_NSS_GETNETGRENT, NSS_REQ_COUNT, false },
     { SSS_NSS_ENDNETGRENT, NSS_REQ_EMPTY, false },
+    { SSS_NSS_GETORIGBYNAME, NSS_REQ_NAME, false },
+    { SSS_NSS_GETORIGBYUSERNAME, NSS_REQ_NAME, false },
 };
 
 static uint32_t get_u32(const uint8_t *p)
@@ -381,6 +383,28 @@ errno_t nss_reply_netgr_member_add(struct nss_reply *r, const char *name)
     ret = resp_reply_put_u32(r->out, SSS_NETGR_REP_GROUP);
     if (ret == EOK) {
         ret = resp_reply_put_str(r->out, name);
+    }
+    return nss_reply_end_record(r, start, 1, ret);
+}
+
+errno_t nss_reply_orig_add(struct nss_reply *r, uint32_t id_type, const char *const *pairs)
+{
+    size_t start;
+    size_t n = 0;
+    errno_t ret;
+
+    SSS_CHECK_ARG(r != NULL && pairs != NULL, EINVAL);
+    while (pairs[n] != NULL) {
+        n++;
+    }
+    SSS_CHECK_ARG(n % 2 == 0, EINVAL);
+    if (r->num == UINT32_MAX) {
+        return EINVAL;
+    }
+    start = resp_reply_body_len(r->out);
+    ret = resp_reply_put_u32(r->out, id_type);
+    if (ret == EOK) {
+        ret = nss_reply_put_strs(r, pairs, n);
     }
     return nss_reply_end_record(r, start, 1, ret);
 }

@@ -115,6 +115,11 @@ errno_t nss_reply_netgr_member_add(struct nss_reply *r, const char *name);
  * so an empty netgroup is found, with no records. EINVAL past UINT32_MAX. */
 errno_t nss_reply_netgr_found(struct nss_reply *r);
 
+/* GETORIGBYNAME / GETORIGBYUSERNAME (libsss_nss_idmap's sss_nss_getorigbyname): one result,
+ * the object's type (SSS_ID_TYPE_*) then its key, value strings (pairs: NULL-terminated,
+ * an even count; EINVAL otherwise). */
+errno_t nss_reply_orig_add(struct nss_reply *r, uint32_t id_type, const char *const *pairs);
+
 uint32_t nss_reply_num_results(struct nss_reply *r);
 
 /* Bytes of the body so far, the two counters included. */

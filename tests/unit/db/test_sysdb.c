@@ -21,6 +21,7 @@
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
 #include "db/sysdb_private.h"
+#include "db/sysdb_creds.h"
 
 static void test_store_get_user(void **state)
 {
@@ -619,12 +620,191 @@ static void test_user_upn(void **state)
     assert_int_equal(sysdb_get_user_upn(tc->mem, tc->sysdb, NULL, &upn), EINVAL);
 }
 
+/* Users by e-mail address (SSSD's lookup by e-mail): exact in a case-sensitive domain,
+ * several holders all returned, an address changed or removed is no longer found. */
+static void test_user_email(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "alice", .uid = 1001, .gid = 1001,
+                            .email = "alice@mail.example" };
+    struct sysdb_user **users;
+    struct sysdb_user *r;
+    size_t count;
+
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), ENOENT);
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "alice@" DOM);
+    assert_string_equal(users[0]->email, "alice@mail.example");
+    assert_int_equal(users[0]->uid, 1001);
+    assert_null(users[1]);
+    talloc_free(users);
+    /* Case-sensitive domain: another spelling is another address. */
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "Alice@mail.example",
+                                              &users, &count), ENOENT);
+    /* The address is returned by the lookups by name too (read cache included). */
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
+    assert_string_equal(r->email, "alice@mail.example");
+    assert_non_null(r->extra);
+    assert_null(r->extra[0]);
+    talloc_free(r);
+
+    /* A second holder: both returned. */
+    u.name = "bob";
+    u.uid = 1002;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 2);
+    talloc_free(users);
+
+    /* Bob's address changes, alice's is removed. */
+    u.email = "bob@mail.example";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    u.name = "alice";
+    u.uid = 1001;
+    u.email = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "alice@mail.example",
+                                              &users, &count), ENOENT);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "bob@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "bob@" DOM);
+    talloc_free(users);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
+    assert_null(r->email);
+    talloc_free(r);
+
+    /* Deleted users hold nothing; an address no name could be is EINVAL. */
+    assert_int_equal(sysdb_delete_user(tc->sysdb, "bob"), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "bob@mail.example",
+                                              &users, &count), ENOENT);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "", &users, &count),
+                     EINVAL);
+}
+
+/* ldap_user_extra_attrs: name, value pairs (a name once per value) kept in order, returned
+ * by every lookup (read cache included), replaced or removed by the next store; an odd
+ * list is refused. */
+static void test_user_extra(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *extra[] = { "phone", "+1 555", "phone", "+1 556", "dept", "ops", NULL };
+    const char *odd[] = { "phone", NULL };
+    struct sysdb_user u = { .name = "joe", .uid = 1001, .gid = 1001, .extra = extra };
+    struct sysdb_user *r;
+    int i;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    for (i = 0; i < 2; i++) {   /* read from ldb, then from the read cache */
+        assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "joe", &r), EOK);
+        assert_string_equal(r->extra[0], "phone");
+        assert_string_equal(r->extra[1], "+1 555");
+        assert_string_equal(r->extra[3], "+1 556");
+        assert_string_equal(r->extra[4], "dept");
+        assert_string_equal(r->extra[5], "ops");
+        assert_null(r->extra[6]);
+        talloc_free(r);
+    }
+    u.extra = odd;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EINVAL);
+    u.extra = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_uid(tc->mem, tc->sysdb, 1001, &r), EOK);
+    assert_null(r->extra[0]);
+    talloc_free(r);
+}
+
+/* case_sensitive = false: addresses compare folded. */
+static void test_user_email_insensitive(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "Alice", .uid = 1001, .gid = 1001,
+                            .email = "Alice@Mail.Example" };
+    struct sysdb_user **users;
+    size_t count;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, tc->sysdb, "ALICE@mail.example",
+                                              &users, &count), EOK);
+    assert_int_equal(count, 1);
+    assert_string_equal(users[0]->name, "alice@" DOM);
+    talloc_free(users);
+}
+
+/* A cache of format version 2 (no e-mail index) is upgraded in place on open: its users
+ * and their cached credentials stay; a user stored then is found by e-mail address. */
+static void test_prev_version_upgraded(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "old", .uid = 1001, .gid = 1001 };
+    const struct sysdb_creds_policy pol = { 0 };
+    const uint8_t pw[] = "Secret123";
+    struct ldb_message *msg;
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user **users;
+    struct sysdb_user *r;
+    size_t count;
+    char *dir;
+
+    dir = tc_tmpdir(tc->mem, "test_sysdb_v2");
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_creds_save(sysdb, "old", pw, sizeof(pw) - 1, &pol, NOW), EOK);
+    /* Made a version 2 file: that version, and no mailk in @INDEXLIST. */
+    msg = ldb_msg_new(tc->mem);
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
+    assert_int_equal(ldb_msg_add_empty(msg, "@IDXATTR", LDB_FLAG_MOD_DELETE, NULL),
+                     LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "@IDXATTR", "mailk"), LDB_SUCCESS);
+    assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+    msg = ldb_msg_new(tc->mem);
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "cn=sysdb");
+    assert_int_equal(ldb_msg_add_empty(msg, "version", LDB_FLAG_MOD_REPLACE, NULL),
+                     LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "version", "2"), LDB_SUCCESS);
+    assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+    talloc_free(sysdb);
+
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, sysdb, "old", &r), EOK);
+    talloc_free(r);
+    assert_int_equal(sysdb_creds_check(sysdb, "old", pw, sizeof(pw) - 1, &pol, NOW, NULL, NULL),
+                     EOK);
+    u.email = "old@mail.example";
+    assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, sysdb, "old@mail.example", &users,
+                                              &count), EOK);
+    assert_int_equal(count, 1);
+    talloc_free(users);
+    talloc_free(sysdb);
+    /* Reopened: version 3 now, nothing emptied. */
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_int_equal(sysdb_get_users_by_email(tc->mem, sysdb, "old@mail.example", &users,
+                                              &count), EOK);
+    talloc_free(users);
+    talloc_free(sysdb);
+    tc_tmpdir_remove(dir);
+}
+
 static const struct CMUnitTest tests[] = {
     T(test_store_get_user),
     T(test_update_user),
     T(test_rename_by_uid),
     T(test_case_sensitive),
     cmocka_unit_test_setup_teardown(test_case_insensitive, setup_insensitive, teardown),
+    T(test_user_email),
+    T(test_user_extra),
+    cmocka_unit_test_setup_teardown(test_user_email_insensitive, setup_insensitive, teardown),
     cmocka_unit_test_setup_teardown(test_case_preserving, setup_preserving, teardown),
     T(test_expiry),
     T(test_delete),
@@ -635,6 +815,7 @@ static const struct CMUnitTest tests[] = {
     T(test_huge_attrs),
     T(test_reopen),
     T(test_old_version_rebuilt),
+    T(test_prev_version_upgraded),
     T(test_names),
     T(test_user_upn),
 };

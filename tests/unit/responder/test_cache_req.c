@@ -149,6 +149,9 @@ static errno_t be_answer(struct backend *be, uint32_t type, const char *filter)
 
     ret = resp_domain_sysdb(be->t->rctx, be->dom, &sysdb);
     if (ret != EOK) return ret;
+    if (strncmp(filter, SSS_DP_FILTER_MAIL, strlen(SSS_DP_FILTER_MAIL)) == 0) {
+        return EOK;     /* nobody in these directories has an e-mail address */
+    }
     if (strncmp(filter, SSS_DP_FILTER_NAME, strlen(SSS_DP_FILTER_NAME)) == 0) {
         name = filter + strlen(SSS_DP_FILTER_NAME);
     } else {
@@ -420,6 +423,7 @@ static void test_offline_stale(void **state)
 {
     struct test_ctx *t = *state;
     struct cache_req_result *res;
+    unsigned int calls;
 
     t->be[0].mode = BE_OFFLINE;
     store_user(t, 0, "alice", 1001, "Old", time(NULL) - 1000, 10);
@@ -431,18 +435,22 @@ static void test_offline_stale(void **state)
     /* offline and not cached: not found in one, nothing negative-cached there */
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "carol", 0, 0, NULL), ENOENT);
     assert_int_equal(resp_ncache_count(t->rctx->ncache, RESP_NCACHE_USER), 1);
+    /* a name one cannot answer for is not tried as an e-mail address anywhere */
+    calls = t->be[0].calls + t->be[1].calls;
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "carol@one", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, calls + 1);
     /* a domain known offline: the expired entry at once, no call */
     resp_domain_set_online(t->rctx, "one", false);
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "alice", 0, 0, &res), EOK);
     assert_int_equal(res->source, CACHE_REQ_SRC_STALE);
-    assert_int_equal(t->be[0].calls, 2);
+    assert_int_equal(t->be[0].calls, 3);
     talloc_free(res);
     /* online again: asked again */
     resp_domain_set_online(t->rctx, "one", true);
     t->be[0].mode = BE_OK;
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "alice", 0, 0, &res), EOK);
     assert_int_equal(res->source, CACHE_REQ_SRC_DP);
-    assert_int_equal(t->be[0].calls, 3);
+    assert_int_equal(t->be[0].calls, 4);
     talloc_free(res);
 }
 
@@ -512,9 +520,12 @@ static void test_root_and_filters(void **state)
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_ID, NULL, 0, 0, NULL), ENOENT);
     assert_int_equal(lookup(t, CACHE_REQ_GROUP_BY_ID, NULL, 0, 0, NULL), ENOENT);
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "nobody", 0, 0, NULL), ENOENT);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, 0);
+    /* "@suffix" naming no domain: as SSSD, the whole name is a name, then an e-mail
+     * address, in each domain (the back-ends know neither) */
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "alice@nosuchdomain", 0, 0, NULL),
                      ENOENT);
-    assert_int_equal(t->be[0].calls + t->be[1].calls, 0);
+    assert_int_equal(t->be[0].calls + t->be[1].calls, 4);
     /* filtered by name after a lookup by id */
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_ID, NULL, 1099, 0, NULL), ENOENT);
 }
@@ -649,9 +660,9 @@ static void test_local_accounts(void **state)
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "nisuser", 0, 0, NULL), ENOENT);
     calls = t->be[0].calls + t->be[1].calls;
     assert_true(calls >= 2);
-    /* a qualified name asks its domain */
+    /* a qualified name asks its domain (then, not found, every domain by e-mail address) */
     assert_int_equal(lookup(t, CACHE_REQ_USER_BY_NAME, "local1@two", 0, 0, NULL), ENOENT);
-    assert_int_equal(t->be[1].calls + t->be[0].calls, calls + 1);
+    assert_int_equal(t->be[1].calls + t->be[0].calls, calls + 3);
 
     /* a user added to the file is local from the next check on */
     sleep(1);

@@ -379,6 +379,43 @@ static void test_netgr(void **state)
     talloc_free(out);
 }
 
+/* GETORIGBYNAME / GETORIGBYUSERNAME: a name; one result, the id type, then key, value
+ * strings (libsss_nss_idmap's sss_nss_getorigbyname reads them so). */
+static void test_orig(void **state)
+{
+    const char *pairs[] = { "mail", "a@x", "phone", "1", "phone", "2", NULL };
+    const char *odd[] = { "mail", NULL };
+    struct nss_request req;
+    struct nss_reply *r;
+    struct resp_reply *out;
+    struct cursor c;
+
+    assert_int_equal(parse(SSS_NSS_GETORIGBYNAME, "alice", 6, &req), EOK);
+    assert_int_equal(req.kind, NSS_REQ_NAME);
+    assert_string_equal(req.name, "alice");
+    assert_int_equal(parse(SSS_NSS_GETORIGBYUSERNAME, "alice", 6, &req), EOK);
+    assert_int_equal(parse(SSS_NSS_GETORIGBYNAME, "alice", 5, &req), EBADMSG);
+
+    r = nss_reply_new(NULL, SSS_NSS_GETORIGBYNAME, NULL);
+    assert_non_null(r);
+    assert_int_equal(nss_reply_orig_add(r, 1, odd), EINVAL);
+    assert_int_equal(nss_reply_orig_add(r, 1, pairs), EOK);
+    assert_int_equal(nss_reply_num_results(r), 1);
+    out = nss_reply_finish(NULL, r);
+    c = packet_body(out, SSS_NSS_GETORIGBYNAME, 0);
+    assert_int_equal(take_u32(&c), 1);
+    assert_int_equal(take_u32(&c), 0);
+    assert_int_equal(take_u32(&c), 1);     /* SSS_ID_TYPE_UID */
+    assert_string_equal(take_str(&c), "mail");
+    assert_string_equal(take_str(&c), "a@x");
+    assert_string_equal(take_str(&c), "phone");
+    assert_string_equal(take_str(&c), "1");
+    assert_string_equal(take_str(&c), "phone");
+    assert_string_equal(take_str(&c), "2");
+    assert_int_equal(c.left, 0);
+    talloc_free(out);
+}
+
 static void test_frame(void **state)
 {
     struct resp_frame *f = resp_frame_new(NULL, SSS_CLI_MAX_REQUEST_SIZE);
@@ -469,6 +506,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_reply_group_and_initgr, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reply_hostile_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_netgr, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_orig, setup, teardown),
         cmocka_unit_test_setup_teardown(test_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(test_reply_builder, setup, teardown),
     };
