@@ -8,15 +8,35 @@
  * faithfully, and a 1 MB gecos must not be copied into every reply.
  */
 #include "util/util.h"
+#include "lib/idmap/idmap.h"
 #include "providers/ldap/sdap_private.h"
 
 /* Copies the values of one attribute; false on ENOMEM. */
 static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name,
                         struct berval **vals, size_t nv, size_t *_dropped)
 {
+    bool sid_syntax;
+    errno_t ret;
     size_t i;
 
+    /* AD's SID-syntax attributes are binary: kept as their string form (S-1-5-...). */
+    sid_syntax = strcasecmp(name, "objectSid") == 0 || strcasecmp(name, "tokenGroups") == 0;
     for (i = 0; i < nv; i++) {
+        if (sid_syntax) {
+            ret = idmap_bin_sid_to_str(attr->values, (const uint8_t *)vals[i]->bv_val,
+                                       vals[i]->bv_len, &attr->values[attr->num_values]);
+            if (ret == ENOMEM) {
+                return false;
+            }
+            if (ret != EOK) {
+                DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is not a SID: "
+                      "dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+                (*_dropped)++;
+                continue;
+            }
+            attr->num_values++;
+            continue;
+        }
         if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN
                 || memchr(vals[i]->bv_val, '\0', vals[i]->bv_len) != NULL) {
             /* At the default level: the directory holds data we cannot keep. */

@@ -109,6 +109,8 @@ enum sdap_user_attr {
     SDAP_UA_FULLNAME,
     SDAP_UA_HOME,
     SDAP_UA_SHELL,
+    SDAP_UA_OBJSID,             /* ldap_user_objectsid, ldap_user_primary_group: read with */
+    SDAP_UA_PRIMARY_GID,        /* ldap_id_mapping only (sdap_idmap.c) */
     SDAP_UA_MAX
 };
 
@@ -116,7 +118,8 @@ enum sdap_group_attr {
     SDAP_GA_OC,
     SDAP_GA_NAME,
     SDAP_GA_GID,
-    SDAP_GA_MEMBER,
+    SDAP_GA_OBJSID,             /* ldap_group_objectsid (ldap_id_mapping) */
+    SDAP_GA_MEMBER,             /* keep last but MAX: the member list is read on demand */
     SDAP_GA_MAX
 };
 
@@ -188,6 +191,8 @@ struct sdap_options {
     struct sdap_kind users;     /* derived from the above */
     struct sdap_kind groups;
     struct sdap_sasl *sasl;     /* ldap_sasl_mech (sdap_sasl.h); NULL: simple/anonymous */
+    bool id_mapping;            /* ldap_id_mapping: ids from objectSid (sdap_idmap.c) */
+    struct idmap_ctx *idmap;    /* set when id_mapping */
 };
 
 static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
@@ -195,6 +200,25 @@ static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
 {
     return kind == SDAP_KIND_GROUPS ? &opts->groups : &opts->users;
 }
+
+/* ---- ID mapping (sdap_idmap.c) ------------------------------------------------------ */
+
+struct idmap_ctx;
+struct sdap_entry;
+/* The map of opts when opts->id_mapping, from the ldap_idmap_* options. Errors:
+ * ERR_INVALID_CONFIG (logged), ENOMEM. */
+errno_t sdap_idmap_init(struct sdap_options *opts, struct confdb *cdb, const char *section);
+/* The ids of a user entry: uid from its SID, gid from its domain and primaryGroupID.
+ * EINVAL (logged): no usable SID, or ids outside [min_id, max_id]; ENOMEM. */
+errno_t sdap_idmap_user_ids(const struct sdap_options *opts, const struct sdap_entry *entry,
+                            uint32_t *_uid, uint32_t *_gid);
+errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_entry *entry,
+                            uint32_t *_gid);
+/* A search filter for the entries of kind whose SIDs map to ids[0..n). ENOENT: none of the
+ * ids is in a known slice; ENOMEM. */
+errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                          const struct sdap_kind *kind, const uint32_t *ids, size_t n,
+                          char **_filter);
 
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
