@@ -710,6 +710,7 @@ static const struct confdb_provider_row provider_defaults[] = {
     { "ad", "ldap_schema", "ad" },
     { "ad", "ldap_id_mapping", "true" },
     { "ad", "ldap_sasl_mech", "GSSAPI" },
+    { "ad", "ldap_use_tokengroups", "true" },
 };
 
 const char *confdb_provider_default(const char *option, const char *id_provider)

@@ -8,10 +8,13 @@
 #
 # Directory: alice (uidNumber 10001, gidNumber 10001), bob (no POSIX attributes), groups
 # g_inner {alice, bob} and g_outer {g_inner} (gidNumber 20002).
+# carol is in g_d1 < g_d2 < g_d3 < g_d4 (nested deeper than ldap_group_nesting_level).
 # Scenarios: ldap_id_mapping default (true): passwd entries of both users, by name and by
 # uid; primary group from primaryGroupID (Domain Users); groups by name and gid; g_outer
-# lists the nested members; `id` shows the nested memberships. ldap_id_mapping = false:
-# uidNumber/gidNumber, and bob (no POSIX attributes) does not exist.
+# lists the nested members; `id` shows the nested memberships; carol's come from
+# tokenGroups, all four levels. ldap_use_tokengroups = false: the membership searches stop
+# at the nesting level. ldap_id_mapping = false: uidNumber/gidNumber, and bob (no POSIX
+# attributes) does not exist.
 # Usage: test_ad_id.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -39,6 +42,15 @@ samba_ad_tool group add g_inner > /dev/null || exit 1
 samba_ad_tool group add g_outer --gid-number=20002 --nis-domain=ad > /dev/null || exit 1
 samba_ad_tool group addmembers g_inner alice,bob > /dev/null || exit 1
 samba_ad_tool group addmembers g_outer g_inner > /dev/null || exit 1
+# carol is in g_d1, in g_d2, in g_d3, in g_d4: deeper than ldap_group_nesting_level (2).
+samba_ad_user carol Carol-Pass1 || exit 1
+for i in 1 2 3 4; do
+    samba_ad_tool group add g_d$i > /dev/null || exit 1
+done
+samba_ad_tool group addmembers g_d1 carol > /dev/null || exit 1
+for i in 1 2 3; do
+    samba_ad_tool group addmembers g_d$((i + 1)) g_d$i > /dev/null || exit 1
+done
 samba_ad_join || { echo "FAIL: adcli join"; exit 1; }
 
 # The ids SSSD gives each SID, computed here (first domain seen: its hashed slice).
@@ -59,8 +71,8 @@ SID_BOB=$(samba_ad_sid bob)
 SID_INNER=$(samba_ad_sid g_inner)
 SID_OUTER=$(samba_ad_sid g_outer)
 DOM_SID=${SID_ALICE%-*}
-read -r UID_ALICE UID_BOB GID_INNER GID_OUTER GID_DU <<< "$(map_ids "$SID_ALICE" "$SID_BOB" \
-    "$SID_INNER" "$SID_OUTER" "$DOM_SID-513" | tr '\n' ' ')"
+read -r UID_ALICE UID_BOB GID_INNER GID_OUTER GID_DU GID_D4 <<< "$(map_ids "$SID_ALICE" \
+    "$SID_BOB" "$SID_INNER" "$SID_OUTER" "$DOM_SID-513" "$(samba_ad_sid g_d4)" | tr '\n' ' ')"
 echo "# domain $DOM_SID: alice $UID_ALICE, bob $UID_BOB, g_inner $GID_INNER, g_outer $GID_OUTER, Domain Users $GID_DU"
 
 conf() {
@@ -103,8 +115,20 @@ check "id bob: primary group and nested memberships ($out)" \
 for g in "$GID_INNER(g_inner)" "$GID_OUTER(g_outer)"; do
     check "  ... with $g" grep -qF "$g" <<< "$out"
 done
+out=$(in_nss_ns id carol)
+for g in "(g_d1)" "(g_d2)" "(g_d3)" "$GID_D4(g_d4)"; do
+    check "id carol: nested $g, deeper than the nesting level: from tokenGroups ($out)" \
+        grep -qF "$g" <<< "$out"
+done
+check "  ... read from one base search (the back-end's log)" \
+    grep -q "user 'carol': [0-9]* group SID(s) in tokenGroups" "$BE_LOG"
 out=$(in_nss_ns getent passwd nobody_here)
 check "an unknown name is not found" test -z "$out"
+
+conf "ldap_use_tokengroups = false" || fail "restart (ldap_use_tokengroups = false)"
+out=$(in_nss_ns id carol)
+check "ldap_use_tokengroups = false: membership searches, nesting level 2 stops below g_d4" \
+    test -n "$(grep "g_d3" <<< "$out")" -a -z "$(grep "g_d4" <<< "$out")"
 
 conf "ldap_id_mapping = false" || fail "restart (ldap_id_mapping = false)"
 out=$(in_nss_ns getent passwd alice)

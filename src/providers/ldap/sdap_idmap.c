@@ -187,34 +187,37 @@ errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_e
     return ret == EOK ? EOK : log_refused(ret, "group", entry->dn, sid);
 }
 
-errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
-                          const struct sdap_kind *kind, const uint32_t *ids, size_t n,
-                          char **_filter)
+errno_t sdap_sid_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_kind *kind, const char *const *sids, size_t n,
+                        char **_filter)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
-    const char *attr = kind == &opts->groups ? opts->group_map[SDAP_GA_OBJSID]
-                                             : opts->user_map[SDAP_UA_OBJSID];
+    TALLOC_CTX *tmp_ctx;
+    const char *attr;
     char *terms;
     const char *ex;
-    errno_t ret = ENOMEM;
     uint8_t *bin;
     size_t len;
     size_t found = 0;
     size_t i;
     size_t k;
-    char *sid;
+    errno_t ret = ENOMEM;
 
-    SSS_CHECK_ARG(opts != NULL && opts->idmap != NULL && kind != NULL && _filter != NULL,
-                  EINVAL);
+    SSS_CHECK_ARG(opts != NULL && kind != NULL && sids != NULL && _filter != NULL, EINVAL);
+    attr = kind == &opts->groups ? opts->group_map[SDAP_GA_OBJSID]
+                                 : opts->user_map[SDAP_UA_OBJSID];
+    if (attr == NULL) {
+        return ENOENT;
+    }
+    tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
     terms = talloc_strdup(tmp_ctx, "");
     for (i = 0; terms != NULL && i < n; i++) {
-        if (idmap_id_to_sid(tmp_ctx, opts->idmap, ids[i], &sid) != EOK
-                || idmap_str_sid_to_bin(tmp_ctx, sid, &bin, &len) != EOK) {
+        if (idmap_str_sid_to_bin(tmp_ctx, sids[i], &bin, &len) != EOK) {
             continue;
         }
+        /* Binary values go into filters byte by byte (RFC 4515). */
         terms = talloc_asprintf_append_buffer(terms, "(%s=", attr);
         for (k = 0; terms != NULL && k < len; k++) {
             terms = talloc_asprintf_append_buffer(terms, "\\%02x", bin[k]);
@@ -226,7 +229,6 @@ errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
         goto done;
     }
     if (found == 0) {
-        /* No id of the list is in a slice of a known domain. */
         ret = ENOENT;
         goto done;
     }
@@ -238,6 +240,37 @@ errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
         ret = *_filter != NULL ? EOK : ENOMEM;
     }
 done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                          const struct sdap_kind *kind, const uint32_t *ids, size_t n,
+                          char **_filter)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char **sids;
+    size_t found = 0;
+    size_t i;
+    errno_t ret;
+
+    SSS_CHECK_ARG(opts != NULL && opts->idmap != NULL && kind != NULL && _filter != NULL,
+                  EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    sids = talloc_zero_array(tmp_ctx, const char *, n + 1);
+    if (tmp_ctx == NULL || sids == NULL) {
+        talloc_free(tmp_ctx);
+        return ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        char *sid;
+
+        /* ids in no slice of a known domain are left out */
+        if (idmap_id_to_sid(sids, opts->idmap, ids[i], &sid) == EOK) {
+            sids[found++] = sid;
+        }
+    }
+    ret = found == 0 ? ENOENT : sdap_sid_filter(mem_ctx, opts, kind, sids, found, _filter);
     talloc_free(tmp_ctx);
     return ret;
 }

@@ -114,6 +114,7 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_ATTR("ldap_user_home_directory", user_map[SDAP_UA_HOME], false),
     OPT_ATTR("ldap_user_shell", user_map[SDAP_UA_SHELL], false),
     OPT_BOOL("ldap_id_mapping", id_mapping),
+    OPT_BOOL("ldap_use_tokengroups", use_tokengroups),
     OPT_ATTR("ldap_group_object_class", group_map[SDAP_GA_OC], true),
     OPT_ATTR("ldap_group_name", group_map[SDAP_GA_NAME], true),
     OPT_ATTR("ldap_group_gid_number", group_map[SDAP_GA_GID], true),

@@ -192,6 +192,7 @@ struct sdap_options {
     struct sdap_kind groups;
     struct sdap_sasl *sasl;     /* ldap_sasl_mech (sdap_sasl.h); NULL: simple/anonymous */
     bool id_mapping;            /* ldap_id_mapping: ids from objectSid (sdap_idmap.c) */
+    bool use_tokengroups;       /* ldap_use_tokengroups: initgroups of AD users */
     struct idmap_ctx *idmap;    /* set when id_mapping */
 };
 
@@ -219,6 +220,22 @@ errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_e
 errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                           const struct sdap_kind *kind, const uint32_t *ids, size_t n,
                           char **_filter);
+/* A search filter for the entries of kind with one of the SIDs ("S-1-5-..."); malformed
+ * ones are left out. ENOENT: none usable, or no SID attribute in the map; ENOMEM. */
+errno_t sdap_sid_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_kind *kind, const char *const *sids, size_t n,
+                        char **_filter);
+
+/* ---- initgroups from tokenGroups (sdap_tokengroups.c) --------------------------------- */
+
+/* The groups of user from its tokenGroups (every group it is in, nested ones included,
+ * one base search), then the group entries by SID. ENODATA: the server sent no
+ * tokenGroups (the caller searches memberships instead); else the search errors. */
+struct tevent_req *sdap_tokengroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                         struct sdap_id_ctx *id_ctx,
+                                         const struct sdap_user *user);
+errno_t sdap_tokengroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                              struct sdap_group ***_groups, size_t *_num_groups);
 
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
