@@ -76,6 +76,7 @@ read -r UID_ALICE UID_BOB GID_INNER GID_OUTER GID_DU GID_D4 <<< "$(map_ids "$SID
 echo "# domain $DOM_SID: alice $UID_ALICE, bob $UID_BOB, g_inner $GID_INNER, g_outer $GID_OUTER, Domain Users $GID_DU"
 
 conf() {
+    rm -f "$LOGS"/*.log     # the checks read the logs of this configuration only
     write_conf <<CONF
 [sssd]
 domains = ad.test
