@@ -126,6 +126,15 @@ check "  ... read from one base search (the back-end's log)" \
 out=$(in_nss_ns getent passwd nobody_here)
 check "an unknown name is not found" test -z "$out"
 
+# A fresh cache and a lookup by id first: no SID was seen yet, the domain's SID comes from
+# the search base.
+conf "" || fail "restart (fresh cache)"
+out=$(in_nss_ns getent passwd "$UID_ALICE")
+check "fresh start, getent passwd $UID_ALICE (by uid, first lookup) gives alice ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:" <<< "$out"
+out=$(in_nss_ns getent group "$GID_D4")
+check "  ... getent group $GID_D4 gives g_d4 ($out)" grep -q "^g_d4:\*:$GID_D4:" <<< "$out"
+
 conf "ldap_use_tokengroups = false" || fail "restart (ldap_use_tokengroups = false)"
 out=$(in_nss_ns id carol)
 check "ldap_use_tokengroups = false: membership searches, nesting level 2 stops below g_d4" \

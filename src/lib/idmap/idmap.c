@@ -115,6 +115,11 @@ static size_t dom_subauth_count(const char *sid, const char **_last)
     }
 }
 
+bool idmap_has_domains(const struct idmap_ctx *ctx)
+{
+    return ctx != NULL && ctx->num_doms > 0;
+}
+
 bool idmap_is_domain_sid(const char *sid)
 {
     return dom_subauth_count(sid, NULL) == 3;

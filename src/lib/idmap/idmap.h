@@ -63,6 +63,9 @@ errno_t idmap_sid_to_id(struct idmap_ctx *ctx, const char *sid, uint32_t *_id);
 errno_t idmap_id_to_sid(TALLOC_CTX *mem_ctx, struct idmap_ctx *ctx, uint32_t id,
                         char **_sid);
 
+/* True once a domain was added. */
+bool idmap_has_domains(const struct idmap_ctx *ctx);
+
 /* True for "S-1-5-21-" and three 32-bit sub-authorities, nothing after. */
 bool idmap_is_domain_sid(const char *sid);
 

@@ -77,6 +77,35 @@ errno_t sdap_idmap_init(struct sdap_options *opts, struct confdb *cdb, const cha
     return EOK;
 }
 
+bool sdap_idmap_needs_domain(const struct sdap_options *opts)
+{
+    return opts != NULL && opts->idmap != NULL && !idmap_has_domains(opts->idmap);
+}
+
+errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
+                                   const struct sdap_entry *base)
+{
+    const char *sid = base != NULL && opts->user_map[SDAP_UA_OBJSID] != NULL
+        ? sdap_entry_value(base, opts->user_map[SDAP_UA_OBJSID]) : NULL;
+    int64_t slice = -1;
+    errno_t ret;
+
+    if (!sdap_idmap_needs_domain(opts)) {
+        return EOK;     /* another lookup added it meanwhile */
+    }
+    if (sid == NULL || !idmap_is_domain_sid(sid)) {
+        DEBUG(SSSDBG_OP_FAILURE, "ID mapping: the search base has no domain SID: lookups by "
+              "id fail until an entry was found by name\n");
+        return ENOENT;
+    }
+    ret = idmap_add_domain(opts->idmap, opts->domain, sid, &slice);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s (%s) in slice %" PRId64 "\n",
+              opts->domain, sid, slice);
+    }
+    return ret == ENOMEM ? ret : (ret == EOK ? EOK : EINVAL);
+}
+
 /* The id of a SID, adding its domain to the map when it is new. EINVAL: not mappable. */
 static errno_t sid_to_id(const struct sdap_options *opts, const char *sid, uint32_t *_id)
 {

@@ -215,6 +215,12 @@ errno_t sdap_idmap_user_ids(const struct sdap_options *opts, const struct sdap_e
                             uint32_t *_uid, uint32_t *_gid);
 errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_entry *entry,
                             uint32_t *_gid);
+/* True when ids are mapped and no domain is in the map yet (nothing can map back). */
+bool sdap_idmap_needs_domain(const struct sdap_options *opts);
+/* Adds the domain whose head object (the search base, read with its objectSid) is base.
+ * ENOENT (logged): base is NULL or has no domain SID; EINVAL; ENOMEM. */
+errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
+                                   const struct sdap_entry *base);
 /* A search filter for the entries of kind whose SIDs map to ids[0..n). ENOENT: none of the
  * ids is in a known slice; ENOMEM. */
 errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
