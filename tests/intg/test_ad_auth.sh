@@ -4,7 +4,8 @@
 # KDC list and realm the AD provider derives from ad_server and ad_domain).
 # Scenarios: alice logs in with her AD password and gets a TGT in her ccache; a wrong
 # password is refused; dave, whose account is disabled in AD (userAccountControl), is
-# refused with his right password; an unknown user is refused.
+# refused with his right password; an unknown user is refused; alice changes her password
+# (chpass_provider = ad, kpasswd on the DC) and logs in with the new one only.
 # Usage: test_ad_auth.sh PREFIX   (root; 77 without Samba's AD DC packages or pamtester)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -15,6 +16,7 @@ reason=$(samba_ad_skip_reason)
 command -v pamtester > /dev/null || { echo "SKIP: pamtester is not installed"; exit 77; }
 samba_ad_enter "$0" "$@"
 . "$TOP/tests/intg/lib.sh"
+. "$TOP/tests/intg/nss_ns.sh"
 OUR_MOD=$PREFIX/lib/security/pam_sss.so
 [ -f "$OUR_MOD" ] || { echo "FAIL: $OUR_MOD is not installed"; exit 1; }
 
@@ -74,4 +76,20 @@ login 0 Dave-Pass1 dave
 check "dave, disabled in AD, is refused with his right password ($LAST_OUT)" \
     grep -q "Permission denied" <<< "$LAST_OUT"
 check "an unknown user is refused" eval '! login 0 Whatever-1 nobody_here'
+
+# chpass_provider = ad: a change through the DC's kpasswd, as the user (pam_sss refuses
+# root's), with her mapped uid and gid.
+IFS=: read -r _ _ A_UID A_GID _ <<< "$(in_nss_ns getent passwd alice)"
+AS_ALICE=(setpriv --reuid="$A_UID" --regid="$A_GID" --clear-groups)
+out=$(printf 'Alice-Bad0\nAlice-Pass2\nAlice-Pass2\n' \
+      | LC_ALL=C "${AS_ALICE[@]}" pamtester adtest alice chauthtok 2>&1)
+check "a wrong current password stops alice's change ($out)" \
+    grep -q "Authentication failure" <<< "$out"
+out=$(printf 'Alice-Pass1\nAlice-Pass2\nAlice-Pass2\n' \
+      | LC_ALL=C "${AS_ALICE[@]}" pamtester adtest alice chauthtok 2>&1)
+check "alice (uid $A_UID) changes her AD password ($out)" \
+    grep -q "authentication token altered successfully" <<< "$out"
+check "  ... the new one logs her in" login 0 Alice-Pass2 alice
+login 0 Alice-Pass1 alice
+check "  ... the old one no longer ($LAST_OUT)" grep -q "Authentication failure" <<< "$LAST_OUT"
 summary
