@@ -137,6 +137,15 @@ static const char *confdb_effective(struct confdb_section *sec, unsigned kind,
     if (entry != NULL) {
         return entry->value;
     }
+    if ((kind & CONFDB_K_DOMAIN) != 0 && depth < CONFDB_MAX_DEFAULT_DEPTH
+            && strcmp(opt->name, "id_provider") != 0) {
+        from = confdb_option_find("id_provider", kind);
+        value = from != NULL ? confdb_effective(sec, kind, from, depth + 1) : NULL;
+        value = value != NULL ? confdb_provider_default(opt->name, value) : NULL;
+        if (value != NULL) {
+            return value;
+        }
+    }
     if (opt->schema_default) {
         schema_opt = confdb_option_find("ldap_schema", kind);
         value = schema_opt != NULL ? confdb_effective(sec, kind, schema_opt, depth + 1) : NULL;
@@ -421,4 +430,45 @@ errno_t confdb_get_services(struct confdb *cdb, TALLOC_CTX *mem_ctx, char ***_se
 done:
     talloc_free(tmp_ctx);
     return ret;
+}
+
+errno_t confdb_set_default(struct confdb *cdb, const char *section, const char *option,
+                           const char *value)
+{
+    const struct confdb_option *opt;
+    struct confdb_section *sec;
+    struct confdb_entry *entries;
+    struct confdb_entry *entry;
+    char *copy;
+
+    if (cdb == NULL || section == NULL || option == NULL || value == NULL) {
+        return EINVAL;
+    }
+    sec = confdb_find_section(cdb, section);
+    if (sec == NULL) {
+        return ENOENT;
+    }
+    opt = confdb_option_find(option, sec->kind);
+    if (opt == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "option '%s' is not known in section [%s]\n", option,
+              section);
+        return EINVAL;
+    }
+    if (confdb_find_entry(sec, option) != NULL) {
+        return EOK;
+    }
+    copy = talloc_strdup(cdb, value);
+    entries = talloc_realloc(cdb, sec->entries, struct confdb_entry, sec->num_entries + 1);
+    if (copy == NULL || entries == NULL) {
+        talloc_free(copy);
+        return ENOMEM;
+    }
+    sec->entries = entries;
+    entry = &entries[sec->num_entries++];
+    entry->opt = opt;
+    entry->value = copy;
+    entry->file = "(provider default)";
+    entry->file_idx = UINT_MAX;
+    entry->line = 0;
+    return EOK;
 }

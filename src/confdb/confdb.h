@@ -87,6 +87,13 @@ errno_t confdb_get_list(struct confdb *cdb, TALLOC_CTX *mem_ctx,
 /* True when the option is written in the configuration (not just defaulted). */
 bool confdb_is_set(struct confdb *cdb, const char *section, const char *option);
 
+/* A provider's computed default (ldap_uri from ad_server...): stored as the option's value
+ * in section unless the configuration sets it; afterwards confdb_is_set() is true for it.
+ * Only the calling process sees it. Errors: EINVAL (unknown option), ENOENT (no such
+ * section), ENOMEM. */
+errno_t confdb_set_default(struct confdb *cdb, const char *section, const char *option,
+                           const char *value);
+
 /* The [sssd] domains list, in the written order, duplicates refused at load. */
 errno_t confdb_get_domains(struct confdb *cdb, TALLOC_CTX *mem_ctx, char ***_domains);
 

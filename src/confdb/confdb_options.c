@@ -308,6 +308,7 @@ static const struct confdb_option confdb_options[] = {
     OPT_MAP("ldap_user_shell"),
     OPT_MAP("ldap_user_uuid"),
     OPT_MAP("ldap_user_objectsid"),
+    OPT_MAP("ldap_user_primary_group"),
     OPT_MAP("ldap_user_modify_timestamp"),
     OPT_MAP("ldap_user_shadow_last_change"),
     OPT_MAP("ldap_user_shadow_min"),
@@ -436,6 +437,7 @@ static const struct confdb_schema_row schema_defaults[] = {
     { "ldap_user_shell", "loginShell", "loginShell", "loginShell" },
     { "ldap_user_uuid", NULL, NULL, "objectGUID" },
     { "ldap_user_objectsid", NULL, NULL, "objectSID" },
+    { "ldap_user_primary_group", NULL, NULL, "primaryGroupID" },
     { "ldap_user_modify_timestamp", "modifyTimestamp", "modifyTimestamp", "whenChanged" },
     { "ldap_user_shadow_last_change", "shadowLastChange", "shadowLastChange", NULL },
     { "ldap_user_shadow_min", "shadowMin", "shadowMin", NULL },
@@ -690,6 +692,41 @@ char *confdb_kind_names(TALLOC_CTX *mem_ctx, unsigned kinds)
         out = talloc_asprintf_append(out, "%s%s", sep, parts[i]);
     }
     return out;
+}
+
+/*
+ * Defaults that differ with the domain's id_provider (sssd-ad(5)): the AD provider reads
+ * the AD schema, maps ids from SIDs and binds with GSSAPI unless told otherwise. Defaults
+ * computed from other values (ldap_uri from ad_server, krb5_realm from ad_domain, the
+ * SASL identity from the host name) are the provider's (confdb_set_default).
+ */
+struct confdb_provider_row {
+    const char *provider;
+    const char *option;
+    const char *value;
+};
+
+static const struct confdb_provider_row provider_defaults[] = {
+    { "ad", "ldap_schema", "ad" },
+    { "ad", "ldap_id_mapping", "true" },
+    { "ad", "ldap_sasl_mech", "GSSAPI" },
+    { "ad", "ldap_use_tokengroups", "true" },
+};
+
+const char *confdb_provider_default(const char *option, const char *id_provider)
+{
+    size_t i;
+
+    if (id_provider == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < SSS_ARRAY_SIZE(provider_defaults); i++) {
+        if (strcmp(provider_defaults[i].option, option) == 0
+                && strcmp(provider_defaults[i].provider, id_provider) == 0) {
+            return provider_defaults[i].value;
+        }
+    }
+    return NULL;
 }
 
 /* Default of an attribute-map option under ldap_schema `schema` (NULL: rfc2307). */

@@ -104,6 +104,8 @@ enum confdb_section_class confdb_section_classify(const char *name, unsigned *_k
 bool confdb_domain_name_valid(const char *name);
 char *confdb_kind_names(TALLOC_CTX *mem_ctx, unsigned kinds);
 const char *confdb_schema_default(const char *option, const char *schema);
+/* Default of option in a domain whose id_provider is id_provider; NULL: none special. */
+const char *confdb_provider_default(const char *option, const char *id_provider);
 bool confdb_enum_allows(const struct confdb_option *opt, const char *value);
 /* The whole table, for the unit tests that check every default. */
 const struct confdb_option *confdb_option_table(size_t *_count);

@@ -17,6 +17,7 @@
 
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
+#include "providers/ad/ad_options.h"
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
 #include "sss_iface/sss_dp.h"
@@ -203,15 +204,20 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
               sss_strerror(ret));
         goto done;
     }
-    if (strcmp(be->id_provider, "ldap") == 0) {
-        ret = sdap_id_ctx_create(be, ev, cdb, domain, &be->id_ctx);
+    if (strcmp(be->id_provider, "ldap") == 0 || strcmp(be->id_provider, "ad") == 0) {
+        /* id_provider = ad: the LDAP provider with AD's computed defaults. */
+        ret = strcmp(be->id_provider, "ad") == 0 ? ad_options_apply(cdb, domain) : EOK;
+        if (ret == EOK) {
+            ret = sdap_id_ctx_create(be, ev, cdb, domain, &be->id_ctx);
+        }
         if (ret == ERR_INVALID_CONFIG) {
-            DEBUG(SSSDBG_FATAL_FAILURE, "The LDAP id provider of %s refused its configuration "
-                  "(reason above): every lookup in this domain fails\n", domain);
+            DEBUG(SSSDBG_FATAL_FAILURE, "The %s id provider of %s refused its configuration "
+                  "(reason above): every lookup in this domain fails\n", be->id_provider,
+                  domain);
             be->id_error = ERR_INVALID_CONFIG;
-            be->id_error_msg = talloc_asprintf(be, "the ldap id provider of domain %s refused "
+            be->id_error_msg = talloc_asprintf(be, "the %s id provider of domain %s refused "
                                                "its configuration (see the sssd_be_%s log)",
-                                               domain, domain);
+                                               be->id_provider, domain, domain);
         } else if (ret != EOK) {
             DEBUG(SSSDBG_FATAL_FAILURE, "Cannot set up the LDAP id provider of %s: %s\n",
                   domain, sss_strerror(ret));
@@ -221,7 +227,7 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
         }
     } else {
         DEBUG(SSSDBG_CRIT_FAILURE, "id_provider %s is not supported by this build: every "
-              "lookup in domain %s fails (only id_provider = ldap is implemented)\n",
+              "lookup in domain %s fails (only id_provider = ldap and ad are implemented)\n",
               be->id_provider, domain);
         be->id_error = ENOTSUP;
         be->id_error_msg = talloc_asprintf(be, "id_provider %s is not supported by this build",

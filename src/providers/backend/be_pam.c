@@ -28,7 +28,7 @@ static enum be_pam_provider be_pam_provider_kind(const char *name, bool access)
     if (strcmp(name, "ldap") == 0 && !access) {
         return BE_PAM_PROV_LDAP;
     }
-    if (strcmp(name, "krb5") == 0 && !access) {
+    if ((strcmp(name, "krb5") == 0 || strcmp(name, "ad") == 0) && !access) {  /* ad: krb5 */
         return BE_PAM_PROV_KRB5;
     }
     if (strcmp(name, "permit") == 0 && access) {

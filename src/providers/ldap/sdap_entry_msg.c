@@ -8,11 +8,37 @@
  * faithfully, and a 1 MB gecos must not be copied into every reply.
  */
 #include "util/util.h"
+#include "lib/idmap/idmap.h"
 #include "providers/ldap/sdap_private.h"
 
 static bool value_kept(struct berval *val)
 {
     return val->bv_len <= SDAP_MAX_VALUE_LEN && memchr(val->bv_val, '\0', val->bv_len) == NULL;
+}
+
+/* AD's SID-syntax attributes are binary: kept as their string form (S-1-5-...). */
+static bool copy_sid_values(struct sdap_attr *attr, const char *dn, const char *name,
+                            struct berval **vals, size_t nv, size_t *_dropped)
+{
+    errno_t ret;
+    size_t i;
+
+    for (i = 0; i < nv; i++) {
+        ret = idmap_bin_sid_to_str(attr->values, (const uint8_t *)vals[i]->bv_val,
+                                   vals[i]->bv_len, &attr->values[attr->num_values]);
+        if (ret == ENOMEM) {
+            return false;
+        }
+        if (ret != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is not a SID: "
+                  "dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+            (*_dropped)++;
+            continue;
+        }
+        attr->num_values++;
+    }
+    attr->values[attr->num_values] = NULL;
+    return true;
 }
 
 /* Copies the values of one attribute, all into one buffer (a child of attr->values): a
@@ -26,6 +52,9 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
     char *buf;
     size_t i;
 
+    if (strcasecmp(name, "objectSid") == 0 || strcasecmp(name, "tokenGroups") == 0) {
+        return copy_sid_values(attr, dn, name, vals, nv, _dropped);
+    }
     for (i = 0; i < nv; i++) {
         if (value_kept(vals[i])) {
             total += vals[i]->bv_len + 1;

@@ -388,6 +388,7 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     uint32_t checked;
     char *filter;
     char *what;
+    errno_t ret;
 
     if (by == SDAP_BY_NAME) {
         if (!sdap_valid_name(name)) {
@@ -404,7 +405,20 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                   id);
             return ENOENT;
         }
-        filter = sdap_filter_eq(mem_ctx, kind->oc, kind->id_attr, idstr, kind->filter);
+        if (opts->idmap != NULL) {
+            /* ldap_id_mapping: the objectSid the id maps back to. */
+            filter = NULL;
+            ret = sdap_idmap_filter(mem_ctx, opts, kind, &id, 1, &filter);
+            if (ret == ENOENT) {
+                DEBUG(SSSDBG_TRACE_FUNC, "%s %u is in no slice of a known domain\n",
+                      kind->id_label, id);
+            }
+            if (ret != EOK) {
+                return ret;
+            }
+        } else {
+            filter = sdap_filter_eq(mem_ctx, kind->oc, kind->id_attr, idstr, kind->filter);
+        }
         what = talloc_asprintf(mem_ctx, "%s %u", kind->id_label, id);
     } else {
         return EINVAL;

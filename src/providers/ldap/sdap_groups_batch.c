@@ -106,8 +106,16 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
         }
     }
     values[n] = NULL;
-    filter = sdap_filter_or(state, opts->groups.oc, opts->groups.id_attr, values, n,
-                            opts->groups.filter);
+    if (opts->idmap != NULL) {
+        filter = NULL;
+        ret = sdap_idmap_filter(state, opts, &opts->groups, state->gids, n, &filter);
+        if (ret != EOK) {
+            goto done;
+        }
+    } else {
+        filter = sdap_filter_or(state, opts->groups.oc, opts->groups.id_attr, values, n,
+                                opts->groups.filter);
+    }
     talloc_free(values);
     if (filter == NULL) {
         ret = ENOMEM;

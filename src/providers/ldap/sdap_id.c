@@ -250,12 +250,21 @@ struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const cha
 /* ---- one entry of a kind, by name or id ------------------------------------------------ */
 
 struct sdap_id_lookup_one_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
     const struct sdap_options *opts;
+    enum sdap_kind_id kind;
+    enum sdap_by by;
+    const char *name;
+    uint32_t id;
     struct sdap_search_args args;
+    const char *sid_attrs[2];
     char *what;                 /* "user 'x'", "gid 5": for logs */
     struct sdap_entry *entry;
 };
 
+static errno_t sdap_id_lookup_one_start(struct tevent_req *req);
+static void sdap_id_lookup_one_dom_done(struct tevent_req *subreq);
 static void sdap_id_lookup_one_done(struct tevent_req *subreq);
 
 struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -264,32 +273,91 @@ struct tevent_req *sdap_id_lookup_one_send(TALLOC_CTX *mem_ctx, struct tevent_co
                                            const char *name, uint32_t id)
 {
     struct sdap_id_lookup_one_state *state;
-    const struct sdap_kind *desc;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    char *filter = NULL;
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sdap_id_lookup_one_state);
     if (!SDAP_OP_VALID(req, ev, id_ctx)) {
         return req;     /* NULL, or failing with EINVAL */
     }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
     state->opts = id_ctx->opts;
-    desc = sdap_kind(state->opts, kind);
-    ret = sdap_lookup_filter(state, state->opts, desc, by, name, id, &filter, &state->what);
-    if (ret != EOK) {
-        goto done;
+    state->kind = kind;
+    state->by = by;
+    state->name = name;
+    state->id = id;
+    if (by == SDAP_BY_ID && sdap_idmap_needs_domain(state->opts)) {
+        /* ldap_id_mapping before any SID was seen: an id maps back to no SID yet. The
+         * domain's SID is that of the search base (the domain's head object). */
+        state->sid_attrs[0] = state->opts->user_map[SDAP_UA_OBJSID];
+        state->args = (struct sdap_search_args) {
+            .base_ref = sdap_kind(state->opts, kind)->base,
+            .scope = LDAP_SCOPE_BASE,
+            .filter = "(objectClass=*)",
+            .attrs = state->sid_attrs,
+            .timeout = state->opts->search_timeout,
+        };
+        subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
+        if (subreq == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        tevent_req_set_callback(subreq, sdap_id_lookup_one_dom_done, req);
+        return req;
     }
-    state->args = sdap_kind_search(desc, filter, state->opts->search_timeout, 0);
-    subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
-    if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
+    ret = sdap_id_lookup_one_start(req);
+    if (ret == EAGAIN) {
+        return req;
     }
-    tevent_req_set_callback(subreq, sdap_id_lookup_one_done, req);
-    return req;
 done:
     return sss_req_post(req, ev, ret);
+}
+
+/* The search itself. EAGAIN: in flight. */
+static errno_t sdap_id_lookup_one_start(struct tevent_req *req)
+{
+    struct sdap_id_lookup_one_state *state =
+        tevent_req_data(req, struct sdap_id_lookup_one_state);
+    const struct sdap_kind *desc = sdap_kind(state->opts, state->kind);
+    struct tevent_req *subreq;
+    char *filter = NULL;
+    errno_t ret;
+
+    ret = sdap_lookup_filter(state, state->opts, desc, state->by, state->name, state->id,
+                             &filter, &state->what);
+    if (ret != EOK) {
+        return ret;
+    }
+    state->args = sdap_kind_search(desc, filter, state->opts->search_timeout, 0);
+    subreq = sdap_id_search_send(state, state->ev, state->id_ctx, &state->args);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_id_lookup_one_done, req);
+    return EAGAIN;
+}
+
+static void sdap_id_lookup_one_dom_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_id_lookup_one_state *state =
+        tevent_req_data(req, struct sdap_id_lookup_one_state);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        ret = sdap_idmap_add_base_domain(state->opts, num == 1 ? entries[0] : NULL);
+    }
+    talloc_free(entries);
+    if (ret == EOK) {
+        ret = sdap_id_lookup_one_start(req);
+    }
+    sdap_req_step(req, ret);
 }
 
 static void sdap_id_lookup_one_done(struct tevent_req *subreq)

@@ -7,6 +7,8 @@
  * previous hop, SDAP_FILTER_BATCH DNs OR-ed per search. Each group is taken once (by its
  * canonical DN), which also ends membership loops. Unusable group entries are skipped and
  * not followed.
+ * AD with ldap_use_tokengroups: the user's tokenGroups instead (sdap_tokengroups.c), with
+ * the searches above only when the server sends none.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -28,6 +30,8 @@ struct sdap_initgroups_state {
 };
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq);
+static void sdap_initgroups_tg_done(struct tevent_req *subreq);
+static errno_t sdap_initgroups_members(struct tevent_req *req);
 static errno_t sdap_initgroups_search(struct tevent_req *req);
 static void sdap_initgroups_search_done(struct tevent_req *subreq);
 
@@ -79,25 +83,54 @@ static void sdap_initgroups_user_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
+    if (opts->schema == SDAP_SCHEMA_AD && opts->use_tokengroups) {
+        subreq = sdap_tokengroups_send(state, state->ev, state->id_ctx, state->user);
+        if (subreq == NULL) {
+            tevent_req_error(req, ENOMEM);
+            return;
+        }
+        tevent_req_set_callback(subreq, sdap_initgroups_tg_done, req);
+        return;
+    }
+    sdap_req_step(req, sdap_initgroups_members(req));
+}
+
+static void sdap_initgroups_tg_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    errno_t ret;
+
+    ret = sdap_tokengroups_recv(state, subreq, &state->groups, &state->num_groups);
+    talloc_free(subreq);
+    if (ret == ENODATA) {
+        ret = sdap_initgroups_members(req);
+    }
+    sdap_req_step(req, ret);
+}
+
+/* The membership searches. EAGAIN: one in flight; EOK: done. */
+static errno_t sdap_initgroups_members(struct tevent_req *req)
+{
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+
     /* Filters per batch below; groups without their members. */
     state->args = sdap_kind_search(&opts->groups, NULL, opts->search_timeout,
                                    opts->page_size);
     state->args.attrs = sdap_group_attrs(state, opts, false);
     if (state->args.attrs == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        return ENOMEM;
     }
     state->frontier = talloc_array(state, const char *, 2);
     if (state->frontier == NULL) {
-        tevent_req_error(req, ENOMEM);
-        return;
+        return ENOMEM;
     }
     /* rfc2307 matches the name, the DN schemas the DN; both are one "frontier" value. */
     state->frontier[0] = opts->member_is_dn ? state->user->orig_dn : state->user->name;
     state->frontier[1] = NULL;
     state->num_frontier = 1;
-    ret = sdap_initgroups_search(req);
-    sdap_req_step(req, ret);
+    return sdap_initgroups_search(req);
 }
 
 /* Searches the parents of the next batch of the frontier, or moves to the next hop.

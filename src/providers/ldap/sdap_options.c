@@ -115,6 +115,8 @@ static const struct sdap_opt sdap_opt_table[] = {
     OPT_ATTR("ldap_user_shell", user_map[SDAP_UA_SHELL], false),
     OPT_ATTR("ldap_user_principal", user_map[SDAP_UA_PRINCIPAL], false),
     OPT_ATTR("ldap_user_email", user_map[SDAP_UA_EMAIL], false),
+    OPT_BOOL("ldap_id_mapping", id_mapping),
+    OPT_BOOL("ldap_use_tokengroups", use_tokengroups),
     OPT_ATTR("ldap_group_object_class", group_map[SDAP_GA_OC], true),
     OPT_ATTR("ldap_group_name", group_map[SDAP_GA_NAME], true),
     OPT_ATTR("ldap_group_gid_number", group_map[SDAP_GA_GID], true),
@@ -439,6 +441,25 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
     ret = confdb_get_bool(cdb, section, "ldap_disable_paging", &disable_paging);
     if (ret != EOK) {
         goto done;
+    }
+    if (opts->id_mapping) {
+        /* Read only for id mapping: an rfc2307 directory never sends them. */
+        ret = get_attr_name(cdb, opts, section, "ldap_user_objectsid", true,
+                            &opts->user_map[SDAP_UA_OBJSID]);
+        if (ret == EOK) {
+            ret = get_attr_name(cdb, opts, section, "ldap_user_primary_group", true,
+                                &opts->user_map[SDAP_UA_PRIMARY_GID]);
+        }
+        if (ret == EOK) {
+            ret = get_attr_name(cdb, opts, section, "ldap_group_objectsid", true,
+                                &opts->group_map[SDAP_GA_OBJSID]);
+        }
+        if (ret == EOK) {
+            ret = sdap_idmap_init(opts, cdb, section);
+        }
+        if (ret != EOK) {
+            goto done;
+        }
     }
     ret = sdap_options_derive(opts, section, disable_paging);
     if (ret != EOK) {

@@ -111,6 +111,8 @@ enum sdap_user_attr {
     SDAP_UA_SHELL,
     SDAP_UA_PRINCIPAL,
     SDAP_UA_EMAIL,
+    SDAP_UA_OBJSID,             /* ldap_user_objectsid, ldap_user_primary_group: read with */
+    SDAP_UA_PRIMARY_GID,        /* ldap_id_mapping only (sdap_idmap.c) */
     SDAP_UA_MAX
 };
 
@@ -118,7 +120,8 @@ enum sdap_group_attr {
     SDAP_GA_OC,
     SDAP_GA_NAME,
     SDAP_GA_GID,
-    SDAP_GA_MEMBER,
+    SDAP_GA_OBJSID,             /* ldap_group_objectsid (ldap_id_mapping) */
+    SDAP_GA_MEMBER,             /* keep last but MAX: the member list is read on demand */
     SDAP_GA_MAX
 };
 
@@ -195,6 +198,9 @@ struct sdap_options {
     struct sdap_kind users;     /* derived from the above */
     struct sdap_kind groups;
     struct sdap_sasl *sasl;     /* ldap_sasl_mech (sdap_sasl.h); NULL: simple/anonymous */
+    bool id_mapping;            /* ldap_id_mapping: ids from objectSid (sdap_idmap.c) */
+    bool use_tokengroups;       /* ldap_use_tokengroups: initgroups of AD users */
+    struct idmap_ctx *idmap;    /* set when id_mapping */
 };
 
 static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
@@ -202,6 +208,47 @@ static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
 {
     return kind == SDAP_KIND_GROUPS ? &opts->groups : &opts->users;
 }
+
+/* ---- ID mapping (sdap_idmap.c) ------------------------------------------------------ */
+
+struct idmap_ctx;
+struct sdap_entry;
+/* The map of opts when opts->id_mapping, from the ldap_idmap_* options. Errors:
+ * ERR_INVALID_CONFIG (logged), ENOMEM. */
+errno_t sdap_idmap_init(struct sdap_options *opts, struct confdb *cdb, const char *section);
+/* The ids of a user entry: uid from its SID, gid from its domain and primaryGroupID.
+ * EINVAL (logged): no usable SID, or ids outside [min_id, max_id]; ENOMEM. */
+errno_t sdap_idmap_user_ids(const struct sdap_options *opts, const struct sdap_entry *entry,
+                            uint32_t *_uid, uint32_t *_gid);
+errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_entry *entry,
+                            uint32_t *_gid);
+/* True when ids are mapped and no domain is in the map yet (nothing can map back). */
+bool sdap_idmap_needs_domain(const struct sdap_options *opts);
+/* Adds the domain whose head object (the search base, read with its objectSid) is base.
+ * ENOENT (logged): base is NULL or has no domain SID; EINVAL; ENOMEM. */
+errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
+                                   const struct sdap_entry *base);
+/* A search filter for the entries of kind whose SIDs map to ids[0..n). ENOENT: none of the
+ * ids is in a known slice; ENOMEM. */
+errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                          const struct sdap_kind *kind, const uint32_t *ids, size_t n,
+                          char **_filter);
+/* A search filter for the entries of kind with one of the SIDs ("S-1-5-..."); malformed
+ * ones are left out. ENOENT: none usable, or no SID attribute in the map; ENOMEM. */
+errno_t sdap_sid_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_kind *kind, const char *const *sids, size_t n,
+                        char **_filter);
+
+/* ---- initgroups from tokenGroups (sdap_tokengroups.c) --------------------------------- */
+
+/* The groups of user from its tokenGroups (every group it is in, nested ones included,
+ * one base search), then the group entries by SID. ENODATA: the server sent no
+ * tokenGroups (the caller searches memberships instead); else the search errors. */
+struct tevent_req *sdap_tokengroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                         struct sdap_id_ctx *id_ctx,
+                                         const struct sdap_user *user);
+errno_t sdap_tokengroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                              struct sdap_group ***_groups, size_t *_num_groups);
 
 /* Errors: EINVAL, ERR_INVALID_CONFIG (logged, with the reason), ENOMEM. */
 errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,

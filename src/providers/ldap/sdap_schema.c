@@ -345,16 +345,27 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (user == NULL) {
         return ENOMEM;
     }
-    ret = entry_name_id(user, opts, &opts->users, entry, &name, &user->uid);
-    if (ret != EOK) {
-        goto done;
-    }
-    /* The primary gid must be in [min_id, max_id] too, as SSSD requires for a non-MPG
-     * domain ("primary gid out of range"); it is never 0. */
-    ret = entry_id(entry, opts->user_map[SDAP_UA_GID], opts->min_id, opts->max_id, "user",
-                   &user->gid);
-    if (ret != EOK) {
-        goto done;
+    if (opts->idmap != NULL) {
+        /* ldap_id_mapping: both ids from SIDs (sdap_idmap.c), in [min_id, max_id] too. */
+        ret = entry_name(user, entry, opts->users.name_attr, "user", &name);
+        if (ret == EOK) {
+            ret = sdap_idmap_user_ids(opts, entry, &user->uid, &user->gid);
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+    } else {
+        ret = entry_name_id(user, opts, &opts->users, entry, &name, &user->uid);
+        if (ret != EOK) {
+            goto done;
+        }
+        /* The primary gid must be in [min_id, max_id] too, as SSSD requires for a non-MPG
+         * domain ("primary gid out of range"); it is never 0. */
+        ret = entry_id(entry, opts->user_map[SDAP_UA_GID], opts->min_id, opts->max_id,
+                       "user", &user->gid);
+        if (ret != EOK) {
+            goto done;
+        }
     }
     gecos = entry_text(entry, opts->user_map[SDAP_UA_GECOS], "user");
     if (gecos == NULL) {
@@ -400,7 +411,14 @@ errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (group == NULL) {
         return ENOMEM;
     }
-    ret = entry_name_id(group, opts, &opts->groups, entry, &name, &group->gid);
+    if (opts->idmap != NULL) {
+        ret = entry_name(group, entry, opts->groups.name_attr, "group", &name);
+        if (ret == EOK) {
+            ret = sdap_idmap_group_id(opts, entry, &group->gid);
+        }
+    } else {
+        ret = entry_name_id(group, opts, &opts->groups, entry, &name, &group->gid);
+    }
     if (ret != EOK) {
         goto done;
     }

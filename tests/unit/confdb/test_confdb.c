@@ -542,6 +542,44 @@ static void test_schema_defaults(void **state)
     talloc_free(cdb);
 }
 
+/* id_provider = ad changes some defaults (and, through ldap_schema, the attribute maps);
+ * written values win; a provider's computed default only fills what is not written. */
+static void test_ad_provider_defaults(void **state)
+{
+    struct test_ctx *t = *state;
+    struct confdb *cdb;
+
+    cdb = parse_ok(t, "[sssd]\ndomains = a, l, w\n"
+                   "[domain/a]\nid_provider = ad\n"
+                   "[domain/l]\nid_provider = ldap\n"
+                   "[domain/w]\nid_provider = ad\nldap_id_mapping = false\n"
+                   "ldap_schema = rfc2307bis\nldap_uri = ldap://w.example\n");
+    assert_str(cdb, "domain/a", "ldap_schema", "ad");
+    assert_bool_opt(cdb, "domain/a", "ldap_id_mapping", true);
+    assert_str(cdb, "domain/a", "ldap_sasl_mech", "GSSAPI");
+    assert_str(cdb, "domain/a", "ldap_user_name", "sAMAccountName");
+    assert_str(cdb, "domain/a", "ldap_user_objectsid", "objectSID");
+    assert_str(cdb, "domain/a", "ldap_user_primary_group", "primaryGroupID");
+    assert_false(confdb_is_set(cdb, "domain/a", "ldap_schema"));
+    assert_str(cdb, "domain/l", "ldap_schema", "rfc2307");
+    assert_bool_opt(cdb, "domain/l", "ldap_id_mapping", false);
+    assert_str(cdb, "domain/l", "ldap_sasl_mech", NULL);
+    assert_str(cdb, "domain/l", "ldap_user_primary_group", NULL);
+    assert_bool_opt(cdb, "domain/w", "ldap_id_mapping", false);
+    assert_str(cdb, "domain/w", "ldap_schema", "rfc2307bis");
+    assert_str(cdb, "domain/w", "ldap_user_name", "uid");
+
+    assert_int_equal(confdb_set_default(cdb, "domain/a", "ldap_uri", "ldap://dc1"), EOK);
+    assert_str(cdb, "domain/a", "ldap_uri", "ldap://dc1");
+    assert_true(confdb_is_set(cdb, "domain/a", "ldap_uri"));
+    assert_int_equal(confdb_set_default(cdb, "domain/w", "ldap_uri", "ldap://dc1"), EOK);
+    assert_str(cdb, "domain/w", "ldap_uri", "ldap://w.example");
+    assert_int_equal(confdb_set_default(cdb, "domain/a", "no_such_option", "x"), EINVAL);
+    assert_int_equal(confdb_set_default(cdb, "domain/zz", "ldap_uri", "x"), ENOENT);
+    assert_int_equal(confdb_set_default(cdb, "domain/a", "ldap_uri", NULL), EINVAL);
+    talloc_free(cdb);
+}
+
 static void test_enum_and_derived_ints(void **state)
 {
     struct test_ctx *t = *state;
@@ -1087,6 +1125,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_err_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_load_snippets, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_ad_provider_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_perms, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_load_missing_and_odd, setup_dir, teardown_dir),
     };

@@ -1,0 +1,305 @@
+/*
+ * ldap_id_mapping = true (the AD provider's default): POSIX ids from objectSid through
+ * src/lib/idmap, as SSSD computes them, instead of uidNumber/gidNumber. A user's uid comes
+ * from its objectSid, its primary gid from its domain's SID + primaryGroupID (the RID of
+ * its primary group: AD keeps that membership out of the group's member list); a group's
+ * gid from its objectSid. Lookups by id search the objectSid the id maps back to.
+ *
+ * Domains enter the map as SSSD's LDAP provider does: ldap_idmap_default_domain_sid in
+ * slice 0 at start, others when the first SID of theirs is seen (named by their SID).
+ * objectSid values arrive as strings: sdap_entry_msg.c converts SID-syntax attributes.
+ */
+#include <inttypes.h>
+
+#include "util/util.h"
+#include "confdb/confdb.h"
+#include "lib/idmap/idmap.h"
+#include "providers/ldap/sdap_private.h"
+
+errno_t sdap_idmap_init(struct sdap_options *opts, struct confdb *cdb, const char *section)
+{
+    struct idmap_opts io = { 0 };
+    char *dom_name = NULL;
+    char *dom_sid = NULL;
+    int64_t slice = 0;
+    int helpers = 0;
+    errno_t ret;
+
+    SSS_CHECK_ARG(opts != NULL && cdb != NULL && section != NULL, EINVAL);
+    if (!opts->id_mapping) {
+        return EOK;
+    }
+    ret = confdb_get_uint32(cdb, section, "ldap_idmap_range_min", &io.lower);
+    if (ret == EOK) {
+        ret = confdb_get_uint32(cdb, section, "ldap_idmap_range_max", &io.upper);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_uint32(cdb, section, "ldap_idmap_range_size", &io.rangesize);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_bool(cdb, section, "ldap_idmap_autorid_compat", &io.autorid);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_int(cdb, section, "ldap_idmap_helper_table_size", &helpers);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_string(cdb, opts, section, "ldap_idmap_default_domain_sid", &dom_sid);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_string(cdb, opts, section, "ldap_idmap_default_domain", &dom_name);
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    if (helpers < 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] ldap_idmap_helper_table_size must not be negative\n",
+              section);
+        return ERR_INVALID_CONFIG;
+    }
+    io.helpers = (uint32_t)helpers;
+    ret = idmap_ctx_create(opts, &io, &opts->idmap);
+    if (ret == EINVAL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] ldap_idmap_range_min/max/size do not make a range of "
+              "at least one slice\n", section);
+        return ERR_INVALID_CONFIG;
+    }
+    if (ret != EOK || dom_sid == NULL) {
+        return ret;
+    }
+    ret = idmap_add_domain(opts->idmap, dom_name != NULL ? dom_name : opts->domain, dom_sid,
+                           &slice);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] ldap_idmap_default_domain_sid '%s' is not a domain SID "
+              "(S-1-5-21-a-b-c)\n", section, dom_sid);
+        return ERR_INVALID_CONFIG;
+    }
+    DEBUG(SSSDBG_CONF_SETTINGS, "[%s] ID mapping: %s in slice 0\n", section, dom_sid);
+    return EOK;
+}
+
+bool sdap_idmap_needs_domain(const struct sdap_options *opts)
+{
+    return opts != NULL && opts->idmap != NULL && !idmap_has_domains(opts->idmap);
+}
+
+errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
+                                   const struct sdap_entry *base)
+{
+    const char *sid = base != NULL && opts->user_map[SDAP_UA_OBJSID] != NULL
+        ? sdap_entry_value(base, opts->user_map[SDAP_UA_OBJSID]) : NULL;
+    int64_t slice = -1;
+    errno_t ret;
+
+    if (!sdap_idmap_needs_domain(opts)) {
+        return EOK;     /* another lookup added it meanwhile */
+    }
+    if (sid == NULL || !idmap_is_domain_sid(sid)) {
+        DEBUG(SSSDBG_OP_FAILURE, "ID mapping: the search base has no domain SID: lookups by "
+              "id fail until an entry was found by name\n");
+        return ENOENT;
+    }
+    ret = idmap_add_domain(opts->idmap, opts->domain, sid, &slice);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s (%s) in slice %" PRId64 "\n",
+              opts->domain, sid, slice);
+    }
+    return ret == ENOMEM ? ret : (ret == EOK ? EOK : EINVAL);
+}
+
+/* The id of a SID, adding its domain to the map when it is new. EINVAL: not mappable. */
+static errno_t sid_to_id(const struct sdap_options *opts, const char *sid, uint32_t *_id)
+{
+    char *dom_sid = NULL;
+    uint32_t rid;
+    int64_t slice = -1;
+    errno_t ret;
+
+    ret = idmap_sid_to_id(opts->idmap, sid, _id);
+    if (ret == ENOENT) {
+        ret = idmap_split_sid(NULL, sid, &dom_sid, &rid);
+        if (ret == EOK) {
+            ret = idmap_add_domain(opts->idmap, dom_sid, dom_sid, &slice);
+        }
+        if (ret == EOK) {
+            DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s in slice %" PRId64 "\n",
+                  dom_sid, slice);
+            ret = idmap_sid_to_id(opts->idmap, sid, _id);
+        }
+        talloc_free(dom_sid);
+    }
+    if (ret == ENOMEM) {
+        return ret;
+    }
+    if (ret != EOK) {
+        return EINVAL;
+    }
+    if (*_id < opts->min_id || (opts->max_id != 0 && *_id > opts->max_id)) {
+        return ERANGE;
+    }
+    return EOK;
+}
+
+static const char *entry_sid(const struct sdap_entry *entry, const char *attr,
+                             const char *what)
+{
+    const struct sdap_attr *a = sdap_entry_attr(entry, attr);
+
+    if (a == NULL || a->num_values != 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s '%s' has %s %s: skipped\n", what, entry->dn,
+              a == NULL || a->num_values == 0 ? "no" : "several values of", attr);
+        return NULL;
+    }
+    return a->values[0];
+}
+
+static errno_t log_refused(errno_t ret, const char *what, const char *dn, const char *sid)
+{
+    if (ret == ENOMEM) {
+        return ret;
+    }
+    DEBUG(SSSDBG_OP_FAILURE, "%s '%s': SID %s %s: skipped\n", what, dn, sid,
+          ret == ERANGE ? "maps outside [min_id, max_id]" : "cannot be mapped to an id");
+    return EINVAL;
+}
+
+errno_t sdap_idmap_user_ids(const struct sdap_options *opts, const struct sdap_entry *entry,
+                            uint32_t *_uid, uint32_t *_gid)
+{
+    const char *sid;
+    const char *pg;
+    char *dom_sid = NULL;
+    char *pg_sid;
+    uint32_t rid;
+    uint32_t pg_rid;
+    errno_t ret;
+
+    sid = entry_sid(entry, opts->user_map[SDAP_UA_OBJSID], "user");
+    if (sid == NULL) {
+        return EINVAL;
+    }
+    ret = sid_to_id(opts, sid, _uid);
+    if (ret != EOK) {
+        return log_refused(ret, "user", entry->dn, sid);
+    }
+    pg = opts->user_map[SDAP_UA_PRIMARY_GID] != NULL
+        ? sdap_entry_value(entry, opts->user_map[SDAP_UA_PRIMARY_GID]) : NULL;
+    if (pg == NULL || sdap_parse_id(pg, 1, 0, &pg_rid) != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "user '%s' has no usable %s: skipped\n", entry->dn,
+              opts->user_map[SDAP_UA_PRIMARY_GID] != NULL
+              ? opts->user_map[SDAP_UA_PRIMARY_GID] : "primary group attribute");
+        return EINVAL;
+    }
+    ret = idmap_split_sid(NULL, sid, &dom_sid, &rid);
+    if (ret != EOK) {
+        return ret == ENOMEM ? ret : EINVAL;
+    }
+    pg_sid = talloc_asprintf(dom_sid, "%s-%" PRIu32, dom_sid, pg_rid);
+    ret = pg_sid == NULL ? ENOMEM : sid_to_id(opts, pg_sid, _gid);
+    if (ret != EOK) {
+        ret = log_refused(ret, "user", entry->dn, pg_sid != NULL ? pg_sid : "-");
+    }
+    talloc_free(dom_sid);
+    return ret;
+}
+
+errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_entry *entry,
+                            uint32_t *_gid)
+{
+    const char *sid;
+    errno_t ret;
+
+    sid = entry_sid(entry, opts->group_map[SDAP_GA_OBJSID], "group");
+    if (sid == NULL) {
+        return EINVAL;
+    }
+    ret = sid_to_id(opts, sid, _gid);
+    return ret == EOK ? EOK : log_refused(ret, "group", entry->dn, sid);
+}
+
+errno_t sdap_sid_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                        const struct sdap_kind *kind, const char *const *sids, size_t n,
+                        char **_filter)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char *attr;
+    char *terms;
+    const char *ex;
+    uint8_t *bin;
+    size_t len;
+    size_t found = 0;
+    size_t i;
+    size_t k;
+    errno_t ret = ENOMEM;
+
+    SSS_CHECK_ARG(opts != NULL && kind != NULL && sids != NULL && _filter != NULL, EINVAL);
+    attr = kind == &opts->groups ? opts->group_map[SDAP_GA_OBJSID]
+                                 : opts->user_map[SDAP_UA_OBJSID];
+    if (attr == NULL) {
+        return ENOENT;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    terms = talloc_strdup(tmp_ctx, "");
+    for (i = 0; terms != NULL && i < n; i++) {
+        if (idmap_str_sid_to_bin(tmp_ctx, sids[i], &bin, &len) != EOK) {
+            continue;
+        }
+        /* Binary values go into filters byte by byte (RFC 4515). */
+        terms = talloc_asprintf_append_buffer(terms, "(%s=", attr);
+        for (k = 0; terms != NULL && k < len; k++) {
+            terms = talloc_asprintf_append_buffer(terms, "\\%02x", bin[k]);
+        }
+        terms = terms != NULL ? talloc_strdup_append_buffer(terms, ")") : NULL;
+        found++;
+    }
+    if (terms == NULL) {
+        goto done;
+    }
+    if (found == 0) {
+        ret = ENOENT;
+        goto done;
+    }
+    ex = kind->filter == NULL || kind->filter[0] == '\0' ? ""
+        : kind->filter[0] == '(' ? kind->filter
+        : talloc_asprintf(tmp_ctx, "(%s)", kind->filter);
+    if (ex != NULL) {
+        *_filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)(|%s)%s)", kind->oc, terms, ex);
+        ret = *_filter != NULL ? EOK : ENOMEM;
+    }
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sdap_idmap_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                          const struct sdap_kind *kind, const uint32_t *ids, size_t n,
+                          char **_filter)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char **sids;
+    size_t found = 0;
+    size_t i;
+    errno_t ret;
+
+    SSS_CHECK_ARG(opts != NULL && opts->idmap != NULL && kind != NULL && _filter != NULL,
+                  EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    sids = talloc_zero_array(tmp_ctx, const char *, n + 1);
+    if (tmp_ctx == NULL || sids == NULL) {
+        talloc_free(tmp_ctx);
+        return ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        char *sid;
+
+        /* ids in no slice of a known domain are left out */
+        if (idmap_id_to_sid(sids, opts->idmap, ids[i], &sid) == EOK) {
+            sids[found++] = sid;
+        }
+    }
+    ret = found == 0 ? ENOENT : sdap_sid_filter(mem_ctx, opts, kind, sids, found, _filter);
+    talloc_free(tmp_ctx);
+    return ret;
+}

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Benchmark (prints figures, never fails on timing): a cold `id` of an AD user in N groups
+# (default 5,000) through our id_provider = ad against a private Samba AD DC
+# (tests/lib/samba_ad.sh), with tokenGroups (the AD default) and with the membership
+# searches (ldap_use_tokengroups = false), then a warm `id`. Each cold run starts from an
+# empty cache. BENCH_DEBUG=0x0400 adds the back-end's own initgroups time (from its log).
+# Not part of make perf yet (its AD system is still to come).
+# Usage: bench_ad_groups.sh PREFIX [N]   (root; 77 without Samba's AD DC)
+set -u
+PREFIX=$(cd "$1" && pwd)
+N=${2:-5000}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/tests/lib/samba_ad.sh"
+reason=$(samba_ad_skip_reason)
+[ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
+samba_ad_enter "$0" "$@"
+. "$TOP/tests/intg/lib.sh"
+. "$TOP/tests/intg/nss_ns.sh"
+
+WORK=$(mktemp -d /tmp/bench_ad_groups.XXXXXX)
+trap 'stop_sssd; samba_ad_stop; rm -rf "$WORK"' EXIT
+samba_ad_start "$WORK/dc" || { echo "the Samba AD DC did not start"; exit 1; }
+samba_ad_user u5k U5k-Pass1 || exit 1
+samba_ad_join || exit 1
+t0=$(now_ms)
+for i in $(seq 1 "$N"); do
+    printf 'dn: CN=bg%d,CN=Users,%s\nobjectClass: group\nsAMAccountName: bg%d\n' \
+        "$i" "$SAMBA_AD_BASE" "$i"
+    printf 'member: CN=u5k,CN=Users,%s\n\n' "$SAMBA_AD_BASE"
+done > "$WORK/groups.ldif"
+ldapadd -x -c -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+    -w "$SAMBA_AD_ADMINPASS" -f "$WORK/groups.ldif" > "$WORK/add.log" 2>&1
+echo "# $N groups added in $(( $(now_ms) - t0 )) ms"
+
+run() { # LABEL EXTRA_DOMAIN_LINES
+    rm -f "$LOGS"/*.log
+    write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss
+[domain/ad.test]
+id_provider = ad
+ad_server = $SAMBA_AD_DC
+debug_level = ${BENCH_DEBUG:-0}
+$2
+CONF
+    start_sssd && wait_name sssd.domain_ad_2etest 10000 || { echo "sssd did not start"; return; }
+    # The connection and its GSSAPI bind first, so the figure is the lookup's.
+    in_nss_ns getent passwd u5k > /dev/null
+    local t1 t2 n
+    t1=$(now_ms)
+    n=$(in_nss_ns id u5k | tr ',' '\n' | grep -c '(bg')
+    t2=$(now_ms)
+    in_nss_ns id u5k > /dev/null
+    echo "$1: cold id u5k $((t2 - t1)) ms ($n bg groups), warm $(( $(now_ms) - t2 )) ms"
+    # With BENCH_DEBUG=0x0400 the back-end logs each request's duration.
+    grep -o "getAccountInfo initgroups name=u5k: .*" "$LOGS/sssd_be_ad.test.log" 2>/dev/null |
+        sed "s/^/    back-end: /"
+    stop_sssd
+}
+run "tokenGroups" ""
+run "membership searches" "ldap_use_tokengroups = false"
