@@ -711,6 +711,9 @@ static const struct confdb_provider_row provider_defaults[] = {
     { "ad", "ldap_id_mapping", "true" },
     { "ad", "ldap_sasl_mech", "GSSAPI" },
     { "ad", "ldap_use_tokengroups", "true" },
+    /* A user's userPrincipalName carries the DNS domain (alice@ad.example), which is
+     * not a realm: SSSD's AD provider asks for it as an enterprise name by default. */
+    { "ad", "krb5_use_enterprise_principal", "true" },
 };
 
 const char *confdb_provider_default(const char *option, const char *id_provider)
