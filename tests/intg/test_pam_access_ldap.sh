@@ -82,6 +82,17 @@ user_entry() { # UID UIDNUMBER [EXTRA_LDIF_LINES]
     user_entry frank 10006 "loginAllowedTimeMap:: $(b64 00)"
     user_entry gina 10007 "loginAllowedTimeMap:: $(b64 ff)"
     user_entry hank 10008
+    # ivy's map allows only the hours around now: NUL bytes everywhere else.
+    user_entry ivy 10009 "loginAllowedTimeMap:: $(python3 -c '
+import base64, time
+m = bytearray(42)
+t = time.gmtime()
+# tm_wday counts from Monday in Python and from Sunday in C: the map is Sunday-based.
+now = ((t.tm_wday + 1) % 7) * 48 + t.tm_hour * 2 + (t.tm_min >= 30)
+for d in range(-4, 9):
+    b = (now + d) % 336
+    m[b // 8] |= 1 << (b % 8)
+print(base64.b64encode(bytes(m)).decode())')"
 } > "$WORK/acc.ldif"
 mkdir -p "$WORK/ldap"
 URI=$(SLAPD_EXTRA_SCHEMA=$WORK/ns.schema slapd_start "$WORK/ldap" "$WORK/acc.ldif" "$SUFFIX") \
@@ -203,6 +214,7 @@ run "nds: frank's map never allows (binary, NUL bytes): denied" 1 frank acct_mgm
 has "  ... PAM_PERM_DENIED" "$DENIED"
 run "nds: gina's map always allows" 0 gina acct_mgmt
 run "nds: hank has no map" 0 hank acct_mgmt
+run "nds: ivy's map allows these hours only (binary, NUL bytes): allowed" 0 ivy acct_mgmt
 
 # ---- the user's entry gone while sssd_pam trusts its lookup ----------------------------------
 restart "$URI" "access_provider = ldap

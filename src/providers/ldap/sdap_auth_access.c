@@ -248,7 +248,30 @@ static errno_t sdap_auth_policy_search(struct tevent_req *req, const char *base,
     return EOK;
 }
 
-/* The entry as the rules take it: each value as a berval (values are NUL-free strings). */
+/* Decodes lowercase hex into out (half as long); the length, or 0 for anything else. */
+static size_t sdap_hex_decode(const char *hex, char *out)
+{
+    size_t len = strlen(hex);
+    size_t i;
+    int hi;
+    int lo;
+
+    if (len % 2 != 0) {
+        return 0;
+    }
+    for (i = 0; i < len / 2; i++) {
+        hi = hex[2 * i] >= 'a' ? hex[2 * i] - 'a' + 10 : hex[2 * i] - '0';
+        lo = hex[2 * i + 1] >= 'a' ? hex[2 * i + 1] - 'a' + 10 : hex[2 * i + 1] - '0';
+        if (hi < 0 || hi > 15 || lo < 0 || lo > 15) {
+            return 0;
+        }
+        out[i] = (char)((hi << 4) | lo);
+    }
+    return len / 2;
+}
+
+/* The entry as the rules take it: each value as a berval (values are NUL-free strings,
+ * but for the nds time map, decoded from the parser's hex). */
 static errno_t sdap_auth_policy_attrs_of(TALLOC_CTX *mem_ctx, const struct sdap_entry *e,
                                          struct sdap_rule_attr **_attrs, size_t *_num)
 {
@@ -272,6 +295,15 @@ static errno_t sdap_auth_policy_attrs_of(TALLOC_CTX *mem_ctx, const struct sdap_
             }
             vals[k]->bv_val = a->values[k];
             vals[k]->bv_len = strlen(a->values[k]);
+            if (strcasecmp(a->name, SDAP_NDS_TIME_MAP) == 0) {
+                /* The parser kept the binary map as hex; an odd form reads as malformed
+                 * (empty), which the nds rule denies. */
+                vals[k]->bv_val = talloc_size(vals, strlen(a->values[k]) / 2 + 1);
+                if (vals[k]->bv_val == NULL) {
+                    return ENOMEM;
+                }
+                vals[k]->bv_len = sdap_hex_decode(a->values[k], vals[k]->bv_val);
+            }
         }
         attrs[i].name = a->name;
         attrs[i].values = vals;
@@ -334,10 +366,9 @@ static errno_t sdap_auth_policy_after_entry(struct tevent_req *req)
     static const char *const no_attrs[] = { "1.1", NULL };
     static const char *const lock_attrs[] = { "pwdLockout", "pwdLockoutDuration", NULL };
 
-    /* The entry parser drops values holding NUL (sdap_entry_msg.c), and a restrictive
-     * loginAllowedTimeMap (42 binary bytes, 0x00 for four closed hours) nearly always
-     * holds one: ask whether the user has a map that did not reach us, so that an
-     * unreadable map denies instead of allowing at any hour. */
+    /* The entry parser keeps loginAllowedTimeMap as hex (sdap_entry_msg.c), but drops a
+     * value it cannot keep (too long): ask whether the user has a map that did not reach
+     * us, so that an unreadable map denies instead of allowing at any hour. */
     if (!state->for_auth && !state->map_probed && state->pol->expire == SDAP_EXPIRE_NDS
             && sdap_auth_policy_has(state->pol, SDAP_ACCESS_EXPIRE)
             && !sdap_auth_policy_attr_seen(state, "loginAllowedTimeMap")) {

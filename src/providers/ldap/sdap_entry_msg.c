@@ -5,7 +5,9 @@
  * directory's bytes reach our code, so also what the LDAP fuzz harness
  * (tests/fuzz/fuzz_sdap_entry.c) drives. Values longer than SDAP_MAX_VALUE_LEN or holding
  * a NUL byte are dropped (counted, logged): no later C string handling could keep them
- * faithfully, and a 1 MB gecos must not be copied into every reply.
+ * faithfully, and a 1 MB gecos must not be copied into every reply. The binary attributes
+ * the code reads are converted instead: AD's SIDs to their S-1-... form, nds's time map
+ * to hex.
  */
 #include "util/util.h"
 #include "lib/idmap/idmap.h"
@@ -41,6 +43,41 @@ static bool copy_sid_values(struct sdap_attr *attr, const char *dn, const char *
     return true;
 }
 
+/* Binary attributes a rule reads byte by byte (nds's loginAllowedTimeMap, 42 bytes with
+ * NUL in nearly every restrictive map): kept as lowercase hex, which the reader decodes
+ * (sdap_auth_access.c), instead of dropped. */
+static bool copy_hex_values(struct sdap_attr *attr, const char *dn, const char *name,
+                            struct berval **vals, size_t nv, size_t *_dropped)
+{
+    static const char digits[] = "0123456789abcdef";
+    const unsigned char *in;
+    char *out;
+    size_t i;
+    size_t k;
+
+    for (i = 0; i < nv; i++) {
+        if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN / 2) {
+            DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is too long: "
+                  "dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+            (*_dropped)++;
+            continue;
+        }
+        out = talloc_array(attr->values, char, vals[i]->bv_len * 2 + 1);
+        if (out == NULL) {
+            return false;
+        }
+        in = (const unsigned char *)vals[i]->bv_val;
+        for (k = 0; k < vals[i]->bv_len; k++) {
+            out[2 * k] = digits[in[k] >> 4];
+            out[2 * k + 1] = digits[in[k] & 0x0f];
+        }
+        out[2 * k] = '\0';
+        attr->values[attr->num_values++] = out;
+    }
+    attr->values[attr->num_values] = NULL;
+    return true;
+}
+
 /* Copies the values of one attribute, all into one buffer (a child of attr->values): a
  * group's member attribute may hold hundreds of thousands of short values, and a talloc
  * chunk apiece more than doubled their size. No value is ever freed or used as a talloc
@@ -54,6 +91,9 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
 
     if (strcasecmp(name, "objectSid") == 0 || strcasecmp(name, "tokenGroups") == 0) {
         return copy_sid_values(attr, dn, name, vals, nv, _dropped);
+    }
+    if (strcasecmp(name, SDAP_NDS_TIME_MAP) == 0) {
+        return copy_hex_values(attr, dn, name, vals, nv, _dropped);
     }
     for (i = 0; i < nv; i++) {
         if (value_kept(vals[i])) {

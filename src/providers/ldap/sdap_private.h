@@ -29,6 +29,8 @@
 
 /* Values longer than this are dropped (with a log line) when entries are parsed. */
 #define SDAP_MAX_VALUE_LEN (64 * 1024)
+/* nds's binary time map: the entry parser keeps it as hex (sdap_entry_msg.c). */
+#define SDAP_NDS_TIME_MAP "loginAllowedTimeMap"
 /* Base lookups of member DNs kept in flight at once on the connection. */
 #define SDAP_DN_LOOKUP_WINDOW 64
 /* Values OR-ed into one filter (member=..., uid=...). */
