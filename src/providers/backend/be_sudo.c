@@ -2,6 +2,7 @@
  * be_sudo: the sudo provider of a back-end (see be_sudo.h): the refresh request shared by
  * the periodic tasks and the sudoHandler bus method, and the two timers.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <strings.h>
@@ -300,9 +301,15 @@ static void be_sudo_refresh_step(struct tevent_req *subreq)
     be_sudo_refresh_next(req);
 }
 
-static errno_t be_sudo_refresh_recv(struct tevent_req *req)
+/* _removed (may be NULL): how many cached rules the refresh removed. */
+static errno_t be_sudo_refresh_recv(struct tevent_req *req, size_t *_removed)
 {
+    struct be_sudo_refresh_state *state = tevent_req_data(req, struct be_sudo_refresh_state);
+
     TEVENT_REQ_RETURN_ON_ERROR(req);
+    if (_removed != NULL) {
+        *_removed = state->num_stale;
+    }
     return EOK;
 }
 
@@ -342,11 +349,33 @@ static void be_sudo_schedule(struct be_sudo_task *task, int seconds)
     }
 }
 
+/* The next run one interval from now; none without an interval (a run due, the one at
+ * start-up, is dropped: the refresh that just ended stands for it). */
 static void be_sudo_reschedule(struct be_sudo_task *task)
 {
     if (task->interval > 0) {
         be_sudo_schedule(task, task->interval);
+    } else {
+        talloc_zfree(task->timer);
     }
+}
+
+/* Starts the task's refresh now (the caller checked that none runs). The request is an
+ * internal one with its own id, whoever asked for it. false: it could not start. */
+static bool be_sudo_task_run(struct be_sudo_task *task)
+{
+    struct be_sudo *sudo = task->sudo;
+
+    assert(task->running == NULL);
+    task->req_id = sss_new_req_id();
+    SSS_REQ_ID_SCOPE(task->req_id);
+    task->running = be_sudo_refresh_send(task, sudo->be->ev, sudo,
+                                         task->full ? SDAP_SUDO_FULL : SDAP_SUDO_SMART, NULL);
+    if (task->running == NULL) {
+        return false;
+    }
+    tevent_req_set_callback(task->running, be_sudo_task_done, task);
+    return true;
 }
 
 static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
@@ -377,15 +406,9 @@ static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
             return;     /* nothing to be smart about before a full refresh */
         }
     }
-    task->req_id = sss_new_req_id();
-    SSS_REQ_ID_SCOPE(task->req_id);
-    task->running = be_sudo_refresh_send(task, ev, sudo,
-                                         task->full ? SDAP_SUDO_FULL : SDAP_SUDO_SMART, NULL);
-    if (task->running == NULL) {
+    if (!be_sudo_task_run(task)) {
         be_sudo_reschedule(task);
-        return;
     }
-    tevent_req_set_callback(task->running, be_sudo_task_done, task);
 }
 
 static void be_sudo_task_done(struct tevent_req *subreq)
@@ -398,7 +421,7 @@ static void be_sudo_task_done(struct tevent_req *subreq)
     errno_t ret;
     SSS_REQ_ID_SCOPE(task->req_id);
 
-    ret = be_sudo_refresh_recv(subreq);
+    ret = be_sudo_refresh_recv(subreq, NULL);
     talloc_free(subreq);
     task->running = NULL;
     be_sudo_wake_waiters(task, ret);
@@ -592,9 +615,10 @@ struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         return sss_req_post(req, ev, EOK);
     }
     if (type == SSS_DP_SUDO_FULL && be->sudo->full != NULL
-            && be->sudo->full->running != NULL) {
-        /* A full refresh is under way (the one at start-up, typically): its answer is
-         * this request's answer. */
+            && (be->sudo->full->running != NULL || be_sudo_task_run(be->sudo->full))) {
+        /* Every full refresh is the full task's, so that two never run at once: the one
+         * under way (the one at start-up, typically) or the one started now answers this
+         * request, and the periodic one is rescheduled from its end. */
         sss_list_link_tail(&be->sudo->full->waiters, &state->link);
         return req;
     }
@@ -608,19 +632,42 @@ struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     return req;
 }
 
+/* A rules refresh found rules deleted in the directory. Others deleted with them are
+ * still cached (a smart refresh never sees deletions), so, as SSSD does when its rules
+ * refresh answers ENOENT, a full refresh follows at once without anyone waiting for it:
+ * one only, the full task's (none when one is already under way). */
+static void be_sudo_full_after_deletion(struct be_sudo *sudo, size_t removed)
+{
+    if (sudo->full == NULL || sudo->full->running != NULL) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%zu sudo rules deleted in the directory; a full refresh "
+              "is already under way\n", removed);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%zu sudo rules deleted in the directory: a full refresh "
+          "now, out of band\n", removed);
+    if (!be_sudo_task_run(sudo->full)) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot start the sudo full refresh of %s\n",
+              sudo->be->domain);
+    }
+}
+
 static void be_sudo_handler_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_sudo_handler_state *state = tevent_req_data(req, struct be_sudo_handler_state);
+    size_t removed = 0;
     errno_t ret;
 
-    ret = be_sudo_refresh_recv(subreq);
+    ret = be_sudo_refresh_recv(subreq, &removed);
     talloc_free(subreq);
     if (ret == EOK) {
         if (state->type == SSS_DP_SUDO_FULL) {
             state->sudo->stats.full++;
         } else {
             state->sudo->stats.rules++;
+        }
+        if (removed > 0) {
+            be_sudo_full_after_deletion(state->sudo, removed);
         }
     } else {
         state->sudo->stats.failed++;
