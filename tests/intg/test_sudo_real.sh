@@ -12,6 +12,8 @@
 #   alice runs /bin/true as root and nothing else (not bob's %admins command, not the
 #   expired rule (sudo_timed = true), not the rule for another host);
 #   bob, through the %admins rule, runs /usr/bin/id as root;
+#   ldap_sudo_include_regexp: rules with a wildcard sudoHost are fetched, sudo runs the one
+#   matching this host and refuses the other; a sudoUser pattern gives nobody anything;
 #   a rule added in LDAP applies after a smart refresh, with no restart;
 #   a malformed sudoRole entry (no cn) is skipped with a log line, the rest works;
 #   a rule deleted in LDAP stays until it expires, or until sss_cache -r expires it; the
@@ -75,6 +77,12 @@ rule() { # CN USER COMMAND [extra ldif lines...]
         "sudoNotAfter: 20000101000000Z"
     rule alice_otherhost alice /bin/ls "sudoHost: otherhost.invalid"
     rule alice_stale alice /usr/bin/printf "sudoHost: ALL"
+    # Wildcard hosts (ldap_sudo_include_regexp): one matching this host, one not.
+    rule alice_wild alice /usr/bin/uname "sudoHost: $(hostname | cut -c1)*"
+    rule alice_wild_other alice /usr/bin/basename "sudoHost: zz-no-such-host-*"
+    # A wildcard user: SSSD 2.8 gives a user only rules naming ALL, the user, #uid, %group
+    # or +netgroup (sysdb_sudo_filter_userinfo), never one whose sudoUser is a pattern.
+    rule wild_user 'ali*' /usr/bin/dirname "sudoHost: ALL"
     # Malformed: a sudoRole without cn (slapadd -s takes it; sssd must skip it).
     printf 'dn: description=broken,ou=SUDOers,%s\nobjectClass: top\nobjectClass: sudoRole\n' \
         "$SUFFIX"
@@ -127,6 +135,7 @@ ldap_search_base = $SUFFIX
 ldap_schema = rfc2307
 ldap_sudo_search_base = ou=SUDOers,$SUFFIX
 ldap_sudo_smart_refresh_interval = 2
+ldap_sudo_include_regexp = true
 entry_cache_sudo_timeout = 600
 offline_timeout = 60
 debug_level = 6
@@ -192,6 +201,16 @@ out=$(as_user ours alice 10001 sudo -n /usr/bin/whoami 2>&1)
 check "alice's expired rule is ignored with sudo_timed = true ($out)" test "$out" != root
 out=$(as_user ours alice 10001 sudo -n /bin/ls / 2>&1)
 check "the rule for another host is ignored" bash -c "! grep -q '^etc\$' <<< '$out'"
+out=$(as_user ours alice 10001 sudo -n /usr/bin/uname 2>&1)
+check "ldap_sudo_include_regexp: alice runs /usr/bin/uname through the sudoHost wildcard \
+matching this host ($out)" test "$out" = Linux
+"$SBIN/sss_cache" -r alice_wild_other > /dev/null 2>&1
+check "ldap_sudo_include_regexp: the rule whose sudoHost wildcard names other hosts was \
+fetched (sss_cache -r finds it)" test $? = 0
+out=$(as_user ours alice 10001 sudo -n /usr/bin/basename /x/y 2>&1)
+check "sudo itself refuses that rule on this host ($out)" test "$out" != y
+out=$(as_user ours alice 10001 sudo -n /usr/bin/dirname /x/y 2>&1)
+check "a sudoUser pattern (ali*) gives alice nothing, as in SSSD 2.8 ($out)" test "$out" != /x
 out=$(as_user ours alice 10001 sudo -n /bin/date 2>&1)
 check "the malformed entry gave alice nothing" bash -c "! grep -q '[0-9]:[0-9]' <<< '$out'"
 check "the malformed entry was skipped with a log line" \
