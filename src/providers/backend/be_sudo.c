@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
@@ -331,16 +333,36 @@ static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
                          struct timeval now, void *pvt);
 static void be_sudo_task_done(struct tevent_req *subreq);
 
+/* A draw in [0, max] for the random offset. From the kernel, not random(): nothing seeds
+ * random() in sssd_be, so every host would draw the same sequence and hosts started
+ * together would refresh together, which is what the offset is there to prevent. */
+static int be_sudo_draw(int max)
+{
+    uint32_t v;
+
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
+        v = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+    }
+    return (int)(v % ((uint32_t)max + 1));
+}
+
 /* The timer of the next refresh belongs to no request. */
 static void be_sudo_schedule(struct be_sudo_task *task, int seconds)
 {
     struct be_sudo *sudo = task->sudo;
+    int extra = 0;
     SSS_REQ_ID_SCOPE(0);
 
     talloc_zfree(task->timer);
     if (sudo->opts->random_offset > 0) {
-        seconds += (int)(random() % (sudo->opts->random_offset + 1));
+        /* Each run is put off by its own draw, so that hosts started together spread
+         * their refreshes (and do not all hit the server in the same second). */
+        extra = be_sudo_draw(sudo->opts->random_offset);
     }
+    DEBUG(SSSDBG_TRACE_FUNC, "Next %s sudo refresh of %s in %d s (%d + random offset %d "
+          "of at most %d)\n", task->full ? "full" : "smart", sudo->be->domain,
+          seconds + extra, seconds, extra, sudo->opts->random_offset);
+    seconds += extra;
     task->timer = tevent_add_timer(sudo->be->ev, task, tevent_timeval_current_ofs(seconds, 0),
                                    be_sudo_fire, task);
     if (task->timer == NULL) {
