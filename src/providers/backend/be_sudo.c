@@ -16,6 +16,7 @@
 #include "providers/ldap/sdap_sudo.h"
 #include "sss_iface/sss_dp.h"
 #include "util/sss_hash.h"
+#include "util/probes.h"
 #include "util/sss_list.h"
 
 struct be_sudo {
@@ -46,6 +47,7 @@ struct be_sudo_refresh_state {
     struct timeval lag_due;
     uint64_t max_lag_usec;
     time_t now;
+    uint64_t rid;                   /* for the done probe, fired from _recv */
 };
 
 static void be_sudo_refresh_searched(struct tevent_req *subreq);
@@ -115,6 +117,8 @@ static struct tevent_req *be_sudo_refresh_send(TALLOC_CTX *mem_ctx, struct teven
     state->kind = kind;
     state->start_usec = sss_monotonic_usec();
     state->now = time(NULL);
+    state->rid = sss_probe_req_id();
+    PROBE(SUDO_REFRESH_START, state->rid, sudo->be->domain, be_sudo_kind_str(kind));
     if (kind == SDAP_SUDO_RULES) {
         for (; names != NULL && names[state->num_names] != NULL; state->num_names++) {
         }
@@ -307,7 +311,17 @@ static void be_sudo_refresh_step(struct tevent_req *subreq)
 static errno_t be_sudo_refresh_recv(struct tevent_req *req, size_t *_removed)
 {
     struct be_sudo_refresh_state *state = tevent_req_data(req, struct be_sudo_refresh_state);
+    enum tevent_req_state tstate = TEVENT_REQ_DONE;
+    uint64_t err = 0;
+    bool failed;
 
+    /* Every refresh ends here once, whichever way it ended. */
+    failed = tevent_req_is_error(req, &tstate, &err);
+    PROBE(SUDO_REFRESH_DONE, state->rid, state->sudo->be->domain,
+          be_sudo_kind_str(state->kind),
+          !failed ? 0 : tstate == TEVENT_REQ_USER_ERROR ? (int)err : EIO,
+          failed || state->res == NULL ? 0 : (unsigned int)state->res->num_rules,
+          failed ? 0 : (unsigned int)state->num_stale);
     TEVENT_REQ_RETURN_ON_ERROR(req);
     if (_removed != NULL) {
         *_removed = state->num_stale;
