@@ -25,6 +25,22 @@ provider sssd {
     probe nss_request_done(uint64_t rid, const char *cmdname, const char *key,
                            int result, unsigned int entries, const char *domain);
 
+    /* ---- sudo responder (sssd_sudo): one request of sudo, received and answered ----
+     * cmdname: "GET_SUDORULES" or "GET_DEFAULTS"; user and uid as sudo sent them.
+     * done: result errno (0 answered, ENOENT no such user, other: error), the rules in
+     * the answer, the domain that answered ("" if none). A malformed request fires
+     * neither (it is answered EINVAL at once). */
+    probe sudo_request_start(uint64_t rid, const char *cmdname, const char *user,
+                             unsigned int uid);
+    probe sudo_request_done(uint64_t rid, const char *cmdname, const char *user, int result,
+                            unsigned int rules, const char *domain);
+    /* ---- sudo rules refresh (sssd_be): kind "full", "smart" or "rules" ----
+     * done: result errno, the rules the directory returned (stored in the cache) and the
+     * cached rules removed (full: gone from the directory; rules: asked and gone). */
+    probe sudo_refresh_start(uint64_t rid, const char *domain, const char *kind);
+    probe sudo_refresh_done(uint64_t rid, const char *domain, const char *kind, int result,
+                            unsigned int stored, unsigned int removed);
+
     /* ---- cache_req: the responder's cache lookup of one domain ----
      * type: "user", "group", "initgroups", "user_by_id", "group_by_id", "enum_users" ...
      * result: "hit", "midpoint" (hit, refreshed in the background), "expired", "miss",

@@ -345,6 +345,18 @@ static const struct confdb_option confdb_options[] = {
     OPT_LIST("ldap_sudo_ip", K_DOM, NULL),
     OPT_BOOL("ldap_sudo_include_netgroups", K_DOM, "true"),
     OPT_BOOL("ldap_sudo_include_regexp", K_DOM, "false"),
+    OPT_STR("ldap_sudorule_object_class", K_DOM, "sudoRole"),
+    OPT_STR("ldap_sudorule_name", K_DOM, "cn"),
+    OPT_STR("ldap_sudorule_command", K_DOM, "sudoCommand"),
+    OPT_STR("ldap_sudorule_host", K_DOM, "sudoHost"),
+    OPT_STR("ldap_sudorule_user", K_DOM, "sudoUser"),
+    OPT_STR("ldap_sudorule_option", K_DOM, "sudoOption"),
+    OPT_STR("ldap_sudorule_runas", K_DOM, "sudoRunAs"),
+    OPT_STR("ldap_sudorule_runasuser", K_DOM, "sudoRunAsUser"),
+    OPT_STR("ldap_sudorule_runasgroup", K_DOM, "sudoRunAsGroup"),
+    OPT_STR("ldap_sudorule_notbefore", K_DOM, "sudoNotBefore"),
+    OPT_STR("ldap_sudorule_notafter", K_DOM, "sudoNotAfter"),
+    OPT_STR("ldap_sudorule_order", K_DOM, "sudoOrder"),
 
     /* [domain/NAME]: LDAP ID mapping. */
     OPT_BOOL("ldap_id_mapping", K_DOM, "false"),

@@ -191,6 +191,30 @@ static errno_t sudo_load_names(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 
 /* ---- writes -------------------------------------------------------------------------- */
 
+/* The opening of every write of the set: a tmp_ctx, a transaction, the names and the
+ * generation. *_tmp_ctx NULL: nothing was started (the error is returned, the caller has
+ * nothing to end). Otherwise the transaction is open, whatever the result of loading the
+ * names: the caller ends it with that result and frees *_tmp_ctx. */
+static errno_t sudo_write_begin(struct sysdb_ctx *sysdb, TALLOC_CTX **_tmp_ctx,
+                                struct sss_hash_table **_names, uint64_t *_gen)
+{
+    TALLOC_CTX *tmp_ctx;
+    errno_t ret;
+
+    *_tmp_ctx = NULL;
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        talloc_free(tmp_ctx);
+        return ret;
+    }
+    *_tmp_ctx = tmp_ctx;
+    return sudo_load_names(tmp_ctx, sysdb, _names, _gen);
+}
+
 static errno_t sudo_rule_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                              const struct sysdb_sudo_rule *rule, time_t now, uint32_t timeout,
                              struct ldb_message **_msg)
@@ -303,16 +327,10 @@ errno_t sysdb_sudo_store(struct sysdb_ctx *sysdb, struct sysdb_sudo_rule *const 
 
     SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     SSS_CHECK_ARG(rules != NULL || n == 0, EINVAL);
-    tmp_ctx = talloc_new(NULL);
+    ret = sudo_write_begin(sysdb, &tmp_ctx, &names, &gen);
     if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_transaction_start(sysdb);
-    if (ret != EOK) {
-        talloc_free(tmp_ctx);
         return ret;
     }
-    ret = sudo_load_names(tmp_ctx, sysdb, &names, &gen);
     if (ret != EOK) {
         goto done;
     }
@@ -365,16 +383,10 @@ errno_t sysdb_sudo_delete(struct sysdb_ctx *sysdb, const char *const *names_in, 
 
     SSS_CHECK_ARG(sysdb != NULL, EINVAL);
     SSS_CHECK_ARG(names_in != NULL || n == 0, EINVAL);
-    tmp_ctx = talloc_new(NULL);
+    ret = sudo_write_begin(sysdb, &tmp_ctx, &names, &gen);
     if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_transaction_start(sysdb);
-    if (ret != EOK) {
-        talloc_free(tmp_ctx);
         return ret;
     }
-    ret = sudo_load_names(tmp_ctx, sysdb, &names, &gen);
     for (i = 0; ret == EOK && i < n; i++) {
         sss_hash_table_remove(names, sudo_name_hash(names_in[i]), names_in[i]);
         ret = sudo_rule_dn(tmp_ctx, sysdb, names_in[i], &dn);
@@ -439,16 +451,10 @@ static errno_t sudo_expire(struct sysdb_ctx *sysdb, const char *name)
     size_t done_count = 0;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
+    ret = sudo_write_begin(sysdb, &tmp_ctx, &names, &gen);
     if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_transaction_start(sysdb);
-    if (ret != EOK) {
-        talloc_free(tmp_ctx);
         return ret;
     }
-    ret = sudo_load_names(tmp_ctx, sysdb, &names, &gen);
     while (ret == EOK && sss_hash_table_next(names, &pos, &item)) {
         if (name != NULL && strcasecmp(name, item) != 0) {
             continue;

@@ -12,9 +12,13 @@
 #   alice runs /bin/true as root and nothing else (not bob's %admins command, not the
 #   expired rule (sudo_timed = true), not the rule for another host);
 #   bob, through the %admins rule, runs /usr/bin/id as root;
+#   ldap_sudo_include_regexp: rules with a wildcard sudoHost are fetched, sudo runs the one
+#   matching this host and refuses the other; a sudoUser pattern gives nobody anything;
 #   a rule added in LDAP applies after a smart refresh, with no restart;
 #   a malformed sudoRole entry (no cn) is skipped with a log line, the rest works;
-#   a rule deleted in LDAP stays until it expires, or until sss_cache -r expires it;
+#   a rule deleted in LDAP stays until it expires, or until sss_cache -r expires it; the
+#   rules refresh that finds it gone sets off one full refresh, which removes the other
+#   rules deleted with it;
 #   offline (slapd stopped, everything expired by sss_cache -E) the cached rules apply;
 #   SSSD 2.8's libsss_sudo against our sssd_sudo gives sudo the same answers.
 #
@@ -72,6 +76,13 @@ rule() { # CN USER COMMAND [extra ldif lines...]
     rule alice_expired alice /usr/bin/whoami "sudoHost: ALL" \
         "sudoNotAfter: 20000101000000Z"
     rule alice_otherhost alice /bin/ls "sudoHost: otherhost.invalid"
+    rule alice_stale alice /usr/bin/printf "sudoHost: ALL"
+    # Wildcard hosts (ldap_sudo_include_regexp): one matching this host, one not.
+    rule alice_wild alice /usr/bin/uname "sudoHost: $(hostname | cut -c1)*"
+    rule alice_wild_other alice /usr/bin/basename "sudoHost: zz-no-such-host-*"
+    # A wildcard user: SSSD 2.8 gives a user only rules naming ALL, the user, #uid, %group
+    # or +netgroup (sysdb_sudo_filter_userinfo), never one whose sudoUser is a pattern.
+    rule wild_user 'ali*' /usr/bin/dirname "sudoHost: ALL"
     # Malformed: a sudoRole without cn (slapadd -s takes it; sssd must skip it).
     printf 'dn: description=broken,ou=SUDOers,%s\nobjectClass: top\nobjectClass: sudoRole\n' \
         "$SUFFIX"
@@ -124,6 +135,7 @@ ldap_search_base = $SUFFIX
 ldap_schema = rfc2307
 ldap_sudo_search_base = ou=SUDOers,$SUFFIX
 ldap_sudo_smart_refresh_interval = 2
+ldap_sudo_include_regexp = true
 entry_cache_sudo_timeout = 600
 offline_timeout = 60
 debug_level = 6
@@ -189,6 +201,16 @@ out=$(as_user ours alice 10001 sudo -n /usr/bin/whoami 2>&1)
 check "alice's expired rule is ignored with sudo_timed = true ($out)" test "$out" != root
 out=$(as_user ours alice 10001 sudo -n /bin/ls / 2>&1)
 check "the rule for another host is ignored" bash -c "! grep -q '^etc\$' <<< '$out'"
+out=$(as_user ours alice 10001 sudo -n /usr/bin/uname 2>&1)
+check "ldap_sudo_include_regexp: alice runs /usr/bin/uname through the sudoHost wildcard \
+matching this host ($out)" test "$out" = Linux
+"$SBIN/sss_cache" -r alice_wild_other > /dev/null 2>&1
+check "ldap_sudo_include_regexp: the rule whose sudoHost wildcard names other hosts was \
+fetched (sss_cache -r finds it)" test $? = 0
+out=$(as_user ours alice 10001 sudo -n /usr/bin/basename /x/y 2>&1)
+check "sudo itself refuses that rule on this host ($out)" test "$out" != y
+out=$(as_user ours alice 10001 sudo -n /usr/bin/dirname /x/y 2>&1)
+check "a sudoUser pattern (ali*) gives alice nothing, as in SSSD 2.8 ($out)" test "$out" != /x
 out=$(as_user ours alice 10001 sudo -n /bin/date 2>&1)
 check "the malformed entry gave alice nothing" bash -c "! grep -q '[0-9]:[0-9]' <<< '$out'"
 check "the malformed entry was skipped with a log line" \
@@ -211,11 +233,19 @@ check "a rule added in LDAP applies after a smart refresh" test "$ok_echo" = 0
 # ---- sss_cache -R / -r ------------------------------------------------------------------------
 # Rules live entry_cache_sudo_timeout (600 s here): a rule deleted in LDAP stays until then,
 # or until sss_cache expires it; the next sudo then refreshes it and finds it gone.
+# alice_stale goes too, but is not expired: only the full refresh that a deletion seen by
+# a rules refresh sets off (as SSSD does) removes it before entry_cache_sudo_timeout.
 ldapdelete -x -H "$URI" -D "cn=admin,$SUFFIX" -w secret "cn=alice_echo,ou=SUDOers,$SUFFIX" \
-    > "$WORK/del.log" 2>&1 || fail "ldapdelete: $(cat "$WORK/del.log")"
+    "cn=alice_stale,ou=SUDOers,$SUFFIX" > "$WORK/del.log" 2>&1 \
+    || fail "ldapdelete: $(cat "$WORK/del.log")"
 out=$(as_user ours alice 10001 sudo -n /bin/echo cached 2>&1)
 check "a rule deleted in LDAP still applies from the cache before it expires ($out)" \
     test "$out" = cached
+out=$(as_user ours alice 10001 sudo -n /usr/bin/printf stale 2>&1)
+check "another deleted rule still applies from the cache ($out)" test "$out" = stale
+full_count() { grep -c 'full refresh of the sudo rules of LDAP: [0-9]* rules stored' \
+    "$LOGS/sssd_be_LDAP.log"; }
+fulls_before=$(full_count)
 "$SBIN/sss_cache" -r alice_echo > "$WORK/sss_cache.log" 2>&1 \
     || fail "sss_cache -r alice_echo: $(cat "$WORK/sss_cache.log")"
 out=$(as_user ours alice 10001 sudo -n /bin/echo cached 2>&1)
@@ -223,6 +253,20 @@ check "after sss_cache -r, the deleted rule is gone ($out)" test "$out" != cache
 check "the expired rule was refreshed by a rules refresh (not a full one)" \
     grep -q 'asking LDAP for a rules refresh' "$LOGS/sssd_sudo.log"
 check "after sss_cache -r, alice still runs /bin/true" as_user ours alice 10001 sudo -n /bin/true
+stale_gone=1
+for _ in $(seq 40); do
+    out=$(as_user ours alice 10001 sudo -n /usr/bin/printf stale 2>&1)
+    [ "$out" != stale ] && { stale_gone=0; break; }
+    sleep 0.25
+done
+check "the deletion seen by the rules refresh set off a full refresh that removed the \
+other deleted rule" test "$stale_gone" = 0
+check "the back-end logs why it ran that full refresh" \
+    grep -q 'sudo rules deleted in the directory: a full refresh now' "$LOGS/sssd_be_LDAP.log"
+sleep 2     # anything else it would set off has had time to show
+fulls_after=$(full_count)
+check "exactly one full refresh followed the deletion ($fulls_before -> $fulls_after)" \
+    test "$fulls_after" = $((fulls_before + 1))
 "$SBIN/sss_cache" -r no_such_rule > /dev/null 2>&1
 check "sss_cache -r of an unknown rule matches nothing (exit 2)" test $? = 2
 
@@ -235,9 +279,10 @@ if mkdir -p "$WORK/deb" && chmod 0755 "$WORK/deb" \
 fi
 if [ -n "$stock_lib" ]; then
     cp "$stock_lib" "$WORK/stock/libsss_sudo.so"
+    in_sudo_ns ours sudo -l -U alice > "$WORK/l_alice_now" 2>&1
     in_sudo_ns stock sudo -l -U alice > "$WORK/l_alice_stock" 2>&1
     check "SSSD 2.8's libsss_sudo: sudo -l -U alice lists the same rules as ours" \
-        diff "$WORK/l_alice" "$WORK/l_alice_stock"
+        diff "$WORK/l_alice_now" "$WORK/l_alice_stock"
     check "SSSD 2.8's libsss_sudo: alice runs /bin/true" as_user stock alice 10001 sudo -n /bin/true
     out=$(as_user stock alice 10001 sudo -n /usr/bin/id -u 2>&1)
     check "SSSD 2.8's libsss_sudo: alice may not run /usr/bin/id" test "$out" != 0

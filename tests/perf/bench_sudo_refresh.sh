@@ -128,13 +128,14 @@ EOF
     if [ -s "$WORK/stock_lines" ]; then
         stock_line=$(python3 - "$WORK/stock_lines" <<'PY'
 import re, sys, datetime
-# SSSD writes "(2026-11-24 22:14:17:536530)" with debug_microseconds, else no fraction.
+# SSSD writes "(2026-11-24 22:14:17:536530)" with debug_microseconds, else no fraction;
+# the hour is space-padded ("(2026-11-25  0:35:02:736485)" after midnight).
 t = []
 for line in open(sys.argv[1]):
-    m = re.match(r'\((\d+-\d+-\d+ \d+:\d+:\d+)(?:[.:](\d+))?\)', line)
+    m = re.match(r'\((\d+-\d+-\d+) +(\d+:\d+:\d+)(?:[.:](\d+))?\)', line)
     if m:
-        when = datetime.datetime.strptime(m.group(1), '%Y-%m-%d %H:%M:%S')
-        when += datetime.timedelta(microseconds=int((m.group(2) or '0').ljust(6, '0')[:6]))
+        when = datetime.datetime.strptime(m.group(1) + ' ' + m.group(2), '%Y-%m-%d %H:%M:%S')
+        when += datetime.timedelta(microseconds=int((m.group(3) or '0').ljust(6, '0')[:6]))
         t.append((when, 'Successful' in line))
 # The refresh that succeeded: the last one issued before the first success. Earlier
 # attempts that never succeeded are counted and reported.

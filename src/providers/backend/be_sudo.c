@@ -2,9 +2,12 @@
  * be_sudo: the sudo provider of a back-end (see be_sudo.h): the refresh request shared by
  * the periodic tasks and the sudoHandler bus method, and the two timers.
  */
+#include <assert.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <strings.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
@@ -13,6 +16,7 @@
 #include "providers/ldap/sdap_sudo.h"
 #include "sss_iface/sss_dp.h"
 #include "util/sss_hash.h"
+#include "util/probes.h"
 #include "util/sss_list.h"
 
 struct be_sudo {
@@ -43,6 +47,7 @@ struct be_sudo_refresh_state {
     struct timeval lag_due;
     uint64_t max_lag_usec;
     time_t now;
+    uint64_t rid;                   /* for the done probe, fired from _recv */
 };
 
 static void be_sudo_refresh_searched(struct tevent_req *subreq);
@@ -112,6 +117,8 @@ static struct tevent_req *be_sudo_refresh_send(TALLOC_CTX *mem_ctx, struct teven
     state->kind = kind;
     state->start_usec = sss_monotonic_usec();
     state->now = time(NULL);
+    state->rid = sss_probe_req_id();
+    PROBE(SUDO_REFRESH_START, state->rid, sudo->be->domain, be_sudo_kind_str(kind));
     if (kind == SDAP_SUDO_RULES) {
         for (; names != NULL && names[state->num_names] != NULL; state->num_names++) {
         }
@@ -300,9 +307,25 @@ static void be_sudo_refresh_step(struct tevent_req *subreq)
     be_sudo_refresh_next(req);
 }
 
-static errno_t be_sudo_refresh_recv(struct tevent_req *req)
+/* _removed (may be NULL): how many cached rules the refresh removed. */
+static errno_t be_sudo_refresh_recv(struct tevent_req *req, size_t *_removed)
 {
+    struct be_sudo_refresh_state *state = tevent_req_data(req, struct be_sudo_refresh_state);
+    enum tevent_req_state tstate = TEVENT_REQ_DONE;
+    uint64_t err = 0;
+    bool failed;
+
+    /* Every refresh ends here once, whichever way it ended. */
+    failed = tevent_req_is_error(req, &tstate, &err);
+    PROBE(SUDO_REFRESH_DONE, state->rid, state->sudo->be->domain,
+          be_sudo_kind_str(state->kind),
+          !failed ? 0 : tstate == TEVENT_REQ_USER_ERROR ? (int)err : EIO,
+          failed || state->res == NULL ? 0 : (unsigned int)state->res->num_rules,
+          failed ? 0 : (unsigned int)state->num_stale);
     TEVENT_REQ_RETURN_ON_ERROR(req);
+    if (_removed != NULL) {
+        *_removed = state->num_stale;
+    }
     return EOK;
 }
 
@@ -324,16 +347,36 @@ static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
                          struct timeval now, void *pvt);
 static void be_sudo_task_done(struct tevent_req *subreq);
 
+/* A draw in [0, max] for the random offset. From the kernel, not random(): nothing seeds
+ * random() in sssd_be, so every host would draw the same sequence and hosts started
+ * together would refresh together, which is what the offset is there to prevent. */
+static int be_sudo_draw(int max)
+{
+    uint32_t v;
+
+    if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v)) {
+        v = (uint32_t)time(NULL) ^ ((uint32_t)getpid() << 16);
+    }
+    return (int)(v % ((uint32_t)max + 1));
+}
+
 /* The timer of the next refresh belongs to no request. */
 static void be_sudo_schedule(struct be_sudo_task *task, int seconds)
 {
     struct be_sudo *sudo = task->sudo;
+    int extra = 0;
     SSS_REQ_ID_SCOPE(0);
 
     talloc_zfree(task->timer);
     if (sudo->opts->random_offset > 0) {
-        seconds += (int)(random() % (sudo->opts->random_offset + 1));
+        /* Each run is put off by its own draw, so that hosts started together spread
+         * their refreshes (and do not all hit the server in the same second). */
+        extra = be_sudo_draw(sudo->opts->random_offset);
     }
+    DEBUG(SSSDBG_TRACE_FUNC, "Next %s sudo refresh of %s in %d s (%d + random offset %d "
+          "of at most %d)\n", task->full ? "full" : "smart", sudo->be->domain,
+          seconds + extra, seconds, extra, sudo->opts->random_offset);
+    seconds += extra;
     task->timer = tevent_add_timer(sudo->be->ev, task, tevent_timeval_current_ofs(seconds, 0),
                                    be_sudo_fire, task);
     if (task->timer == NULL) {
@@ -342,11 +385,33 @@ static void be_sudo_schedule(struct be_sudo_task *task, int seconds)
     }
 }
 
+/* The next run one interval from now; none without an interval (a run due, the one at
+ * start-up, is dropped: the refresh that just ended stands for it). */
 static void be_sudo_reschedule(struct be_sudo_task *task)
 {
     if (task->interval > 0) {
         be_sudo_schedule(task, task->interval);
+    } else {
+        talloc_zfree(task->timer);
     }
+}
+
+/* Starts the task's refresh now (the caller checked that none runs). The request is an
+ * internal one with its own id, whoever asked for it. false: it could not start. */
+static bool be_sudo_task_run(struct be_sudo_task *task)
+{
+    struct be_sudo *sudo = task->sudo;
+
+    assert(task->running == NULL);
+    task->req_id = sss_new_req_id();
+    SSS_REQ_ID_SCOPE(task->req_id);
+    task->running = be_sudo_refresh_send(task, sudo->be->ev, sudo,
+                                         task->full ? SDAP_SUDO_FULL : SDAP_SUDO_SMART, NULL);
+    if (task->running == NULL) {
+        return false;
+    }
+    tevent_req_set_callback(task->running, be_sudo_task_done, task);
+    return true;
 }
 
 static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
@@ -377,15 +442,9 @@ static void be_sudo_fire(struct tevent_context *ev, struct tevent_timer *te,
             return;     /* nothing to be smart about before a full refresh */
         }
     }
-    task->req_id = sss_new_req_id();
-    SSS_REQ_ID_SCOPE(task->req_id);
-    task->running = be_sudo_refresh_send(task, ev, sudo,
-                                         task->full ? SDAP_SUDO_FULL : SDAP_SUDO_SMART, NULL);
-    if (task->running == NULL) {
+    if (!be_sudo_task_run(task)) {
         be_sudo_reschedule(task);
-        return;
     }
-    tevent_req_set_callback(task->running, be_sudo_task_done, task);
 }
 
 static void be_sudo_task_done(struct tevent_req *subreq)
@@ -398,7 +457,7 @@ static void be_sudo_task_done(struct tevent_req *subreq)
     errno_t ret;
     SSS_REQ_ID_SCOPE(task->req_id);
 
-    ret = be_sudo_refresh_recv(subreq);
+    ret = be_sudo_refresh_recv(subreq, NULL);
     talloc_free(subreq);
     task->running = NULL;
     be_sudo_wake_waiters(task, ret);
@@ -592,9 +651,10 @@ struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         return sss_req_post(req, ev, EOK);
     }
     if (type == SSS_DP_SUDO_FULL && be->sudo->full != NULL
-            && be->sudo->full->running != NULL) {
-        /* A full refresh is under way (the one at start-up, typically): its answer is
-         * this request's answer. */
+            && (be->sudo->full->running != NULL || be_sudo_task_run(be->sudo->full))) {
+        /* Every full refresh is the full task's, so that two never run at once: the one
+         * under way (the one at start-up, typically) or the one started now answers this
+         * request, and the periodic one is rescheduled from its end. */
         sss_list_link_tail(&be->sudo->full->waiters, &state->link);
         return req;
     }
@@ -608,19 +668,42 @@ struct tevent_req *be_sudo_handler_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     return req;
 }
 
+/* A rules refresh found rules deleted in the directory. Others deleted with them are
+ * still cached (a smart refresh never sees deletions), so, as SSSD does when its rules
+ * refresh answers ENOENT, a full refresh follows at once without anyone waiting for it:
+ * one only, the full task's (none when one is already under way). */
+static void be_sudo_full_after_deletion(struct be_sudo *sudo, size_t removed)
+{
+    if (sudo->full == NULL || sudo->full->running != NULL) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%zu sudo rules deleted in the directory; a full refresh "
+              "is already under way\n", removed);
+        return;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%zu sudo rules deleted in the directory: a full refresh "
+          "now, out of band\n", removed);
+    if (!be_sudo_task_run(sudo->full)) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot start the sudo full refresh of %s\n",
+              sudo->be->domain);
+    }
+}
+
 static void be_sudo_handler_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_sudo_handler_state *state = tevent_req_data(req, struct be_sudo_handler_state);
+    size_t removed = 0;
     errno_t ret;
 
-    ret = be_sudo_refresh_recv(subreq);
+    ret = be_sudo_refresh_recv(subreq, &removed);
     talloc_free(subreq);
     if (ret == EOK) {
         if (state->type == SSS_DP_SUDO_FULL) {
             state->sudo->stats.full++;
         } else {
             state->sudo->stats.rules++;
+        }
+        if (removed > 0) {
+            be_sudo_full_after_deletion(state->sudo, removed);
         }
     } else {
         state->sudo->stats.failed++;

@@ -11,7 +11,10 @@
  *                  every ldap_sudo_smart_refresh_interval (skipped while a full one runs
  *                  and until a full one succeeded); removes nothing
  *   rules refresh  the named rules, on request of sssd_sudo (expired rules of a user);
- *                  removes those the directory no longer has
+ *                  removes those the directory no longer has, and when it removed any, a
+ *                  full refresh follows at once (as SSSD does): others may be gone too
+ * Only one full refresh runs at a time: sudoHandler FULL requests and the one after a
+ * deletion run as (or join) the periodic task's, which is rescheduled from their end.
  * Rules are stored BE_SUDO_SLICE per transaction with a loop turn between slices. Refreshes
  * due while the domain is offline are skipped; one finding no server takes it offline.
  */

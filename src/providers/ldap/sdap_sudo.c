@@ -4,6 +4,7 @@
  * search and the entry parser.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <ifaddrs.h>
 #include <limits.h>
 #include <netdb.h>
@@ -139,29 +140,111 @@ static errno_t sdap_sudo_own_ips(TALLOC_CTX *mem_ctx, char ***_ips)
     return ret;
 }
 
-/* "(|(!(sudoHost=*))(sudoHost=ALL)(sudoHost=<name or address>)...[netgroups][wildcards])" */
+/* "(|(!(H=*))(H=ALL)(H=<name or address>)...[netgroups][wildcards])", H the mapped
+ * sudoHost */
 static char *sdap_sudo_build_host_filter(TALLOC_CTX *mem_ctx, const struct sdap_sudo_opts *o)
 {
-    char *f = talloc_strdup(mem_ctx, "(|(!(sudoHost=*))(sudoHost=ALL)");
+    const char *h = o->map[SYSDB_SUDO_HOST];
+    char *f = talloc_asprintf(mem_ctx, "(|(!(%s=*))(%s=ALL)", h, h);
     char *esc;
     size_t i;
 
     for (i = 0; f != NULL && o->hostnames[i] != NULL; i++) {
         esc = sdap_filter_escape(f, o->hostnames[i]);
-        f = esc == NULL ? NULL : talloc_asprintf_append_buffer(f, "(sudoHost=%s)", esc);
+        f = esc == NULL ? NULL : talloc_asprintf_append_buffer(f, "(%s=%s)", h, esc);
     }
     for (i = 0; f != NULL && o->ips[i] != NULL; i++) {
         esc = sdap_filter_escape(f, o->ips[i]);
-        f = esc == NULL ? NULL : talloc_asprintf_append_buffer(f, "(sudoHost=%s)", esc);
+        f = esc == NULL ? NULL : talloc_asprintf_append_buffer(f, "(%s=%s)", h, esc);
     }
     if (f != NULL && o->include_netgroups) {
-        f = talloc_strdup_append_buffer(f, "(sudoHost=+*)");
+        f = talloc_asprintf_append_buffer(f, "(%s=+*)", h);
     }
     if (f != NULL && o->include_regexp) {
-        f = talloc_strdup_append_buffer(f, "(sudoHost=*\\2A*)(sudoHost=*?*)"
-                                        "(sudoHost=*\\5C*)(sudoHost=*[*]*)");
+        f = talloc_asprintf_append_buffer(f, "(%s=*\\2A*)(%s=*?*)(%s=*\\5C*)(%s=*[*]*)",
+                                          h, h, h, h);
     }
     return f == NULL ? NULL : talloc_strdup_append_buffer(f, ")");
+}
+
+/* The option naming each sudo attribute in LDAP (sssd-ldap(5)). */
+static const char *const sdap_sudo_map_opts[SYSDB_SUDO_ATTR_MAX] = {
+    [SYSDB_SUDO_USER] = "ldap_sudorule_user",
+    [SYSDB_SUDO_HOST] = "ldap_sudorule_host",
+    [SYSDB_SUDO_COMMAND] = "ldap_sudorule_command",
+    [SYSDB_SUDO_OPTION] = "ldap_sudorule_option",
+    [SYSDB_SUDO_RUNAS] = "ldap_sudorule_runas",
+    [SYSDB_SUDO_RUNASUSER] = "ldap_sudorule_runasuser",
+    [SYSDB_SUDO_RUNASGROUP] = "ldap_sudorule_runasgroup",
+    [SYSDB_SUDO_NOTBEFORE] = "ldap_sudorule_notbefore",
+    [SYSDB_SUDO_NOTAFTER] = "ldap_sudorule_notafter",
+    [SYSDB_SUDO_ORDER] = "ldap_sudorule_order",
+};
+
+/* An attribute description as it may stand in a filter: a letter, then letters, digits and
+ * hyphens (RFC 4512 descr), or a numeric OID. Anything else would change the filter. */
+static bool sdap_sudo_attr_name_ok(const char *s)
+{
+    size_t i;
+    bool oid = s[0] >= '0' && s[0] <= '9';
+
+    if (s[0] == '\0' || strlen(s) > 128 || (!oid && !isalpha((unsigned char)s[0]))) {
+        return false;
+    }
+    for (i = 1; s[i] != '\0'; i++) {
+        if (oid ? !(isdigit((unsigned char)s[i]) || s[i] == '.')
+                : !(isalnum((unsigned char)s[i]) || s[i] == '-')) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* One map option: its value, or def when unset. */
+static errno_t sdap_sudo_map_one(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
+                                 const char *option, const char *def, char **_name)
+{
+    char *v = NULL;
+    errno_t ret;
+
+    ret = confdb_get_string(cdb, mem_ctx, section, option, &v);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (v == NULL || v[0] == '\0') {
+        talloc_free(v);
+        v = talloc_strdup(mem_ctx, def);
+        if (v == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (!sdap_sudo_attr_name_ok(v)) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s = '%s' is not an LDAP attribute name\n", section,
+              option, v);
+        talloc_free(v);
+        return ERR_INVALID_CONFIG;
+    }
+    *_name = v;
+    return EOK;
+}
+
+static errno_t sdap_sudo_map_read(struct sdap_sudo_opts *o, struct confdb *cdb,
+                                  const char *section)
+{
+    size_t a;
+    errno_t ret;
+
+    ret = sdap_sudo_map_one(o, cdb, section, "ldap_sudorule_object_class", SDAP_SUDO_OC,
+                            &o->map_oc);
+    if (ret == EOK) {
+        ret = sdap_sudo_map_one(o, cdb, section, "ldap_sudorule_name", SDAP_SUDO_CN,
+                                &o->map_name);
+    }
+    for (a = 0; ret == EOK && a < SYSDB_SUDO_ATTR_MAX; a++) {
+        ret = sdap_sudo_map_one(o, cdb, section, sdap_sudo_map_opts[a],
+                                sysdb_sudo_attr_names[a], &o->map[a]);
+    }
+    return ret;
 }
 
 errno_t sdap_sudo_opts_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
@@ -210,6 +293,9 @@ errno_t sdap_sudo_opts_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char 
     }
     if (ret == EOK) {
         ret = confdb_get_list(cdb, o, section, "ldap_sudo_ip", &o->ips);
+    }
+    if (ret == EOK) {
+        ret = sdap_sudo_map_read(o, cdb, section);
     }
     if (ret != EOK) {
         goto done;
@@ -289,7 +375,7 @@ errno_t sdap_sudo_filter(TALLOC_CTX *mem_ctx, const struct sdap_sudo_opts *opts,
         for (i = 0; what != NULL && i < num_names; i++) {
             esc = sdap_filter_escape(tmp_ctx, names[i]);
             what = esc == NULL ? NULL
-                   : talloc_asprintf_append_buffer(what, "(%s=%s)", SDAP_SUDO_CN, esc);
+                   : talloc_asprintf_append_buffer(what, "(%s=%s)", opts->map_name, esc);
         }
         what = what == NULL ? NULL : talloc_strdup_append_buffer(what, ")");
         break;
@@ -301,7 +387,7 @@ errno_t sdap_sudo_filter(TALLOC_CTX *mem_ctx, const struct sdap_sudo_opts *opts,
         ret = ENOMEM;
         goto done;
     }
-    filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)%s%s)", SDAP_SUDO_OC, what,
+    filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)%s%s)", opts->map_oc, what,
                              opts->host_filter);
     if (filter == NULL) {
         ret = ENOMEM;
@@ -327,8 +413,8 @@ static const struct sdap_attr *sdap_sudo_attr(const struct sdap_entry *e, const 
     return NULL;
 }
 
-errno_t sdap_sudo_parse_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
-                              struct sysdb_sudo_rule **_rule)
+errno_t sdap_sudo_parse_entry(TALLOC_CTX *mem_ctx, const struct sdap_sudo_opts *opts,
+                              const struct sdap_entry *entry, struct sysdb_sudo_rule **_rule)
 {
     struct sysdb_sudo_rule *rule;
     const struct sdap_attr *at;
@@ -336,7 +422,7 @@ errno_t sdap_sudo_parse_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entr
     size_t i;
 
     SSS_CHECK_ARG(entry != NULL && _rule != NULL, EINVAL);
-    at = sdap_sudo_attr(entry, SDAP_SUDO_CN);
+    at = sdap_sudo_attr(entry, opts != NULL ? opts->map_name : SDAP_SUDO_CN);
     if (at == NULL || at->num_values == 0 || at->values[0][0] == '\0'
             || !sdap_utf8_valid(at->values[0], strlen(at->values[0]))
             || strlen(at->values[0]) > SYSDB_NAME_MAX) {
@@ -350,7 +436,7 @@ errno_t sdap_sudo_parse_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entr
     rule->name = at->values[0];
     rule->orig_dn = entry->dn;
     for (a = 0; a < SYSDB_SUDO_ATTR_MAX; a++) {
-        at = sdap_sudo_attr(entry, sysdb_sudo_attr_names[a]);
+        at = sdap_sudo_attr(entry, opts != NULL ? opts->map[a] : sysdb_sudo_attr_names[a]);
         if (at == NULL || at->num_values == 0) {
             continue;
         }
@@ -391,6 +477,7 @@ static bool sdap_sudo_newer(const char *a, const char *b, bool numeric)
 }
 
 struct sdap_sudo_search_state {
+    const struct sdap_sudo_opts *opts;
     struct sdap_search_args args;
     const char *attrs[SYSDB_SUDO_ATTR_MAX + 5];
     struct sdap_sudo_result *res;
@@ -414,12 +501,13 @@ struct tevent_req *sdap_sudo_search_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         return req;
     }
     SSS_CHECK_ARG(opts != NULL && filter != NULL, sdap_req_invalid(req, ev));
+    state->opts = opts;
     state->attrs[n++] = "objectClass";
-    state->attrs[n++] = SDAP_SUDO_CN;
+    state->attrs[n++] = opts->map_name;
     state->attrs[n++] = SDAP_SUDO_USN;
     state->attrs[n++] = SDAP_SUDO_MODTS;
     for (a = 0; a < SYSDB_SUDO_ATTR_MAX; a++) {
-        state->attrs[n++] = sysdb_sudo_attr_names[a];
+        state->attrs[n++] = opts->map[a];
     }
     state->attrs[n] = NULL;
     state->args.scope = LDAP_SCOPE_SUBTREE;
@@ -472,7 +560,8 @@ static void sdap_sudo_search_done(struct tevent_req *subreq)
         return;
     }
     for (i = 0; i < num; i++) {
-        ret = sdap_sudo_parse_entry(res->rules, entries[i], &res->rules[res->num_rules]);
+        ret = sdap_sudo_parse_entry(res->rules, state->opts, entries[i],
+                                    &res->rules[res->num_rules]);
         if (ret == EINVAL) {
             res->skipped++;
             continue;

@@ -14,6 +14,11 @@
  * ldap_sudo_include_netgroups) or a wildcard (with ldap_sudo_include_regexp). sudo itself
  * checks sudoHost again; the filter keeps other hosts' rules out of the cache.
  *
+ * Attribute map (ldap_sudorule_object_class, _name, _user, _host, _command, _option, _runas,
+ * _runasuser, _runasgroup, _notbefore, _notafter, _order; defaults: the sudo schema's names,
+ * whatever ldap_schema says, as in SSSD): the filters, the attributes asked for and the
+ * parser use the mapped names; the cache and the replies keep the schema's names.
+ *
  * Errors of _recv: those of sdap.h; EOVERFLOW (a partial answer) must keep the caller from
  * removing rules the answer does not hold.
  */
@@ -34,10 +39,14 @@ struct sdap_sudo_opts {
     char **hostnames;           /* NULL-terminated */
     char **ips;                 /* NULL-terminated, CIDR or plain addresses */
     char *host_filter;          /* built from the above; "" when not filtering */
+    char *map_oc;               /* ldap_sudorule_object_class */
+    char *map_name;             /* ldap_sudorule_name */
+    char *map[SYSDB_SUDO_ATTR_MAX];     /* the LDAP name of each sudo attribute */
 };
 
 /* Reads the [domain/NAME] sudo options and works out this host's names and addresses.
- * Errors: ERR_INVALID_CONFIG (bad interval), ENOMEM, confdb's. */
+ * Errors: ERR_INVALID_CONFIG (bad interval, a mapped name that is not an attribute name),
+ * ENOMEM, confdb's. */
 errno_t sdap_sudo_opts_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
                             struct sdap_sudo_opts **_opts);
 
@@ -62,11 +71,11 @@ struct sdap_sudo_result {
     char *max_modts;                    /* highest modifyTimestamp, or NULL */
 };
 
-/* One entry as a rule (on mem_ctx). EINVAL: unusable (the reason is logged). Exposed for
- * the unit tests. */
+/* One entry as a rule (on mem_ctx), read through opts' attribute map (NULL: the schema's
+ * names). EINVAL: unusable (the reason is logged). Exposed for the unit tests. */
 struct sdap_entry;
-errno_t sdap_sudo_parse_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
-                              struct sysdb_sudo_rule **_rule);
+errno_t sdap_sudo_parse_entry(TALLOC_CTX *mem_ctx, const struct sdap_sudo_opts *opts,
+                              const struct sdap_entry *entry, struct sysdb_sudo_rule **_rule);
 
 /* A paged search of sudoRole entries under the sudo search base with filter. */
 struct tevent_req *sdap_sudo_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

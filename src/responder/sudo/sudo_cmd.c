@@ -11,6 +11,7 @@
 #include "responder/sudo/sudo_private.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
+#include "util/probes.h"
 
 errno_t sudo_ctx_create(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct sudo_ctx **_sctx)
 {
@@ -83,6 +84,7 @@ struct sudo_get_rules_state {
     struct sudo_ctx *sctx;
     enum sudo_req_type type;
     uint32_t uid;
+    const char *name;               /* as sudo sent it (the caller's memory) */
     uint64_t req_id;
     struct resp_domain *dom;
     struct sysdb_ctx *sysdb;
@@ -97,6 +99,11 @@ struct sudo_get_rules_state {
 static void sudo_get_rules_user_done(struct tevent_req *subreq);
 static void sudo_get_rules_dp_done(struct tevent_req *subreq);
 static errno_t sudo_get_rules_pick(struct tevent_req *req);
+
+static const char *sudo_req_type_name(enum sudo_req_type type)
+{
+    return type == SUDO_REQ_DEFAULTS ? "GET_DEFAULTS" : "GET_SUDORULES";
+}
 
 struct tevent_req *sudo_get_rules_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                        struct sudo_ctx *sctx, enum sudo_req_type type,
@@ -115,7 +122,9 @@ struct tevent_req *sudo_get_rules_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     state->sctx = sctx;
     state->type = type;
     state->uid = uid;
+    state->name = name;
     state->req_id = req_id;
+    PROBE(SUDO_REQUEST_START, req_id, sudo_req_type_name(type), name, uid);
     subreq = cache_req_send(state, ev, sctx->rctx, CACHE_REQ_INITGROUPS, name, 0, 0, req_id);
     if (subreq == NULL) {
         return sss_req_post(req, ev, ENOMEM);
@@ -349,7 +358,17 @@ errno_t sudo_get_rules_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, uint8_t
 {
     struct sudo_get_rules_state *state = tevent_req_data(req, struct sudo_get_rules_state);
 
+    enum tevent_req_state tstate = TEVENT_REQ_DONE;
+    uint64_t err;
+
+    if (tevent_req_is_error(req, &tstate, &err)) {
+        PROBE(SUDO_REQUEST_DONE, state->req_id, sudo_req_type_name(state->type),
+              state->name != NULL ? state->name : "", tstate == TEVENT_REQ_USER_ERROR ? (int)err : EIO, 0,
+              state->dom != NULL ? state->dom->name : "");
+    }
     TEVENT_REQ_RETURN_ON_ERROR(req);
+    PROBE(SUDO_REQUEST_DONE, state->req_id, sudo_req_type_name(state->type), state->name, 0,
+          (unsigned int)state->num_picked, state->dom->name);
     *_body = talloc_steal(mem_ctx, state->body);
     *_len = state->len;
     if (_num_rules != NULL) {

@@ -3,7 +3,9 @@
  * a configuration (hostnames and addresses given, host filter on and off, netgroups and
  * wildcards), the filters of the three refreshes (values escaped, USN preferred over
  * modifyTimestamp), and the entry parser: a good entry with every attribute, and the
- * malformed ones it must skip (no cn, empty cn, a value that is not UTF-8). Leak-checked.
+ * malformed ones it must skip (no cn, empty cn, a value that is not UTF-8), and the
+ * ldap_sudorule_* attribute map (filters and parser under other names, unsafe names
+ * refused). Leak-checked.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,7 +126,7 @@ static void test_parse_entry(void **state)
     (void)state;
     tc_leak_start(&leaks);
     mem = talloc_new(NULL);
-    assert_int_equal(sdap_sudo_parse_entry(mem, mk_entry(mem, "cn=r1,ou=S", good), &r), EOK);
+    assert_int_equal(sdap_sudo_parse_entry(mem, NULL, mk_entry(mem, "cn=r1,ou=S", good), &r), EOK);
     assert_string_equal(r->name, "r1");
     assert_string_equal(r->orig_dn, "cn=r1,ou=S");
     assert_int_equal(r->num_values[SYSDB_SUDO_USER], 2);
@@ -133,10 +135,64 @@ static void test_parse_entry(void **state)
     assert_string_equal(r->values[SYSDB_SUDO_COMMAND][0], "/bin/true");  /* any case */
     assert_string_equal(r->values[SYSDB_SUDO_ORDER][0], "3");
     assert_null(r->values[SYSDB_SUDO_HOST]);
-    assert_int_equal(sdap_sudo_parse_entry(mem, mk_entry(mem, "x=1", no_cn), &r), EINVAL);
-    assert_int_equal(sdap_sudo_parse_entry(mem, mk_entry(mem, "x=2", empty_cn), &r), EINVAL);
-    assert_int_equal(sdap_sudo_parse_entry(mem, mk_entry(mem, "x=3", bad_utf8), &r), EINVAL);
-    assert_int_equal(sdap_sudo_parse_entry(mem, mk_entry(mem, "x=4", bad_cn), &r), EINVAL);
+    assert_int_equal(sdap_sudo_parse_entry(mem, NULL, mk_entry(mem, "x=1", no_cn), &r), EINVAL);
+    assert_int_equal(sdap_sudo_parse_entry(mem, NULL, mk_entry(mem, "x=2", empty_cn), &r), EINVAL);
+    assert_int_equal(sdap_sudo_parse_entry(mem, NULL, mk_entry(mem, "x=3", bad_utf8), &r), EINVAL);
+    assert_int_equal(sdap_sudo_parse_entry(mem, NULL, mk_entry(mem, "x=4", bad_cn), &r), EINVAL);
+    talloc_free(mem);
+    tc_leak_check(&leaks);
+}
+
+/* ldap_sudorule_*: a schema with other names is searched and parsed under those names;
+ * the rule keeps the sudo schema's attributes. A mapped name that would change a filter is
+ * refused. */
+static void test_attribute_map(void **state)
+{
+    struct tc_leaks leaks;
+    TALLOC_CTX *mem;
+    struct sdap_sudo_opts *o;
+    struct confdb *cdb;
+    char *error = NULL;
+    const char *bad;
+    const char *names[] = { "r1", NULL };
+    const char *mapped[] = { "ruleName", "r1", "who", "alice", "what", "/bin/true",
+                             "sudoCommand", "/bin/false", "rank", "7", NULL };
+    struct sysdb_sudo_rule *r;
+    char *f;
+
+    (void)state;
+    tc_leak_start(&leaks);
+    mem = talloc_new(NULL);
+    o = opts_from(mem, "ldap_sudo_hostnames = h1\nldap_sudo_ip = 10.0.0.5\n"
+                       "ldap_sudorule_object_class = mySudo\nldap_sudorule_name = ruleName\n"
+                       "ldap_sudorule_user = who\nldap_sudorule_command = what\n"
+                       "ldap_sudorule_host = where\nldap_sudorule_order = rank\n");
+    assert_string_equal(o->host_filter, "(|(!(where=*))(where=ALL)(where=h1)(where=10.0.0.5)"
+                                        "(where=+*))");
+    assert_int_equal(sdap_sudo_filter(mem, o, SDAP_SUDO_RULES, NULL, NULL, names, 1, &f), EOK);
+    assert_true(strncmp(f, "(&(objectClass=mySudo)(|(ruleName=r1))(|(!(where=*))", 51) == 0);
+    assert_string_equal(o->map[SYSDB_SUDO_OPTION], "sudoOption");   /* unmapped: default */
+    assert_int_equal(sdap_sudo_parse_entry(mem, o, mk_entry(mem, "ruleName=r1", mapped), &r),
+                     EOK);
+    assert_string_equal(r->name, "r1");
+    assert_string_equal(r->values[SYSDB_SUDO_USER][0], "alice");
+    assert_int_equal(r->num_values[SYSDB_SUDO_COMMAND], 1);     /* "what", not sudoCommand */
+    assert_string_equal(r->values[SYSDB_SUDO_COMMAND][0], "/bin/true");
+    assert_string_equal(r->values[SYSDB_SUDO_ORDER][0], "7");
+    /* Without the map the same entry has no usable name. */
+    assert_int_equal(sdap_sudo_parse_entry(mem, NULL, mk_entry(mem, "ruleName=r1", mapped), &r),
+                     EINVAL);
+
+    for (bad = "ldap_sudorule_host = sudoHost)(cn=*\n"; bad != NULL;
+         bad = strstr(bad, "(cn") != NULL ? "ldap_sudorule_user = 9a\n" : NULL) {
+        char *text = talloc_asprintf(mem, "[sssd]\nservices = nss, sudo\ndomains = d\n"
+                                     "[domain/d]\nid_provider = ldap\n"
+                                     "ldap_uri = ldap://127.0.0.1\n%s", bad);
+
+        assert_int_equal(confdb_parse_buffer(mem, "test", text, strlen(text), &cdb, &error),
+                         EOK);
+        assert_int_equal(sdap_sudo_opts_read(mem, cdb, "d", &o), ERR_INVALID_CONFIG);
+    }
     talloc_free(mem);
     tc_leak_check(&leaks);
 }
@@ -146,6 +202,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_opts_and_filters),
         cmocka_unit_test(test_parse_entry),
+        cmocka_unit_test(test_attribute_map),
     };
     int failed;
 

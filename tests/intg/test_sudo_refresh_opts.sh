@@ -1,0 +1,217 @@
+#!/bin/bash
+# sudo_threshold and ldap_sudo_random_offset (issue 14), with Debian's real sudo in a mount
+# namespace (as test_sudo_real.sh) and a private slapd with the sudo schema.
+#
+# sudo_threshold = 3: after sss_cache -R every cached rule is expired.
+#   carol has 5 rules (more than the threshold): sssd_sudo asks the back-end for a full
+#   refresh (SSSD's "ALL" query) instead of her 5 rules by name; her answer is the same
+#   rules, plus a rule added in LDAP meanwhile (only a full refresh can bring a new one).
+#   alice has 1 rule: a rules refresh of that name; a rule added for her meanwhile stays
+#   unseen until a full or smart refresh, as in SSSD.
+# ldap_sudo_random_offset = 4 with both refresh intervals at 1 s: every run is put off by
+#   its own draw in [0, 4] (the back-end logs each draw); the draws are not all the same;
+#   no run starts before its interval plus its draw; and two starts of the suite draw
+#   different sequences (an unseeded random() drew the same on every host).
+# No check bounds how fast anything is.
+#
+# Usage: test_sudo_refresh_opts.sh PREFIX   (root; exits 77 without slapd or sudo)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/lib.sh"
+. "$TOP/tests/lib/slapd.sh"
+
+SUFFIX=dc=sudo,dc=test
+MULTIARCH=/usr/lib/x86_64-linux-gnu
+OUR_SUDO_LIB=$PREFIX/lib/libsss_sudo.so
+OUR_NSS_LIB=$PREFIX/lib/libnss_sss.so.2
+[ -f "$OUR_SUDO_LIB" ] || { echo "FAIL: $OUR_SUDO_LIB is not installed"; exit 1; }
+slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
+command -v sudo > /dev/null || { echo "SKIP: sudo is not installed"; exit 77; }
+[ -d "$MULTIARCH" ] || { echo "SKIP: no $MULTIARCH"; exit 77; }
+command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
+
+WORK=$(mktemp -d /tmp/sssd-sudo-opts.XXXXXX)
+chmod 0755 "$WORK"
+cleanup() {
+    stop_sssd
+    slapd_stop "$WORK/ldap" 2>/dev/null
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+. "$TOP/tests/lib/ldif.sh"
+rule() { # CN USER COMMAND
+    printf 'dn: cn=%s,ou=SUDOers,%s\nobjectClass: top\nobjectClass: sudoRole\ncn: %s\n' \
+        "$1" "$SUFFIX" "$1"
+    printf 'sudoUser: %s\nsudoCommand: %s\nsudoRunAsUser: root\nsudoOption: !authenticate\n' \
+        "$2" "$3"
+    printf 'sudoHost: ALL\n\n'
+}
+{
+    ldif_base "$SUFFIX"
+    ldif_user "$SUFFIX" alice 10001 10001 /home/alice
+    ldif_user "$SUFFIX" carol 10003 10003 /home/carol
+    ldif_group "$SUFFIX" alice 10001
+    ldif_group "$SUFFIX" carol 10003
+    printf 'dn: ou=SUDOers,%s\nobjectClass: organizationalUnit\nou: SUDOers\n\n' "$SUFFIX"
+    rule alice_1 alice /bin/true
+    for i in 1 2 3 4 5; do rule "carol_$i" carol "/bin/echo carol$i"; done
+} > "$WORK/sudo.ldif"
+mkdir -p "$WORK/ldap"
+URI=$(SLAPD_EXTRA_SCHEMA=$TOP/tests/lib/sudo.schema slapd_start "$WORK/ldap" "$WORK/sudo.ldif" \
+      "$SUFFIX") || exit 1
+ldap_add() { ldapadd -x -H "$URI" -D "cn=admin,$SUFFIX" -w secret > "$WORK/add.log" 2>&1 \
+    || fail "ldapadd: $(cat "$WORK/add.log")"; }
+
+# ---- the namespace (see test_sudo_real.sh) ----------------------------------------------------
+mkdir -p "$WORK/ours"
+cp "$OUR_SUDO_LIB" "$WORK/ours/libsss_sudo.so"
+cp "$OUR_NSS_LIB" "$WORK/ours/libnss_sss.so.2"
+printf 'passwd: files sss\ngroup: files sss\nshadow: files\nhosts: files\nsudoers: sss\n' \
+    > "$WORK/nsswitch.conf"
+in_sudo_ns() {
+    unshare --mount --propagation private -- bash -c '
+        work=$1 multiarch=$2
+        shift 2
+        mount -t overlay overlay -o "lowerdir=$work/ours:$multiarch" "$multiarch" || exit 125
+        mount --bind "$work/nsswitch.conf" /etc/nsswitch.conf || exit 125
+        exec "$@"
+    ' sudo-ns "$WORK" "$MULTIARCH" "$@"
+}
+list() { in_sudo_ns sudo -l -U "$1" 2>&1 | grep -E '^ +\(root\)'; }
+
+# ---- sudo_threshold --------------------------------------------------------------------------
+write_conf <<EOF
+[sssd]
+services = nss, sudo
+domains = LDAP
+[nss]
+[sudo]
+sudo_threshold = 3
+debug_level = 6
+[domain/LDAP]
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = $SUFFIX
+ldap_schema = rfc2307
+ldap_sudo_search_base = ou=SUDOers,$SUFFIX
+ldap_sudo_smart_refresh_interval = 0
+entry_cache_sudo_timeout = 600
+debug_level = 6
+EOF
+rm -f "$LOGS"/*.log
+start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
+wait_name sssd.sudo 10000 || { echo "FAIL: sssd_sudo is not on the bus"; exit 1; }
+wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
+
+list carol > "$WORK/carol_1"
+check "carol's five rules are listed" test "$(wc -l < "$WORK/carol_1")" = 5
+list alice > "$WORK/alice_1"
+check "alice's one rule is listed" test "$(wc -l < "$WORK/alice_1")" = 1
+asked() { grep -c "asking LDAP for a $1 refresh" "$LOGS/sssd_sudo.log"; }
+
+rule carol_6 carol "/bin/echo carol6" | ldap_add
+"$SBIN/sss_cache" -R > /dev/null 2>&1 || fail "sss_cache -R"
+full0=$(asked full)
+rules0=$(asked rules)
+list carol > "$WORK/carol_2"
+check "5 expired rules > sudo_threshold 3: sssd_sudo asked for a full refresh" \
+    test "$(asked full)" = $((full0 + 1))
+check "... and not for her rules by name" test "$(asked rules)" = "$rules0"
+grep -v carol6 "$WORK/carol_2" > "$WORK/carol_2_old"
+check "carol's answer through the full refresh holds the same five rules" \
+    diff "$WORK/carol_1" "$WORK/carol_2_old"
+check "... and the rule added in LDAP meanwhile (only a full refresh brings it)" \
+    grep -q '/bin/echo carol6' "$WORK/carol_2"
+
+rule alice_2 alice /bin/false | ldap_add
+"$SBIN/sss_cache" -R > /dev/null 2>&1 || fail "sss_cache -R"
+full0=$(asked full)
+rules0=$(asked rules)
+list alice > "$WORK/alice_2"
+check "1 expired rule <= sudo_threshold: sssd_sudo asked for a rules refresh" \
+    test "$(asked rules)" = $((rules0 + 1))
+check "... and not for a full one" test "$(asked full)" = "$full0"
+check "alice's answer is her one rule (the new one waits for a full or smart refresh, as \
+in SSSD)" diff "$WORK/alice_1" "$WORK/alice_2"
+stop_sssd
+
+# ---- ldap_sudo_random_offset -----------------------------------------------------------------
+offset_conf() {
+    write_conf <<EOF
+[sssd]
+services = nss, sudo
+domains = LDAP
+[nss]
+[sudo]
+[domain/LDAP]
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = $SUFFIX
+ldap_schema = rfc2307
+ldap_sudo_search_base = ou=SUDOers,$SUFFIX
+ldap_sudo_full_refresh_interval = 1
+ldap_sudo_smart_refresh_interval = 1
+ldap_sudo_random_offset = 4
+debug_level = 6
+EOF
+}
+# run_offsets OUT: start the suite, let the refreshes run until 8 draws are logged.
+run_offsets() {
+    offset_conf
+    rm -f "$LOGS"/*.log
+    start_sssd || { fail "sssd did not start"; return 1; }
+    for _ in $(seq 120); do
+        [ "$(grep -c 'sudo refresh of LDAP in' "$LOGS/sssd_be_LDAP.log" 2>/dev/null)" -ge 8 ] \
+            && break
+        sleep 0.25
+    done
+    stop_sssd
+    cp "$LOGS/sssd_be_LDAP.log" "$1"
+}
+run_offsets "$WORK/be_a.log"
+run_offsets "$WORK/be_b.log"
+
+# Prints "draws" (the random parts in order), then checks bounds and the start times.
+analyse='
+import re, sys, datetime
+ts = lambda l: datetime.datetime.strptime(l[1:27], "%Y-%m-%d %H:%M:%S.%f")
+nxt = re.compile(r"Next (full|smart) sudo refresh of LDAP in (\d+) s \((\d+) \+ random offset (\d+) of at most (\d+)\)")
+start = re.compile(r"\] (full|smart) refresh of the sudo rules of LDAP: \(&")
+skip = re.compile(r"(Full|Smart) sudo refresh of LDAP skipped")
+draws, bad, early, pending = [], [], [], {}
+for l in open(sys.argv[1]):
+    m = nxt.search(l)
+    if m:
+        kind, total, base, extra, most = m.group(1), *map(int, m.group(2, 3, 4, 5))
+        draws.append(extra)
+        if not (0 <= extra <= most == 4) or total != base + extra:
+            bad.append(l.strip())
+        pending[kind] = (ts(l), total)
+        continue
+    m = start.search(l) or skip.search(l)
+    if m and m.group(1).lower() in pending:
+        t0, total = pending.pop(m.group(1).lower())
+        if (ts(l) - t0).total_seconds() < total - 0.05:
+            early.append(l.strip())
+print(" ".join(map(str, draws)))
+print(len(bad), len(early))
+'
+draws_a=$(python3 -c "$analyse" "$WORK/be_a.log" | sed -n 1p)
+read -r bad_a early_a < <(python3 -c "$analyse" "$WORK/be_a.log" | sed -n 2p)
+draws_b=$(python3 -c "$analyse" "$WORK/be_b.log" | sed -n 1p)
+read -r bad_b early_b < <(python3 -c "$analyse" "$WORK/be_b.log" | sed -n 2p)
+n_a=$(wc -w <<< "$draws_a")
+check "every run was put off by a logged draw: $n_a draws ($draws_a)" test "$n_a" -ge 8
+check "every draw is within [0, ldap_sudo_random_offset] and adds to the interval" \
+    test "$bad_a$bad_b" = 00
+check "the draws are not all the same" \
+    test "$(tr ' ' '\n' <<< "$draws_a" | sort -u | wc -l)" -ge 2
+check "no refresh started before its interval plus its draw" test "$early_a$early_b" = 00
+first_a=$(cut -d' ' -f1-8 <<< "$draws_a")
+first_b=$(cut -d' ' -f1-8 <<< "$draws_b")
+check "two starts draw different sequences ($first_a / $first_b)" \
+    test "$first_a" != "$first_b"
+
+summary
