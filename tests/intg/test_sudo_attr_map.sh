@@ -14,25 +14,8 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
-
-SUFFIX=dc=sudo,dc=test
-MULTIARCH=/usr/lib/x86_64-linux-gnu
-OUR_SUDO_LIB=$PREFIX/lib/libsss_sudo.so
-[ -f "$OUR_SUDO_LIB" ] || { echo "FAIL: $OUR_SUDO_LIB is not installed"; exit 1; }
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
-command -v sudo > /dev/null || { echo "SKIP: sudo is not installed"; exit 77; }
-[ -d "$MULTIARCH" ] || { echo "SKIP: no $MULTIARCH"; exit 77; }
-
-WORK=$(mktemp -d /tmp/sssd-sudo-map.XXXXXX)
-chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+SUDO_TEST=sudo-map
+. "$(dirname "$0")/sudo_env.sh"
 
 # A private arc for the test's own schema (never seen outside this slapd).
 ia5() { # ia5 N NAME
@@ -56,7 +39,6 @@ ia5() { # ia5 N NAME
     printf '    corpSudoOption $ corpSudoRunAsUser $ corpSudoOrder $ corpSudoNotAfter ) )\n'
 } > "$WORK/corp.schema"
 
-. "$TOP/tests/lib/ldif.sh"
 rule() { # NAME USER COMMAND HOST [extra ldif lines...]
     local n=$1 u=$2 c=$3 h=$4
     shift 4
@@ -76,24 +58,9 @@ rule() { # NAME USER COMMAND HOST [extra ldif lines...]
     rule alice_expired alice /usr/bin/whoami ALL "corpSudoNotAfter: 20000101000000Z"
     rule alice_otherhost alice /bin/ls otherhost.invalid
 } > "$WORK/sudo.ldif"
-mkdir -p "$WORK/ldap"
-URI=$(SLAPD_EXTRA_SCHEMA=$WORK/corp.schema slapd_start "$WORK/ldap" "$WORK/sudo.ldif" \
-      "$SUFFIX") || exit 1
+URI=$(sudo_slapd_start "$WORK/sudo.ldif" "$WORK/corp.schema") || exit 1
 
-mkdir -p "$WORK/ours"
-cp "$OUR_SUDO_LIB" "$WORK/ours/libsss_sudo.so"
-cp "$PREFIX/lib/libnss_sss.so.2" "$WORK/ours/libnss_sss.so.2"
-printf 'passwd: files sss\ngroup: files sss\nshadow: files\nhosts: files\nsudoers: sss\n' \
-    > "$WORK/nsswitch.conf"
-as_alice() {
-    unshare --mount --propagation private -- bash -c '
-        work=$1 multiarch=$2
-        shift 2
-        mount -t overlay overlay -o "lowerdir=$work/ours:$multiarch" "$multiarch" || exit 125
-        mount --bind "$work/nsswitch.conf" /etc/nsswitch.conf || exit 125
-        exec setpriv --reuid=10001 --regid=10001 --init-groups "$@"
-    ' sudo-ns "$WORK" "$MULTIARCH" "$@" 2>&1
-}
+as_alice() { as_user ours alice 10001 "$@" 2>&1; }
 
 conf() { # conf MAP_LINES
     write_conf <<EOF
@@ -115,9 +82,7 @@ debug_level = 6
 $1
 EOF
     rm -f "$LOGS"/*.log
-    start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
-    wait_name sssd.sudo 10000 || { echo "FAIL: sssd_sudo is not on the bus"; exit 1; }
-    wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
+    sudo_suite_start
 }
 
 # ---- the default names find nothing in this directory ----------------------------------------
@@ -150,8 +115,7 @@ check "after sss_cache -r, alice still runs /bin/true (fetched again by corpRule
     as_alice sudo -n /bin/true
 check "... through a rules refresh by the mapped name" \
     grep -q '(corpRuleName=alice_true)' "$LOGS/sssd_be_LDAP.log"
-rule alice_echo alice /bin/echo ALL | ldapadd -x -H "$URI" -D "cn=admin,$SUFFIX" -w secret \
-    > "$WORK/add.log" 2>&1 || fail "ldapadd: $(cat "$WORK/add.log")"
+rule alice_echo alice /bin/echo ALL | sudo_ldap_add
 ok_echo=1
 for _ in $(seq 40); do
     [ "$(as_alice sudo -n /bin/echo smart)" = smart ] && { ok_echo=0; break; }

@@ -26,41 +26,11 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
-
-SUFFIX=dc=sudo,dc=test
-MULTIARCH=/usr/lib/x86_64-linux-gnu
-OUR_SUDO_LIB=$PREFIX/lib/libsss_sudo.so
-OUR_NSS_LIB=$PREFIX/lib/libnss_sss.so.2
-[ -f "$OUR_SUDO_LIB" ] || { echo "FAIL: $OUR_SUDO_LIB is not installed"; exit 1; }
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
-command -v sudo > /dev/null || { echo "SKIP: sudo is not installed (tests/install-deps.sh)"; exit 77; }
-sudo -V 2>/dev/null | grep -qi "sssd" || [ -f /usr/libexec/sudo/sudoers.so ] \
-    || { echo "SKIP: this sudo has no SSSD support"; exit 77; }
-[ -d "$MULTIARCH" ] || { echo "SKIP: no $MULTIARCH"; exit 77; }
-
-WORK=$(mktemp -d /tmp/sssd-sudo.XXXXXX)
-chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+SUDO_TEST=sudo
+. "$(dirname "$0")/sudo_env.sh"
 
 # ---- the directory ----------------------------------------------------------------------
-. "$TOP/tests/lib/ldif.sh"
-rule() { # CN USER COMMAND [extra ldif lines...]
-    local cn=$1 user=$2 cmd=$3
-    shift 3
-    printf 'dn: cn=%s,ou=SUDOers,%s\nobjectClass: top\nobjectClass: sudoRole\ncn: %s\n' \
-        "$cn" "$SUFFIX" "$cn"
-    printf 'sudoUser: %s\nsudoCommand: %s\nsudoRunAsUser: root\nsudoOption: !authenticate\n' \
-        "$user" "$cmd"
-    for l in "$@"; do printf '%s\n' "$l"; done
-    printf '\n'
-}
+rule() { sudo_rule "$@"; }
 {
     ldif_base "$SUFFIX"
     ldif_user "$SUFFIX" alice 10001 10001 /home/alice
@@ -88,9 +58,7 @@ rule() { # CN USER COMMAND [extra ldif lines...]
         "$SUFFIX"
     printf 'description: broken\nsudoUser: alice\nsudoCommand: /bin/date\nsudoHost: ALL\n\n'
 } > "$WORK/sudo.ldif"
-mkdir -p "$WORK/ldap"
-URI=$(SLAPD_EXTRA_SCHEMA=$TOP/tests/lib/sudo.schema slapd_start "$WORK/ldap" "$WORK/sudo.ldif" \
-      "$SUFFIX") || exit 1
+URI=$(sudo_slapd_start "$WORK/sudo.ldif") || exit 1
 
 # ---- sudo not a service: nothing at all is searched for sudo --------------------------------
 . "$(dirname "$0")/nss_ns.sh"
@@ -141,43 +109,12 @@ offline_timeout = 60
 debug_level = 6
 EOF
 rm -f "$LOGS"/*.log
-start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
-wait_name sssd.sudo 10000 || { echo "FAIL: sssd_sudo is not on the bus"; exit 1; }
-wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
+sudo_suite_start
 
 # ---- the namespace ------------------------------------------------------------------------
-mkdir -p "$WORK/ours" "$WORK/stock"
-cp "$OUR_SUDO_LIB" "$WORK/ours/libsss_sudo.so"
-cp "$OUR_NSS_LIB" "$WORK/ours/libnss_sss.so.2"
+# SSSD 2.8's libsss_sudo.so goes into $WORK/stock below; our libnss_sss.so.2 beside it.
+mkdir -p "$WORK/stock"
 cp "$OUR_NSS_LIB" "$WORK/stock/libnss_sss.so.2"
-cat > "$WORK/nsswitch.conf" <<EOF
-passwd: files sss
-group: files sss
-shadow: files
-hosts: files
-sudoers: sss
-EOF
-
-# in_sudo_ns ours|stock CMD...: CMD with that libsss_sudo.so where sudo loads it.
-in_sudo_ns() {
-    local which=$1
-    shift
-    unshare --mount --propagation private -- bash -c '
-        work=$1 which=$2 pipes=$3 multiarch=$4
-        shift 4
-        mount -t overlay overlay -o "lowerdir=$work/$which:$multiarch" "$multiarch" || exit 125
-        mount --bind "$work/nsswitch.conf" /etc/nsswitch.conf || exit 125
-        if [ "$which" = stock ]; then
-            mount --bind "$pipes" /var/lib/sss/pipes || exit 125
-        fi
-        exec "$@"
-    ' sudo-ns "$WORK" "$which" "$PIPES" "$MULTIARCH" "$@"
-}
-as_user() { # LIB USER UID CMD...
-    local lib=$1 uid=$3
-    shift 3
-    in_sudo_ns "$lib" setpriv --reuid="$uid" --regid="$uid" --init-groups "$@"
-}
 
 # ---- rules through our library --------------------------------------------------------------
 in_sudo_ns ours sudo -l -U alice > "$WORK/l_alice" 2>&1
@@ -219,9 +156,7 @@ out=$(as_user ours bob 10002 sudo -n /usr/bin/id -u 2>&1)
 check "bob runs /usr/bin/id as root through %admins ($out)" test "$out" = 0
 
 # ---- a rule added in LDAP applies after a smart refresh ------------------------------------
-rule alice_echo alice /bin/echo "sudoHost: ALL" | \
-    ldapadd -x -H "$URI" -D "cn=admin,$SUFFIX" -w secret > "$WORK/add.log" 2>&1 \
-    || { fail "ldapadd of a new rule: $(cat "$WORK/add.log")"; }
+rule alice_echo alice /bin/echo "sudoHost: ALL" | sudo_ldap_add
 ok_echo=1
 for _ in $(seq 40); do
     out=$(as_user ours alice 10001 sudo -n /bin/echo smart 2>&1)

@@ -18,36 +18,11 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
-
-SUFFIX=dc=sudo,dc=test
-MULTIARCH=/usr/lib/x86_64-linux-gnu
-OUR_SUDO_LIB=$PREFIX/lib/libsss_sudo.so
-OUR_NSS_LIB=$PREFIX/lib/libnss_sss.so.2
-[ -f "$OUR_SUDO_LIB" ] || { echo "FAIL: $OUR_SUDO_LIB is not installed"; exit 1; }
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
-command -v sudo > /dev/null || { echo "SKIP: sudo is not installed"; exit 77; }
-[ -d "$MULTIARCH" ] || { echo "SKIP: no $MULTIARCH"; exit 77; }
+SUDO_TEST=sudo-opts
+. "$(dirname "$0")/sudo_env.sh"
 command -v python3 > /dev/null || { echo "SKIP: no python3"; exit 77; }
 
-WORK=$(mktemp -d /tmp/sssd-sudo-opts.XXXXXX)
-chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-. "$TOP/tests/lib/ldif.sh"
-rule() { # CN USER COMMAND
-    printf 'dn: cn=%s,ou=SUDOers,%s\nobjectClass: top\nobjectClass: sudoRole\ncn: %s\n' \
-        "$1" "$SUFFIX" "$1"
-    printf 'sudoUser: %s\nsudoCommand: %s\nsudoRunAsUser: root\nsudoOption: !authenticate\n' \
-        "$2" "$3"
-    printf 'sudoHost: ALL\n\n'
-}
+rule() { sudo_rule "$1" "$2" "$3" "sudoHost: ALL"; }
 {
     ldif_base "$SUFFIX"
     ldif_user "$SUFFIX" alice 10001 10001 /home/alice
@@ -58,28 +33,8 @@ rule() { # CN USER COMMAND
     rule alice_1 alice /bin/true
     for i in 1 2 3 4 5; do rule "carol_$i" carol "/bin/echo carol$i"; done
 } > "$WORK/sudo.ldif"
-mkdir -p "$WORK/ldap"
-URI=$(SLAPD_EXTRA_SCHEMA=$TOP/tests/lib/sudo.schema slapd_start "$WORK/ldap" "$WORK/sudo.ldif" \
-      "$SUFFIX") || exit 1
-ldap_add() { ldapadd -x -H "$URI" -D "cn=admin,$SUFFIX" -w secret > "$WORK/add.log" 2>&1 \
-    || fail "ldapadd: $(cat "$WORK/add.log")"; }
-
-# ---- the namespace (see test_sudo_real.sh) ----------------------------------------------------
-mkdir -p "$WORK/ours"
-cp "$OUR_SUDO_LIB" "$WORK/ours/libsss_sudo.so"
-cp "$OUR_NSS_LIB" "$WORK/ours/libnss_sss.so.2"
-printf 'passwd: files sss\ngroup: files sss\nshadow: files\nhosts: files\nsudoers: sss\n' \
-    > "$WORK/nsswitch.conf"
-in_sudo_ns() {
-    unshare --mount --propagation private -- bash -c '
-        work=$1 multiarch=$2
-        shift 2
-        mount -t overlay overlay -o "lowerdir=$work/ours:$multiarch" "$multiarch" || exit 125
-        mount --bind "$work/nsswitch.conf" /etc/nsswitch.conf || exit 125
-        exec "$@"
-    ' sudo-ns "$WORK" "$MULTIARCH" "$@"
-}
-list() { in_sudo_ns sudo -l -U "$1" 2>&1 | grep -E '^ +\(root\)'; }
+URI=$(sudo_slapd_start "$WORK/sudo.ldif") || exit 1
+list() { in_sudo_ns ours sudo -l -U "$1" 2>&1 | grep -E '^ +\(root\)'; }
 
 # ---- sudo_threshold --------------------------------------------------------------------------
 write_conf <<EOF
@@ -101,9 +56,7 @@ entry_cache_sudo_timeout = 600
 debug_level = 6
 EOF
 rm -f "$LOGS"/*.log
-start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
-wait_name sssd.sudo 10000 || { echo "FAIL: sssd_sudo is not on the bus"; exit 1; }
-wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
+sudo_suite_start
 
 list carol > "$WORK/carol_1"
 check "carol's five rules are listed" test "$(wc -l < "$WORK/carol_1")" = 5
@@ -111,7 +64,7 @@ list alice > "$WORK/alice_1"
 check "alice's one rule is listed" test "$(wc -l < "$WORK/alice_1")" = 1
 asked() { grep -c "asking LDAP for a $1 refresh" "$LOGS/sssd_sudo.log"; }
 
-rule carol_6 carol "/bin/echo carol6" | ldap_add
+rule carol_6 carol "/bin/echo carol6" | sudo_ldap_add
 "$SBIN/sss_cache" -R > /dev/null 2>&1 || fail "sss_cache -R"
 full0=$(asked full)
 rules0=$(asked rules)
@@ -125,7 +78,7 @@ check "carol's answer through the full refresh holds the same five rules" \
 check "... and the rule added in LDAP meanwhile (only a full refresh brings it)" \
     grep -q '/bin/echo carol6' "$WORK/carol_2"
 
-rule alice_2 alice /bin/false | ldap_add
+rule alice_2 alice /bin/false | sudo_ldap_add
 "$SBIN/sss_cache" -R > /dev/null 2>&1 || fail "sss_cache -R"
 full0=$(asked full)
 rules0=$(asked rules)

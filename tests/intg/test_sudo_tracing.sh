@@ -12,33 +12,21 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
+SUDO_TEST=sudo-trace
+. "$(dirname "$0")/sudo_env.sh"
 
 TRACEDIR=$PREFIX/share/sssd/systemtap
 TAPSET=$PREFIX/share/systemtap/tapset
-SUFFIX=dc=sudo,dc=test
-MULTIARCH=/usr/lib/x86_64-linux-gnu
 if ! readelf -n "$PREFIX/libexec/sssd/sssd_nss" 2>/dev/null | grep -q "Provider: sssd"; then
     echo "SKIP: $PREFIX/libexec/sssd/sssd_nss has no static probes (built without --enable-systemtap)"
     exit 77
 fi
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
-command -v sudo > /dev/null || { echo "SKIP: sudo is not installed"; exit 77; }
 for tool in bpftrace stap; do
     command -v "$tool" > /dev/null || { fail "$tool is not installed (tests/install-deps.sh)"; summary; exit 1; }
 done
 
-WORK=$(mktemp -d /tmp/sssd-sudo-trace.XXXXXX)
-chmod 0755 "$WORK"
 BT_PID=
-cleanup() {
-    [ -n "$BT_PID" ] && kill -INT "$BT_PID" 2>/dev/null
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+SUDO_ON_EXIT='[ -n "$BT_PID" ] && kill -INT "$BT_PID" 2>/dev/null'
 
 # ---- stap -p2 of sudo_trace.stp (a stand-in kernel build directory, as test_tracing.sh) ----
 KB=$WORK/kb
@@ -60,7 +48,6 @@ check "sudo_trace.bt installed, no placeholder left" \
     bash -c "test -x '$TRACEDIR/sudo_trace.bt' && ! grep -q '@[a-z]*dir@' '$TRACEDIR/sudo_trace.bt'"
 
 # ---- the directory and the suite ------------------------------------------------------------
-. "$TOP/tests/lib/ldif.sh"
 rule() { # CN USER COMMAND
     printf 'dn: cn=%s,ou=SUDOers,%s\nobjectClass: top\nobjectClass: sudoRole\ncn: %s\n' \
         "$1" "$SUFFIX" "$1"
@@ -76,9 +63,7 @@ rule() { # CN USER COMMAND
     rule alice_true alice /bin/true
     rule alice_id alice /usr/bin/id
 } > "$WORK/sudo.ldif"
-mkdir -p "$WORK/ldap"
-URI=$(SLAPD_EXTRA_SCHEMA=$TOP/tests/lib/sudo.schema slapd_start "$WORK/ldap" "$WORK/sudo.ldif" \
-      "$SUFFIX") || exit 1
+URI=$(sudo_slapd_start "$WORK/sudo.ldif") || exit 1
 write_conf <<EOF
 [sssd]
 services = nss, sudo
@@ -95,22 +80,9 @@ ldap_sudo_search_base = ou=SUDOers,$SUFFIX
 ldap_sudo_smart_refresh_interval = 0
 entry_cache_sudo_timeout = 600
 EOF
-start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
-wait_name sssd.sudo 10000 || { echo "FAIL: sssd_sudo is not on the bus"; exit 1; }
-wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
+sudo_suite_start
 
-mkdir -p "$WORK/ours"
-cp "$PREFIX/lib/libsss_sudo.so" "$WORK/ours/libsss_sudo.so"
-cp "$PREFIX/lib/libnss_sss.so.2" "$WORK/ours/libnss_sss.so.2"
-printf 'passwd: files sss\ngroup: files sss\nshadow: files\nhosts: files\nsudoers: sss\n' \
-    > "$WORK/nsswitch.conf"
-sudo_list() {
-    unshare --mount --propagation private -- bash -c '
-        mount -t overlay overlay -o "lowerdir=$1/ours:$2" "$2" || exit 125
-        mount --bind "$1/nsswitch.conf" /etc/nsswitch.conf || exit 125
-        exec sudo -l -U alice
-    ' sudo-ns "$WORK" "$MULTIARCH" > "$WORK/list.out" 2>&1
-}
+sudo_list() { in_sudo_ns ours sudo -l -U alice > "$WORK/list.out" 2>&1; }
 sudo_list     # the start-up full refresh done and alice cached before tracing
 
 # ---- bpftrace sudo_trace.bt ------------------------------------------------------------------
