@@ -21,6 +21,29 @@ check() { # check "description" command...
 
 now_ms() { date +%s%3N; }
 
+# pam_both NAME EXPECTED_STATUS FORMAT INPUT SERVICE_SSSD SERVICE_OURS PAMTESTER_ARGS...
+# The same pamtester run through SSSD 2.8's pam_sss.so (SERVICE_SSSD) and ours
+# (SERVICE_OURS), fed printf FORMAT INPUT, as "${AS[@]}" when the caller set AS (e.g.
+# setpriv): one check that both end with EXPECTED_STATUS and print the same (the service
+# names aside). LAST_OUT: our module's output.
+pam_both() {
+    local name=$1 want=$2 fmt=$3 input=$4 svc_sssd=$5 svc_ours=$6 out_ours out_sssd rc_ours rc_sssd
+    shift 6
+    out_sssd=$(printf "$fmt" "$input" | LC_ALL=C ${AS[@]+"${AS[@]}"} pamtester "$svc_sssd" "$@" 2>&1)
+    rc_sssd=$?
+    out_ours=$(printf "$fmt" "$input" | LC_ALL=C ${AS[@]+"${AS[@]}"} pamtester "$svc_ours" "$@" 2>&1)
+    rc_ours=$?
+    LAST_OUT=$out_ours
+    if [ "$rc_ours" = "$want" ] && [ "$rc_sssd" = "$want" ] \
+            && [ "${out_ours//$svc_ours/X}" = "${out_sssd//$svc_sssd/X}" ]; then
+        ok "$name: status $want, same output with both modules"
+    else
+        fail "$name: ours $rc_ours, SSSD's $rc_sssd, expected $want"
+        echo "$out_sssd" | sed 's/^/        SSSD: /'
+        echo "$out_ours" | sed 's/^/        ours: /'
+    fi
+}
+
 write_conf() { # write_conf <<EOF ... EOF  (root-owned, 0600); a new setup: no old caches
     stop_sssd
     rm -rf "$PREFIX/var/lib/sss/db/"* "$PREFIX/var/lib/sss/mc/"*

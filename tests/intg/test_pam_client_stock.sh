@@ -195,20 +195,9 @@ services_ignore() { # OPTS
 AS=()   # a prefix such as setpriv, for runs as a user
 # both NAME EXPECTED_STATUS INPUT PAMTESTER_ARGS... (service and user first)
 both() {
-    local name=$1 want=$2 input=$3 svc=$4 out_ours out_sssd rc_ours rc_sssd
+    local name=$1 want=$2 input=$3 svc=$4
     shift 4
-    out_sssd=$(printf '%b' "$input" | LC_ALL=C "${AS[@]}" pamtester "$svc-sssd" "$@" 2>&1)
-    rc_sssd=$?
-    out_ours=$(printf '%b' "$input" | LC_ALL=C "${AS[@]}" pamtester "$svc-ours" "$@" 2>&1)
-    rc_ours=$?
-    if [ "$rc_ours" = "$want" ] && [ "$rc_sssd" = "$want" ] \
-            && [ "${out_ours//pamstock-ours/X}" = "${out_sssd//pamstock-sssd/X}" ]; then
-        ok "$name: status $want and the same output with both modules"
-    else
-        fail "$name: ours $rc_ours, SSSD's $rc_sssd, expected $want"
-        echo "$out_sssd" | sed 's/^/        SSSD: /'
-        echo "$out_ours" | sed 's/^/        ours: /'
-    fi
+    pam_both "$name" "$want" '%b' "$input" "$svc-sssd" "$svc-ours" "$@"
 }
 # pamtester's status is 0 or 1; the PAM result is in its last line.
 expect_line() { # NAME PATTERN

@@ -183,23 +183,10 @@ mkdir -p /var/lib/sss/pipes "$PIPES"
 mount --bind "$PIPES" /var/lib/sss/pipes || { echo "FAIL: bind $PIPES"; exit 1; }
 
 both() { # NAME EXPECTED_STATUS USER OPS...   (the user's own password is typed)
-    local name=$1 want=$2 user=$3 out_ours out_sssd rc_ours rc_sssd
+    local name=$1 want=$2 user=$3
     shift 3
-    out_sssd=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C "${AS[@]}" pamtester \
-        "${SVC:-pampol}-sssd" "$user" "$@" 2>&1)
-    rc_sssd=$?
-    out_ours=$(printf '%s\n' "${INPUT-$(pw "$user")}" | LC_ALL=C "${AS[@]}" pamtester \
-        "${SVC:-pampol}-ours" "$user" "$@" 2>&1)
-    rc_ours=$?
-    LAST_OUT=$out_ours
-    if [ "$rc_ours" = "$want" ] && [ "$rc_sssd" = "$want" ] \
-            && [ "${out_ours//${SVC:-pampol}-ours/X}" = "${out_sssd//${SVC:-pampol}-sssd/X}" ]; then
-        ok "$name: status $want, same output with both modules"
-    else
-        fail "$name: ours $rc_ours, SSSD's $rc_sssd, expected $want"
-        echo "$out_sssd" | sed 's/^/        SSSD: /'
-        echo "$out_ours" | sed 's/^/        ours: /'
-    fi
+    pam_both "$name" "$want" '%s\n' "${INPUT-$(pw "$user")}" "${SVC:-pampol}-sssd" \
+        "${SVC:-pampol}-ours" "$user" "$@"
 }
 expect_line() { # NAME PATTERN
     if grep -q -- "$2" <<< "$LAST_OUT"; then ok "$1"; else

@@ -134,21 +134,9 @@ mount --bind "$PIPES" /var/lib/sss/pipes || { echo "FAIL: bind $PIPES"; exit 1; 
 
 AS=()
 both() { # NAME EXPECTED_STATUS INPUT USER OPS...
-    local name=$1 want=$2 input=$3 out_ours out_sssd rc_ours rc_sssd
+    local name=$1 want=$2 input=$3
     shift 3
-    out_sssd=$(printf '%b' "$input" | LC_ALL=C "${AS[@]}" pamtester pamsrv-sssd "$@" 2>&1)
-    rc_sssd=$?
-    out_ours=$(printf '%b' "$input" | LC_ALL=C "${AS[@]}" pamtester pamsrv-ours "$@" 2>&1)
-    rc_ours=$?
-    LAST_OUT=$out_ours
-    if [ "$rc_ours" = "$want" ] && [ "$rc_sssd" = "$want" ] \
-            && [ "${out_ours//pamsrv-ours/X}" = "${out_sssd//pamsrv-sssd/X}" ]; then
-        ok "$name: status $want, same output with both modules"
-    else
-        fail "$name: ours $rc_ours, SSSD's $rc_sssd, expected $want"
-        echo "$out_sssd" | sed 's/^/        SSSD: /'
-        echo "$out_ours" | sed 's/^/        ours: /'
-    fi
+    pam_both "$name" "$want" '%b' "$input" pamsrv-sssd pamsrv-ours "$@"
 }
 expect_line() { # NAME PATTERN
     if grep -q -- "$2" <<< "$LAST_OUT"; then ok "$1"; else
