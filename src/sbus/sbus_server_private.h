@@ -29,6 +29,17 @@
 
 /* -------- server state -------- */
 
+/* Interfaces of a peer whose call counters it keeps at hand (a service has a few). */
+#define SBUS_SERVER_CALL_COUNTERS 8
+
+struct sss_metric;
+
+/* sssd_bus_calls_total{destination,interface} of one interface of a callee. */
+struct sbus_server_call_counter {
+    char *interface;                /* NULL: slot free */
+    struct sss_metric *metric;
+};
+
 struct sbus_peer;
 struct sbus_server_name;
 struct sbus_server_match;
@@ -97,6 +108,8 @@ struct sbus_peer {
                                          * not answered yet, newest first */
     struct sss_hash_table *pending_index;   /* (caller, serial) -> entry; NULL until used */
     unsigned int num_pending;           /* how many entries pending has */
+
+    struct sbus_server_call_counter calls[SBUS_SERVER_CALL_COUNTERS];   /* this peer's */
 
     bool filter_added;
     bool disconnected;
