@@ -137,15 +137,10 @@ static uint64_t sbus_server_msg_req_id(struct sbus_peer *peer, DBusMessage *msg)
  * else its unique name. */
 static const char *sbus_server_peer_label(struct sbus_peer *peer)
 {
-    struct sbus_server_name *n;
-    const char *label = NULL;
+    const char *label;
 
-    if (peer == NULL) {
-        return "(nobody)";
-    }
-    sss_list_for_each_entry(n, &peer->names, link) {
-        label = n->name;            /* newest first: the last one seen is the oldest */
-    }
+    assert(peer != NULL);
+    label = sbus_server_peer_wellknown(peer);
     if (label == NULL) {
         label = peer->unique != NULL ? peer->unique->name : "(unregistered)";
     }

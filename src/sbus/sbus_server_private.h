@@ -128,6 +128,9 @@ struct sbus_server_name {
 /* Creates the name and match tables. Errors: ENOMEM. */
 errno_t sbus_server_tables_init(struct sbus_server *server);
 
+/* The oldest well-known name peer owns (sssd.nss, sssd.domain_X), or NULL. */
+const char *sbus_server_peer_wellknown(struct sbus_peer *peer);
+
 /* The connected, registered peer owning name (unique or well-known), or NULL. */
 struct sbus_peer *sbus_server_name_owner(struct sbus_server *server, const char *name);
 

@@ -454,17 +454,24 @@ oom:
 
 /* -------- routing -------- */
 
+const char *sbus_server_peer_wellknown(struct sbus_peer *peer)
+{
+    struct sbus_server_name *n;
+    const char *name = NULL;
+
+    sss_list_for_each_entry(n, &peer->names, link) {
+        name = n->name;             /* newest first: the last one seen is the oldest */
+    }
+    return name;
+}
+
 /* The label a callee's calls are counted under: its oldest well-known name; calls to a
  * peer without one share "(unnamed)" (unique names would make a series per restart). */
 static const char *sbus_server_call_destination(struct sbus_peer *target)
 {
-    struct sbus_server_name *n;
-    const char *label = "(unnamed)";
+    const char *name = sbus_server_peer_wellknown(target);
 
-    sss_list_for_each_entry(n, &target->names, link) {
-        label = n->name;            /* newest first: the last one seen is the oldest */
-    }
-    return label;
+    return name != NULL ? name : "(unnamed)";
 }
 
 /* Counts a method call routed to target in sssd_bus_calls_total. The metric of each of
