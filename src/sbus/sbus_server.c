@@ -133,9 +133,58 @@ static uint64_t sbus_server_msg_req_id(struct sbus_peer *peer, DBusMessage *msg)
     }
 }
 
+/* What a log line calls a peer: its oldest well-known name (sssd.nss, sssd.domain_X),
+ * else its unique name. */
+static const char *sbus_server_peer_label(struct sbus_peer *peer)
+{
+    const char *label;
+
+    assert(peer != NULL);
+    label = sbus_server_peer_wellknown(peer);
+    if (label == NULL) {
+        label = peer->unique != NULL ? peer->unique->name : "(unregistered)";
+    }
+    return label;
+}
+
+/* The master's line for a message of a request (sssctl analyze's "sssd" stage), logged
+ * under the request id so that the analyzer puts it between the caller's and the callee's
+ * lines. */
+static void sbus_server_log_route(struct sbus_peer *peer, DBusMessage *msg,
+                                  const char *destination, const char *member)
+{
+    struct sbus_peer *target = NULL;
+    const char *to = destination != NULL ? destination : "(broadcast)";
+
+    if (destination != NULL) {
+        target = sbus_server_name_owner(peer->server, destination);
+        if (target != NULL) {
+            to = sbus_server_peer_label(target);
+        }
+    }
+    switch (dbus_message_get_type(msg)) {
+    case DBUS_MESSAGE_TYPE_METHOD_CALL:
+        DEBUG(SSSDBG_TRACE_FUNC, "Bus call %s from %s to %s, serial %u\n", member,
+              sbus_server_peer_label(peer), to, dbus_message_get_serial(msg));
+        break;
+    case DBUS_MESSAGE_TYPE_METHOD_RETURN:
+    case DBUS_MESSAGE_TYPE_ERROR:
+        DEBUG(SSSDBG_TRACE_FUNC, "Bus %s from %s to %s, reply serial %u\n",
+              dbus_message_get_type(msg) == DBUS_MESSAGE_TYPE_ERROR ? "error" : "reply",
+              sbus_server_peer_label(peer), to, dbus_message_get_reply_serial(msg));
+        break;
+    default:
+        DEBUG(SSSDBG_TRACE_FUNC, "Bus signal %s from %s to %s\n", member,
+              sbus_server_peer_label(peer), to);
+        break;
+    }
+}
+
 /* sbus_server_handle() with the sbus_route_recv / sbus_route_sent probes around it: every
  * message read gets one route_recv, and one route_sent per peer it was handed to, or one
- * with destination "" when the server answered or dropped it. */
+ * with destination "" when the server answered or dropped it. Also taken while
+ * SSSDBG_TRACE_FUNC is on: the message's request id is then current while it is routed
+ * and a message of a request gets a line of its own. */
 static void sbus_server_handle_traced(struct sbus_peer *peer, DBusMessage *msg)
 {
     struct sbus_server *server = peer->server;
@@ -147,6 +196,10 @@ static void sbus_server_handle_traced(struct sbus_peer *peer, DBusMessage *msg)
     sbus_message_member_text(msg, trace.member, sizeof(trace.member));
     PROBE(SBUS_ROUTE_RECV, trace.req_id, trace.sender, destination != NULL ? destination : "",
           trace.member, dbus_message_get_type(msg), sbus_message_trace_serial(msg));
+    SSS_REQ_ID_SCOPE(trace.req_id);
+    if (trace.req_id != 0 && debug_enabled(SSSDBG_TRACE_FUNC)) {
+        sbus_server_log_route(peer, msg, destination, trace.member);
+    }
 
     server->trace = &trace;
     sbus_server_handle(peer, msg);
@@ -171,7 +224,9 @@ static DBusHandlerResult sbus_server_filter(DBusConnection *conn, DBusMessage *m
     if (peer->disconnected) {
         return DBUS_HANDLER_RESULT_HANDLED;
     }
-    if (PROBE_ENABLED(SBUS_ROUTE_RECV) || PROBE_ENABLED(SBUS_ROUTE_SENT)) {
+    /* Both tests are a load and a compare: nothing is formatted unless one is on. */
+    if (PROBE_ENABLED(SBUS_ROUTE_RECV) || PROBE_ENABLED(SBUS_ROUTE_SENT)
+            || debug_enabled(SSSDBG_TRACE_FUNC)) {
         sbus_server_handle_traced(peer, msg);
     } else {
         sbus_server_handle(peer, msg);

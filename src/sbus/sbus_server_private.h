@@ -29,6 +29,17 @@
 
 /* -------- server state -------- */
 
+/* Interfaces of a peer whose call counters it keeps at hand (a service has a few). */
+#define SBUS_SERVER_CALL_COUNTERS 8
+
+struct sss_metric;
+
+/* sssd_bus_calls_total{destination,interface} of one interface of a callee. */
+struct sbus_server_call_counter {
+    char *interface;                /* NULL: slot free */
+    struct sss_metric *metric;
+};
+
 struct sbus_peer;
 struct sbus_server_name;
 struct sbus_server_match;
@@ -98,6 +109,8 @@ struct sbus_peer {
     struct sss_hash_table *pending_index;   /* (caller, serial) -> entry; NULL until used */
     unsigned int num_pending;           /* how many entries pending has */
 
+    struct sbus_server_call_counter calls[SBUS_SERVER_CALL_COUNTERS];   /* this peer's */
+
     bool filter_added;
     bool disconnected;
     uint64_t delivered;             /* last broadcast stamp this peer was sent */
@@ -114,6 +127,9 @@ struct sbus_server_name {
 
 /* Creates the name and match tables. Errors: ENOMEM. */
 errno_t sbus_server_tables_init(struct sbus_server *server);
+
+/* The oldest well-known name peer owns (sssd.nss, sssd.domain_X), or NULL. */
+const char *sbus_server_peer_wellknown(struct sbus_peer *peer);
 
 /* The connected, registered peer owning name (unique or well-known), or NULL. */
 struct sbus_peer *sbus_server_name_owner(struct sbus_server *server, const char *name);

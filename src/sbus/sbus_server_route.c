@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "sbus/sbus_server_private.h"
+#include "util/sss_metrics.h"
 
 /* The rules that share one "interface.member" (or, for server->match_any, lack one). */
 struct sbus_server_slot {
@@ -453,6 +454,62 @@ oom:
 
 /* -------- routing -------- */
 
+const char *sbus_server_peer_wellknown(struct sbus_peer *peer)
+{
+    struct sbus_server_name *n;
+    const char *name = NULL;
+
+    sss_list_for_each_entry(n, &peer->names, link) {
+        name = n->name;             /* newest first: the last one seen is the oldest */
+    }
+    return name;
+}
+
+/* The label a callee's calls are counted under: its oldest well-known name; calls to a
+ * peer without one share "(unnamed)" (unique names would make a series per restart). */
+static const char *sbus_server_call_destination(struct sbus_peer *target)
+{
+    const char *name = sbus_server_peer_wellknown(target);
+
+    return name != NULL ? name : "(unnamed)";
+}
+
+/* Counts a method call routed to target in sssd_bus_calls_total. The metric of each of
+ * the callee's first interfaces is kept on the peer: a routed call costs a few short
+ * string compares and an increment; only a call to a ninth interface looks it up. */
+static void sbus_server_count_call(struct sbus_peer *target, DBusMessage *msg)
+{
+    const char *interface = dbus_message_get_interface(msg);
+    struct sbus_server_call_counter *c;
+    struct sss_metric *metric;
+    char dest[DBUS_MAXIMUM_NAME_LENGTH * 2 + 1];
+    char iface[DBUS_MAXIMUM_NAME_LENGTH * 2 + 1];
+    char labels[sizeof(dest) + sizeof(iface) + 32];
+    size_t i;
+
+    interface = interface != NULL ? interface : "";
+    for (i = 0; i < SBUS_SERVER_CALL_COUNTERS; i++) {
+        c = &target->calls[i];
+        if (c->interface == NULL) {
+            break;
+        }
+        if (strcmp(c->interface, interface) == 0) {
+            sss_metric_inc(c->metric);
+            return;
+        }
+    }
+    sss_metric_label_value(dest, sizeof(dest), sbus_server_call_destination(target));
+    sss_metric_label_value(iface, sizeof(iface), interface);
+    snprintf(labels, sizeof(labels), "destination=\"%s\",interface=\"%s\"", dest, iface);
+    metric = sss_metric_get("sssd_bus_calls_total", "Method calls routed by the master bus, "
+                            "by destination and interface", SSS_METRIC_COUNTER, labels);
+    sss_metric_inc(metric);
+    if (i < SBUS_SERVER_CALL_COUNTERS && metric != NULL) {
+        target->calls[i].interface = talloc_strdup(target, interface);
+        target->calls[i].metric = target->calls[i].interface != NULL ? metric : NULL;
+    }
+}
+
 void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *destination,
                        dbus_uint32_t reply_serial)
 {
@@ -473,6 +530,9 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *d
     if (destination != NULL) {
         target = sbus_server_name_owner(server, destination);
         if (target != NULL) {
+            if (type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
+                sbus_server_count_call(target, msg);
+            }
             if (type == DBUS_MESSAGE_TYPE_METHOD_CALL && !dbus_message_get_no_reply(msg)) {
                 sbus_server_pending_add(target, sender->unique->name,
                                         dbus_message_get_serial(msg),

@@ -6,7 +6,8 @@
  *   (2026-11-24 23:49:35.025913): [sssd_be_ldap.test] [4122] [RID#17708150161410] [func] (0x2000): text
  *
  * and the id travels with the request over the bus (getAccountInfo's req_id), so the lines
- * of one client request in sssd_nss and of the back-end's work for it share it. "list"
+ * of one client request in sssd_nss, of the master bus routing its calls (process "sssd",
+ * at 0x0400) and of the back-end's work for it share it. "list"
  * gives one row per request id (start, duration, processes, what it was); "show" merges the
  * request's lines of every file in time order and cuts them into stages, a stage being a
  * run of lines of one process: its duration runs to the next stage's first line (time spent

@@ -2,7 +2,9 @@
  * Per-process metrics (sss_metrics.h): families in a list, each a list of labelled
  * metrics, rendered in the Prometheus text exposition format (version 0.0.4).
  */
+#include <assert.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,6 +95,76 @@ struct sss_metric *sss_metric_get(const char *name, const char *help,
     *f->tail = m;
     f->tail = &m->next;
     return m;
+}
+
+const char *sss_metric_label_value(char *buf, size_t size, const char *value)
+{
+    size_t n = 0;
+    const char *esc;
+
+    assert(buf != NULL && size > 0);
+    for (; value != NULL && *value != '\0'; value++) {
+        switch (*value) {
+        case '\\': esc = "\\\\"; break;
+        case '"': esc = "\\\""; break;
+        case '\n': esc = "\\n"; break;
+        default: esc = NULL; break;
+        }
+        if (n + (esc != NULL ? 2 : 1) >= size) {
+            break;
+        }
+        if (esc != NULL) {
+            buf[n++] = esc[0];
+            buf[n++] = esc[1];
+        } else {
+            buf[n++] = *value;
+        }
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
+/* Result codes of RFC 4511, section 4.1.9, and libldap's client side (negative). */
+static const char *sss_metric_ldap_class(int result)
+{
+    if (result < 0) {
+        return "no_answer";
+    }
+    switch (result) {
+    case 0:                     /* success */
+        return "success";
+    case 32:                    /* noSuchObject */
+        return "no_such_object";
+    case 48:                    /* inappropriateAuthentication */
+    case 49:                    /* invalidCredentials */
+    case 50:                    /* insufficientAccessRights */
+        return "refused";
+    case 3:                     /* timeLimitExceeded */
+    case 4:                     /* sizeLimitExceeded */
+    case 9:                     /* LDAPv2 partial results (referral) */
+    case 10:                    /* referral */
+    case 11:                    /* adminLimitExceeded */
+        return "limit";
+    case 51:                    /* busy */
+    case 52:                    /* unavailable */
+    case 53:                    /* unwillingToPerform */
+        return "unavailable";
+    default:
+        return "other_error";
+    }
+}
+
+void sss_metric_ldap_op(const char *server, const char *operation, int ldap_result)
+{
+    char value[512];
+    char labels[640];
+
+    sss_metric_label_value(value, sizeof(value), server != NULL ? server : "");
+    snprintf(labels, sizeof(labels), "server=\"%s\",operation=\"%s\",result=\"%s\"", value,
+             operation, sss_metric_ldap_class(ldap_result));
+    sss_metric_inc(sss_metric_get("sssd_ldap_operations_total", "LDAP operations that "
+                                  "ended, by server, operation and result class",
+                                  SSS_METRIC_COUNTER, labels));
 }
 
 void sss_metric_observe(struct sss_metric *m, uint64_t usec)

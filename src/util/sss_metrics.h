@@ -64,6 +64,24 @@ static inline void sss_metric_set(struct sss_metric *m, uint64_t value)
     }
 }
 
+/*
+ * Writes value into buf as a Prometheus label value (backslash, double quote and newline
+ * escaped). Returns buf; a value that does not fit is cut short.
+ */
+const char *sss_metric_label_value(char *buf, size_t size, const char *value);
+
+/*
+ * The end of one LDAP operation (operation: "search", "bind", "extended") with server,
+ * counted in sssd_ldap_operations_total{server,operation,result} where result is the class
+ * of ldap_result: "success"; "no_such_object"; "refused" (invalid credentials, access
+ * rights, inappropriate authentication); "limit" (size, time, admin limit, referral:
+ * part of the answer only); "unavailable" (busy, unavailable, unwilling to perform);
+ * "no_answer" (libldap's negative codes: server down, timeout, connection lost, or -1
+ * for an operation given up without a result); "other_error". Once per operation on the
+ * wire (each page of a paged search), never on the warm lookup path.
+ */
+void sss_metric_ldap_op(const char *server, const char *operation, int ldap_result);
+
 /* One observation of a duration, in microseconds. */
 void sss_metric_observe(struct sss_metric *m, uint64_t usec);
 

@@ -1,8 +1,8 @@
 #!/bin/bash
 # sssctl analyze against the files logger output of a live star with a real slapd: a cold
 # lookup (getent passwd alice) is found by "request list" and followed by "request show"
-# through sssd_nss, the back-end and sssd_nss again, in time order, with stage durations
-# that add up to the request's; a warm lookup stays in sssd_nss; text and --json; garbage
+# through sssd_nss, the master bus (sssd), the back-end, the master again and sssd_nss, in
+# time order, with stage durations that add up to the request's; a warm lookup stays in sssd_nss; text and --json; garbage
 # lines in a log are skipped; an unknown id is an error; --logdir reads a copy elsewhere.
 # Usage: test_sssctl_analyze.sh PREFIX   (run as root)
 set -u
@@ -52,8 +52,8 @@ cold=$(jqv '[.requests[] | select(.summary | test("GETPWNAM alice: found in .*\\
 warm=$(jqv '[.requests[] | select(.summary | test("GETPWNAM alice: found in .*\\(cache\\)"))][0].id')
 check "the cold lookup is listed ($cold)" test -n "$cold" -a "$cold" != null
 check "the warm lookup is listed ($warm)" test -n "$warm" -a "$warm" != null
-check "the cold one went through sssd_nss and the back-end" \
-    test "$(jqv ".requests[] | select(.id == \"$cold\") | .processes")" = "sssd_nss, sssd_be_$DOM"
+check "the cold one went through sssd_nss, the master and the back-end" \
+    test "$(jqv ".requests[] | select(.id == \"$cold\") | .processes")" = "sssd_nss, sssd, sssd_be_$DOM"
 check "the warm one stayed in sssd_nss" \
     test "$(jqv ".requests[] | select(.id == \"$warm\") | .processes")" = "sssd_nss"
 run analyze request list
@@ -62,8 +62,11 @@ check "request list text: a row for the cold lookup and a summary line" \
 
 run analyze request show "$cold" --json
 check "request show --json: status 0, parses" eval 'test "$rc" -eq 0 && json_ok'
-check "stages: sssd_nss, then the back-end, then sssd_nss" \
-    test "$(jqv '[.stages[].process] | join(" ")')" = "sssd_nss sssd_be_$DOM sssd_nss"
+check "stages: sssd_nss, the master, the back-end, the master, sssd_nss" \
+    test "$(jqv '[.stages[].process] | join(" ")')" = "sssd_nss sssd sssd_be_$DOM sssd sssd_nss"
+check "the master routed the call and its reply, under the request's id" \
+    eval 'jqv ".lines[] | select(.process == \"sssd\") | .message" | grep -q "^Bus call sssd.dataprovider.getAccountInfo from sssd.nss to sssd.domain_ldap_2etest" &&
+          jqv ".lines[] | select(.process == \"sssd\") | .message" | grep -q "^Bus reply from sssd.domain_ldap_2etest to sssd.nss"'
 check "stage durations add up to the request's" \
     test "$(jqv '[.stages[].duration_usec] | add')" = "$(jqv .duration_usec)"
 check "lines in time order" \
@@ -75,7 +78,8 @@ check "it starts with the client's packet and ends with the answer" \
     test "$(jqv '.lines[0].function + " " + .lines[-1].function')" = "resp_client_dispatch resp_client_write"
 run analyze request show "$cold"
 check "request show text: the stage table" \
-    eval 'grep -Eq "^2  +sssd_be_$DOM  +\+[0-9.]+ ms  +[0-9.]+ ms" <<<"$out"'
+    eval 'grep -Eq "^2  +sssd  +\+[0-9.]+ ms  +[0-9.]+ ms" <<<"$out" &&
+          grep -Eq "^3  +sssd_be_$DOM  +\+[0-9.]+ ms  +[0-9.]+ ms" <<<"$out"'
 echo "$out" | head -8 | sed 's/^/     | /'
 
 run analyze request show 12345
@@ -85,6 +89,6 @@ run analyze request show bogus
 check "a malformed id: status 1" test "$rc" -eq 1
 mkdir -p "$WORK/copy" && cp "$LOGS"/*.log "$WORK/copy/"
 run analyze --logdir "$WORK/copy" request show "$cold" --json
-check "--logdir reads a copy of the logs" test "$(jqv '.stages | length')" = 3
+check "--logdir reads a copy of the logs" test "$(jqv '.stages | length')" = 5
 
 summary

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/sss_metrics.h"
 #include "providers/ldap/sdap_private.h"
 
 struct sdap_op {
@@ -440,6 +441,7 @@ struct tevent_req *sdap_bind_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
                          &msgid);
     if (lrc != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "bind to %s not sent: %s\n", conn->uri, ldap_err2string(lrc));
+        sss_metric_ldap_op(conn->uri, "bind", lrc);
         ret = sdap_ldap_err(lrc) == ENOTCONN ? ENOTCONN : EIO;
         goto done;
     }
@@ -461,6 +463,7 @@ static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
     int lrc;
 
     if (msg == NULL) {
+        sss_metric_ldap_op(state->conn->uri, "bind", -1);
         tevent_req_error(req, error);
         return;
     }
@@ -469,6 +472,7 @@ static void sdap_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
     if (lrc != LDAP_SUCCESS) {
         result = lrc;
     }
+    sss_metric_ldap_op(state->conn->uri, "bind", result);
     state->result = result;
     if (result != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "bind to %s refused: %s (%s)\n", state->conn->uri,

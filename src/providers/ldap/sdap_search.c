@@ -21,6 +21,7 @@
 #include <assert.h>
 
 #include "util/util.h"
+#include "util/sss_metrics.h"
 #include "providers/ldap/sdap_private.h"
 
 struct sdap_search_state {
@@ -45,13 +46,15 @@ struct sdap_search_state {
 static errno_t sdap_search_next(struct tevent_req *req);
 static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error);
 
-/* sssd:ldap_search_done for the operation on the wire; result is its LDAP result code, or
- * -1 when none came (timeout, connection lost, local failure, given up). */
+/* sssd:ldap_search_done for the operation on the wire, and its count by server and result
+ * class (sssctl stats); result is its LDAP result code, or -1 when none came (timeout,
+ * connection lost, local failure, given up). */
 static void sdap_search_probe_done(struct sdap_search_state *state, int result)
 {
     if (state->msgid == -1) {
         return;
     }
+    sss_metric_ldap_op(sdap_conn_uri(state->conn), "search", result);
     PROBE(LDAP_SEARCH_DONE, state->req_id, state->msgid, state->args.base, state->args.filter,
           (unsigned int)(state->num - state->page_start), result);
     state->msgid = -1;
@@ -144,6 +147,7 @@ static errno_t sdap_search_next(struct tevent_req *req)
     if (lrc != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s' not sent: %s\n", state->args.filter,
               state->args.base, ldap_err2string(lrc));
+        sss_metric_ldap_op(sdap_conn_uri(state->conn), "search", lrc);
         ret = sdap_ldap_err(lrc);
         if (ret == ENOTCONN || lrc == LDAP_SERVER_DOWN) {
             sdap_conn_fail(state->conn, EIO);
