@@ -30,6 +30,7 @@
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_auth.h"
+#include "util/sss_metrics.h"
 
 struct sdap_auth_ctx {
     struct sdap_id_ctx *id_ctx;
@@ -397,6 +398,7 @@ static void sdap_auth_bind_msg(void *pvt, LDAPMessage *msg, errno_t error)
     if (lrc != LDAP_SUCCESS) {
         result = lrc;
     }
+    sss_metric_ldap_op(sdap_conn_uri(state->conn), "user_bind", result);
     if (result != LDAP_SUCCESS) {
         DEBUG(SSSDBG_TRACE_FUNC, "bind as '%s' refused: %s (%s)\n", state->dn,
               ldap_err2string(result), errmsg != NULL ? errmsg : "");
@@ -502,6 +504,7 @@ static void sdap_auth_passwd_msg(void *pvt, LDAPMessage *msg, errno_t error)
     if (lrc != LDAP_SUCCESS) {
         result = lrc;
     }
+    sss_metric_ldap_op(sdap_conn_uri(state->conn), "passwd_modify", result);
     if (result != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "password change of '%s' refused: %s (%s)\n", state->dn,
               ldap_err2string(result), errmsg != NULL ? errmsg : "");

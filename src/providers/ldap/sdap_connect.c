@@ -44,6 +44,7 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_sasl.h"
+#include "util/sss_metrics.h"
 
 /* One TLS handshake in a helper thread. Shared between the loop and the thread: plain
  * malloc, guarded by lock. Whoever comes last frees it: the loop when it read the answer
@@ -511,6 +512,7 @@ static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tev
     if (lrc != LDAP_SUCCESS) {
         result = lrc;
     }
+    sss_metric_ldap_op(state->uri, "starttls", result);
     if (result != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "StartTLS refused by %s: %s (%s); does the server have TLS "
               "configured?\n", state->uri, ldap_err2string(result),
