@@ -71,7 +71,8 @@ static inline void sss_metric_set(struct sss_metric *m, uint64_t value)
 const char *sss_metric_label_value(char *buf, size_t size, const char *value);
 
 /*
- * The end of one LDAP operation (operation: "search", "bind", "extended") with server,
+ * The end of one LDAP operation (operation: "search", "bind" of the connection,
+ * "user_bind", "passwd_modify", "starttls") with server,
  * counted in sssd_ldap_operations_total{server,operation,result} where result is the class
  * of ldap_result: "success"; "no_such_object"; "refused" (invalid credentials, access
  * rights, inappropriate authentication); "limit" (size, time, admin limit, referral:

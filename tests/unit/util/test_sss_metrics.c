@@ -87,12 +87,46 @@ static void test_collector(void **state)
     talloc_free(text);
 }
 
+/* Label values escaped as the exposition format wants; LDAP results by class. */
+static void test_labels_and_ldap_classes(void **state)
+{
+    char buf[64];
+    char small[6];
+    char *text;
+
+    assert_string_equal(sss_metric_label_value(buf, sizeof(buf), "a\"b\\c\nd"),
+                        "a\\\"b\\\\c\\nd");
+    /* cut short, never an escape cut in half */
+    sss_metric_label_value(small, sizeof(small), "ab\"cd");
+    assert_true(strlen(small) < sizeof(small));
+    assert_true(strlen(small) == 0 || small[strlen(small) - 1] != '\\');
+
+    sss_metric_ldap_op("ldap://x", "search", 0);
+    sss_metric_ldap_op("ldap://x", "search", 32);
+    sss_metric_ldap_op("ldap://x", "user_bind", 49);
+    sss_metric_ldap_op("ldap://x", "search", 4);
+    sss_metric_ldap_op("ldap://x", "passwd_modify", 53);
+    sss_metric_ldap_op("ldap://x", "starttls", -1);
+    sss_metric_ldap_op("ldap://x", "search", 80);
+    text = sss_metrics_render(NULL, "p");
+    assert_non_null(text);
+    assert_non_null(strstr(text, "operation=\"search\",result=\"success\"} 1\n"));
+    assert_non_null(strstr(text, "operation=\"search\",result=\"no_such_object\"} 1\n"));
+    assert_non_null(strstr(text, "operation=\"user_bind\",result=\"refused\"} 1\n"));
+    assert_non_null(strstr(text, "operation=\"search\",result=\"limit\"} 1\n"));
+    assert_non_null(strstr(text, "operation=\"passwd_modify\",result=\"unavailable\"} 1\n"));
+    assert_non_null(strstr(text, "operation=\"starttls\",result=\"no_answer\"} 1\n"));
+    assert_non_null(strstr(text, "operation=\"search\",result=\"other_error\"} 1\n"));
+    talloc_free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_counters, teardown),
         cmocka_unit_test_teardown(test_histogram, teardown),
         cmocka_unit_test_teardown(test_collector, teardown),
+        cmocka_unit_test_teardown(test_labels_and_ldap_classes, teardown),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
