@@ -187,8 +187,9 @@ def main():
       "`tests/faults/scenario_slow_link.sh PREFIX`, `tests/faults/scenario_kill.sh PREFIX` "
       "(also `KILL_PARTS=monitor`), `tests/faults/scenario_kill_pam.sh PREFIX`, `tests/faults/scenario_kill_sudo.sh PREFIX`, `tests/faults/scenario_disk.sh PREFIX`, `tests/faults/scenario_hostile.sh PREFIX`, `tests/faults/scenario_data.sh PREFIX`, `tests/faults/scenario_soak.sh PREFIX` after "
       "`make install`.\n")
-    w("There is no `sssctl domain-status` yet: the servers' state is shown from the "
-      "back-end's log (debug level 0x87f0: the failover lines), quoted per fault below.\n")
+    w("The servers' state is quoted from the back-end's log (debug level 0x87f0: the "
+      "failover lines) per fault below; `sssctl domain-status DOMAIN --servers` shows the "
+      "same state live.\n")
     for key, title, text in SCENARIOS:
         rows = [r for r in results if r[0].split("/")[0] == key]
         w("## %s\n" % title)
