@@ -14,7 +14,8 @@
 #                allowing members of linuxadmins and a DOM item of another domain: the
 #                domain's item wins, bob (member) allowed, carol (not) denied;
 #   offline      the DC stopped: the last online verdicts decide (bob allowed, carol and dave
-#                denied), frank, never checked online, is denied.
+#                denied), frank, never checked online, is denied;
+#   status       sssctl domain-status ad.test shows the domain online and the DC active.
 # Usage: test_ad_access.sh PREFIX   (root; 77 without Samba's AD DC packages or pamtester)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -123,6 +124,9 @@ check "erin, whose accountExpires is past, refused as expired ($LAST_OUT)" \
     grep -q "User account has expired" <<< "$LAST_OUT"
 check "  ... with SSSD's text (SYSTEM_INFO, in the back-end log)" \
     grep -q "The user account is expired on the AD server" <<< "$(be_log)"
+DS_OUT=$("$SBIN/sssctl" domain-status ad.test 2>&1)
+check "sssctl domain-status ad.test: online, the DC active ($(tr '\n' ' ' <<< "$DS_OUT"))" \
+    eval 'grep -q "Online status: Online" <<< "$DS_OUT" && grep -q "Active server: .*$SAMBA_AD_DC" <<< "$DS_OUT"'
 check "frank is known (looked up online)" eval 'in_nss_ns getent passwd frank > /dev/null'
 
 # ---- offline: the last online verdicts ----------------------------------------------------
