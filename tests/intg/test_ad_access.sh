@@ -10,6 +10,8 @@
 #                (samba-tool user setexpiry), is refused as expired;
 #   FOREST       an item for the forest beats a plain filter, a malformed DOM item is
 #                skipped: carol (named by the forest's item) allowed, bob (plain) denied;
+#                a filter with items for other domains only denies everyone (SSSD); a plain
+#                filter with ':' inside (the in-chain matching rule) is used as a filter;
 #   filter       ad_access_filter with a plain item that matches nobody, a DOM:ad.test item
 #                allowing members of linuxadmins and a DOM item of another domain: the
 #                domain's item wins, bob (member) allowed, carol (not) denied;
@@ -105,6 +107,21 @@ ad_access_filter = (sAMAccountName=bob)?DOM:ad.test:no_parentheses?FOREST:AD.TES
 CONF
 check "FOREST:AD.TEST filter: carol allowed" acct 0 carol
 check "  ... bob, matched by the less specific plain filter only, denied" acct 1 bob
+
+# ---- ad_access_filter with no item for this domain denies everyone (as SSSD) ------------
+start <<< "ad_gpo_access_control = disabled
+ad_access_filter = DOM:other.test:(sAMAccountName=bob)" || { fail "sssd did not start"; summary; exit; }
+check "a filter for another domain only: bob denied" acct 1 bob
+check "  ... the start-up log says every user is denied" \
+    grep -q "ad_access_filter has no usable item.*every user is denied" <<< "$(be_log)"
+
+# ---- a plain filter with ':' (LDAP_MATCHING_RULE_IN_CHAIN) is a filter --------------------
+start <<CONF || { fail "sssd did not start"; summary; exit; }
+ad_gpo_access_control = disabled
+ad_access_filter = (memberOf:1.2.840.113556.1.4.1941:=CN=linuxadmins,CN=Users,$SAMBA_AD_BASE)
+CONF
+check "in-chain membership filter: bob allowed" acct 0 bob
+check "  ... carol denied" acct 1 carol
 
 # ---- expiry and ad_access_filter --------------------------------------------------------
 start <<CONF || { fail "sssd did not start"; summary; exit; }

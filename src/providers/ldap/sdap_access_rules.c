@@ -291,7 +291,9 @@ static int sdap_ad_filter_item(char *item, char **_name, char **_filter)
 
     *_name = NULL;
     *_filter = item;
-    if (first == NULL) {
+    /* An item in parentheses is a plain filter even with ':' inside, such as
+     * (memberOf:1.2.840.113556.1.4.1941:=...); SSSD 2.8 would skip it as malformed. */
+    if (first == NULL || item[0] == '(') {
         return SDAP_AD_ANY;
     }
     second = strchr(first + 1, ':');

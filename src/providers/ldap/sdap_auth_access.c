@@ -14,7 +14,8 @@
  *
  * access_provider = ad is the same machinery with SSSD's AD rules instead of
  * ldap_access_order: "expire" with the AD policy (userAccountControl's disabled bit,
- * accountExpires), then, when ad_access_filter has an item for this domain, "filter".
+ * accountExpires), then, when ad_access_filter is set, "filter" with its item for this
+ * domain (none: everyone denied, as in SSSD).
  * GPO-based access control is not evaluated by this build: ad_gpo_access_control =
  * disabled skips it, permissive logs for each allowed user that enforcing mode would
  * have denied them, and enforcing (SSSD's default) denies, since it cannot grant what it
@@ -93,8 +94,14 @@ static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *
         goto done;
     }
     pol->rules[pol->num_rules++] = SDAP_ACCESS_EXPIRE;
-    if (pol->filter != NULL) {
+    /* Set but without an item for this domain: SSSD denies everyone, so does the filter
+     * rule without a filter. */
+    if (value != NULL && value[0] != '\0') {
         pol->rules[pol->num_rules++] = SDAP_ACCESS_FILTER;
+        if (pol->filter == NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Domain %s: ad_access_filter has no usable item for "
+                  "this domain: every user is denied\n", domain);
+        }
     }
     if (gpo != NULL && strcasecmp(gpo, "disabled") == 0) {
         pol->gpo = SDAP_GPO_DISABLED;
