@@ -40,7 +40,7 @@ static enum be_pam_provider be_pam_provider_kind(const char *name, bool access)
     if (strcmp(name, "simple") == 0 && access) {
         return BE_PAM_PROV_SIMPLE;
     }
-    if (strcmp(name, "ldap") == 0 && access) {
+    if ((strcmp(name, "ldap") == 0 || strcmp(name, "ad") == 0) && access) {  /* ad: sdap rules */
         return BE_PAM_PROV_LDAP;
     }
     return BE_PAM_PROV_UNAVAILABLE;

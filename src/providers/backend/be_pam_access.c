@@ -6,7 +6,7 @@
  *            and the cached initgroups list (sssd_pam refreshed it for this login, per
  *            pam_id_timeout);
  *   ldap     ldap_access_order through sdap_auth_policy (the user's entry read from the
- *            server). Every verdict reached online is remembered per user, in memory and
+ *            server); ad is the same path with SSSD's AD rules (sdap_auth_access.c). Every verdict reached online is remembered per user, in memory and
  *            on the user's cache entry (sysdb_creds_set_access); while the domain is
  *            offline that last verdict decides, also after a restart, and a user never
  *            checked online is denied (SSSD keeps the filter's last result in the cache

@@ -9,6 +9,7 @@
 #include <security/pam_appl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <strings.h>
 
 #include "util/util.h"
@@ -276,6 +277,113 @@ errno_t sdap_access_order_parse(TALLOC_CTX *mem_ctx, const char *value,
     *_rules = rules;
     *_count = n;
     return EOK;
+}
+
+/* One item of ad_access_filter: its specificity (0: malformed), the name it applies to
+ * (NULL: any) and where its filter starts. */
+enum { SDAP_AD_ANY = 1, SDAP_AD_FOREST = 2, SDAP_AD_DOMAIN = 3 };
+
+static int sdap_ad_filter_item(char *item, char **_name, char **_filter)
+{
+    char *first = strchr(item, ':');
+    char *second;
+    int kind = SDAP_AD_DOMAIN;
+
+    *_name = NULL;
+    *_filter = item;
+    /* An item in parentheses is a plain filter even with ':' inside, such as
+     * (memberOf:1.2.840.113556.1.4.1941:=...); SSSD 2.8 would skip it as malformed. */
+    if (first == NULL || item[0] == '(') {
+        return SDAP_AD_ANY;
+    }
+    second = strchr(first + 1, ':');
+    if (second == NULL) {
+        /* "NAME:(FILTER)": a domain name without the keyword */
+        *_name = item;
+        *first = '\0';
+        *_filter = first + 1;
+    } else {
+        *first = '\0';
+        if (strcmp(item, "FOREST") == 0) {
+            kind = SDAP_AD_FOREST;
+        } else if (strcmp(item, "DOM") != 0) {
+            return 0;
+        }
+        *_name = first + 1;
+        *second = '\0';
+        *_filter = second + 1;
+    }
+    /* The extended forms need a name and a filter already in parentheses. */
+    if ((*_name)[0] == '\0' || (*_filter)[0] != '(') {
+        return 0;
+    }
+    return kind;
+}
+
+errno_t sdap_ad_access_filter_pick(TALLOC_CTX *mem_ctx, const char *value,
+                                   const char *domain, const char *forest, char **_filter)
+{
+    TALLOC_CTX *tmp_ctx;
+    char *copy;
+    char *item;
+    char *next;
+    char *name;
+    char *filter;
+    const char *best = NULL;
+    int best_kind = 0;
+    int kind;
+    errno_t ret = EOK;
+
+    SSS_CHECK_ARG(domain != NULL && forest != NULL && _filter != NULL, EINVAL);
+    *_filter = NULL;
+    if (value == NULL || value[0] == '\0') {
+        return EOK;
+    }
+    tmp_ctx = talloc_new(NULL);
+    copy = talloc_strdup(tmp_ctx, value);
+    if (tmp_ctx == NULL || copy == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (item = copy; item != NULL; item = next) {
+        next = strchr(item, '?');
+        if (next != NULL) {
+            *next++ = '\0';
+        }
+        while (*item == ' ' || *item == '\t') {
+            item++;
+        }
+        for (size_t len = strlen(item); len > 0 && (item[len - 1] == ' '
+                                                    || item[len - 1] == '\t'); len--) {
+            item[len - 1] = '\0';
+        }
+        if (item[0] == '\0') {
+            continue;
+        }
+        kind = sdap_ad_filter_item(item, &name, &filter);
+        if (kind == 0) {
+            DEBUG(SSSDBG_MINOR_FAILURE, "ad_access_filter: item \"%s\" could not be parsed, "
+                  "skipped\n", item);
+            continue;
+        }
+        if ((kind == SDAP_AD_DOMAIN && strcasecmp(name, domain) != 0)
+                || (kind == SDAP_AD_FOREST && strcasecmp(name, forest) != 0)) {
+            continue;
+        }
+        if (kind > best_kind) {
+            best_kind = kind;
+            best = filter;
+        }
+    }
+    if (best != NULL) {
+        *_filter = talloc_asprintf(mem_ctx, best[0] == '(' ? "%s" : "(%s)", best);
+        if (*_filter == NULL) {
+            ret = ENOMEM;
+        }
+    }
+done:
+    talloc_free(tmp_ctx);
+    return ret;
 }
 
 errno_t sdap_expire_policy_parse(const char *value, enum sdap_expire_policy *_policy)

@@ -93,6 +93,19 @@ enum sdap_access_rule {
 errno_t sdap_access_order_parse(TALLOC_CTX *mem_ctx, const char *value,
                                 enum sdap_access_rule **_rules, size_t *_count);
 
+/* access_provider = ad: picks from ad_access_filter the filter for a user of domain (and
+ * forest), as SSSD's AD provider does. The value is a '?'-separated list of
+ *   FILTER                   any user (the least specific; an item that starts with '('
+ *                            is always this form);
+ *   FOREST:NAME:(FILTER)     users of forest NAME;
+ *   DOM:NAME:(FILTER) or NAME:(FILTER)   users of domain NAME (the most specific);
+ * names compared without regard to case; among the matching items the most specific
+ * wins, the first of equals. A malformed item is logged and skipped (at worst the user
+ * is denied). *_filter: in parentheses, on mem_ctx; NULL when value is NULL/empty or no
+ * item applies (the caller denies then, as SSSD does). ENOMEM, EINVAL. */
+errno_t sdap_ad_access_filter_pick(TALLOC_CTX *mem_ctx, const char *value,
+                                   const char *domain, const char *forest, char **_filter);
+
 enum sdap_expire_policy {
     SDAP_EXPIRE_NONE,            /* not set: "expire" denies everyone, as SSSD */
     SDAP_EXPIRE_SHADOW,

@@ -12,6 +12,15 @@
  * and evaluates the rules in ldap_access_order, the first denial winning. For an
  * authentication (after a successful bind) only ldap_pwd_policy is evaluated.
  *
+ * access_provider = ad is the same machinery with SSSD's AD rules instead of
+ * ldap_access_order: "expire" with the AD policy (userAccountControl's disabled bit,
+ * accountExpires), then, when ad_access_filter is set, "filter" with its item for this
+ * domain (none: everyone denied, as in SSSD).
+ * GPO-based access control is not evaluated by this build: ad_gpo_access_control =
+ * disabled skips it, permissive logs for each allowed user that enforcing mode would
+ * have denied them, and enforcing (SSSD's default) denies, since it cannot grant what it
+ * cannot check.
+ *
  * Anything that cannot be read (server gone, timeout, a malformed value) is an error for
  * the caller, which never turns it into a success.
  */
@@ -34,6 +43,8 @@ struct sdap_auth_policy {
     char *lockout_dn;               /* ldap_pwdlockout_dn */
     int64_t krb_warning;            /* seconds; < 0: the rules' default */
     char host[256];                 /* for the "host" rule */
+    bool ad;                        /* access_provider = ad */
+    enum { SDAP_GPO_DISABLED, SDAP_GPO_PERMISSIVE, SDAP_GPO_ENFORCING } gpo;
 };
 
 /* Every attribute a rule may read from the user's entry. */
@@ -43,6 +54,77 @@ static const char *const sdap_auth_policy_attrs[] = {
     "accountExpires", "userAccountControl", "nsAccountLock", "loginDisabled",
     "loginExpirationTime", "loginAllowedTimeMap", "authorizedService", "host", NULL
 };
+
+/* access_provider = ad: SSSD's AD rules (see the top of the file). */
+static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *cdb,
+                                   const char *section, const char *domain)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    char *ad_domain = NULL;
+    char *value = NULL;
+    char *gpo = NULL;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    pol->ad = true;
+    pol->expire = SDAP_EXPIRE_AD;
+    ret = confdb_get_string(cdb, tmp_ctx, section, "ad_domain", &ad_domain);
+    if (ret == EOK) {
+        ret = confdb_get_string(cdb, tmp_ctx, section, "ad_access_filter", &value);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_string(cdb, tmp_ctx, section, "ad_gpo_access_control", &gpo);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
+    /* DOM: names the domain as sssd.conf does (SSSD: the section's name). Users come from
+     * this domain only (no trusted domains yet): the forest is taken to be ad_domain, the
+     * forest root, where SSSD asks the DC. */
+    ret = sdap_ad_access_filter_pick(pol, value, domain,
+                                     ad_domain != NULL ? ad_domain : domain, &pol->filter);
+    if (ret != EOK) {
+        goto done;
+    }
+    pol->rules = talloc_array(pol, enum sdap_access_rule, 2);
+    if (pol->rules == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    pol->rules[pol->num_rules++] = SDAP_ACCESS_EXPIRE;
+    /* Set but without an item for this domain: SSSD denies everyone, so does the filter
+     * rule without a filter. */
+    if (value != NULL && value[0] != '\0') {
+        pol->rules[pol->num_rules++] = SDAP_ACCESS_FILTER;
+        if (pol->filter == NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Domain %s: ad_access_filter has no usable item for "
+                  "this domain: every user is denied\n", domain);
+        }
+    }
+    if (gpo != NULL && strcasecmp(gpo, "disabled") == 0) {
+        pol->gpo = SDAP_GPO_DISABLED;
+    } else if (gpo != NULL && strcasecmp(gpo, "permissive") == 0) {
+        pol->gpo = SDAP_GPO_PERMISSIVE;
+    } else {
+        pol->gpo = SDAP_GPO_ENFORCING;
+    }
+    DEBUG(pol->gpo == SDAP_GPO_DISABLED ? SSSDBG_CONF_SETTINGS : SSSDBG_CRIT_FAILURE,
+          "Domain %s: access_provider = ad: account expiry%s%s; ad_gpo_access_control = %s: "
+          "%s\n", domain, pol->filter != NULL ? ", ad_access_filter " : "",
+          pol->filter != NULL ? pol->filter : "",
+          pol->gpo == SDAP_GPO_DISABLED ? "disabled"
+          : pol->gpo == SDAP_GPO_PERMISSIVE ? "permissive" : "enforcing",
+          pol->gpo == SDAP_GPO_DISABLED ? "GPOs are not evaluated"
+          : pol->gpo == SDAP_GPO_PERMISSIVE ? "GPOs cannot be evaluated by this build: "
+            "every user GPO enforcing would deny is logged and allowed"
+          : "GPOs cannot be evaluated by this build: every user is denied (set "
+            "ad_gpo_access_control = disabled or permissive)");
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
 
 errno_t sdap_auth_policy_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *domain,
                                 bool access_ldap, int64_t pwd_warning,
@@ -68,6 +150,11 @@ errno_t sdap_auth_policy_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const c
         ret = sdap_pwd_policy_parse(value, &pol->pwd_policy);
     }
     if (ret != EOK || !access_ldap) {
+        goto done;
+    }
+    ret = confdb_get_string(cdb, tmp_ctx, section, "access_provider", &value);
+    if (ret == EOK && value != NULL && strcmp(value, "ad") == 0) {
+        ret = sdap_auth_policy_ad(pol, cdb, section, domain);
         goto done;
     }
     ret = confdb_get_string(cdb, tmp_ctx, section, "ldap_access_order", &value);
@@ -521,6 +608,23 @@ done:
     }
 }
 
+/* After the AD rules allowed a user: GPO-based access control, which this build cannot
+ * evaluate (see the top of the file). */
+static void sdap_auth_policy_gpo(struct sdap_auth_policy_state *state)
+{
+    if (state->pol->gpo == SDAP_GPO_PERMISSIVE) {
+        DEBUG(SSSDBG_OP_FAILURE, "GPO-based access control could not be evaluated (not "
+              "supported by this build): '%s' would have been denied GPO-based logon access "
+              "if the ad_gpo_access_control option were set to enforcing mode; allowed "
+              "(permissive)\n", state->dn);
+        return;
+    }
+    DEBUG(SSSDBG_OP_FAILURE, "GPO-based access control could not be evaluated (not "
+          "supported by this build): '%s' denied (ad_gpo_access_control = enforcing)\n",
+          state->dn);
+    sdap_verdict_deny(&state->verdict, PAM_PERM_DENIED);
+}
+
 /* The rules in order; the first denial wins, a warning is kept. Ends the request. */
 static errno_t sdap_auth_policy_decide(struct tevent_req *req)
 {
@@ -591,13 +695,17 @@ static errno_t sdap_auth_policy_decide(struct tevent_req *req)
             warn = v.expire_warn;
         }
         if (v.pam_status != PAM_SUCCESS) {
-            DEBUG(SSSDBG_TRACE_FUNC, "access rule %d denies '%s' (%d)\n", (int)pol->rules[i],
-                  state->dn, v.pam_status);
+            DEBUG(SSSDBG_TRACE_FUNC, "access rule %d denies '%s' (%d): %s\n",
+                  (int)pol->rules[i], state->dn, v.pam_status,
+                  v.system_info != NULL ? v.system_info : "-");
             state->verdict = v;
             goto done;
         }
     }
     state->verdict.expire_warn = warn;
+    if (pol->ad && pol->gpo != SDAP_GPO_DISABLED) {
+        sdap_auth_policy_gpo(state);
+    }
 done:
     if (ret == EINVAL) {
         /* A malformed policy value: nothing trustworthy, never a success. */
