@@ -6,8 +6,9 @@
  *               remove the cached users holding it that the directory did not return (so
  *               the cache's answer, one user, several or none, is the directory's).
  *   group       found: store it with its members (sliced when huge); ENOENT: remove it.
- *   initgroups  found: one transaction storing the user, each group without touching its
- *               member list, and the user's group list (for more than BE_INITGR_SLICE
+ *   initgroups  found: one transaction storing the user, each group (complete, members
+ *               and expiry, when sdap read its whole membership and it is not big;
+ *               otherwise without touching its member list), and the user's group list (for more than BE_INITGR_SLICE
  *               groups, the groups go first in slices of that many, one transaction and
  *               loop turn each); ENOENT: remove the user. The groups the cache did not
  *               hold (stored expired, members unknown) are then queued, in the order of
@@ -314,7 +315,7 @@ static errno_t be_initgr_changes(struct be_ctx *be, const char *user,
     return be_initgr_expire_groups(be, out->changed, out->num_changed);
 }
 
-/* Stores groups[*pos..] (member lists kept), at most max of them, in one transaction; the
+/* Stores groups[*pos..] (member lists kept unless the group is complete), at most max of them, in one transaction; the
  * names of those the cache accepted go to out->names. Refused ones (EINVAL: counted, logged)
  * are left out of the list. */
 static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **groups,
@@ -330,7 +331,13 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
         return ret;
     }
     for (; *pos < end; (*pos)++) {
-        ret = be_store_group_seen(be, groups[*pos], now, &expired);
+        if (groups[*pos]->members_complete && !be_group_is_big(groups[*pos])) {
+            /* As a group lookup stores it: members and a fresh expiry. */
+            expired = false;
+            ret = be_store_group(be, groups[*pos], true, now);
+        } else {
+            ret = be_store_group_seen(be, groups[*pos], now, &expired);
+        }
         if (ret == EINVAL) {
             ret = EOK;
             continue;

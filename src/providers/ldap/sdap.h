@@ -70,12 +70,15 @@ struct sdap_group {
     const char *orig_dn;
     /* User names: rfc2307 the memberUid values; rfc2307bis the users reached through
      * member DNs, flattened through nested groups down to ldap_group_nesting_level,
-     * without duplicates. Empty for groups returned by initgroups. */
+     * without duplicates. Empty for groups returned by a DN-schema initgroups. */
     const char **member_users;
     size_t num_member_users;
     /* rfc2307bis: names of the groups that are direct members of this group. */
     const char **member_groups;
     size_t num_member_groups;
+    /* The lists above are the group's whole membership, as a group lookup gives it
+     * (rfc2307 initgroups reads memberUid with the group): it can be stored complete. */
+    bool members_complete;
 };
 
 /* Counters, for tests and diagnostics. */

@@ -1,7 +1,12 @@
 /*
- * initgroups: a user and every group it belongs to, groups without member lists.
+ * initgroups: a user and every group it belongs to.
  *
- * rfc2307: one (paged) search (&(objectClass=<group oc>)(memberUid=<name>)<filter>).
+ * rfc2307: one (paged) search (&(objectClass=<group oc>)(memberUid=<name>)<filter>), which
+ * also reads memberUid: a group's members are those values and nothing else, so each group
+ * comes back complete (members_complete) and the back-end stores it as a group lookup
+ * would; `id`'s getgrgid of each group then costs the directory nothing.
+ * The DN schemas return their groups without member lists (resolving member DNs is a
+ * group lookup's work).
  * rfc2307bis: the groups whose member holds the user's DN, then, hop by hop up to
  * ldap_group_nesting_level, the groups whose member holds one of the DNs found at the
  * previous hop, SDAP_FILTER_BATCH DNs OR-ed per search. Each group is taken once (by its
@@ -115,10 +120,10 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
     struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
     const struct sdap_options *opts = state->id_ctx->opts;
 
-    /* Filters per batch below; groups without their members. */
+    /* Filters per batch below; rfc2307 groups with their members (memberUid). */
     state->args = sdap_kind_search(&opts->groups, NULL, opts->search_timeout,
                                    opts->page_size);
-    state->args.attrs = sdap_group_attrs(state, opts, false);
+    state->args.attrs = sdap_group_attrs(state, opts, !opts->member_is_dn);
     if (state->args.attrs == NULL) {
         return ENOMEM;
     }
@@ -201,6 +206,13 @@ static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_
     }
     if (ret != EOK) {
         return ret;
+    }
+    if (!opts->member_is_dn) {
+        ret = sdap_group_set_members_rfc2307(group, opts, e);
+        if (ret != EOK) {
+            return ret;
+        }
+        group->members_complete = true;
     }
     groups = talloc_realloc(state, state->groups, struct sdap_group *,
                             state->num_groups + 2);
