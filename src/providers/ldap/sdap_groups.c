@@ -370,3 +370,19 @@ errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     *_group = talloc_steal(mem_ctx, state->group);
     return EOK;
 }
+
+struct sdap_group **sdap_groups_move(TALLOC_CTX *mem_ctx, struct sdap_group **groups,
+                                     size_t n)
+{
+    struct sdap_group **out = talloc_array(mem_ctx, struct sdap_group *, n + 1);
+    size_t i;
+
+    if (out == NULL) {
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        out[i] = talloc_steal(out, groups[i]);
+    }
+    out[n] = NULL;
+    return out;
+}

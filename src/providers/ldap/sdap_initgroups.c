@@ -265,20 +265,15 @@ errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 {
     struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
     struct sdap_group **groups;
-    size_t i;
 
     if (!SSS_ARG_VALID(_groups != NULL) || !SSS_ARG_VALID(_num_groups != NULL)) {
         return EINVAL;
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);
-    groups = talloc_array(mem_ctx, struct sdap_group *, state->num_groups + 1);
+    groups = sdap_groups_move(mem_ctx, state->groups, state->num_groups);
     if (groups == NULL) {
         return ENOMEM;
     }
-    for (i = 0; i < state->num_groups; i++) {
-        groups[i] = talloc_steal(groups, state->groups[i]);
-    }
-    groups[state->num_groups] = NULL;
     if (_user != NULL) {
         *_user = talloc_steal(mem_ctx, state->user);
     }

@@ -568,6 +568,10 @@ errno_t sdap_id_lookup_one_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
 /* Replaces group's member lists with the members of users and groups, in the order they
  * were added (copies, on group); a NULL set leaves that list as it is. ENOMEM: group is
  * unchanged. */
+/* A NULL-terminated array on mem_ctx holding groups[0..n), each moved onto it: what a
+ * lookup's _recv hands its caller. NULL when out of memory (nothing moved). */
+struct sdap_group **sdap_groups_move(TALLOC_CTX *mem_ctx, struct sdap_group **groups,
+                                     size_t n);
 errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
                                struct sdap_strset *groups);
 
