@@ -10,26 +10,10 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/lib/samba_ad.sh"
-reason=$(samba_ad_skip_reason)
-[ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
-command -v pamtester > /dev/null || { echo "SKIP: pamtester is not installed"; exit 77; }
-samba_ad_enter "$0" "$@"
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-OUR_MOD=$PREFIX/lib/security/pam_sss.so
+AD_TEST=test_ad_auth
+AD_NEEDS="pamtester"
+. "$(dirname "$0")/ad_env.sh"
 [ -f "$OUR_MOD" ] || { echo "FAIL: $OUR_MOD is not installed"; exit 1; }
-
-WORK=$(mktemp -d /tmp/test_ad_auth.XXXXXX)
-chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    samba_ad_stop
-    [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-samba_ad_start "$WORK/dc" || { echo "FAIL: the Samba AD DC did not start"; exit 1; }
 samba_ad_user alice Alice-Pass1 || exit 1
 samba_ad_user dave Dave-Pass1 || exit 1
 samba_ad_tool user disable dave > /dev/null || exit 1

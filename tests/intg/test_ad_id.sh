@@ -19,22 +19,9 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-. "$TOP/tests/lib/samba_ad.sh"
-reason=$(samba_ad_skip_reason)
-[ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
-samba_ad_enter "$0" "$@"
-. "$TOP/tests/intg/lib.sh"
-. "$TOP/tests/intg/nss_ns.sh"
-
-WORK=$(mktemp -d /tmp/test_ad_id.XXXXXX)
-cleanup() {
-    stop_sssd
-    samba_ad_stop
-    [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-samba_ad_start "$WORK/dc" || { echo "FAIL: the Samba AD DC did not start"; exit 1; }
+AD_TEST=test_ad_id
+AD_NEEDS=""
+. "$(dirname "$0")/ad_env.sh"
 samba_ad_user alice Alice-Pass1 --uid-number=10001 --gid-number=10001 \
     --unix-home=/home/alice --login-shell=/bin/bash --nis-domain=ad || exit 1
 samba_ad_user bob Bob-Pass1 || exit 1

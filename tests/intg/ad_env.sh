@@ -1,0 +1,29 @@
+# What the AD integration tests share, sourced after
+#   PREFIX=$(cd "$1" && pwd); TOP=$(cd "$(dirname "$0")/../.." && pwd)
+#   AD_TEST=<name>   (the work directory is /tmp/<name>.XXXXXX)
+#   AD_NEEDS="..."   (commands the test needs beyond the DC's packages, e.g. pamtester)
+# It skips (77) without Samba's AD DC packages or those commands, re-runs the test inside
+# the DC's network, mount and UTS namespaces (tests/lib/samba_ad.sh), sources lib.sh and
+# nss_ns.sh, makes WORK (kept with KEEP_WORK=1), stops the suite and the DC at exit, and
+# starts the DC (its files under $WORK/dc). OUR_MOD: our pam_sss.so.
+. "$TOP/tests/lib/samba_ad.sh"
+reason=$(samba_ad_skip_reason)
+[ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
+for _ad_tool in ${AD_NEEDS:-}; do
+    command -v "$_ad_tool" > /dev/null || { echo "SKIP: $_ad_tool is not installed"; exit 77; }
+done
+samba_ad_enter "$0" "$@"
+. "$TOP/tests/intg/lib.sh"
+. "$TOP/tests/intg/nss_ns.sh"
+OUR_MOD=$PREFIX/lib/security/pam_sss.so
+
+WORK=$(mktemp -d "/tmp/$AD_TEST.XXXXXX")
+chmod 0755 "$WORK"
+_ad_env_exit() {
+    stop_sssd
+    samba_ad_stop
+    [ -n "${KEEP_WORK:-}" ] || rm -rf "$WORK"
+}
+trap _ad_env_exit EXIT
+
+samba_ad_start "$WORK/dc" || { echo "FAIL: the Samba AD DC did not start"; exit 1; }
