@@ -19,30 +19,12 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-if [ -z "${PAMMSG_IN_NS:-}" ]; then
-    exec unshare --mount --propagation private -- env PAMMSG_IN_NS=1 bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
-
-OUR_MOD=$PREFIX/lib/security/pam_sss.so
+PAM_TEST=pammsg
+PAM_NEEDS="pamtester slappasswd python3"
+. "$(dirname "$0")/pam_env.sh"
 SUFFIX=dc=msg,dc=test
-[ -f "$OUR_MOD" ] || { echo "FAIL: $OUR_MOD is not installed"; exit 1; }
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
-for t in pamtester slappasswd python3; do
-    command -v $t > /dev/null || { echo "SKIP: $t is not installed"; exit 77; }
-done
-
-WORK=$(mktemp -d /tmp/sssd-pammsg.XXXXXX)
-chmod 0755 "$WORK"
 PROXY_PID=
-cleanup() {
-    stop_sssd
-    [ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
+PAM_ON_EXIT='[ -n "$PROXY_PID" ] && kill "$PROXY_PID" 2> /dev/null'
 
 TAGS=(ours)
 mkdir -p "$WORK/debs"

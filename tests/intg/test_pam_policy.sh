@@ -28,32 +28,13 @@
 set -u
 PREFIX=$(cd "$1" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-if [ -z "${PAMPOL_IN_NS:-}" ]; then
-    exec unshare --mount --propagation private -- env PAMPOL_IN_NS=1 bash "$0" "$@"
-fi
-. "$(dirname "$0")/lib.sh"
-. "$TOP/tests/lib/slapd.sh"
-. "$TOP/tests/lib/tls_certs.sh"
-
-OUR_MOD=$PREFIX/lib/security/pam_sss.so
+PAM_TEST=pampol
+PAM_NEEDS="pamtester slappasswd python3"
+PAM_TLS=1
+. "$(dirname "$0")/pam_env.sh"
 SUFFIX=dc=pol,dc=test
-[ -f "$OUR_MOD" ] || { echo "FAIL: $OUR_MOD is not installed"; exit 1; }
-slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 [ -e "$SLAPD_MODULE_DIR/ppolicy.so" ] || [ -e "$SLAPD_MODULE_DIR/ppolicy.la" ] \
     || { echo "SKIP: no slapd ppolicy module"; exit 77; }
-tls_certs_available || { echo "SKIP: no openssl/certtool for the test CA"; exit 77; }
-for t in pamtester slappasswd python3; do
-    command -v $t > /dev/null || { echo "SKIP: $t is not installed"; exit 77; }
-done
-
-WORK=$(mktemp -d /tmp/sssd-pampol.XXXXXX)
-chmod 0755 "$WORK"
-cleanup() {
-    stop_sssd
-    slapd_stop "$WORK/ldap" 2>/dev/null
-    rm -rf "$WORK"
-}
-trap cleanup EXIT
 
 mkdir -p "$WORK/debs"
 if ! (cd "$WORK/debs" && apt-get download -q libpam-sss) > "$WORK/download.log" 2>&1; then
