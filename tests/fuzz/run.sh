@@ -21,7 +21,8 @@ libs="$(pkg-config --libs talloc tevent dbus-1)"
 # A systemtap build's probe semaphores, for sources with probes.
 probes=""
 [ -f "$build/systemtap/sssd_probes.o" ] && probes="$build/systemtap/sssd_probes.o"
-util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c"
+util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c
+      $top/src/util/sss_metrics.c"
 
 # harness name -> the sources it needs besides itself
 declare -A deps=(
