@@ -29,7 +29,7 @@ SCENARIOS = [
      "A stopped: connections stay open, nothing answers), **refuses** (A's port closed), "
      "**drops** (every connection to A reset after 100 bytes of its answer, mid-search). "
      "Must hold: the right answer (the user's line as in the directory) every time, "
-     "recovery within ldap_network_timeout + ldap_search_timeout + 3 s, fail back, no crash."),
+     "recovery within ldap_network_timeout + ldap_search_timeout + 3 s, fail back, no crash, and once B serves `sssctl domain-status DOMAIN --servers` shows B active and A not working (sssctl_a, sssctl_b)."),
     ("slow_link", "2. A slow, lossy link",
      "One slapd behind fault_proxy.py holding every chunk 300 ms and resetting 30 % of the "
      "connections (seeded) after 200 bytes of the answer; connections expire after 3 s "
@@ -230,8 +230,8 @@ def fuzz_section(w):
         w("No fuzzing run in this build directory: `make fuzz` (30 s a harness) or "
           "`make fuzz-long` (600 s a harness) writes fuzz/summary.tsv, read here.\n")
         return
-    w("From %s, written %s. Each harness is one process on one CPU, so its seconds are "
-      "its CPU time. Reproduce: `make fuzz-long` (or `tests/fuzz/run.sh BUILD SECONDS`).\n"
+    w("From %s, written %s. CPU-minutes are the harness's own user + system time "
+      "(tests/fuzz/run.sh measures them; `make fuzz-long` runs until each has 10). Reproduce: `make fuzz-long` (or `tests/fuzz/run.sh BUILD SECONDS`).\n"
       % (os.path.basename(path), time.strftime("%Y-%m-%d %H:%M", time.localtime(
           os.path.getmtime(path)))))
     w("| harness | CPU-minutes | inputs run | corpus | result |")

@@ -36,5 +36,8 @@ if [ "$REPORT" != - ]; then
     python3 "$here/faults_report.py" "$results" "$([ -n "${FAULT_SHORT:-}" ] && echo short || echo full)" \
         > "$REPORT.tmp" && mv "$REPORT.tmp" "$REPORT" && echo "report: $REPORT"
 fi
+# FAULT_RESULTS=FILE keeps the raw results, so the report can be written again later (say,
+# once a `make fuzz-long` has refreshed fuzz/summary.tsv) with faults_report.py.
+[ -n "${FAULT_RESULTS:-}" ] && cp "$results" "$FAULT_RESULTS"
 rm -f "$results"
 exit $failed

@@ -13,9 +13,10 @@
 # to B within RECOVER_BOUND_MS (ldap_network_timeout + ldap_search_timeout + margin), and no
 # lookup is left unanswered for longer than its own timeouts. Fail back is measured and
 # reported; it passes when A serves again within FAILBACK_BOUND_MS.
-# There is no sssctl yet: the servers' state is shown from the back-end's log (the lines
-# on which server serves, which is marked bad, the primary tried again), printed as
-# "STATE failover/<fault> +MS line" relative to the fault.
+# The servers' state is shown from the back-end's log (the lines on which server serves,
+# which is marked bad, the primary tried again), printed as "STATE failover/<fault> +MS
+# line" relative to the fault, and as `sssctl domain-status DOMAIN --servers` shows it
+# once the lookups have moved to B: it must show B active and A not working.
 # Prints one "RESULT failover/<fault> pass|fail recover_ms=N failback_ms=N|none ..." line per
 # fault; exits 1 when one failed. A crash (a service of the suite killed by a signal or
 # exiting with an error, from the monitor's log) fails the fault.
@@ -122,6 +123,24 @@ server_state() { # FAULT HH:MM:SS.NNN-of-the-fault
           printf "STATE failover/%s +%d ms %s\n", f, t - ms(w0), $0 }' | head -n 12
 }
 
+# What `sssctl domain-status --servers` says while B serves: quoted as STATE lines, and
+# the two states as figures (sssctl_a, sssctl_b). Fails unless B is active and A not working.
+SSSCTL_A=none SSSCTL_B=none
+sssctl_view() { # FAULT
+    local json
+    "$SBIN/sssctl" domain-status "$DOM" --servers 2>&1 | head -n 8 |
+        sed "s|^|STATE failover/$1 +sssctl |"
+    json=$("$SBIN/sssctl" domain-status "$DOM" --servers --json 2>/dev/null)
+    read -r SSSCTL_A SSSCTL_B < <(python3 -c '
+import json, sys
+try:
+    s = {x["uri"].rsplit(":", 1)[-1]: x["state"].replace(" ", "_") for x in json.loads(sys.argv[1])["servers"]}
+except Exception:
+    s = {}
+print(s.get(sys.argv[2], "none"), s.get(sys.argv[3], "none"))' "$json" "$PA" "$PB")
+    [ "$SSSCTL_A" = not_working ] && [ "$SSSCTL_B" = active ]
+}
+
 scenario() { # FAULT
     local fault=$1 r t0 t1 wall0 mark crashes recover=none failback=none wrong=0 failed=0 tries=0 ok=1 worst=0 \
           tl0 tl1
@@ -145,6 +164,7 @@ scenario() { # FAULT
             *) failed=$((failed + 1)) ;;
         esac
     done
+    sssctl_view "$fault" || ok=0
     heal "$fault"
     t1=$(now_ms)
     if [ "$recover" != none ]; then
@@ -167,6 +187,7 @@ scenario() { # FAULT
     echo "RESULT failover/$fault $([ $ok = 1 ] && echo pass || echo fail)" \
          "recover_ms=$recover failback_ms=$failback lookups_before_recovery=$tries" \
          "wrong=$wrong crashes=$crashes failed=$failed slowest_lookup_ms=$worst" \
+         "sssctl_a=$SSSCTL_A sssctl_b=$SSSCTL_B" \
          "(bounds: recover ${RECOVER_BOUND_MS} ms, fail back ${FAILBACK_BOUND_MS} ms)"
     [ $ok = 1 ] || FAILED=1
     stop_sssd
