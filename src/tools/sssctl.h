@@ -123,7 +123,7 @@ errno_t sssctl_bus_wait(struct sssctl_bus *bus, struct tevent_req *req);
 errno_t sssctl_bus_names(TALLOC_CTX *mem_ctx, struct sssctl_bus *bus, const char ***_names);
 bool sssctl_names_has(const char *const *names, const char *name);
 
-/* -------- sssctl_debug.c: the processes a command talks to -------- */
+/* -------- sssctl_targets.c: the processes a command talks to -------- */
 
 struct sssctl_target {
     const char *process;        /* for people: "sssd_nss", "sssd_be[ldap.test]" */
@@ -139,6 +139,21 @@ errno_t sssctl_add_domain(struct sssctl_ctx *ctx, struct sssctl_target **list, s
 /* Every process of the suite: the monitor, the configured services and domains.
  * ERR_INVALID_CONFIG (the configuration could not be loaded: said why), ENOMEM. */
 errno_t sssctl_all_targets(struct sssctl_ctx *ctx, struct sssctl_target **list, size_t *n);
+/* getopt_long entries of the target options, for a command's option table. */
+#define SSSCTL_TARGET_LONGOPTS \
+    { "monitor", no_argument,       NULL, 'm' }, \
+    { "nss",     no_argument,       NULL, 'n' }, \
+    { "pam",     no_argument,       NULL, 'p' }, \
+    { "sudo",    no_argument,       NULL, 's' }, \
+    { "domain",  required_argument, NULL, 'd' }
+/* Applies the target option c (from getopt_long, with its argument): ENOENT when c is not
+ * one, ENOMEM. */
+errno_t sssctl_target_option(struct sssctl_ctx *ctx, int c, const char *arg,
+                             struct sssctl_target **list, size_t *n);
+/* The chosen targets (every process of the suite when none was chosen), the bus opened
+ * and the names on it. SSSCTL_EXIT_OK, or SSSCTL_EXIT_FAILURE (said why). */
+int sssctl_targets_open(struct sssctl_ctx *ctx, struct sssctl_target **list, size_t *n,
+                        struct sssctl_bus **_bus, const char ***_names);
 
 /* -------- subcommands -------- */
 

@@ -12,70 +12,6 @@
 #include "tools/sssctl.h"
 #include "sss_iface/sss_iface.h"
 
-/* Adds a target unless already there. */
-errno_t sssctl_target_add(TALLOC_CTX *mem_ctx, struct sssctl_target **list, size_t *n,
-                                 const char *process, const char *bus_name)
-{
-    struct sssctl_target *l;
-    size_t i;
-
-    for (i = 0; i < *n; i++) {
-        if (strcmp((*list)[i].bus_name, bus_name) == 0) {
-            return EOK;
-        }
-    }
-    l = talloc_realloc(mem_ctx, *list, struct sssctl_target, *n + 1);
-    if (l == NULL) {
-        return ENOMEM;
-    }
-    l[*n].process = process;
-    l[*n].bus_name = bus_name;
-    *list = l;
-    (*n)++;
-    return EOK;
-}
-
-errno_t sssctl_add_domain(struct sssctl_ctx *ctx, struct sssctl_target **list,
-                                 size_t *n, const char *domain)
-{
-    char *process = talloc_asprintf(ctx->mem, "sssd_be[%s]", domain);
-    char *bus_name = sss_domain_bus_name(ctx->mem, domain);
-
-    if (process == NULL || bus_name == NULL) {
-        return ENOMEM;
-    }
-    return sssctl_target_add(ctx->mem, list, n, process, bus_name);
-}
-
-errno_t sssctl_all_targets(struct sssctl_ctx *ctx, struct sssctl_target **list,
-                                  size_t *n)
-{
-    struct confdb *cdb;
-    char **services, **domains;
-    size_t i;
-    errno_t ret;
-
-    if (sssctl_load_conf(ctx, &cdb) != EOK) {
-        return ERR_INVALID_CONFIG;
-    }
-    ret = sssctl_target_add(ctx->mem, list, n, "sssd", SSS_BUS_MONITOR);
-    if (ret == EOK) {
-        ret = confdb_get_services(cdb, ctx->mem, &services);
-    }
-    for (i = 0; ret == EOK && services[i] != NULL; i++) {
-        ret = sssctl_target_add(ctx->mem, list, n,
-                                talloc_asprintf(ctx->mem, "sssd_%s", services[i]),
-                                talloc_asprintf(ctx->mem, "sssd.%s", services[i]));
-    }
-    if (ret == EOK) {
-        ret = confdb_get_domains(cdb, ctx->mem, &domains);
-    }
-    for (i = 0; ret == EOK && domains[i] != NULL; i++) {
-        ret = sssctl_add_domain(ctx, list, n, domains[i]);
-    }
-    return ret;
-}
-
 /* LEVEL as sssd.conf's debug_level: decimal 0-9 or larger, or 0x hexadecimal. */
 static errno_t sssctl_parse_level(const char *text, uint32_t *_level)
 {
@@ -125,11 +61,7 @@ static errno_t sssctl_debug_one(struct sssctl_bus *bus, const char *dest, bool s
 int sssctl_debug_level(struct sssctl_ctx *ctx, int argc, char **argv)
 {
     static const struct option longopts[] = {
-        { "monitor", no_argument,       NULL, 'm' },
-        { "nss",     no_argument,       NULL, 'n' },
-        { "pam",     no_argument,       NULL, 'p' },
-        { "sudo",    no_argument,       NULL, 's' },
-        { "domain",  required_argument, NULL, 'd' },
+        SSSCTL_TARGET_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     static const char *const headers[] = { "PROCESS", "BUS NAME", "DEBUG MASK" };
@@ -146,13 +78,8 @@ int sssctl_debug_level(struct sssctl_ctx *ctx, int argc, char **argv)
     optind = 1;
     opterr = 0;
     while (ret == EOK && (c = getopt_long(argc, argv, "d:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'm': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd", SSS_BUS_MONITOR); break;
-        case 'n': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd_nss", SSS_BUS_NSS); break;
-        case 'p': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd_pam", SSS_BUS_PAM); break;
-        case 's': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd_sudo", SSS_BUS_SUDO); break;
-        case 'd': ret = sssctl_add_domain(ctx, &list, &n, optarg); break;
-        default:
+        ret = sssctl_target_option(ctx, c, optarg, &list, &n);
+        if (ret == ENOENT) {
             return sssctl_error("debug-level: unknown option '%s'", argv[optind - 1]);
         }
     }
@@ -166,11 +93,7 @@ int sssctl_debug_level(struct sssctl_ctx *ctx, int argc, char **argv)
         }
         set = true;
     }
-    if (n == 0 && sssctl_all_targets(ctx, &list, &n) != EOK) {
-        return SSSCTL_EXIT_FAILURE;
-    }
-    if (sssctl_bus_open(ctx->mem, ctx->paths.bus_address, &bus) != EOK
-            || sssctl_bus_names(ctx->mem, bus, &names) != EOK) {
+    if (sssctl_targets_open(ctx, &list, &n, &bus, &names) != SSSCTL_EXIT_OK) {
         return SSSCTL_EXIT_FAILURE;
     }
 

@@ -229,11 +229,7 @@ int sssctl_stats(struct sssctl_ctx *ctx, int argc, char **argv)
 {
     static const struct option longopts[] = {
         { "prometheus", no_argument,       NULL, 'P' },
-        { "monitor",    no_argument,       NULL, 'm' },
-        { "nss",        no_argument,       NULL, 'n' },
-        { "pam",        no_argument,       NULL, 'p' },
-        { "sudo",       no_argument,       NULL, 's' },
-        { "domain",     required_argument, NULL, 'd' },
+        SSSCTL_TARGET_LONGOPTS,
         { NULL, 0, NULL, 0 },
     };
     struct sssctl_families all = { 0 };
@@ -250,13 +246,11 @@ int sssctl_stats(struct sssctl_ctx *ctx, int argc, char **argv)
     while (ret == EOK && (c = getopt_long(argc, argv, "d:", longopts, NULL)) != -1) {
         switch (c) {
         case 'P': prometheus = true; break;
-        case 'm': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd", SSS_BUS_MONITOR); break;
-        case 'n': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd_nss", SSS_BUS_NSS); break;
-        case 'p': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd_pam", SSS_BUS_PAM); break;
-        case 's': ret = sssctl_target_add(ctx->mem, &list, &n, "sssd_sudo", SSS_BUS_SUDO); break;
-        case 'd': ret = sssctl_add_domain(ctx, &list, &n, optarg); break;
         default:
-            return sssctl_error("stats: unknown option '%s'", argv[optind - 1]);
+            ret = sssctl_target_option(ctx, c, optarg, &list, &n);
+            if (ret == ENOENT) {
+                return sssctl_error("stats: unknown option '%s'", argv[optind - 1]);
+            }
         }
     }
     if (ret != EOK) {
@@ -266,11 +260,7 @@ int sssctl_stats(struct sssctl_ctx *ctx, int argc, char **argv)
         return sssctl_error("usage: sssctl stats [--json | --prometheus] [--monitor --nss "
                             "--pam --sudo --domain=NAME ...]");
     }
-    if (n == 0 && sssctl_all_targets(ctx, &list, &n) != EOK) {
-        return SSSCTL_EXIT_FAILURE;
-    }
-    if (sssctl_bus_open(ctx->mem, ctx->paths.bus_address, &bus) != EOK
-            || sssctl_bus_names(ctx->mem, bus, &names) != EOK) {
+    if (sssctl_targets_open(ctx, &list, &n, &bus, &names) != SSSCTL_EXIT_OK) {
         return SSSCTL_EXIT_FAILURE;
     }
     if (ctx->json) {
