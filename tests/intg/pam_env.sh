@@ -35,3 +35,46 @@ _pam_env_exit() {
     rm -rf "$WORK"
 }
 trap _pam_env_exit EXIT
+
+# sssd.conf for one LDAP domain DOM (id, auth and chpass = ldap at $URI/$SUFFIX, rfc2307,
+# StartTLS with the test CA of PAM_TLS=1), debug level 9 everywhere; EXTRA_DOMAIN_LINES
+# close the domain's section, EXTRA_PAM_LINES the [pam] section.
+pam_ldap_conf() { # DOM EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
+    write_conf <<CONF
+[sssd]
+services = nss, pam
+domains = $1
+debug_level = 9
+[nss]
+debug_level = 9
+[pam]
+debug_level = 9
+${3:-}
+[domain/$1]
+debug_level = 9
+id_provider = ldap
+auth_provider = ldap
+chpass_provider = ldap
+ldap_uri = $URI
+ldap_search_base = $SUFFIX
+ldap_schema = rfc2307
+ldap_id_use_start_tls = true
+ldap_tls_cacert = $WORK/tls/ca.crt
+ldap_tls_reqcert = demand
+$2
+CONF
+}
+
+# The suite restarted on pam_ldap_conf; back once sssd_pam's sockets exist and DOM's
+# back-end is on the bus.
+pam_ldap_restart() { # DOM EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
+    stop_sssd
+    pam_ldap_conf "$@"
+    start_sssd || return 1
+    for _ in $(seq 200); do
+        [ -S "$PIPES/private/pam" ] && [ -S "$PIPES/pam" ] && wait_name "sssd.domain_$1" 100 \
+            && return 0
+        sleep 0.05
+    done
+    return 1
+}

@@ -113,42 +113,8 @@ URI=$(SLAPD_TLS_CERT=$WORK/tls/server.crt SLAPD_TLS_KEY=$WORK/tls/server.key \
 LDAPTLS_CACERT=$WORK/tls/ca.crt ldapwhoami -x -H "$URI" -ZZ -D "uid=alice,ou=People,$SUFFIX" \
     -w "$(pw alice)" > /dev/null 2>&1 || { echo "FAIL: alice cannot bind to the test slapd"; exit 1; }
 
-conf() { # EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
-    write_conf <<CONF
-[sssd]
-services = nss, pam
-domains = pol
-debug_level = 9
-[nss]
-debug_level = 9
-[pam]
-debug_level = 9
-${2:-}
-[domain/pol]
-debug_level = 9
-id_provider = ldap
-auth_provider = ldap
-chpass_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_id_use_start_tls = true
-ldap_tls_cacert = $WORK/tls/ca.crt
-ldap_tls_reqcert = demand
-$1
-CONF
-}
-restart() { # EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
-    stop_sssd
-    conf "$@"
-    start_sssd || return 1
-    for _ in $(seq 200); do
-        [ -S "$PIPES/private/pam" ] && [ -S "$PIPES/pam" ] && wait_name sssd.domain_pol 100 \
-            && return 0
-        sleep 0.05
-    done
-    return 1
-}
+conf() { pam_ldap_conf pol "$@"; }          # EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
+restart() { pam_ldap_restart pol "$@"; }    # EXTRA_DOMAIN_LINES [EXTRA_PAM_LINES]
 
 # ---- PAM services in the namespace ---------------------------------------------------------
 mount -t tmpfs -o mode=0755 tmpfs /etc/pam.d || { echo "FAIL: tmpfs over /etc/pam.d"; exit 1; }
