@@ -63,24 +63,10 @@ URI=$(sudo_slapd_start "$WORK/sudo.ldif" "$WORK/corp.schema") || exit 1
 as_alice() { as_user ours alice 10001 "$@" 2>&1; }
 
 conf() { # conf MAP_LINES
-    write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-sudo_timed = true
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-ldap_sudo_smart_refresh_interval = 1
+    sudo_conf "nss, sudo" "sudo_timed = true" "ldap_sudo_smart_refresh_interval = 1
 entry_cache_sudo_timeout = 600
 debug_level = 6
-$1
-EOF
+$1"
     rm -f "$LOGS"/*.log
     sudo_suite_start
 }

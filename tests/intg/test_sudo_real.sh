@@ -62,20 +62,8 @@ URI=$(sudo_slapd_start "$WORK/sudo.ldif") || exit 1
 
 # ---- sudo not a service: nothing at all is searched for sudo --------------------------------
 . "$(dirname "$0")/nss_ns.sh"
-write_conf <<EOF
-[sssd]
-services = nss
-domains = LDAP
-[nss]
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-ldap_sudo_smart_refresh_interval = 1
-debug_level = 6
-EOF
+sudo_conf "nss" "" "ldap_sudo_smart_refresh_interval = 1
+debug_level = 6"
 rm -f "$LOGS"/*.log
 start_sssd || { echo "FAIL: sssd did not start"; exit 1; }
 wait_name sssd.domain_LDAP 10000 || { echo "FAIL: sssd_be is not on the bus"; exit 1; }
@@ -88,26 +76,12 @@ check "without sudo in services, no sssd_sudo runs" \
     bash -c "[ -z \"\$(pgrep -f '^$PREFIX/libexec/sssd/sssd_sudo')\" ]"
 stop_sssd
 
-write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-sudo_timed = true
-debug_level = 6
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-ldap_sudo_smart_refresh_interval = 2
+sudo_conf "nss, sudo" "sudo_timed = true
+debug_level = 6" "ldap_sudo_smart_refresh_interval = 2
 ldap_sudo_include_regexp = true
 entry_cache_sudo_timeout = 600
 offline_timeout = 60
-debug_level = 6
-EOF
+debug_level = 6"
 rm -f "$LOGS"/*.log
 sudo_suite_start
 

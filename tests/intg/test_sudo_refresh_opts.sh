@@ -37,24 +37,10 @@ URI=$(sudo_slapd_start "$WORK/sudo.ldif") || exit 1
 list() { in_sudo_ns ours sudo -l -U "$1" 2>&1 | grep -E '^ +\(root\)'; }
 
 # ---- sudo_threshold --------------------------------------------------------------------------
-write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-sudo_threshold = 3
-debug_level = 6
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-ldap_sudo_smart_refresh_interval = 0
+sudo_conf "nss, sudo" "sudo_threshold = 3
+debug_level = 6" "ldap_sudo_smart_refresh_interval = 0
 entry_cache_sudo_timeout = 600
-debug_level = 6
-EOF
+debug_level = 6"
 rm -f "$LOGS"/*.log
 sudo_suite_start
 
@@ -92,23 +78,10 @@ stop_sssd
 
 # ---- ldap_sudo_random_offset -----------------------------------------------------------------
 offset_conf() {
-    write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-ldap_sudo_full_refresh_interval = 1
+    sudo_conf "nss, sudo" "" "ldap_sudo_full_refresh_interval = 1
 ldap_sudo_smart_refresh_interval = 1
 ldap_sudo_random_offset = 4
-debug_level = 6
-EOF
+debug_level = 6"
 }
 # run_offsets OUT: start the suite, let the refreshes run until 8 draws are logged.
 run_offsets() {

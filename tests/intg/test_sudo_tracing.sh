@@ -64,22 +64,8 @@ rule() { # CN USER COMMAND
     rule alice_id alice /usr/bin/id
 } > "$WORK/sudo.ldif"
 URI=$(sudo_slapd_start "$WORK/sudo.ldif") || exit 1
-write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-sudo_threshold = 1
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-ldap_sudo_smart_refresh_interval = 0
-entry_cache_sudo_timeout = 600
-EOF
+sudo_conf "nss, sudo" "sudo_threshold = 1" "ldap_sudo_smart_refresh_interval = 0
+entry_cache_sudo_timeout = 600"
 sudo_suite_start
 
 sudo_list() { in_sudo_ns ours sudo -l -U alice > "$WORK/list.out" 2>&1; }
