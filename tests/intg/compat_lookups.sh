@@ -4,7 +4,36 @@
 #   run_sssd_client COMMAND...   COMMAND through glibc with SSSD's libnss_sss.so.2
 #   run_our_client COMMAND...    the same with ours
 # and sets WORK (scratch directory, before sourcing), ROUND (label) and ENVV (an `env ...`
-# prefix) per round.
+# prefix) per round. in_compat_ns (below) is what the tests that run our daemons use to
+# give SSSD's client its compiled-in /var/lib/sss.
+
+# in_compat_ns LIBDIR COMMAND...: COMMAND through glibc NSS with libnss_sss.so.2 from LIBDIR,
+# nsswitch.conf "sss" only, and our $PREFIX/var/lib/sss visible at SSSD's compiled-in
+# /var/lib/sss. Like nss_ns.sh's in_nss_ns, in a private mount namespace. When the host has
+# no /var/lib/sss (the usual case: SSSD is not installed), a tmpfs covers /var/lib inside the
+# namespace only and sss/ is made there; the host's /var/lib is untouched (and merely hidden
+# from the getent/id run there, which never reads it).
+in_compat_ns() {
+    local lib=$1 dir rc
+    shift
+    dir=$(mktemp -d /tmp/sssd-compatns.XXXXXX)
+    printf '%s\n' "passwd: sss" "group: sss" "initgroups: sss" "shadow: files" "hosts: files" \
+        > "$dir/nsswitch.conf"
+    unshare --mount --propagation private -- bash -c '
+        conf=$1 sss=$2 lib=$3
+        shift 3
+        mount --bind "$conf" /etc/nsswitch.conf || exit 125
+        if [ ! -d /var/lib/sss ]; then
+            mount -t tmpfs -o mode=0755,size=64k compat-var-lib /var/lib || exit 125
+            mkdir /var/lib/sss || exit 125
+        fi
+        mount --bind "$sss" /var/lib/sss || exit 125
+        exec env LD_LIBRARY_PATH="$lib" "$@"
+    ' compat-ns "$dir/nsswitch.conf" "$PREFIX/var/lib/sss" "$lib" "$@"
+    rc=$?
+    rm -rf "$dir"
+    return $rc
+}
 
 # compare NAME EXPECTED_RC EXPECT_MODE EXPECTED -- COMMAND...
 # Runs COMMAND with SSSD's client and with ours (timeout 20 s each). Checks SSSD's status,

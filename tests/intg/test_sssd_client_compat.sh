@@ -50,34 +50,6 @@ if ! fetch_sssd_client; then
 fi
 echo "# SSSD client: $(basename "$WORK"/deb/libnss-sss_*.deb) -> $SSSD_LIB/libnss_sss.so.2"
 
-# in_compat_ns LIBDIR COMMAND...: COMMAND through glibc NSS with libnss_sss.so.2 from LIBDIR,
-# nsswitch.conf "sss" only, and our $PREFIX/var/lib/sss visible at SSSD's compiled-in
-# /var/lib/sss. Like nss_ns.sh's in_nss_ns, in a private mount namespace. When the host has
-# no /var/lib/sss (the usual case: SSSD is not installed), a tmpfs covers /var/lib inside the
-# namespace only and sss/ is made there; the host's /var/lib is untouched (and merely hidden
-# from the getent/id run there, which never reads it).
-in_compat_ns() {
-    local lib=$1 dir rc
-    shift
-    dir=$(mktemp -d /tmp/sssd-compatns.XXXXXX)
-    printf '%s\n' "passwd: sss" "group: sss" "initgroups: sss" "shadow: files" "hosts: files" \
-        > "$dir/nsswitch.conf"
-    unshare --mount --propagation private -- bash -c '
-        conf=$1 sss=$2 lib=$3
-        shift 3
-        mount --bind "$conf" /etc/nsswitch.conf || exit 125
-        if [ ! -d /var/lib/sss ]; then
-            mount -t tmpfs -o mode=0755,size=64k compat-var-lib /var/lib || exit 125
-            mkdir /var/lib/sss || exit 125
-        fi
-        mount --bind "$sss" /var/lib/sss || exit 125
-        exec env LD_LIBRARY_PATH="$lib" "$@"
-    ' compat-ns "$dir/nsswitch.conf" "$PREFIX/var/lib/sss" "$lib" "$@"
-    rc=$?
-    rm -rf "$dir"
-    return $rc
-}
-
 run_sssd_client() { in_compat_ns "$SSSD_LIB" "$@"; }
 run_our_client() { in_compat_ns "$OUR_LIB" "$@"; }
 . "$(dirname "$0")/compat_lookups.sh"
