@@ -102,19 +102,6 @@ LDAPTLS_CACERT=$WORK/tls/ca.crt ldapwhoami -x -H "$URI" -ZZ -D "uid=alice,ou=Peo
     || { echo "FAIL: alice cannot bind to the test slapd: $(cat "$WORK/whoami.log")"; exit 1; }
 
 # ---- inside SSSD's namespace ----------------------------------------------------------------
-cat > "$WORK/syslogd.py" <<'PY'
-import os, socket, sys
-try:
-    os.unlink('/dev/log')
-except FileNotFoundError:
-    pass
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind('/dev/log')
-os.chmod('/dev/log', 0o666)
-out = open(sys.argv[1], 'ab', buffering=0)
-while True:
-    out.write(s.recv(65536) + b'\n')
-PY
 cat > "$WORK/inner.sh" <<'INNER'
 set -u
 PREFIX=$1 TOP=$2 WORK=$3 OUR_MOD=$4 SSSD_MOD=$5 URI=$6 SUFFIX=$7
@@ -169,7 +156,7 @@ for n in null zero urandom random tty full; do
 done
 mkdir -p /dev/pts /dev/shm && mount --rbind "$WORK/olddev/pts" /dev/pts
 ln -s /proc/self/fd /dev/fd
-python3 "$WORK/syslogd.py" "$WORK/syslog" & SYSLOGD=$!
+python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" & SYSLOGD=$!
 trap 'kill $SYSLOGD 2>/dev/null' EXIT
 
 # Services: pamstock-ours and pamstock-sssd name the modules by absolute path.

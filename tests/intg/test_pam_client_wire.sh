@@ -117,19 +117,6 @@ while True:
         threading.Thread(target=serve, args=(c, 'priv' if s is ls[1] else 'pub', count[0]),
                          daemon=True).start()
 PY
-cat > "$WORK/syslogd.py" <<'PY'
-import os, socket, sys
-try:
-    os.unlink('/dev/log')
-except FileNotFoundError:
-    pass
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind('/dev/log')
-os.chmod('/dev/log', 0o666)
-out = open(sys.argv[1], 'ab', buffering=0)
-while True:
-    out.write(s.recv(65536) + b'\n')
-PY
 cat > "$WORK/mkreply.py" <<'PY'
 # mkreply.py STATUS [TYPE:HEX ...] -> the hex of a reply body
 import struct, sys
@@ -163,7 +150,7 @@ done
 mkdir -p /dev/pts /dev/shm && mount --rbind "$WORK/olddev/pts" /dev/pts
 ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
-python3 "$WORK/syslogd.py" "$WORK/syslog" & SYSLOGD=$!
+python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" & SYSLOGD=$!
 
 RESPONDER=
 start_responder() {
