@@ -566,6 +566,12 @@ done:
     return ret;
 }
 
+void sysdb_preload(void)
+{
+    /* The modules stay loaded for the process (libldb keeps a global list). */
+    talloc_free(ldb_init(NULL, NULL));
+}
+
 errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
                    enum sysdb_case case_mode, struct sysdb_ctx **_sysdb)
 {

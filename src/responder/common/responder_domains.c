@@ -4,6 +4,7 @@
  * domain's cache lazily, and applies the back-ends' announcements. Also the main() every
  * responder shares.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -450,6 +451,16 @@ struct resp_main_ctx {
     resp_init_fn init;
 };
 
+static void resp_preload_ldb(struct tevent_context *ev, struct tevent_timer *te,
+                             struct timeval now, void *pvt)
+{
+    uint64_t t0 = sss_monotonic_usec();
+
+    sysdb_preload();
+    DEBUG(SSSDBG_TRACE_FUNC, "libldb's modules loaded in %" PRIu64 " us\n",
+          sss_monotonic_usec() - t0);
+}
+
 static errno_t resp_service_init(struct sss_service *svc, void *data)
 {
     struct resp_main_ctx *m = data;
@@ -467,6 +478,12 @@ static errno_t resp_service_init(struct sss_service *svc, void *data)
     ret = resp_listen_common(rctx);
     if (ret != EOK) {
         return ret;
+    }
+    /* The first turn after start-up loads libldb's modules, not the first client's
+     * request (sysdb_preload). */
+    if (tevent_add_timer(sss_service_ev(svc), rctx, tevent_timeval_zero(), resp_preload_ldb,
+                         NULL) == NULL) {
+        return ENOMEM;
     }
     return m->init != NULL ? m->init(svc, rctx) : EOK;
 }
