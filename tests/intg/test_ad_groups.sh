@@ -10,7 +10,9 @@
 #      MAX_SEARCHES LDAP searches (sssctl stats --json); it was one group search plus its
 #      member lookups per group when each getgrgid went to the directory;
 #   3. the DC stopped: `getent group` of every group `id` listed answers from the cache
-#      with exactly the reference's member list (not an empty one).
+#      with exactly the reference's member list (not an empty one);
+#   4. ldap_group_nesting_level = 1: the same comparison (reference, then after a cold id
+#      every list from the cache without a search).
 # Usage: test_ad_groups.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -66,6 +68,7 @@ id_provider = ad
 ad_server = $SAMBA_AD_DC
 entry_cache_timeout = 600
 debug_level = 0x3ff0
+${1:-}
 CONF
     start_sssd && wait_name sssd.domain_ad_2etest 10000
 }
@@ -103,6 +106,30 @@ check "n_top: n_mid's and n_low's users" want n_top dana,erin,fay
 check "n_top2: fay, n_mid's erin; n_low is below the nesting level" want n_top2 erin,fay
 check "gm01: dana (the contact is no member)" want gm01 dana
 check "gm06: dana,erin,fay" want gm06 dana,erin,fay
+stop_sssd
+
+# ---- 4 (first: the DC stays up). ldap_group_nesting_level = 1 ----
+N1="ldap_group_nesting_level = 1"
+conf "$N1" || { fail "sssd did not restart ($N1)"; summary; exit; }
+for g in $gids; do group_line "$g"; done | sort > "$WORK/ref1"
+stop_sssd
+want1() { grep -q "^$1:[0-9]*:$2\$" "$WORK/ref1"; }
+check "$N1: n_mid: erin, n_low's dana,fay" want1 n_mid dana,erin,fay
+check "$N1: n_top: n_mid's erin; n_low is below the level" want1 n_top erin
+check "$N1: n_top2: fay; n_mid is below the level" want1 n_top2 fay
+conf "$N1" || { fail "sssd did not restart ($N1)"; summary; exit; }
+out=$(in_nss_ns id dana)
+s0=$(searches)
+for g in $gids; do group_line "$g"; done | sort > "$WORK/got1"
+s1=$(searches)
+check "$N1: after a cold id, every group from the cache: no search ($((s1 - s0)))" \
+    test "$s1" -eq "$s0"
+if diff -u "$WORK/ref1" "$WORK/got1" > "$WORK/diff1"; then
+    ok "$N1: every group of id dana lists the reference's members"
+else
+    fail "$N1: member lists differ from the reference:"
+    sed 's/^/      /' "$WORK/diff1" | head -40
+fi
 stop_sssd
 
 # ---- 2. a cold id, counted ----
