@@ -30,8 +30,10 @@
 #define TG_WINDOW 8
 /* Groups with more member values are not resolved here (the back-end's BE_BIG_GROUP). */
 #define TG_BIG_GROUP 1000
-/* Member DNs read at most for one initgroups; beyond, the groups go without members. */
-#define TG_MEMBER_BUDGET 20000
+/* Member DNs read at most for one initgroups (each a base lookup on AD, whose member DNs
+ * are named by cn): bounds what a login waits for beyond the groups themselves, about
+ * a second or two on a DC; beyond it the groups go without members, as before. */
+#define TG_MEMBER_BUDGET 2000
 
 enum tg_kind { TG_NONE, TG_USER, TG_GROUP };
 
@@ -344,7 +346,7 @@ static bool entry_is_big(const struct sdap_entry *e, const char *member_attr,
     return false;
 }
 
-/* Fills node->members from its entry's member values (the DNs of the entry's own memory). */
+/* Fills node->members from its entry's member values (DNs in the entry's memory). */
 static errno_t node_expand(struct sdap_tokengroups_state *state, struct tg_node *node)
 {
     const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
