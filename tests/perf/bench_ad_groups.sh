@@ -4,6 +4,8 @@
 # (tests/lib/samba_ad.sh), with tokenGroups (the AD default) and with the membership
 # searches (ldap_use_tokengroups = false), then a warm `id`. Each cold run starts from an
 # empty cache. BENCH_DEBUG=0x0400 adds the back-end's own initgroups time (from its log).
+# Load-independent figures with each cold run: the LDAP searches the back-end sent for it
+# (sssctl stats --json) and the CPU time the back-end and sssd_nss spent on it (/proc).
 # Not part of make perf yet (its AD system is still to come).
 # Usage: bench_ad_groups.sh PREFIX [N]   (root; 77 without Samba's AD DC)
 set -u
@@ -32,6 +34,15 @@ ldapadd -x -c -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
     -w "$SAMBA_AD_ADMINPASS" -f "$WORK/groups.ldif" > "$WORK/add.log" 2>&1
 echo "# $N groups added in $(( $(now_ms) - t0 )) ms"
 
+searches() { # LDAP searches the back-end sent so far
+    "$PREFIX/sbin/sssctl" stats --json 2>/dev/null | jq -r '[.metrics[].samples[]
+        | select(.name == "sssd_ldap_operations_total")
+        | select(.labels.process == "sssd_be_ad.test" and .labels.operation == "search")
+        | .value] | add // 0'
+}
+cpu_ms() { # PID: user+system CPU time so far, ms
+    awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+}
 run() { # LABEL EXTRA_DOMAIN_LINES
     rm -f "$LOGS"/*.log
     write_conf <<CONF
@@ -47,12 +58,19 @@ CONF
     start_sssd && wait_name sssd.domain_ad_2etest 10000 || { echo "sssd did not start"; return; }
     # The connection and its GSSAPI bind first, so the figure is the lookup's.
     in_nss_ns getent passwd u5k > /dev/null
-    local t1 t2 n
+    local t1 t2 n s0 s1 be nss c0 c1
+    be=$(be_pid ad.test)
+    nss=$(service_pid sssd_nss)
+    s0=$(searches)
+    c0=$(( $(cpu_ms "$be") + $(cpu_ms "$nss") ))
     t1=$(now_ms)
     n=$(in_nss_ns id u5k | tr ',' '\n' | grep -c '(bg')
     t2=$(now_ms)
+    c1=$(( $(cpu_ms "$be") + $(cpu_ms "$nss") ))
+    s1=$(searches)
     in_nss_ns id u5k > /dev/null
     echo "$1: cold id u5k $((t2 - t1)) ms ($n bg groups), warm $(( $(now_ms) - t2 )) ms"
+    echo "    cold id: $((s1 - s0)) LDAP searches, $((c1 - c0)) ms CPU (sssd_be + sssd_nss)"
     # With BENCH_DEBUG=0x0400 the back-end logs each request's duration.
     grep -o "getAccountInfo initgroups name=u5k: .*" "$LOGS/sssd_be_ad.test.log" 2>/dev/null |
         sed "s/^/    back-end: /"

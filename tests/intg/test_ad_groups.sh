@@ -1,0 +1,159 @@
+#!/bin/bash
+# The groups a cold `id` of an AD user brings (id_provider = ad, tokenGroups): the
+# initgroups reads the members of the user's groups with them (sdap_tokengroups.c), so the
+# back-end stores each group complete and id's getgrgid calls are answered from the cache.
+# Against a real Samba AD DC (tests/lib/samba_ad.sh), through glibc in a mount namespace:
+#   1. the reference: from a fresh cache, `getent group` of each of dana's groups (the group
+#      lookup path: member DNs resolved, nested groups flattened down to
+#      ldap_group_nesting_level = 2), and the nested lists checked by hand below;
+#   2. a fresh cache, a cold `id dana` (in 40 flat groups and 4 nested ones): at most
+#      MAX_SEARCHES LDAP searches (sssctl stats --json); it was one group search plus its
+#      member lookups per group when each getgrgid went to the directory;
+#   3. the DC stopped: `getent group` of every group `id` listed answers from the cache
+#      with exactly the reference's member list (not an empty one);
+#   4. ldap_group_nesting_level = 1: the same comparison (reference, then after a cold id
+#      every list from the cache without a search).
+# Usage: test_ad_groups.sh PREFIX   (root; 77 without Samba's AD DC packages)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+AD_TEST=test_ad_groups
+AD_NEEDS="jq"
+. "$(dirname "$0")/ad_env.sh"
+SSSCTL=$SBIN/sssctl
+NFLAT=40
+# Measured: 9 (the user, the primary group, the user again, tokenGroups, 1 SID batch, the
+# member DNs level by level). Before the groups came complete: 97 (a group search and its
+# member lookups for each of id's 45 getgrgid calls on top).
+MAX_SEARCHES=30
+
+samba_ad_user dana Dana-Pass1 || exit 1
+samba_ad_user erin Erin-Pass1 || exit 1
+samba_ad_user fay Fay-Pass1 || exit 1
+U="CN=Users,$SAMBA_AD_BASE"
+{
+    # A contact: neither a user nor a group, skipped as a member.
+    printf 'dn: CN=ct1,%s\nobjectClass: contact\n\n' "$U"
+    for i in $(seq -w 1 $NFLAT); do
+        printf 'dn: CN=gm%s,%s\nobjectClass: group\nsAMAccountName: gm%s\n' "$i" "$U" "$i"
+        printf 'member: CN=dana,%s\n' "$U"
+        [ $((10#$i % 2)) -eq 0 ] && printf 'member: CN=erin,%s\n' "$U"
+        [ $((10#$i % 3)) -eq 0 ] && printf 'member: CN=fay,%s\n' "$U"
+        [ "$i" = 01 ] && printf 'member: CN=ct1,%s\n' "$U"
+        echo
+    done
+    # dana < n_low < n_mid < n_top < n_top2: nested deeper than the nesting level (2).
+    printf 'dn: CN=n_low,%s\nobjectClass: group\nsAMAccountName: n_low\n' "$U"
+    printf 'member: CN=dana,%s\nmember: CN=fay,%s\n\n' "$U" "$U"
+    printf 'dn: CN=n_mid,%s\nobjectClass: group\nsAMAccountName: n_mid\n' "$U"
+    printf 'member: CN=n_low,%s\nmember: CN=erin,%s\n\n' "$U" "$U"
+    printf 'dn: CN=n_top,%s\nobjectClass: group\nsAMAccountName: n_top\n' "$U"
+    printf 'member: CN=n_mid,%s\n\n' "$U"
+    printf 'dn: CN=n_top2,%s\nobjectClass: group\nsAMAccountName: n_top2\n' "$U"
+    printf 'member: CN=n_top,%s\nmember: CN=fay,%s\n\n' "$U" "$U"
+} > "$WORK/groups.ldif"
+ldapadd -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+    -w "$SAMBA_AD_ADMINPASS" -f "$WORK/groups.ldif" > "$WORK/add.log" 2>&1 ||
+    { cat "$WORK/add.log"; echo "FAIL: ldapadd"; exit 1; }
+samba_ad_join || { echo "FAIL: adcli join"; exit 1; }
+
+conf() {
+    rm -f "$LOGS"/*.log
+    write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss
+[domain/ad.test]
+id_provider = ad
+ad_server = $SAMBA_AD_DC
+entry_cache_timeout = 600
+debug_level = 0x3ff0
+${1:-}
+CONF
+    start_sssd && wait_name sssd.domain_ad_2etest 10000
+}
+searches() { # LDAP searches the back-end sent so far
+    "$SSSCTL" stats --json 2>/dev/null | jq -r '[.metrics[].samples[]
+        | select(.name == "sssd_ldap_operations_total")
+        | select(.labels.process == "sssd_be_ad.test" and .labels.operation == "search")
+        | .value] | add // 0'
+}
+# One line per group: name:gid:sorted members (the order is not part of the answer).
+group_line() { # GID
+    local n p g m
+    in_nss_ns env SSS_NSS_USE_MEMCACHE=NO getent group "$1" | while IFS=: read -r n p g m; do
+        echo "$n:$g:$(tr ',' '\n' <<<"$m" | sort | paste -sd,)"
+    done
+}
+gids_of() { grep -o 'groups=.*' <<<"$1" | tr ',' '\n' | sed -E 's/^(groups=)?([0-9]+).*/\2/'; }
+
+# ---- 1. the reference: each group looked up on its own, fresh cache ----
+conf || { fail "sssd did not start"; summary; exit; }
+ref_id=$(in_nss_ns id dana)
+check "id dana lists the $NFLAT flat groups and the 4 nested ones ($(wc -c <<<"$ref_id") bytes)" \
+    test "$(gids_of "$ref_id" | wc -l)" -ge $((NFLAT + 5))
+gids=$(gids_of "$ref_id")
+stop_sssd
+conf || { fail "sssd did not restart"; summary; exit; }
+for g in $gids; do group_line "$g"; done | sort > "$WORK/ref"
+check "the reference holds every group ($(wc -l < "$WORK/ref"))" \
+    test "$(wc -l < "$WORK/ref")" -eq "$(wc -w <<<"$gids")"
+# The nesting, by hand: users down to two levels of nested groups below the group.
+want() { grep -q "^$1:[0-9]*:$2\$" "$WORK/ref"; }
+check "n_low: dana,fay" want n_low dana,fay
+check "n_mid: its own erin and n_low's dana,fay" want n_mid dana,erin,fay
+check "n_top: n_mid's and n_low's users" want n_top dana,erin,fay
+check "n_top2: fay, n_mid's erin; n_low is below the nesting level" want n_top2 erin,fay
+check "gm01: dana (the contact is no member)" want gm01 dana
+check "gm06: dana,erin,fay" want gm06 dana,erin,fay
+stop_sssd
+
+# ---- 4 (first: the DC stays up). ldap_group_nesting_level = 1 ----
+N1="ldap_group_nesting_level = 1"
+conf "$N1" || { fail "sssd did not restart ($N1)"; summary; exit; }
+for g in $gids; do group_line "$g"; done | sort > "$WORK/ref1"
+stop_sssd
+want1() { grep -q "^$1:[0-9]*:$2\$" "$WORK/ref1"; }
+check "$N1: n_mid: erin, n_low's dana,fay" want1 n_mid dana,erin,fay
+check "$N1: n_top: n_mid's erin; n_low is below the level" want1 n_top erin
+check "$N1: n_top2: fay; n_mid is below the level" want1 n_top2 fay
+conf "$N1" || { fail "sssd did not restart ($N1)"; summary; exit; }
+out=$(in_nss_ns id dana)
+s0=$(searches)
+for g in $gids; do group_line "$g"; done | sort > "$WORK/got1"
+s1=$(searches)
+check "$N1: after a cold id, every group from the cache: no search ($((s1 - s0)))" \
+    test "$s1" -eq "$s0"
+if diff -u "$WORK/ref1" "$WORK/got1" > "$WORK/diff1"; then
+    ok "$N1: every group of id dana lists the reference's members"
+else
+    fail "$N1: member lists differ from the reference:"
+    sed 's/^/      /' "$WORK/diff1" | head -40
+fi
+stop_sssd
+
+# ---- 2. a cold id, counted ----
+conf || { fail "sssd did not restart"; summary; exit; }
+in_nss_ns getent passwd Administrator > /dev/null     # connection and bind first
+s0=$(searches)
+out=$(in_nss_ns id dana)
+s1=$(searches)
+check "cold id dana: the same groups as the reference" \
+    test "$(gids_of "$out" | sort)" = "$(sort <<<"$gids")"
+echo "    cold id dana: $((s1 - s0)) LDAP searches (max $MAX_SEARCHES)"
+check "a cold id of dana costs at most $MAX_SEARCHES searches ($((s1 - s0)))" \
+    test $((s1 - s0)) -le $MAX_SEARCHES
+check "  ... the initgroups brought the groups with their members (back-end log)" \
+    grep -q "user 'dana': $((NFLAT + 5)) of $((NFLAT + 5)) group(s) with their members" \
+    "$LOGS/sssd_be_ad.test.log"
+
+# ---- 3. the DC gone: the cache holds every list, complete ----
+samba_ad_stop
+for g in $gids; do group_line "$g"; done | sort > "$WORK/got"
+if diff -u "$WORK/ref" "$WORK/got" > "$WORK/diff"; then
+    ok "DC stopped: every group of id dana lists its full members from the cache"
+else
+    fail "DC stopped: member lists from the cache differ from the reference:"
+    sed 's/^/      /' "$WORK/diff" | head -40
+fi
+summary
