@@ -77,40 +77,59 @@ static void sbus_server_peer_gone(struct sbus_peer *peer)
     tevent_schedule_immediate(peer->free_im, server->ev, sbus_server_peer_free, peer);
 }
 
+/* Copies a header name (validated by libdbus: at most DBUS_MAXIMUM_NAME_LENGTH bytes). */
+static void sbus_server_hdr_copy(char *buf, const char *name)
+{
+    size_t len = strlen(name);
+
+    assert(len <= DBUS_MAXIMUM_NAME_LENGTH);
+    memcpy(buf, name, len + 1);
+}
+
+/* Everything routing reads of the header, before the stamp makes libdbus forget it. */
+static void sbus_server_hdr_read(DBusMessage *msg, struct sbus_server_hdr *hdr)
+{
+    const char *name;
+
+    hdr->type = dbus_message_get_type(msg);
+    hdr->no_reply = dbus_message_get_no_reply(msg);
+    hdr->serial = dbus_message_get_serial(msg);
+    hdr->reply_serial = dbus_message_get_reply_serial(msg);
+    hdr->destination = NULL;
+    name = dbus_message_get_destination(msg);
+    if (name != NULL) {
+        sbus_server_hdr_copy(hdr->dest_buf, name);
+        hdr->destination = hdr->dest_buf;
+    }
+    hdr->interface[0] = '\0';
+    if (hdr->type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
+        name = dbus_message_get_interface(msg);
+        if (name != NULL) {
+            sbus_server_hdr_copy(hdr->interface, name);
+        }
+    }
+}
+
 /* Registration, sender stamp, then the bus itself or routing. */
 static void sbus_server_handle(struct sbus_peer *peer, DBusMessage *msg)
 {
-    const char *header_destination;
-    char destination[DBUS_MAXIMUM_NAME_LENGTH + 1];
-    dbus_uint32_t reply_serial;
+    struct sbus_server_hdr hdr;
 
     if (peer->unique == NULL && sbus_server_bus_unregistered(peer, msg)) {
         return;
     }
     assert(peer->unique != NULL);   /* registered by Hello or implicitly just now */
 
-    /* Header fields are read before the sender is stamped: libdbus forgets its parsed
-     * header fields on every change, and reading one afterwards rescans the whole header
-     * (about 15% of the master's instructions per message). The name points into the
-     * header, which the stamp may move, so it is copied. */
-    header_destination = dbus_message_get_destination(msg);
-    if (header_destination != NULL) {
-        /* libdbus validated it: a bus name is at most DBUS_MAXIMUM_NAME_LENGTH bytes */
-        strncpy(destination, header_destination, sizeof(destination) - 1);
-        destination[sizeof(destination) - 1] = '\0';
-    }
-    reply_serial = dbus_message_get_reply_serial(msg);
-
+    sbus_server_hdr_read(msg, &hdr);
     if (!dbus_message_set_sender(msg, peer->unique->name)) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory stamping the sender; message dropped\n");
         return;
     }
 
-    if (header_destination != NULL && strcmp(destination, DBUS_SERVICE_DBUS) == 0) {
+    if (hdr.destination != NULL && strcmp(hdr.destination, DBUS_SERVICE_DBUS) == 0) {
         sbus_server_bus_message(peer, msg);
     } else {
-        sbus_server_route(peer, msg, header_destination != NULL ? destination : NULL,
-                          reply_serial);
+        sbus_server_route(peer, msg, &hdr);
     }
 }
 
@@ -118,15 +137,21 @@ static void sbus_server_handle(struct sbus_peer *peer, DBusMessage *msg)
  * recorded for the call it answers. */
 static uint64_t sbus_server_msg_req_id(struct sbus_peer *peer, DBusMessage *msg)
 {
+    const char *destination;
+    struct sbus_peer *caller;
+
     switch (dbus_message_get_type(msg)) {
     case DBUS_MESSAGE_TYPE_METHOD_CALL:
         return sbus_message_req_id(msg);
     case DBUS_MESSAGE_TYPE_METHOD_RETURN:
     case DBUS_MESSAGE_TYPE_ERROR:
-        if (peer->unique == NULL) {
+        destination = dbus_message_get_destination(msg);
+        caller = destination != NULL ? sbus_server_name_owner(peer->server, destination)
+                                     : NULL;
+        if (peer->unique == NULL || caller == NULL) {
             return 0;
         }
-        return sbus_server_pending_req_id(peer, dbus_message_get_destination(msg),
+        return sbus_server_pending_req_id(peer, caller->unique_id,
                                           dbus_message_get_reply_serial(msg));
     default:
         return 0;
@@ -276,6 +301,7 @@ static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *
     sss_list_init(&peer->names);
     sss_list_init(&peer->matches);
     sss_list_init(&peer->pending);
+    sss_list_init(&peer->pending_free);
     sss_list_link_tail(&server->peers, &peer->link);
     server->peer_count++;
     talloc_set_destructor(peer, sbus_peer_destructor);

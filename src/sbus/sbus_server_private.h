@@ -48,18 +48,35 @@ struct sbus_server_pending;
 
 /* -------- calls awaiting an answer (sbus_server_pending.c) -------- */
 
-/* callee was sent a method call from caller (unique name) that expects a reply; req_id is
- * the request id it carries (0 when untraced). */
-void sbus_server_pending_add(struct sbus_peer *callee, const char *caller,
+/* Entries are keyed by integers: the caller's unique name number (N of ":1.N", never
+ * reused) and the call's serial; no text is built, copied or hashed per call. */
+
+/* callee was sent a method call from the caller numbered caller_id that expects a reply;
+ * req_id is the request id it carries (0 when untraced). */
+void sbus_server_pending_add(struct sbus_peer *callee, uint64_t caller_id,
                              dbus_uint32_t serial, uint64_t req_id);
-/* The req_id recorded for caller's call reply_serial that callee owes; 0 when unknown. */
-uint64_t sbus_server_pending_req_id(struct sbus_peer *callee, const char *caller,
+/* The req_id recorded for caller_id's call reply_serial that callee owes; 0 when unknown. */
+uint64_t sbus_server_pending_req_id(struct sbus_peer *callee, uint64_t caller_id,
                                     dbus_uint32_t reply_serial);
-/* callee answered caller's call reply_serial. */
-void sbus_server_pending_answered(struct sbus_peer *callee, const char *caller,
+/* callee answered caller_id's call reply_serial. */
+void sbus_server_pending_answered(struct sbus_peer *callee, uint64_t caller_id,
                                   dbus_uint32_t reply_serial);
 /* callee is going away: answer every call it still owes with NoReply. */
 void sbus_server_pending_fail_all(struct sbus_peer *callee);
+
+/* What routing needs of a message's header, read once before the sender is stamped:
+ * libdbus forgets its parsed header fields on every change, and reading one afterwards
+ * rescans the whole header (a routed call's interface, read after the stamp, cost about
+ * a tenth of the master's instructions). Names are copied: the stamp may move them. */
+struct sbus_server_hdr {
+    int type;                       /* DBUS_MESSAGE_TYPE_* */
+    bool no_reply;
+    dbus_uint32_t serial;
+    dbus_uint32_t reply_serial;     /* 0: none */
+    const char *destination;        /* NULL or dest_buf */
+    char dest_buf[DBUS_MAXIMUM_NAME_LENGTH + 1];
+    char interface[DBUS_MAXIMUM_NAME_LENGTH + 1];   /* of a method call; "" when none */
+};
 
 /* The message the server is routing, while a tracer is attached (sbus_route_* probes). */
 struct sbus_server_trace {
@@ -99,6 +116,7 @@ struct sbus_peer {
     struct tevent_immediate *free_im;
 
     struct sbus_server_name *unique;    /* NULL until Hello */
+    uint64_t unique_id;                 /* N of unique ":1.N"; 0 until Hello */
     struct sss_list names;              /* struct sbus_server_name: well-known names owned,
                                          * newest first */
     struct sss_list matches;            /* struct sbus_server_match, newest first */
@@ -106,8 +124,10 @@ struct sbus_peer {
 
     struct sss_list pending;            /* struct sbus_server_pending: calls this peer has
                                          * not answered yet, newest first */
-    struct sss_hash_table *pending_index;   /* (caller, serial) -> entry; NULL until used */
+    struct sss_hash_table *pending_index;   /* (caller_id, serial) -> entry; NULL until used */
     unsigned int num_pending;           /* how many entries pending has */
+    struct sss_list pending_free;       /* answered entries kept for reuse (a few) */
+    unsigned int num_pending_free;
 
     struct sbus_server_call_counter calls[SBUS_SERVER_CALL_COUNTERS];   /* this peer's */
 
@@ -153,10 +173,10 @@ errno_t sbus_server_add_match(struct sbus_peer *peer, struct sbus_match_rule *ru
 /* Removes one of peer's rules equal to rule. Errors: ENOENT. */
 errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match_rule *rule);
 
-/* Routes a message from a registered peer whose destination is not the bus itself;
- * destination (NULL: none) and reply_serial as read before the sender was stamped. */
-void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *destination,
-                       dbus_uint32_t reply_serial);
+/* Routes a message from a registered peer whose destination is not the bus itself; hdr
+ * is its header as read before the sender was stamped. */
+void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg,
+                       const struct sbus_server_hdr *hdr);
 
 /* Sends msg to peer's connection; false when libdbus is out of memory. */
 bool sbus_server_send(struct sbus_peer *peer, DBusMessage *msg);

@@ -167,7 +167,7 @@ errno_t sbus_server_assign_unique(struct sbus_peer *peer)
     if (ret != EOK) {
         return ret;
     }
-    server->next_unique++;
+    peer->unique_id = server->next_unique++;
     peer->unique = n;
     return EOK;
 }
@@ -477,9 +477,8 @@ static const char *sbus_server_call_destination(struct sbus_peer *target)
 /* Counts a method call routed to target in sssd_bus_calls_total. The metric of each of
  * the callee's first interfaces is kept on the peer: a routed call costs a few short
  * string compares and an increment; only a call to a ninth interface looks it up. */
-static void sbus_server_count_call(struct sbus_peer *target, DBusMessage *msg)
+static void sbus_server_count_call(struct sbus_peer *target, const char *interface)
 {
-    const char *interface = dbus_message_get_interface(msg);
     struct sbus_server_call_counter *c;
     struct sss_metric *metric;
     char dest[DBUS_MAXIMUM_NAME_LENGTH * 2 + 1];
@@ -487,7 +486,6 @@ static void sbus_server_count_call(struct sbus_peer *target, DBusMessage *msg)
     char labels[sizeof(dest) + sizeof(iface) + 32];
     size_t i;
 
-    interface = interface != NULL ? interface : "";
     for (i = 0; i < SBUS_SERVER_CALL_COUNTERS; i++) {
         c = &target->calls[i];
         if (c->interface == NULL) {
@@ -510,11 +508,12 @@ static void sbus_server_count_call(struct sbus_peer *target, DBusMessage *msg)
     }
 }
 
-void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *destination,
-                       dbus_uint32_t reply_serial)
+void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg,
+                       const struct sbus_server_hdr *hdr)
 {
     struct sbus_server *server = sender->server;
-    int type = dbus_message_get_type(msg);
+    const char *destination = hdr->destination;
+    int type = hdr->type;
     struct sbus_peer *target;
     char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
 
@@ -525,21 +524,22 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg, const char *d
           dbus_message_get_interface(msg) != NULL ? "." : "",
           dbus_message_get_member(msg) != NULL ? dbus_message_get_member(msg) : "",
           sender->unique->name, destination != NULL ? destination : "(broadcast)",
-          dbus_message_get_serial(msg));
+          hdr->serial);
 
     if (destination != NULL) {
         target = sbus_server_name_owner(server, destination);
         if (target != NULL) {
             if (type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
-                sbus_server_count_call(target, msg);
-            }
-            if (type == DBUS_MESSAGE_TYPE_METHOD_CALL && !dbus_message_get_no_reply(msg)) {
-                sbus_server_pending_add(target, sender->unique->name,
-                                        dbus_message_get_serial(msg),
-                                        server->trace != NULL ? server->trace->req_id : 0);
+                sbus_server_count_call(target, hdr->interface);
+                if (!hdr->no_reply) {
+                    sbus_server_pending_add(target, sender->unique_id, hdr->serial,
+                                            server->trace != NULL ? server->trace->req_id
+                                                                  : 0);
+                }
             } else if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN
                        || type == DBUS_MESSAGE_TYPE_ERROR) {
-                sbus_server_pending_answered(sender, destination, reply_serial);
+                /* the caller by its peer: a reply may name it by a well-known name */
+                sbus_server_pending_answered(sender, target->unique_id, hdr->reply_serial);
             }
             sbus_server_send(target, msg);
             return;

@@ -10,6 +10,8 @@
 # (separate processes and connections). Buses take turns within each round so drift hits
 # them alike; each figure is the median of the rounds, with the min-max spread.
 # Prints a table and writes JSON. Never fails on timing; fails if a bus cannot be run.
+# For the master's instructions per message, which do not swing with the machine's load,
+# see bench_bus_ir.sh.
 #
 # Usage: bench_bus.sh [-b BUILDDIR] [-r ROUNDS] [-s SECONDS] [-c "1 16"]
 #                     [-B "sbus p2p relay dbus-daemon dbus-broker"] [-j JSON_FILE]

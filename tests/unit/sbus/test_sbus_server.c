@@ -970,6 +970,115 @@ static int child_nobody(const char *address, const char *arg)
     return 0;
 }
 
+/* The next message on conn for which want() holds (others are dropped), or NULL after
+ * 20 s or on disconnection. */
+static DBusMessage *child_next_msg(DBusConnection *conn, bool (*want)(DBusMessage *, void *),
+                                   void *pvt)
+{
+    DBusMessage *msg;
+    int i;
+
+    for (i = 0; i < 200; i++) {
+        while ((msg = dbus_connection_pop_message(conn)) != NULL) {
+            if (want(msg, pvt)) {
+                return msg;
+            }
+            dbus_message_unref(msg);
+        }
+        if (!dbus_connection_read_write(conn, 100)) {
+            return NULL;
+        }
+    }
+    return NULL;
+}
+
+static bool want_call(DBusMessage *msg, void *pvt)
+{
+    return dbus_message_is_method_call(msg, "test.Iface", pvt);
+}
+
+/* An answer to one of the serials (0: none) in pvt, or the bus's NameOwnerChanged. */
+static bool want_answer_or_owner_change(DBusMessage *msg, void *pvt)
+{
+    dbus_uint32_t *serials = pvt;
+    dbus_uint32_t reply_serial = dbus_message_get_reply_serial(msg);
+
+    return (reply_serial != 0 && (reply_serial == serials[0] || reply_serial == serials[1]))
+           || (from_bus(msg) && dbus_message_is_signal(msg, DBUS_INTERFACE_DBUS,
+                                                       "NameOwnerChanged")
+               && streq(msg_string_arg(msg, 0), "test.owed"));
+}
+
+/* A sends to test.owed (B, in this process too); B answers the first call addressed to
+ * A's well-known name, leaves the second unanswered and disconnects. A must get NoReply
+ * for the second call only: a stale NoReply for an answered call is a second answer. */
+static int child_owed(const char *address, const char *arg)
+{
+    const char *rule = "type='signal',sender='org.freedesktop.DBus',"
+                       "member='NameOwnerChanged',arg0='test.owed'";
+    DBusConnection *a;
+    DBusConnection *b;
+    DBusMessage *msg;
+    DBusMessage *got;
+    DBusMessage *reply;
+    dbus_uint32_t serials[2] = { 0, 0 };
+    bool noreply;
+
+    a = child_connect(address, true);
+    b = child_connect(address, true);
+    CHECK(a != NULL && b != NULL);
+    CHECK(dbus_bus_request_name(a, "test.caller", 0, NULL)
+          == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER);
+    CHECK(dbus_bus_request_name(b, "test.owed", 0, NULL)
+          == DBUS_REQUEST_NAME_REPLY_PRIMARY_OWNER);
+    CHECK(child_add_match(a, rule));
+
+    msg = dbus_message_new_method_call("test.owed", "/test", "test.Iface", "First");
+    CHECK(msg != NULL && dbus_connection_send(a, msg, &serials[0]));
+    dbus_message_unref(msg);
+    dbus_connection_flush(a);
+    got = child_next_msg(b, want_call, "First");
+    CHECK(got != NULL);
+    reply = dbus_message_new_method_return(got);
+    CHECK(reply != NULL && dbus_message_set_destination(reply, "test.caller"));
+    CHECK(dbus_connection_send(b, reply, NULL));
+    dbus_message_unref(reply);
+    dbus_message_unref(got);
+    dbus_connection_flush(b);
+    got = child_next_msg(a, want_answer_or_owner_change, serials);
+    CHECK(got != NULL && dbus_message_get_type(got) == DBUS_MESSAGE_TYPE_METHOD_RETURN);
+    dbus_message_unref(got);
+
+    msg = dbus_message_new_method_call("test.owed", "/test", "test.Iface", "Second");
+    CHECK(msg != NULL && dbus_connection_send(a, msg, &serials[1]));
+    dbus_message_unref(msg);
+    dbus_connection_flush(a);
+    got = child_next_msg(b, want_call, "Second");
+    CHECK(got != NULL);
+    dbus_message_unref(got);
+    child_close(b);
+
+    /* The bus answers what B owed before it announces B's name gone: NoReply to the
+     * second call, and nothing for the first (it was answered), in any order. */
+    noreply = false;
+    while ((got = child_next_msg(a, want_answer_or_owner_change, serials)) != NULL
+           && dbus_message_get_type(got) != DBUS_MESSAGE_TYPE_SIGNAL) {
+        if (dbus_message_get_reply_serial(got) == serials[0]) {
+            fprintf(stderr, "child %d: a second answer (%s) to an answered call\n",
+                    (int)getpid(), dbus_message_get_error_name(got));
+            return 1;
+        }
+        CHECK(dbus_message_is_error(got, DBUS_ERROR_NO_REPLY));
+        noreply = true;
+        dbus_message_unref(got);
+    }
+    CHECK(got != NULL);     /* NameOwnerChanged */
+    dbus_message_unref(got);
+    CHECK(noreply);
+    child_close(a);
+    return 0;
+}
+
 /* -------- tests -------- */
 
 static void test_create(void **state)
@@ -1056,6 +1165,16 @@ static void test_routing(void **state)
 
     start_child(t, "echo_server", NULL);
     start_child(t, "echo_client", NULL);
+    run_children(t);
+}
+
+/* A callee that leaves owes NoReply for unanswered calls only, however an answer named
+ * its caller. */
+static void test_pending_answered(void **state)
+{
+    struct test_ctx *t = *state;
+
+    start_child(t, "owed", NULL);
     run_children(t);
 }
 
@@ -1227,6 +1346,7 @@ static const struct {
     { "names",       child_names },
     { "echo_server", child_echo_server },
     { "echo_client", child_echo_client },
+    { "owed",        child_owed },
     { "signals",     child_signals },
     { "watcher",     child_watcher },
     { "goner",       child_goner },
@@ -1271,6 +1391,7 @@ int main(int argc, char *argv[])
         cmocka_unit_test_setup_teardown(test_hello, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_routing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pending_answered, setup, teardown),
         cmocka_unit_test_setup_teardown(test_signals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_disconnect_signals, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_hello, setup, teardown),
