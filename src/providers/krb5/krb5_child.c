@@ -1,9 +1,9 @@
 /*
  * krb5_child: the short-lived process that does sssd_be's blocking Kerberos work (AS-REQ
- * with a password, kpasswd, TGT validation, renewal, a TGT from a keytab). sssd_be spawns
- * it per request, writes one request on its stdin (krb5_child_msg.h), reads one response
- * from its stdout and kills it at krb5_auth_timeout, so the back-end's loop never waits
- * on a KDC.
+ * with a password, kpasswd, TGT validation, renewal, a TGT from a keytab). sssd_be starts
+ * one per request (often ahead of time: it then sets libkrb5 up and waits), writes one
+ * request on its stdin (krb5_child_msg.h), reads one response from its stdout and kills
+ * it at krb5_auth_timeout, so the back-end's loop never waits on a KDC.
  *
  * Privileges: the KDC exchange and the validation against the host keytab run as root
  * (the keytab is root's); the ccache is then written after dropping to the user's uid and
@@ -695,18 +695,31 @@ int main(int argc, char *argv[])
     c.rsp.ccname = "";
     c.rsp.message = "";
     c.rsp.status = KRB5_CHILD_ERROR;
+    /* Before the request: a spare (krb5_child_pool.c) gets this done while it waits, and
+     * holds no secret meanwhile. */
+    kerr = krb5_init_context(&c.kctx);
     ret = tmp_ctx == NULL ? ENOMEM : k5c_read_all(tmp_ctx, STDIN_FILENO, &buf, &len);
+    if (ret == EOK && len == 0) {
+        /* A spare sssd_be let go (or sssd_be is gone): nothing to do. */
+        if (c.kctx != NULL) {
+            krb5_free_context(c.kctx);
+        }
+        talloc_free(tmp_ctx);
+        return 0;
+    }
     if (ret == EOK) {
         ret = krb5_child_req_decode(tmp_ctx, buf, len, &c.req);
     }
     if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "bad request from sssd_be: %s\n", sss_strerror(ret));
+        if (c.kctx != NULL) {
+            krb5_free_context(c.kctx);
+        }
         talloc_free(tmp_ctx);
         return 3;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "command %u for [%s], uid %u\n", c.req->cmd, c.req->principal,
           c.req->uid);
-    kerr = krb5_init_context(&c.kctx);
     if (kerr == 0 && c.req->principal[0] != '\0') {
         kerr = k5c_parse_principal(&c);
     }
