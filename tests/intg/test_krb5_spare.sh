@@ -3,7 +3,7 @@
 # real MIT KDC (tests/intg/krb5_env.sh) through pamtester and our pam_sss.so.
 #
 # Scenarios: before any login one spare krb5_child waits, sssd_be's child, holding no
-# socket and no request; a login takes it (it answers and exits) and a new spare replaces
+# socket and no request, with libkrb5's pre-authentication plugins already loaded; a login takes it (it answers and exits) and a new spare replaces
 # it; a spare killed from outside costs nothing (the next login still gets its TGT); a
 # spare is never reused (each login gets its own child, whose ccache is the user's);
 # sssd_be's event-loop thread never forks during logins (strace: every clone comes from
@@ -46,6 +46,17 @@ check "before any login, a spare krb5_child waits (${S0:-none}: sssd_be's, root,
 check "  ... one, not more" test "$(children | wc -w)" = 1
 check "  ... it holds no request (its log has none)" \
     test -z "$(grep -s "^.*\[$S0\].*command" "$LOGS/krb5_child.log")"
+# What the first AS-REQ would load (the pre-authentication plugins, libcrypto with SPAKE's)
+# is loaded while it waits, not during a login.
+SPAKE=$(ls /usr/lib/*/krb5/plugins/preauth/spake.so /usr/lib*/krb5/plugins/preauth/spake.so \
+    2>/dev/null | head -n1)
+if [ -n "$SPAKE" ]; then
+    for _ in $(seq 40); do grep -q spake.so "/proc/$S0/maps" 2>/dev/null && break; sleep 0.05; done
+    check "  ... with libkrb5's pre-authentication plugins loaded already (spake.so)" \
+        grep -q spake.so "/proc/$S0/maps"
+else
+    echo "SKIP: no spake.so preauth plugin here: the warm-up check is not made"
+fi
 
 if login 0 Alice-Krb1 alice authenticate acct_mgmt; then ok "alice logs in"
 else fail "alice's login (rc $LAST_RC)"; echo "$LAST_OUT" | sed 's/^/        /'; fi
