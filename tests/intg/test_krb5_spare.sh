@@ -3,11 +3,12 @@
 # real MIT KDC (tests/intg/krb5_env.sh) through pamtester and our pam_sss.so.
 #
 # Scenarios: before any login one spare krb5_child waits, sssd_be's child, holding no
-# socket and no request, with libkrb5's pre-authentication plugins already loaded; a login takes it (it answers and exits) and a new spare replaces
-# it; a spare killed from outside costs nothing (the next login still gets its TGT); a
-# spare is never reused (each login gets its own child, whose ccache is the user's);
-# sssd_be's event-loop thread never forks during logins (strace: every clone comes from
-# the starter thread), which is what kept lookups waiting while 20 logins started.
+# socket and no request, with libkrb5's pre-authentication plugins already loaded; a login
+# takes it (it answers and exits) and a new spare replaces it; the ccache is still the
+# user's; a spare killed from outside costs nothing (the next login still gets its TGT);
+# a spare older than an edit of krb5.conf is dropped, not used; sssd_be's event-loop
+# thread itself never forks during logins (strace of that thread alone), which is what
+# kept lookups waiting while 20 logins started.
 #
 # Usage: test_krb5_spare.sh PREFIX   (root; 77 without slapd, pamtester, strace or the KDC)
 set -u
@@ -79,6 +80,16 @@ S2=$(wait_spare "$BE" "$S1")
 check "  ... a spare again (${S2:-none})" test -n "$S2"
 login 1 Alice-Bad2 alice authenticate
 check "a wrong password is still refused" test "$LAST_RC" = 1
+
+# libkrb5 keeps what it read at its start (the default realm for one): a spare older than
+# an edit of krb5.conf is dropped, not used.
+S3=$(wait_spare "$BE" "$S2")
+sleep 0.1
+touch /etc/krb5.conf
+if login 0 Alice-Krb1 alice authenticate; then ok "krb5.conf edited after the spare started: login works"
+else fail "login after krb5.conf was edited (rc $LAST_RC)"; fi
+check "  ... not by that spare (${S3:-none}): it was dropped" \
+    eval 'test -n "$S3" && ! kill -0 "$S3" 2>/dev/null && ! grep -q "\[$S3\].*command" "$LOGS/krb5_child.log"'
 
 # The loop thread (tid = pid) must never fork: fork() there copies the page tables of all
 # of sssd_be on the loop, for every login. strace -p without -f traces that thread alone

@@ -13,20 +13,25 @@
  * reaches it only when a login takes it, after which it is that login's child alone and
  * a new spare is started. cfg->spares of them are kept (the auth provider keeps one, the
  * LDAP provider's keytab renewals none). A spare that died meanwhile, or was started with
- * another debug level, is dropped and the next one (or a new one) used. A spare that sssd_be
- * never uses exits when sssd_be does (its stdin reaches EOF).
+ * another debug level, or before a krb5.conf it reads was changed (libkrb5 keeps what it
+ * read at its start, the default realm for one), is dropped and the next one (or a new
+ * one) used. A spare that sssd_be never uses exits when sssd_be does (its stdin reaches
+ * EOF).
  *
  * Nothing in the thread touches talloc or the log: the command line is built on the loop
  * before the thread starts and never changes; the debug level is passed by value.
  */
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "providers/krb5/krb5_child_client.h"
@@ -40,6 +45,7 @@ struct krb5_child_proc {
     int in_fd;
     int out_fd;
     int level;                  /* the debug level it was started with */
+    struct timespec started;    /* when (to tell a krb5.conf edited since) */
 };
 
 struct krb5_child_wait {
@@ -56,6 +62,7 @@ struct krb5_child_pool {
     int efd;
     char *argv[5];              /* malloc'd; argv[1] is the thread's own buffer */
     char *envp[3];
+    char *confs;                /* KRB5_CONFIG's files, ':'-separated (malloc'd) */
     pthread_mutex_t lock;
     pthread_cond_t cond;
     struct sss_list todo;       /* guarded by lock: children to start (allocated here) */
@@ -84,6 +91,7 @@ static void krb5_child_proc_start(struct krb5_child_pool *pool, struct krb5_chil
     int err;
 
     memcpy(argv, pool->argv, sizeof(argv));
+    (void)clock_gettime(CLOCK_REALTIME, &p->started);
     (void)snprintf(level, sizeof(level), "--debug-level=%#x", p->level);
     argv[1] = level;
     if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
@@ -318,6 +326,7 @@ static int krb5_child_pool_destructor(struct krb5_child_pool *pool)
     for (int i = 0; i < 3; i++) {
         free(pool->envp[i]);
     }
+    free(pool->confs);
     pthread_cond_destroy(&pool->cond);
     pthread_mutex_destroy(&pool->lock);
     pool->cfg->pool = NULL;
@@ -359,10 +368,11 @@ static errno_t krb5_child_pool_create(struct krb5_child_cfg *cfg, struct tevent_
     if (n < 0) {
         pool->envp[0] = NULL;
     }
+    pool->confs = pool->envp[0] != NULL ? strdup(pool->envp[0] + strlen("KRB5_CONFIG=")) : NULL;
     pool->envp[1] = strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
     pool->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (pool->argv[0] == NULL || pool->argv[2] == NULL || pool->envp[0] == NULL
-            || pool->envp[1] == NULL
+            || pool->envp[1] == NULL || pool->confs == NULL
             || (getenv("SSS_KRB5_CHILD_STDERR") != NULL && pool->argv[3] == NULL)) {
         talloc_free(pool);
         return ENOMEM;
@@ -377,6 +387,34 @@ static errno_t krb5_child_pool_create(struct krb5_child_cfg *cfg, struct tevent_
         return ENOMEM;
     }
     return EOK;
+}
+
+/* A krb5.conf the spare read was changed since it was started. */
+static bool krb5_child_conf_changed(struct krb5_child_pool *pool,
+                                    const struct timespec *started)
+{
+    char path[PATH_MAX];
+    const char *c = pool->confs;
+    const char *end;
+    struct stat st;
+    size_t len;
+
+    while (c != NULL && *c != '\0') {
+        end = strchr(c, ':');
+        len = end != NULL ? (size_t)(end - c) : strlen(c);
+        if (len > 0 && len < sizeof(path)) {
+            memcpy(path, c, len);
+            path[len] = '\0';
+            if (stat(path, &st) == 0
+                    && (st.st_mtim.tv_sec > started->tv_sec
+                        || (st.st_mtim.tv_sec == started->tv_sec
+                            && st.st_mtim.tv_nsec >= started->tv_nsec))) {
+                return true;
+            }
+        }
+        c = end != NULL ? end + 1 : NULL;
+    }
+    return false;
 }
 
 errno_t krb5_child_pool_take(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -403,7 +441,8 @@ errno_t krb5_child_pool_take(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         p = sss_list_first_entry(&pool->ready, struct krb5_child_proc, link);
         sss_list_unlink(&p->link);
         pool->nready--;
-        if (p->level != debug_level || waitpid(p->pid, &status, WNOHANG) != 0) {
+        if (p->level != debug_level || waitpid(p->pid, &status, WNOHANG) != 0
+                || krb5_child_conf_changed(pool, &p->started)) {
             DEBUG(SSSDBG_TRACE_FUNC, "spare krb5_child %d is gone or stale: dropped\n",
                   (int)p->pid);
             krb5_child_proc_drop(pool, p);
