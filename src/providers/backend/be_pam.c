@@ -344,7 +344,6 @@ static errno_t be_pam_ldap(struct tevent_req *req)
     struct tevent_req *subreq;
     const uint8_t *new_pw = NULL;
     size_t new_len = 0;
-    char *filter;
     errno_t ret;
 
     if (pam->sdap == NULL) {
@@ -384,18 +383,7 @@ static errno_t be_pam_ldap(struct tevent_req *req)
             be_pam_finish(req, PAM_USER_UNKNOWN);
             return EOK;
         }
-        state->refreshed = true;
-        filter = talloc_asprintf(state, "%s%s", SSS_DP_FILTER_NAME, state->req.user);
-        if (filter == NULL) {
-            return ENOMEM;
-        }
-        subreq = be_account_info_send(state, state->ev, state->be, SSS_DP_USER, filter,
-                                      state->req.req_id);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        tevent_req_set_callback(subreq, be_pam_refresh_done, req);
-        return EOK;
+        return be_pam_refresh_user(req, be_pam_ldap);
     }
     if (state->req.cmd == SSS_PAM_CHAUTHTOK) {
         new_pw = state->req.newauthtok.data;
@@ -451,6 +439,28 @@ static errno_t be_pam_dispatch(struct tevent_req *req)
     return be_pam_ldap(req);
 }
 
+errno_t be_pam_refresh_user(struct tevent_req *req, be_pam_step_fn step)
+{
+    struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
+    struct tevent_req *subreq;
+    char *filter;
+
+    assert(!state->refreshed && step != NULL);
+    state->refreshed = true;
+    state->step = step;
+    filter = talloc_asprintf(state, "%s%s", SSS_DP_FILTER_NAME, state->req.user);
+    if (filter == NULL) {
+        return ENOMEM;
+    }
+    subreq = be_account_info_send(state, state->ev, state->be, SSS_DP_USER, filter,
+                                  state->req.req_id);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, be_pam_refresh_done, req);
+    return EOK;
+}
+
 static void be_pam_refresh_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
@@ -478,7 +488,7 @@ static void be_pam_refresh_done(struct tevent_req *subreq)
         be_pam_finish(req, PAM_AUTHINFO_UNAVAIL);
         return;
     }
-    ret = be_pam_ldap(req);
+    ret = state->step(req);
     if (ret != EOK) {
         tevent_req_error(req, ret);
     }

@@ -33,6 +33,11 @@ struct be_pam {
     struct be_pam_saves *saves;     /* cached-credential refreshes (be_pam_creds.c) */
 };
 
+struct be_pam_state;
+/* A step of a PAM request that reads the user from the cache: finishes req now or from a
+ * callback. Errors: ENOMEM, sysdb's. */
+typedef errno_t (*be_pam_step_fn)(struct tevent_req *req);
+
 struct be_pam_state {
     struct tevent_context *ev;
     struct be_ctx *be;
@@ -40,6 +45,7 @@ struct be_pam_state {
     uint32_t status;
     uint8_t *items;                 /* packed reply items */
     bool refreshed;                 /* the user was looked up once already */
+    be_pam_step_fn step;            /* to run again after that lookup */
     uint32_t auth_status;           /* a successful bind's status, before the policy */
 };
 
@@ -54,6 +60,10 @@ void be_pam_add_user_info(struct be_pam_state *state, uint32_t subtype, const vo
 errno_t be_pam_user_dn(struct be_pam_state *state, const char **_dn);
 /* A policy verdict's items: SYSTEM_INFO text and the EXPIRE_WARN user info. */
 void be_pam_add_verdict_items(struct be_pam_state *state, const struct sdap_access_verdict *v);
+/* The user is not in the cache: looks the user up once (state->refreshed), then runs
+ * step again; offline, an authentication goes to the cached credentials; a failed lookup
+ * is PAM_AUTHINFO_UNAVAIL. Errors: ENOMEM. */
+errno_t be_pam_refresh_user(struct tevent_req *req, be_pam_step_fn step);
 /* Ends the request with status (the tokens are wiped at once). */
 void be_pam_finish(struct tevent_req *req, uint32_t status);
 

@@ -30,8 +30,6 @@ struct krb5_pam_state {
     struct krb5_renew_item item;
 };
 
-static void krb5_pam_refresh_done(struct tevent_req *subreq);
-
 errno_t krb5_find_upn(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, struct krb5_ctx *kctx,
                       const char *user, const char **_upn)
 {
@@ -80,7 +78,6 @@ errno_t krb5_pam(struct tevent_req *req)
     struct sysdb_user *user = NULL;
     struct krb5_ccname_vars vars;
     struct tevent_req *subreq;
-    char *filter;
     char *ccname = NULL;
     char *dir = NULL;
     errno_t ret;
@@ -116,16 +113,7 @@ errno_t krb5_pam(struct tevent_req *req)
             be_pam_finish(req, state->refreshed ? PAM_USER_UNKNOWN : PAM_AUTHINFO_UNAVAIL);
             return EOK;
         }
-        state->refreshed = true;
-        filter = talloc_asprintf(state, "%s%s", SSS_DP_FILTER_NAME, state->req.user);
-        subreq = filter == NULL ? NULL
-                 : be_account_info_send(state, state->ev, state->be, SSS_DP_USER, filter,
-                                        state->req.req_id);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        tevent_req_set_callback(subreq, krb5_pam_refresh_done, req);
-        return EOK;
+        return be_pam_refresh_user(req, krb5_pam);
     }
     ks = talloc_zero(state, struct krb5_pam_state);
     if (ks == NULL) {
@@ -195,30 +183,6 @@ errno_t krb5_pam(struct tevent_req *req)
     }
     tevent_req_set_callback(subreq, krb5_pam_child_done, req);
     return EOK;
-}
-
-static void krb5_pam_refresh_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct be_pam_state *state = tevent_req_data(req, struct be_pam_state);
-    uint16_t dp_error = SSS_DP_ERR_FATAL;
-    uint32_t error = 0;
-    const char *msg = NULL;
-    errno_t ret;
-
-    SSS_REQ_ID_SCOPE(state->req.req_id);
-    ret = be_account_info_recv(state, subreq, &dp_error, &error, &msg);
-    talloc_free(subreq);
-    if (ret == EOK && dp_error != SSS_DP_ERR_OK) {
-        be_pam_finish(req, PAM_AUTHINFO_UNAVAIL);
-        return;
-    }
-    if (ret == EOK) {
-        ret = krb5_pam(req);
-    }
-    if (ret != EOK) {
-        tevent_req_error(req, ret);
-    }
 }
 
 static void krb5_pam_chpass_error(struct be_pam_state *state, const char *msg)

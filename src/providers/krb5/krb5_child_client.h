@@ -12,11 +12,15 @@
 #include "providers/krb5/krb5_child_msg.h"
 
 struct confdb;
+struct krb5_child_pool;
+struct krb5_child_wait;
 
 struct krb5_child_cfg {
     char *child_path;           /* SSSD_LIBEXEC_PATH/krb5_child, or $SSS_KRB5_CHILD */
     char *conf_path;            /* the realm's KDC list (krb5_server...); NULL: none */
     int timeout;                /* seconds; the child is killed after it */
+    int spares;                 /* children kept started ahead of time (0: none) */
+    struct krb5_child_pool *pool;   /* krb5_child_pool.c; made at the first use */
 };
 
 /*
@@ -37,5 +41,22 @@ struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                    const struct krb5_child_req *creq);
 errno_t krb5_child_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                         struct krb5_child_rsp **_rsp);
+
+/*
+ * krb5_child_pool.c: children are started by a worker thread (never forked from the
+ * loop), cfg->spares of them ahead of time. fn gets the child (the pid and our ends of its
+ * stdin and stdout, which it then owns) or the error that prevented it: at once, from
+ * krb5_child_pool_take, when a spare is ready (*_wait = NULL), else later from the loop
+ * (*_wait: freeing it gives the place up).
+ */
+typedef void (*krb5_child_take_fn)(void *pvt, errno_t ret, pid_t pid, int in_fd, int out_fd);
+errno_t krb5_child_pool_take(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                             struct krb5_child_cfg *cfg, krb5_child_take_fn fn, void *pvt,
+                             struct krb5_child_wait **_wait);
+/* Starts the spares now (at the provider's start), so even the first login has one. */
+errno_t krb5_child_pool_prestart(struct krb5_child_cfg *cfg, struct tevent_context *ev);
+/* A child of ours that is done with (kill_it: SIGKILL first), reaped without waiting. */
+void krb5_child_reap_pid(struct krb5_child_cfg *cfg, struct tevent_context *ev, pid_t pid,
+                         bool kill_it);
 
 #endif /* SSS_KRB5_CHILD_CLIENT_H */

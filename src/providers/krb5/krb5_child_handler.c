@@ -1,13 +1,12 @@
 /*
- * Running krb5_child from sssd_be's event loop (krb5_child_client.h). The child is started with
- * fork + execve, gets the request on a non-blocking pipe and answers on another, watched
- * by a tevent fd; a timer kills it with SIGKILL after krb5_auth_timeout. Nothing here
- * waits: not posix_spawn, whose vfork holds the parent until the child has exec'd (up to
+ * Running krb5_child from sssd_be's event loop (krb5_child_client.h). The child comes from
+ * krb5_child_pool.c (started by a worker thread, often ahead of time), gets the request on
+ * a non-blocking pipe and answers on another, watched by a tevent fd; a timer kills it
+ * with SIGKILL after krb5_auth_timeout, counted from the request (waiting for a child
+ * included). Nothing here waits: not fork, which copies sssd_be's page tables on the loop,
+ * not posix_spawn's vfork on the loop, which holds it until the child has exec'd (up to
  * 30 ms measured under 20 parallel logins on 2 cores), and not waitpid: a child that has
  * answered (or been killed) is reaped by a short timer polling with WNOHANG.
- *
- * The child's environment is minimal: KRB5_CONFIG (our KDC list, then the system's), the
- * locale of the C library, nothing else of the back-end's.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -33,6 +32,9 @@ struct krb5_child_state {
     struct tevent_fd *wfde;
     struct tevent_fd *rfde;
     struct krb5_child_rsp *rsp;
+    struct krb5_child_wait *wait;   /* waiting for a child from the pool */
+    bool in_send;                   /* krb5_child_send is still running */
+    errno_t take_ret;               /* what went wrong while in_send */
 };
 
 /* A child that has answered or was killed, waited for without blocking the loop. */
@@ -63,27 +65,33 @@ static void krb5_zombie_tick(struct tevent_context *ev, struct tevent_timer *te,
     }
 }
 
-static void krb5_child_reap(struct krb5_child_state *state, bool kill_it)
+void krb5_child_reap_pid(struct krb5_child_cfg *cfg, struct tevent_context *ev, pid_t pid,
+                         bool kill_it)
 {
     struct krb5_zombie *z;
     int status;
 
-    if (state->pid <= 0) {
+    if (pid <= 0) {
         return;
     }
     if (kill_it) {
-        kill(state->pid, SIGKILL);
+        kill(pid, SIGKILL);
     }
-    if (waitpid(state->pid, &status, WNOHANG) == 0) {
-        z = talloc_zero(state->cfg, struct krb5_zombie);
+    if (waitpid(pid, &status, WNOHANG) == 0) {
+        z = talloc_zero(cfg, struct krb5_zombie);
         if (z != NULL) {
-            z->pid = state->pid;
-            if (tevent_add_timer(state->ev, z, tevent_timeval_current_ofs(0, KRB5_REAP_USEC),
+            z->pid = pid;
+            if (tevent_add_timer(ev, z, tevent_timeval_current_ofs(0, KRB5_REAP_USEC),
                                  krb5_zombie_tick, z) == NULL) {
                 talloc_free(z);
             }
         }
     }
+}
+
+static void krb5_child_reap(struct krb5_child_state *state, bool kill_it)
+{
+    krb5_child_reap_pid(state->cfg, state->ev, state->pid, kill_it);
     state->pid = -1;
 }
 
@@ -100,84 +108,41 @@ static int krb5_child_state_destructor(struct krb5_child_state *state)
     return 0;
 }
 
-static errno_t krb5_child_spawn(struct krb5_child_state *state, struct krb5_child_cfg *cfg)
-{
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
-    int to_child[2] = { -1, -1 };
-    int from_child[2] = { -1, -1 };
-    const char *sys_conf = getenv("KRB5_CONFIG");
-    char *argv[5];
-    char *envp[4];
-    int n = 0;
-    errno_t ret;
-
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    argv[0] = discard_const(cfg->child_path);
-    argv[1] = talloc_asprintf(tmp_ctx, "--debug-level=%#x", debug_level);
-    argv[2] = discard_const("--logger=files");
-    argv[3] = getenv("SSS_KRB5_CHILD_STDERR") != NULL ? discard_const("--logger=stderr") : NULL;
-    argv[4] = NULL;
-    if (sys_conf == NULL || sys_conf[0] == '\0') {
-        sys_conf = "/etc/krb5.conf";
-    }
-    envp[n++] = cfg->conf_path != NULL
-                ? talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s:%s", cfg->conf_path, sys_conf)
-                : talloc_asprintf(tmp_ctx, "KRB5_CONFIG=%s", sys_conf);
-    envp[n++] = discard_const("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
-    envp[n] = NULL;
-    if (argv[1] == NULL || envp[0] == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
-        ret = errno;
-        goto done;
-    }
-    state->pid = fork();
-    if (state->pid < 0) {
-        ret = errno;
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", cfg->child_path, strerror(ret));
-        goto done;
-    }
-    if (state->pid == 0) {
-        /* The child: async-signal-safe calls only, then the program. */
-        if (dup2(to_child[0], STDIN_FILENO) < 0 || dup2(from_child[1], STDOUT_FILENO) < 0) {
-            _exit(126);
-        }
-        (void)syscall(SYS_close_range, 3U, ~0U, 0U);
-        execve(cfg->child_path, argv, envp);
-        _exit(127);
-    }
-    state->in_fd = to_child[1];
-    state->out_fd = from_child[0];
-    to_child[1] = from_child[0] = -1;
-    if (fcntl(state->in_fd, F_SETFL, O_NONBLOCK) != 0
-            || fcntl(state->out_fd, F_SETFL, O_NONBLOCK) != 0) {
-        ret = errno;
-        goto done;
-    }
-    ret = EOK;
-done:
-    for (n = 0; n < 2; n++) {
-        if (to_child[n] >= 0) {
-            close(to_child[n]);
-        }
-        if (from_child[n] >= 0) {
-            close(from_child[n]);
-        }
-    }
-    talloc_free(tmp_ctx);
-    return ret;
-}
-
 static void krb5_child_writable(struct tevent_context *ev, struct tevent_fd *fde,
                                 uint16_t flags, void *pvt);
 static void krb5_child_readable(struct tevent_context *ev, struct tevent_fd *fde,
                                 uint16_t flags, void *pvt);
 static void krb5_child_timeout(struct tevent_context *ev, struct tevent_timer *te,
                                struct timeval now, void *pvt);
+
+/* The child (or the error) from the pool: the request goes to it at once. */
+static void krb5_child_taken(void *pvt, errno_t ret, pid_t pid, int in_fd, int out_fd)
+{
+    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct krb5_child_state *state = tevent_req_data(req, struct krb5_child_state);
+
+    state->wait = NULL;
+    if (ret == EOK) {
+        state->pid = pid;
+        state->in_fd = in_fd;
+        state->out_fd = out_fd;
+        state->wfde = tevent_add_fd(state->ev, state, state->in_fd, TEVENT_FD_WRITE,
+                                    krb5_child_writable, req);
+        state->rfde = tevent_add_fd(state->ev, state, state->out_fd, TEVENT_FD_READ,
+                                    krb5_child_readable, req);
+        if (state->wfde == NULL || state->rfde == NULL) {
+            ret = ENOMEM;
+        }
+    }
+    if (ret == EOK) {
+        return;
+    }
+    if (state->in_send) {
+        state->take_ret = ret;
+        return;
+    }
+    tevent_req_error(req, ret);
+}
 
 struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                    struct krb5_child_cfg *cfg,
@@ -202,21 +167,23 @@ struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
         return ev != NULL ? sss_req_post(req, ev, EINVAL) : (talloc_free(req), NULL);
     }
     ret = krb5_child_req_encode(state, creq, &state->wbuf, &state->wlen);
-    if (ret == EOK) {
-        ret = krb5_child_spawn(state, cfg);
-    }
     if (ret != EOK) {
         return sss_req_post(req, ev, ret);
     }
     state->rbuf = talloc_size(state, KRB5_CHILD_MSG_MAX + 1);
-    state->wfde = tevent_add_fd(ev, state, state->in_fd, TEVENT_FD_WRITE,
-                                krb5_child_writable, req);
-    state->rfde = tevent_add_fd(ev, state, state->out_fd, TEVENT_FD_READ,
-                                krb5_child_readable, req);
     te = tevent_add_timer(ev, state, tevent_timeval_current_ofs(cfg->timeout, 0),
                           krb5_child_timeout, req);
-    if (state->rbuf == NULL || state->wfde == NULL || state->rfde == NULL || te == NULL) {
+    if (state->rbuf == NULL || te == NULL) {
         return sss_req_post(req, ev, ENOMEM);
+    }
+    state->in_send = true;
+    ret = krb5_child_pool_take(state, ev, cfg, krb5_child_taken, req, &state->wait);
+    state->in_send = false;
+    if (ret == EOK) {
+        ret = state->take_ret;
+    }
+    if (ret != EOK) {
+        return sss_req_post(req, ev, ret);
     }
     return req;
 }
@@ -287,6 +254,7 @@ static void krb5_child_timeout(struct tevent_context *ev, struct tevent_timer *t
     struct krb5_child_state *state = tevent_req_data(req, struct krb5_child_state);
 
     DEBUG(SSSDBG_OP_FAILURE, "krb5_child %d did not answer in time: killed\n", (int)state->pid);
+    talloc_zfree(state->wait);
     krb5_child_reap(state, true);
     tevent_req_error(req, ETIMEDOUT);
 }

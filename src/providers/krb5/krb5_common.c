@@ -134,6 +134,13 @@ errno_t krb5_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct c
     if (ret != EOK) {
         goto done;
     }
+    /* One login in flight at a time finds a child ready (exec'd, libkrb5 set up): it does
+     * not pay the start, ~3 ms. More at once would mostly cost idle processes. */
+    kctx->child->spares = 1;
+    ret = krb5_child_pool_prestart(kctx->child, ev);
+    if (ret != EOK) {
+        goto done;
+    }
     ret = krb5_renew_init(kctx);
     if (ret != EOK) {
         goto done;
