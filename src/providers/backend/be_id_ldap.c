@@ -5,7 +5,10 @@
  *               By e-mail address: store every user the directory says holds it, and
  *               remove the cached users holding it that the directory did not return (so
  *               the cache's answer, one user, several or none, is the directory's).
- *   group       found: store it with its members (sliced when huge); ENOENT: remove it.
+ *   group       found: store it with its members (sliced when huge), and the nested groups
+ *               sdap read completely on the way (rfc2307bis: the member lists their own
+ *               lookup would store now, so `id`'s getgrgid of them needs no search);
+ *               ENOENT: remove it.
  *   initgroups  the user is taken from the cache when its entry is fresh (the getpwnam
  *               before it stored it seconds ago; see be_id_ldap_cached_user), and is then
  *               not stored again (its expiry stays what the directory's answer gave);
@@ -302,15 +305,57 @@ done:
     be_req_finish(req, ret);
 }
 
+/* The complete nested groups of a group lookup, as their own lookups would store them
+ * (big ones are left to their own lookup's sliced store). One transaction; a failure only
+ * costs those groups their own lookup later. */
+static void be_id_ldap_store_nested(struct be_ctx *be, struct sdap_group **nested,
+                                    size_t num_nested)
+{
+    time_t now = time(NULL);
+    size_t i;
+    errno_t ret;
+
+    if (num_nested == 0) {
+        return;
+    }
+    ret = sysdb_transaction_start(be->sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    for (i = 0; i < num_nested; i++) {
+        if (!nested[i]->members_complete || be_group_is_big(nested[i])) {
+            continue;
+        }
+        ret = be_store_group(be, nested[i], true, now);
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused, logged */
+        }
+        if (ret != EOK) {
+            break;
+        }
+    }
+    ret = sysdb_transaction_end(be->sysdb, ret);
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "nested groups not stored: %s\n", sss_strerror(ret));
+    }
+}
+
 static void be_id_ldap_group_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
     struct sdap_group *group = NULL;
+    struct sdap_group **nested = NULL;
+    size_t num_nested = 0;
     errno_t ret;
 
-    ret = sdap_get_group_recv(state, subreq, &group);
+    ret = sdap_get_group_nested_recv(state, subreq, &group, &nested, &num_nested);
     talloc_free(subreq);
+    if (ret == EOK) {
+        be_id_ldap_store_nested(state->be, nested, num_nested);
+        talloc_free(nested);
+    }
     if (ret == ENOENT) {
         ret = be_delete_group(state->be, &state->filter);
     } else if (ret == EOK) {

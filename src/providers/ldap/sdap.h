@@ -158,6 +158,12 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        const char *name, uint32_t id);
 errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                             struct sdap_group **_group);
+/* The same, with the nested groups (rfc2307bis) the lookup read completely on the way:
+ * each with the member lists its own lookup would give now, members_complete set (a
+ * NULL-terminated array, maybe empty; always empty for rfc2307). */
+errno_t sdap_get_group_nested_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                   struct sdap_group **_group,
+                                   struct sdap_group ***_nested, size_t *_num_nested);
 
 /* Groups by gid, many in one search (paged), each with its members exactly as
  * sdap_get_group gives them. Only entries holding one of gids[0..n) are returned, in the
