@@ -5,8 +5,14 @@
  *               By e-mail address: store every user the directory says holds it, and
  *               remove the cached users holding it that the directory did not return (so
  *               the cache's answer, one user, several or none, is the directory's).
- *   group       found: store it with its members (sliced when huge); ENOENT: remove it.
- *   initgroups  found: one transaction storing the user, each group (complete, members
+ *   group       found: store it with its members (sliced when huge), and the nested groups
+ *               sdap read completely on the way (rfc2307bis: the member lists their own
+ *               lookup would store now, so `id`'s getgrgid of them needs no search);
+ *               ENOENT: remove it.
+ *   initgroups  the user is taken from the cache when its entry is fresh (the getpwnam
+ *               before it stored it seconds ago; see be_id_ldap_cached_user), and is then
+ *               not stored again (its expiry stays what the directory's answer gave);
+ *               found: one transaction storing the user, each group (complete, members
  *               and expiry, when sdap read its whole membership and it is not big;
  *               otherwise without touching its member list), and the user's group list (for more than BE_INITGR_SLICE
  *               groups, the groups go first in slices of that many, one transaction and
@@ -32,6 +38,7 @@ struct be_id_ldap_state {
     struct sdap_user *user;
     struct sdap_group **groups;
     size_t num_groups;
+    bool user_cached;       /* initgroups started from the fresh cache entry */
 };
 
 static void be_id_ldap_user_done(struct tevent_req *subreq);
@@ -41,6 +48,76 @@ static void be_id_ldap_mpg_done(struct tevent_req *subreq);
 static void be_id_ldap_initgr_done(struct tevent_req *subreq);
 static void be_id_ldap_stored(struct tevent_req *subreq);
 static void be_id_ldap_primary_done(struct tevent_req *subreq);
+
+/*
+ * The user an initgroups may start from instead of searching it again: its cache entry,
+ * when it is within its cache timeout (as fresh as the entry getpwnam answers from), has
+ * its DN, and holds the name as the directory spells it (not in a case-insensitive
+ * domain, whose cache folds names: rfc2307 matches memberUid exactly). Not with
+ * auto_private_groups = true, whose cached gid is the uid, not the gidNumber be_mpg.c
+ * needs. ENOENT: search the user.
+ */
+static errno_t be_id_ldap_cached_user(TALLOC_CTX *mem_ctx, struct be_ctx *be,
+                                      const char *name, struct sdap_user **_user)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    struct sysdb_user *su = NULL;
+    struct sdap_user *user;
+    char *probe = NULL;
+    char *short_name = NULL;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    if (be->mpg == BE_MPG_TRUE) {
+        ret = ENOENT;
+        goto done;
+    }
+    ret = sysdb_get_user_by_name(tmp_ctx, be->sysdb, name, &su);
+    if (ret != EOK) {
+        /* Not cached, or a name the cache refuses: sdap decides on the search. */
+        ret = ret == ENOMEM ? ENOMEM : ENOENT;
+        goto done;
+    }
+    if (su->expire <= time(NULL) || su->orig_dn == NULL || *su->orig_dn == '\0') {
+        ret = ENOENT;
+        goto done;
+    }
+    /* A case-insensitive cache stores "A" as "a@domain". */
+    ret = sysdb_fqname(tmp_ctx, be->sysdb, "A", &probe);
+    if (ret != EOK) {
+        goto done;
+    }
+    if (probe[0] != 'A') {
+        ret = ENOENT;
+        goto done;
+    }
+    ret = sysdb_short_name(tmp_ctx, be->sysdb, su->name, &short_name);
+    if (ret != EOK) {
+        goto done;
+    }
+    user = talloc_zero(mem_ctx, struct sdap_user);
+    if (user == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    user->name = talloc_steal(user, short_name);
+    user->orig_dn = talloc_strdup(user, su->orig_dn);
+    if (user->orig_dn == NULL) {
+        talloc_free(user);
+        ret = ENOMEM;
+        goto done;
+    }
+    user->uid = su->uid;
+    user->gid = su->gid;
+    DEBUG(SSSDBG_TRACE_FUNC, "initgroups of %s starts from its fresh cache entry\n",
+          user->name);
+    *_user = user;
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
 
 struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                    struct be_ctx *be, uint32_t type,
@@ -101,8 +178,17 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
         found = be_id_ldap_group_done;
         break;
     default:        /* SSS_DP_INITGROUPS by name, checked above */
-        subreq = sdap_initgroups_send(state, ev, be->id_ctx, state->filter.name);
         found = be_id_ldap_initgr_done;
+        ret = be_id_ldap_cached_user(state, be, state->filter.name, &state->user);
+        if (ret == EOK) {
+            state->user_cached = true;
+            subreq = sdap_initgroups_user_send(state, ev, be->id_ctx, state->user);
+            break;
+        }
+        if (ret != ENOENT) {
+            goto done;
+        }
+        subreq = sdap_initgroups_send(state, ev, be->id_ctx, state->filter.name);
         break;
     }
     if (subreq == NULL) {
@@ -219,15 +305,57 @@ done:
     be_req_finish(req, ret);
 }
 
+/* The complete nested groups of a group lookup, as their own lookups would store them
+ * (big ones are left to their own lookup's sliced store). One transaction; a failure only
+ * costs those groups their own lookup later. */
+static void be_id_ldap_store_nested(struct be_ctx *be, struct sdap_group **nested,
+                                    size_t num_nested)
+{
+    time_t now = time(NULL);
+    size_t i;
+    errno_t ret;
+
+    if (num_nested == 0) {
+        return;
+    }
+    ret = sysdb_transaction_start(be->sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    for (i = 0; i < num_nested; i++) {
+        if (!nested[i]->members_complete || be_group_is_big(nested[i])) {
+            continue;
+        }
+        ret = be_store_group(be, nested[i], true, now);
+        if (ret == EINVAL) {
+            ret = EOK;      /* refused, logged */
+        }
+        if (ret != EOK) {
+            break;
+        }
+    }
+    ret = sysdb_transaction_end(be->sysdb, ret);
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "nested groups not stored: %s\n", sss_strerror(ret));
+    }
+}
+
 static void be_id_ldap_group_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
     struct sdap_group *group = NULL;
+    struct sdap_group **nested = NULL;
+    size_t num_nested = 0;
     errno_t ret;
 
-    ret = sdap_get_group_recv(state, subreq, &group);
+    ret = sdap_get_group_nested_recv(state, subreq, &group, &nested, &num_nested);
     talloc_free(subreq);
+    if (ret == EOK) {
+        be_id_ldap_store_nested(state->be, nested, num_nested);
+        talloc_free(nested);
+    }
     if (ret == ENOENT) {
         ret = be_delete_group(state->be, &state->filter);
     } else if (ret == EOK) {
@@ -355,11 +483,13 @@ done:
     return sysdb_transaction_end(be->sysdb, ret);
 }
 
-/* One transaction: the user, the groups from *pos on (member lists kept), the user's group
- * list (out already holds the groups stored by earlier slices). */
+/* One transaction: the user (unless it came from the cache), the groups from *pos on
+ * (member lists kept), the user's group list (out already holds the groups stored by
+ * earlier slices). */
 static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user,
-                                       struct sdap_group **groups, size_t num_groups,
-                                       size_t *pos, struct be_initgr_out *out, time_t now)
+                                       bool store_user, struct sdap_group **groups,
+                                       size_t num_groups, size_t *pos,
+                                       struct be_initgr_out *out, time_t now)
 {
     errno_t ret;
 
@@ -367,9 +497,11 @@ static errno_t be_id_ldap_store_initgr(struct be_ctx *be, struct sdap_user *user
     if (ret != EOK) {
         return ret;
     }
-    ret = be_store_user(be, user, now);
-    if (ret != EOK) {
-        goto done;
+    if (store_user) {
+        ret = be_store_user(be, user, now);
+        if (ret != EOK) {
+            goto done;
+        }
     }
     ret = be_id_ldap_store_groups(be, groups, num_groups, pos, num_groups - *pos, out, now);
     if (ret != EOK) {
@@ -411,6 +543,7 @@ struct be_initgr_store_state {
     struct tevent_context *ev;
     struct be_ctx *be;
     struct sdap_user *user;
+    bool store_user;
     struct sdap_group **groups;
     size_t num_groups;
     size_t pos;
@@ -422,7 +555,8 @@ static void be_initgr_store_step(struct tevent_req *subreq);
 
 static struct tevent_req *be_initgr_store_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                                struct be_ctx *be, struct sdap_user *user,
-                                               struct sdap_group **groups, size_t num_groups)
+                                               bool store_user, struct sdap_group **groups,
+                                               size_t num_groups)
 {
     struct be_initgr_store_state *state;
     struct tevent_req *req;
@@ -437,6 +571,7 @@ static struct tevent_req *be_initgr_store_send(TALLOC_CTX *mem_ctx, struct teven
     state->ev = ev;
     state->be = be;
     state->user = talloc_steal(state, user);
+    state->store_user = store_user;
     state->groups = talloc_steal(state, groups);
     state->num_groups = num_groups;
     state->now = time(NULL);
@@ -449,8 +584,8 @@ static struct tevent_req *be_initgr_store_send(TALLOC_CTX *mem_ctx, struct teven
     }
     if (num_groups <= BE_INITGR_SLICE) {
         start = sss_monotonic_usec();
-        ret = be_id_ldap_store_initgr(be, user, groups, num_groups, &state->pos, &state->out,
-                                      state->now);
+        ret = be_id_ldap_store_initgr(be, user, store_user, groups, num_groups, &state->pos,
+                                      &state->out, state->now);
         be_step_done(be, start);
         goto done;
     }
@@ -493,8 +628,8 @@ static void be_initgr_store_step(struct tevent_req *subreq)
         tevent_req_set_callback(subreq, be_initgr_store_step, req);
         return;
     }
-    ret = be_id_ldap_store_initgr(state->be, state->user, state->groups, state->num_groups,
-                                  &state->pos, &state->out, state->now);
+    ret = be_id_ldap_store_initgr(state->be, state->user, state->store_user, state->groups,
+                                  state->num_groups, &state->pos, &state->out, state->now);
     be_step_done(state->be, start);
 done:
     be_req_finish(req, ret);
@@ -552,7 +687,8 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
         return;
     }
     /* user and groups move to the store request */
-    subreq = be_initgr_store_send(state, state->ev, state->be, user, groups, num_groups);
+    subreq = be_initgr_store_send(state, state->ev, state->be, user, !state->user_cached,
+                                  groups, num_groups);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;
@@ -579,8 +715,8 @@ static void be_id_ldap_primary_done(struct tevent_req *subreq)
         return;
     }
     /* user and groups move to the store request */
-    subreq = be_initgr_store_send(state, state->ev, state->be, state->user, state->groups,
-                                  state->num_groups);
+    subreq = be_initgr_store_send(state, state->ev, state->be, state->user,
+                                  !state->user_cached, state->groups, state->num_groups);
     if (subreq == NULL) {
         be_req_finish(req, ENOMEM);
         return;

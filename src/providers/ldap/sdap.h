@@ -158,6 +158,12 @@ struct tevent_req *sdap_get_group_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        const char *name, uint32_t id);
 errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                             struct sdap_group **_group);
+/* The same, with the nested groups (rfc2307bis) the lookup read completely on the way:
+ * each with the member lists its own lookup would give now, members_complete set (a
+ * NULL-terminated array, maybe empty; always empty for rfc2307). */
+errno_t sdap_get_group_nested_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                   struct sdap_group **_group,
+                                   struct sdap_group ***_nested, size_t *_num_nested);
 
 /* Groups by gid, many in one search (paged), each with its members exactly as
  * sdap_get_group gives them. Only entries holding one of gids[0..n) are returned, in the
@@ -174,6 +180,12 @@ errno_t sdap_get_groups_by_gid_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
  * ldap_group_nesting_level), groups without member lists. ENOENT when the user is unknown. */
 struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                         struct sdap_id_ctx *id_ctx, const char *name);
+/* The same for a user the caller already holds (its cache entry, fresh): no user search.
+ * user->name (the directory's form: rfc2307 matches memberUid with it) and user->orig_dn
+ * must be set; the user _recv gives back holds only name, orig_dn, uid and gid. */
+struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx,
+                                             const struct sdap_user *user);
 errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_user **_user,
                              struct sdap_group ***_groups, size_t *_num_groups);

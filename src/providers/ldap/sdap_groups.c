@@ -15,11 +15,34 @@
  * ldap_group_nesting_level (the looked-up group is its own depth 0). Every DN is looked up
  * at most once and every group expanded at most once, so membership loops (A in B in A)
  * end. Unusable entries (sdap_schema.c) are skipped as members.
+ *
+ * The nested groups such a walk reads are often looked up next (`id` asks for each group
+ * of the user): a walk of a modest size (SDAP_NESTED_TRACK_MAX member values) keeps the
+ * graph it read, and afterwards replays each nested group's own walk on it, with the same
+ * rules (a DN taken once, by its shortest path from that group; groups expanded within
+ * the nesting level counted from that group). A nested group whose replay needs the
+ * members of a group the walk did not expand is left out; the others come back with the
+ * member lists their own lookup would give, members_complete, for the back-end to store.
  */
+#include <assert.h>
 #include <stdio.h>
 
 #include "util/util.h"
 #include "providers/ldap/sdap_member_dns.h"
+
+/* Member values (summed over the groups expanded) up to which a walk keeps its graph. */
+#define SDAP_NESTED_TRACK_MAX 2000
+
+/* A DN a walk resolved, or the looked-up group itself. */
+struct rm_node {
+    bool is_group;
+    bool expanded;                  /* its member DNs were read */
+    const char *name;
+    struct sdap_group *group;       /* groups: parsed from the entry */
+    const char **members;           /* expanded groups: the canonical member DNs */
+    size_t num_members;
+    size_t visit;                   /* the replay that took it last */
+};
 
 errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
                                struct sdap_strset *groups)
@@ -95,10 +118,61 @@ struct sdap_resolve_members_state {
     const char **canons;            /* their canonical forms */
     size_t num_dns;
     const char **attrs;
+    /* The graph, while tracked (NULL: not, or no longer: too big) */
+    struct sdap_strset *nodes;      /* canonical DN -> struct rm_node */
+    struct rm_node **fnodes;        /* aligned with frontier */
+    struct rm_node **nested;        /* group nodes met, in order */
+    size_t num_nested;
+    size_t tracked_values;
 };
+
+static void rm_untrack(struct sdap_resolve_members_state *state)
+{
+    TALLOC_FREE(state->nodes);
+}
 
 static errno_t sdap_resolve_members_step(struct tevent_req *req);
 static void sdap_resolve_members_done(struct tevent_req *subreq);
+
+/* A resolved DN into the graph (nothing when not tracked). A group is moved onto its node
+ * (or freed when not tracked). */
+static errno_t rm_track(struct sdap_resolve_members_state *state, const char *canon,
+                        bool is_group, const char *user_name, struct sdap_group *group)
+{
+    struct rm_node **nested;
+    struct rm_node *node;
+
+    if (state->nodes == NULL) {
+        talloc_free(group);
+        return EOK;
+    }
+    node = talloc_zero(state->nodes, struct rm_node);
+    if (node == NULL) {
+        talloc_free(group);
+        return ENOMEM;
+    }
+    node->is_group = is_group;
+    if (is_group) {
+        node->group = talloc_steal(node, group);
+        node->name = group->name;
+        nested = talloc_realloc(state, state->nested, struct rm_node *,
+                                state->num_nested + 1);
+        if (nested == NULL) {
+            return ENOMEM;
+        }
+        state->nested = nested;
+        state->nested[state->num_nested++] = node;
+    } else {
+        node->name = talloc_strdup(node, user_name);
+        if (node->name == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (!sdap_strmap_add(state->nodes, canon, node)) {
+        return ENOMEM;
+    }
+    return EOK;
+}
 
 struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx,
@@ -133,6 +207,27 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
     }
     state->frontier[0] = group_entry;
     state->num_frontier = 1;
+    state->nodes = sdap_strset_new(state);
+    state->fnodes = talloc_zero_array(state, struct rm_node *, 1);
+    if (state->nodes == NULL || state->fnodes == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    if (canon == NULL) {
+        rm_untrack(state);
+    } else {
+        struct rm_node *top = talloc_zero(state->nodes, struct rm_node);
+
+        if (top == NULL || sdap_parse_group(top, id_ctx->opts, group_entry,
+                                            &top->group) != EOK) {
+            rm_untrack(state);
+        } else {
+            top->is_group = true;
+            top->name = top->group->name;
+            sdap_strmap_add(state->nodes, canon, top);
+            state->fnodes[0] = top;
+        }
+    }
     ret = sdap_resolve_members_step(req);
     if (ret == EAGAIN) {
         return req;
@@ -156,6 +251,10 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
         const struct sdap_attr *attr = sdap_entry_attr(state->frontier[i], member_attr);
         total += attr != NULL ? attr->num_values : 0;
     }
+    state->tracked_values += total;
+    if (state->tracked_values > SDAP_NESTED_TRACK_MAX) {
+        rm_untrack(state);
+    }
     talloc_free(state->dns);
     talloc_free(state->canons);
     state->dns = talloc_array(state, const char *, total + 1);
@@ -166,7 +265,16 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
     }
     for (i = 0; i < state->num_frontier; i++) {
         const struct sdap_attr *attr = sdap_entry_attr(state->frontier[i], member_attr);
+        struct rm_node *node = state->nodes != NULL ? state->fnodes[i] : NULL;
 
+        if (node != NULL) {
+            node->expanded = true;
+            node->members = talloc_zero_array(node, const char *,
+                                              attr != NULL ? attr->num_values + 1 : 1);
+            if (node->members == NULL) {
+                return ENOMEM;
+            }
+        }
         for (k = 0; attr != NULL && k < attr->num_values; k++) {
             char *canon = sdap_dn_canon(state->canons, attr->values[k]);
             const char *key;
@@ -175,6 +283,13 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
                 DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': member '%.64s' is not a DN: "
                       "skipped\n", state->frontier[i]->dn, attr->values[k]);
                 continue;
+            }
+            if (node != NULL) {
+                node->members[node->num_members] = talloc_strdup(node->members, canon);
+                if (node->members[node->num_members++] == NULL) {
+                    talloc_free(canon);
+                    return ENOMEM;
+                }
             }
             /* The set's copy serves as the canonical form from here on: one copy per
              * member, not two. */
@@ -211,6 +326,7 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     const struct sdap_options *opts = state->id_ctx->opts;
     struct sdap_entry **entries = NULL;
     const struct sdap_entry **next;
+    struct rm_node **next_nodes;
     size_t num_next = 0;
     size_t i;
     errno_t ret;
@@ -222,7 +338,8 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
         return;
     }
     next = talloc_array(state, const struct sdap_entry *, state->num_dns + 1);
-    if (next == NULL) {
+    next_nodes = talloc_zero_array(state, struct rm_node *, state->num_dns + 1);
+    if (next == NULL || next_nodes == NULL) {
         tevent_req_error(req, ENOMEM);
         return;
     }
@@ -238,7 +355,12 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
         if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
             if (sdap_parse_user(state, opts, e, &user) == EOK) {
                 sdap_strset_add(state->users, user->name);
+                ret = rm_track(state, state->canons[i], false, user->name, NULL);
                 talloc_free(user);
+                if (ret != EOK) {
+                    tevent_req_error(req, ret);
+                    return;
+                }
             }
         } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
             if (sdap_parse_group(state, opts, e, &group) != EOK) {
@@ -247,8 +369,16 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
             if (state->depth == 0) {
                 sdap_strset_add(state->groups, group->name);
             }
-            talloc_free(group);
+            ret = rm_track(state, state->canons[i], true, NULL, group);
+            if (ret != EOK) {
+                talloc_free(group);
+                tevent_req_error(req, ret);
+                return;
+            }
             if (state->depth + 1 <= state->nesting_level) {
+                if (state->nodes != NULL) {
+                    next_nodes[num_next] = state->nested[state->num_nested - 1];
+                }
                 next[num_next++] = e;
             }
         } else {
@@ -258,7 +388,9 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
     }
     /* The next level's entries stay alive: entries hangs off state until the end. */
     talloc_free(state->frontier);
+    talloc_free(state->fnodes);
     state->frontier = next;
+    state->fnodes = next_nodes;
     state->num_frontier = num_next;
     state->depth++;
     ret = sdap_resolve_members_step(req);
@@ -274,6 +406,107 @@ errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *gro
     return sdap_group_set_members(group, state->users, state->groups);
 }
 
+/* The walk a lookup of x would do, replayed on the graph: EOK with x->group's member lists
+ * set, ENOENT when it needs members the walk did not read. */
+static errno_t rm_replay(struct sdap_resolve_members_state *state, struct rm_node *x,
+                         size_t visit)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    struct sdap_strset *users;
+    struct sdap_strset *groups;
+    struct rm_node **frontier;
+    struct rm_node **next;
+    size_t num_frontier = 1;
+    size_t num_next;
+    size_t cap = sdap_strset_count(state->nodes) + 1;
+    int depth = 0;
+    size_t f;
+    size_t k;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    users = sdap_strset_new(tmp_ctx);
+    groups = sdap_strset_new(tmp_ctx);
+    frontier = talloc_array(tmp_ctx, struct rm_node *, cap);
+    next = talloc_array(tmp_ctx, struct rm_node *, cap);
+    if (users == NULL || groups == NULL || frontier == NULL || next == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    x->visit = visit;
+    frontier[0] = x;
+    while (num_frontier > 0) {
+        num_next = 0;
+        for (f = 0; f < num_frontier; f++) {
+            if (!frontier[f]->expanded) {
+                ret = ENOENT;       /* beyond what the walk read */
+                goto done;
+            }
+            for (k = 0; k < frontier[f]->num_members; k++) {
+                struct rm_node *m = sdap_strmap_get(state->nodes, frontier[f]->members[k]);
+
+                if (m == NULL || m->visit == visit) {
+                    continue;       /* no such entry, unusable, or taken already */
+                }
+                m->visit = visit;
+                if (!m->is_group) {
+                    sdap_strset_add(users, m->name);
+                    continue;
+                }
+                if (depth == 0) {
+                    sdap_strset_add(groups, m->name);
+                }
+                if (depth + 1 <= state->nesting_level) {
+                    assert(num_next < cap);
+                    next[num_next++] = m;
+                }
+            }
+        }
+        memcpy(frontier, next, num_next * sizeof(*next));
+        num_frontier = num_next;
+        depth++;
+    }
+    ret = sdap_group_set_members(x->group, users, groups);
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sdap_resolve_members_nested(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                    struct sdap_group ***_groups, size_t *_num_groups)
+{
+    struct sdap_resolve_members_state *state =
+        tevent_req_data(req, struct sdap_resolve_members_state);
+    struct sdap_group **out;
+    size_t n = 0;
+    size_t i;
+    errno_t ret;
+
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    out = talloc_zero_array(mem_ctx, struct sdap_group *,
+                            state->nodes != NULL ? state->num_nested + 1 : 1);
+    if (out == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; state->nodes != NULL && i < state->num_nested; i++) {
+        ret = rm_replay(state, state->nested[i], i + 1);
+        if (ret == ENOENT) {
+            continue;
+        }
+        if (ret != EOK) {
+            talloc_free(out);
+            return ret;
+        }
+        state->nested[i]->group->members_complete = true;
+        out[n++] = talloc_steal(out, state->nested[i]->group);
+    }
+    *_groups = out;
+    *_num_groups = n;
+    return EOK;
+}
+
 /* ---- get group ---------------------------------------------------------------------- */
 
 struct sdap_get_group_state {
@@ -281,6 +514,8 @@ struct sdap_get_group_state {
     struct sdap_id_ctx *id_ctx;
     struct sdap_entry *entry;       /* lives while its members are resolved */
     struct sdap_group *group;
+    struct sdap_group **nested;     /* read completely on the way (rfc2307bis) */
+    size_t num_nested;
 };
 
 static void sdap_get_group_found(struct tevent_req *subreq);
@@ -354,6 +589,9 @@ static void sdap_get_group_resolved(struct tevent_req *subreq)
     errno_t ret;
 
     ret = sdap_resolve_members_recv(subreq, state->group);
+    if (ret == EOK) {
+        ret = sdap_resolve_members_nested(state, subreq, &state->nested, &state->num_nested);
+    }
     talloc_free(subreq);
     sdap_req_step(req, ret);
 }
@@ -368,6 +606,32 @@ errno_t sdap_get_group_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     }
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_group = talloc_steal(mem_ctx, state->group);
+    return EOK;
+}
+
+errno_t sdap_get_group_nested_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                   struct sdap_group **_group,
+                                   struct sdap_group ***_nested, size_t *_num_nested)
+{
+    struct sdap_get_group_state *state = tevent_req_data(req, struct sdap_get_group_state);
+    struct sdap_group **nested;
+    errno_t ret;
+
+    if (!SSS_ARG_VALID(_nested != NULL) || !SSS_ARG_VALID(_num_nested != NULL)) {
+        return EINVAL;
+    }
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    nested = sdap_groups_move(mem_ctx, state->nested, state->num_nested);
+    if (nested == NULL) {
+        return ENOMEM;
+    }
+    ret = sdap_get_group_recv(mem_ctx, req, _group);
+    if (ret != EOK) {
+        talloc_free(nested);
+        return ret;
+    }
+    *_nested = nested;
+    *_num_nested = state->num_nested;
     return EOK;
 }
 

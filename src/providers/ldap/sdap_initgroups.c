@@ -14,6 +14,9 @@
  * not followed.
  * AD with ldap_use_tokengroups: the user's tokenGroups instead (sdap_tokengroups.c), with
  * the searches above only when the server sends none.
+ * The user is searched first, unless the caller gives it (sdap_initgroups_user_send: the
+ * back-end's fresh cache entry, read seconds earlier by the getpwnam that precedes almost
+ * every initgroups), which saves the directory that search.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -35,10 +38,42 @@ struct sdap_initgroups_state {
 };
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq);
+static errno_t sdap_initgroups_start(struct tevent_req *req);
 static void sdap_initgroups_tg_done(struct tevent_req *subreq);
 static errno_t sdap_initgroups_members(struct tevent_req *req);
 static errno_t sdap_initgroups_search(struct tevent_req *req);
 static void sdap_initgroups_search_done(struct tevent_req *subreq);
+
+/* The state of both entry points; NULL when req is NULL or already failed. */
+static struct sdap_initgroups_state *sdap_initgroups_create(TALLOC_CTX *mem_ctx,
+                                                            struct tevent_context *ev,
+                                                            struct sdap_id_ctx *id_ctx,
+                                                            const char *name,
+                                                            struct tevent_req **_req)
+{
+    struct sdap_initgroups_state *state;
+    struct tevent_req *req;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_initgroups_state);
+    *_req = req;
+    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
+        *_req = req;    /* NULL, or failing with EINVAL */
+        return NULL;
+    }
+    if (!sdap_valid_name(name)) {
+        DEBUG(SSSDBG_OP_FAILURE, "refusing initgroups of an empty or invalid name\n");
+        *_req = sss_req_post(req, ev, EINVAL);
+        return NULL;
+    }
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    state->seen = sdap_strset_new(state);
+    if (state->seen == NULL) {
+        *_req = sss_req_post(req, ev, ENOMEM);
+        return NULL;
+    }
+    return state;
+}
 
 struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                         struct sdap_id_ctx *id_ctx, const char *name)
@@ -46,40 +81,61 @@ struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     struct sdap_initgroups_state *state;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    errno_t ret;
 
-    req = tevent_req_create(mem_ctx, &state, struct sdap_initgroups_state);
-    if (!SDAP_OP_VALID(req, ev, id_ctx)) {
-        return req;     /* NULL, or failing with EINVAL */
-    }
-    if (!sdap_valid_name(name)) {
-        DEBUG(SSSDBG_OP_FAILURE, "refusing initgroups of an empty or invalid name\n");
-        ret = EINVAL;
-        goto done;
-    }
-    state->ev = ev;
-    state->id_ctx = id_ctx;
-    state->seen = sdap_strset_new(state);
-    if (state->seen == NULL) {
-        ret = ENOMEM;
-        goto done;
+    state = sdap_initgroups_create(mem_ctx, ev, id_ctx, name, &req);
+    if (state == NULL) {
+        return req;
     }
     subreq = sdap_get_user_send(state, ev, id_ctx, SDAP_BY_NAME, name, 0);
     if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return sss_req_post(req, ev, ENOMEM);
     }
     tevent_req_set_callback(subreq, sdap_initgroups_user_done, req);
     return req;
-done:
-    return sss_req_post(req, ev, ret);
+}
+
+struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx,
+                                             const struct sdap_user *user)
+{
+    struct sdap_initgroups_state *state;
+    struct tevent_req *req;
+    errno_t ret;
+
+    SSS_CHECK_ARG(user != NULL && user->orig_dn != NULL && *user->orig_dn != '\0', NULL);
+    state = sdap_initgroups_create(mem_ctx, ev, id_ctx, user->name, &req);
+    if (state == NULL) {
+        return req;
+    }
+    state->user = talloc_zero(state, struct sdap_user);
+    if (state->user == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    /* What the membership searches use; the caller keeps the rest (it is not stored). */
+    state->user->name = talloc_strdup(state->user, user->name);
+    state->user->orig_dn = talloc_strdup(state->user, user->orig_dn);
+    state->user->uid = user->uid;
+    state->user->gid = user->gid;
+    state->user->gecos = "";
+    state->user->home = "";
+    state->user->shell = "";
+    state->user->extra = talloc_zero_array(state->user, const char *, 1);
+    if (state->user->name == NULL || state->user->orig_dn == NULL
+            || state->user->extra == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    ret = sdap_initgroups_start(req);
+    if (ret != EAGAIN) {
+        /* Every path sends a search first: EOK cannot happen here. */
+        return sss_req_post(req, ev, ret == EOK ? EIO : ret);
+    }
+    return req;
 }
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
     errno_t ret;
 
     ret = sdap_get_user_recv(state, subreq, &state->user);
@@ -88,16 +144,25 @@ static void sdap_initgroups_user_done(struct tevent_req *subreq)
         tevent_req_error(req, ret);
         return;
     }
+    sdap_req_step(req, sdap_initgroups_start(req));
+}
+
+/* The user is known: its groups. EAGAIN: a search is in flight. */
+static errno_t sdap_initgroups_start(struct tevent_req *req)
+{
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct tevent_req *subreq;
+
     if (opts->schema == SDAP_SCHEMA_AD && opts->use_tokengroups) {
         subreq = sdap_tokengroups_send(state, state->ev, state->id_ctx, state->user);
         if (subreq == NULL) {
-            tevent_req_error(req, ENOMEM);
-            return;
+            return ENOMEM;
         }
         tevent_req_set_callback(subreq, sdap_initgroups_tg_done, req);
-        return;
+        return EAGAIN;
     }
-    sdap_req_step(req, sdap_initgroups_members(req));
+    return sdap_initgroups_members(req);
 }
 
 static void sdap_initgroups_tg_done(struct tevent_req *subreq)

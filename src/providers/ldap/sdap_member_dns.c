@@ -6,7 +6,8 @@
  * A member DN "<name attr>=<value>,<...>" under the user (group) search base is looked up
  * with the others of its kind in OR filters on the name attribute,
  * (&(objectClass=*)(|(<name attr>=v1)(<name attr>=v2)...)) under that base (subtree), at
- * most SDAP_DN_BATCH values per search and SDAP_DN_BATCH_WINDOW searches in flight. A
+ * most SDAP_DN_BATCH values per search and SDAP_DN_BATCH_WINDOW searches in flight (users
+ * and groups together in one search when they fit in one and the bases are the same). A
  * returned entry is taken only when its canonical DN is one of the requested DNs (the same
  * name elsewhere in the tree is not the member). The filter names no object class, and an
  * entry always holds the value of its RDN, so a batch that succeeded and did not return a
@@ -127,6 +128,45 @@ static errno_t add_batches(struct sdap_member_dns_state *state, const struct sda
     return EOK;
 }
 
+/* A few users and groups under one base (user and group search bases the same): one search
+ * (|<users' filter><groups' filter>) instead of one per kind; a miss still proves absence,
+ * since each entry holds its RDN value. */
+static errno_t add_combined_batch(struct sdap_member_dns_state *state,
+                                  const char **uvals, const size_t *uidx, size_t nu,
+                                  const char **gvals, const size_t *gidx, size_t ng)
+{
+    const struct sdap_options *opts = state->id_ctx->opts;
+    struct sdap_search_args *b;
+    struct member_batch *info;
+    char *fu;
+    char *fg;
+    char *filter;
+
+    assert(state->num_batches == 0 && nu + ng <= SDAP_DN_BATCH);
+    b = talloc_zero(state, struct sdap_search_args);
+    info = talloc_zero(state, struct member_batch);
+    fu = sdap_filter_or(b, "*", opts->users.name_attr, uvals, nu, NULL);
+    fg = sdap_filter_or(b, "*", opts->groups.name_attr, gvals, ng, NULL);
+    if (b == NULL || info == NULL || fu == NULL || fg == NULL) {
+        return ENOMEM;
+    }
+    filter = talloc_asprintf(b, "(|%s%s)", fu, fg);
+    if (filter == NULL) {
+        return ENOMEM;
+    }
+    state->batches = b;
+    state->batch_info = info;
+    *info = (struct member_batch) { .req = NULL, .start = 0, .count = nu + ng };
+    memcpy(&state->bidx[0], uidx, nu * sizeof(size_t));
+    memcpy(&state->bidx[nu], gidx, ng * sizeof(size_t));
+    state->num_bidx = nu + ng;
+    *b = sdap_kind_search(&opts->users, filter, opts->search_timeout, 0);
+    b->attrs = state->attrs;
+    b->missing_base_ok = true;
+    state->num_batches = 1;
+    return EOK;
+}
+
 struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                         struct sdap_id_ctx *id_ctx,
                                         const char *const *dns,
@@ -210,13 +250,21 @@ struct tevent_req *sdap_member_dns_send(TALLOC_CTX *mem_ctx, struct tevent_conte
             gvals[ng++] = val;
         }
     }
-    ret = add_batches(state, &opts->users, uvals, uidx, nu);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = add_batches(state, &opts->groups, gvals, gidx, ng);
-    if (ret != EOK) {
-        goto done;
+    if (nu > 0 && ng > 0 && nu + ng <= SDAP_DN_BATCH && usuffix != NULL
+            && gsuffix != NULL && strcmp(usuffix, gsuffix) == 0) {
+        ret = add_combined_batch(state, uvals, uidx, nu, gvals, gidx, ng);
+        if (ret != EOK) {
+            goto done;
+        }
+    } else {
+        ret = add_batches(state, &opts->users, uvals, uidx, nu);
+        if (ret != EOK) {
+            goto done;
+        }
+        ret = add_batches(state, &opts->groups, gvals, gidx, ng);
+        if (ret != EOK) {
+            goto done;
+        }
     }
     DEBUG(SSSDBG_TRACE_FUNC, "%zu DN(s): %zu user and %zu group name(s) in %zu batch "
           "search(es)\n", n, nu, ng, state->num_batches);

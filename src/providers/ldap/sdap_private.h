@@ -588,6 +588,11 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
                                              int nesting_level);
 /* Sets the resolved members on group (sdap_group_set_members). */
 errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *group);
+/* After a successful _recv: the nested groups met whose own lookup the walk answers
+ * completely (same member lists, members_complete set), moved onto a NULL-terminated
+ * array on mem_ctx; none when the walk was too big to keep its graph. ENOMEM. */
+errno_t sdap_resolve_members_nested(TALLOC_CTX *mem_ctx, struct tevent_req *req,
+                                    struct sdap_group ***_groups, size_t *_num_groups);
 
 /* Enumeration (sdap_enum_members.c): sets on groups[0..n) (entries[i] is the entry of
  * groups[i]) the member lists sdap_resolve_members would give each of them, reading the

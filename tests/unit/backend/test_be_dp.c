@@ -2,8 +2,8 @@
  * The back-end's request path against a real slapd started by test_be_dp.sh (see that script
  * and test_be.ldif for the data), without a bus: be_account_info_send() is called directly
  * and the cache is checked with the sysdb getters. Users by name and id, removal of what the
- * directory no longer holds, groups (nested, 2,000 members), initgroups, malformed requests,
- * coalescing of identical requests, the unsupported-provider answer, the offline state machine
+ * directory no longer holds, groups (nested, 2,000 members), initgroups (also from a fresh
+ * cached user, without searching it again), malformed requests, coalescing of identical requests, the unsupported-provider answer, the offline state machine
  * (dead server, failover to a backup, offline -> online when the server comes back, GoOffline
  * and ResetOffline), enumeration with stale entry removal, the uid/gid 0 guard, the member
  * prefetch (queue, requests waiting for a batch) and the argument checks.
@@ -355,6 +355,56 @@ static void test_initgroups(void **state)
     a = ask(t, SSS_DP_INITGROUPS, "name=ghost");
     assert_int_equal(a.dp_error, SSS_DP_ERR_OK);
     assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "ghost", &u), ENOENT);
+}
+
+static uint64_t searches(struct test_ctx *t)
+{
+    struct sdap_id_stats st;
+
+    sdap_id_ctx_get_stats(t->be->id_ctx, &st);
+    return st.searches;
+}
+
+/* initgroups after a getpwnam starts from the fresh cache entry (no second user search)
+ * and leaves that entry as the getpwnam stored it; an expired entry is searched again. */
+static void test_initgroups_cached_user(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_user *u = NULL;
+    struct sysdb_user *u2 = NULL;
+    uint32_t *gids = NULL;
+    size_t count = 0;
+    time_t expire = 0;
+    uint64_t s0, fresh, stale;
+    struct answer a;
+
+    make_be(t, LIVE, env("BE_TEST_URI"));
+    a = ask(t, SSS_DP_USER, "name=alice");
+    assert_int_equal(a.dp_error, SSS_DP_ERR_OK);
+    assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "alice", &u), EOK);
+
+    s0 = searches(t);
+    a = ask(t, SSS_DP_INITGROUPS, "name=alice");
+    assert_int_equal(a.dp_error, SSS_DP_ERR_OK);
+    fresh = searches(t) - s0;
+    assert_int_equal(sysdb_get_initgroups(t->mem, t->be->sysdb, "alice", &gids, &count,
+                                          &expire), EOK);
+    assert_int_equal(count, 4);     /* g_dev, g_ops, g_web, g_all (as test_initgroups) */
+    assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "alice", &u2), EOK);
+    assert_int_equal(u2->expire, u->expire);    /* not stored again */
+
+    /* The same user, expired: searched again and stored again. */
+    assert_int_equal(sysdb_store_user(t->be->sysdb, u2, time(NULL), 0), EOK);
+    s0 = searches(t);
+    a = ask(t, SSS_DP_INITGROUPS, "name=alice");
+    assert_int_equal(a.dp_error, SSS_DP_ERR_OK);
+    stale = searches(t) - s0;
+    assert_int_equal(stale, fresh + 1);
+    assert_int_equal(sysdb_get_user_by_name(t->mem, t->be->sysdb, "alice", &u2), EOK);
+    assert_true(u2->expire > time(NULL));
+    assert_int_equal(sysdb_get_initgroups(t->mem, t->be->sysdb, "alice", &gids, &count,
+                                          &expire), EOK);
+    assert_int_equal(count, 4);
 }
 
 static void test_malformed(void **state)
@@ -792,6 +842,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_big_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_initgroups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_initgroups_cached_user, setup, teardown),
         cmocka_unit_test_setup_teardown(test_malformed, setup, teardown),
         cmocka_unit_test_setup_teardown(test_coalescing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsupported_provider, setup, teardown),

@@ -552,6 +552,85 @@ static void test_enumerate_nested_as_by_name(void **state)
     }
 }
 
+static size_t nested_of(struct test_ctx *t, const char *name, struct sdap_group ***_nested)
+{
+    struct tevent_req *req = sdap_get_group_send(t->mem, t->ev, t->id_ctx, SDAP_BY_NAME,
+                                                 name, 0);
+    struct sdap_group *g = NULL;
+    size_t n = 0;
+
+    tc_wait_req(t->ev, req);
+    assert_int_equal(sdap_get_group_nested_recv(t->mem, req, &g, _nested, &n), EOK);
+    assert_string_equal(g->name, name);
+    talloc_free(req);
+    return n;
+}
+
+/* The nested groups a lookup hands back complete list exactly what their own lookup gives
+ * (same order), at every nesting level, for every group of the tree; the walk gives none
+ * whose own walk would go deeper than it did. */
+static void test_nested_complete_as_by_name(void **state)
+{
+    static const int levels[] = { 0, 1, 2, 5 };
+    struct test_ctx *t = *state;
+    struct sdap_group **groups = NULL;
+    struct sdap_group **nested = NULL;
+    struct sdap_group *g = NULL;
+    struct tevent_req *req;
+    size_t total = 0;
+    size_t n = 0;
+    size_t m;
+    size_t i, j, k, l;
+
+    for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+        fx_ctx(t, BIS "ldap_group_nesting_level = %d\n", fx_env("SDAP_TEST_URI"), levels[l]);
+        req = sdap_enumerate_groups_send(t->mem, t->ev, t->id_ctx);
+        tc_wait_req(t->ev, req);
+        assert_int_equal(sdap_enumerate_groups_recv(t->mem, req, &groups, &n), EOK);
+        talloc_free(req);
+        for (i = 0; i < n; i++) {
+            m = nested_of(t, groups[i]->name, &nested);
+            for (j = 0; j < m; j++) {
+                assert_true(nested[j]->members_complete);
+                assert_int_equal(get_group(t, SDAP_BY_NAME, nested[j]->name, 0, &g), EOK);
+                if (nested[j]->num_member_users != g->num_member_users
+                        || nested[j]->num_member_groups != g->num_member_groups) {
+                    fail_msg("level %d, %s via %s: %zu users %zu groups, by name %zu users "
+                             "%zu groups", levels[l], g->name, groups[i]->name,
+                             nested[j]->num_member_users, nested[j]->num_member_groups,
+                             g->num_member_users, g->num_member_groups);
+                }
+                for (k = 0; k < g->num_member_users; k++) {
+                    assert_string_equal(nested[j]->member_users[k], g->member_users[k]);
+                }
+                for (k = 0; k < g->num_member_groups; k++) {
+                    assert_string_equal(nested[j]->member_groups[k], g->member_groups[k]);
+                }
+                talloc_free(g);
+            }
+            total += m;
+            talloc_free(nested);
+        }
+        if (levels[l] == 2) {
+            /* g_top > g_mid > g_low > g_deep: g_mid's own walk needs g_deep's members,
+             * which g_top's walk (level 2) did not read; loop_a gives loop_b. */
+            assert_int_equal(nested_of(t, "g_top", &nested), 0);
+            talloc_free(nested);
+            assert_int_equal(nested_of(t, "loop_a", &nested), 1);
+            assert_string_equal(nested[0]->name, "loop_b");
+            assert_int_equal(nested[0]->num_member_users, 2);
+            talloc_free(nested);
+        }
+        if (levels[l] == 5) {
+            assert_int_equal(nested_of(t, "g_top", &nested), 3);
+            talloc_free(nested);
+        }
+        talloc_free(groups);
+        talloc_free(t->id_ctx);
+    }
+    assert_true(total > 0);
+}
+
 static errno_t enum_users(struct test_ctx *t, size_t *_n)
 {
     struct tevent_req *req = sdap_enumerate_users_send(t->mem, t->ev, t->id_ctx);
@@ -994,6 +1073,7 @@ int main(void)
         FX_TEST(test_initgroups),
         FX_TEST(test_enumerate),
         FX_TEST(test_enumerate_nested_as_by_name),
+        FX_TEST(test_nested_complete_as_by_name),
         FX_TEST(test_partial_answers),
         FX_TEST(test_failover),
         FX_TEST(test_all_dead),
