@@ -75,6 +75,25 @@ check "ad_server = _srv_, ad_site: getent passwd alice ($out)" grep -q "^alice:"
 check "  ... the site's SRV records were asked first" \
     test "$(grep -o "SRV lookup of [^ ]*" "$BE_LOG" | head -n2 | tr '\n' ' ')" = \
     "SRV lookup of _ldap._tcp.Default-First-Site-Name._sites.ad.test SRV lookup of _ldap._tcp.ad.test "
+# sssctl domain-status shows the discovery: the name asked, the site, the DC DNS named.
+status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
+echo "$status" | sed 's/^/#   /'
+check "domain-status: the DNS discovery entry with its site" grep -q \
+    "^DNS discovery: _ldap._tcp.Default-First-Site-Name._sites.ad.test, site Default-First-Site-Name: records valid for [0-9]* s more" \
+    <<< "$status"
+check "  ... the DC DNS named, active, as a server found by DNS" \
+    grep -Eq "ldap://$SAMBA_AD_DC:389 +primary \(DNS\) +active" <<< "$status"
+check "  ... no server row for the discovery entry itself" \
+    test -z "$(grep "ldap://_srv_" <<< "$status")"
+json=$("$PREFIX/sbin/sssctl" domain-status ad.test --json 2>&1)
+check "  ... --json: dns_discovery with the site, the server marked discovered" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+d = d[0] if isinstance(d, list) else d
+dd = d["dns_discovery"][0]
+assert dd["site"] == "Default-First-Site-Name", dd
+assert any(s["discovered"] and s["uri"].startswith("ldap://dc1.") for s in d["servers"]), d
+' "$json"
 
 # 3. Two targets, the preferred one dead: failover moves on.
 dns add dead A 127.0.0.11 || fail "dns add dead A"
