@@ -42,6 +42,7 @@ declare -A deps=(
         $top/src/sss_client/murmurhash3.c -lldap -llber"
     [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
     [fuzz_srv_answer]=""
+    [fuzz_cldap_reply]="$top/src/providers/ldap/sdap_connect_cldap.c"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the

@@ -6,7 +6,10 @@
 # made by the provisioning) and records this test adds or removes with samba-tool dns.
 # Scenarios:
 #   - no ad_server: the back-end asks DNS for _ldap._tcp.ad.test and serves lookups;
-#   - ad_server = _srv_, ad_site set: the site's records are asked first;
+#   - ad_server = _srv_, ad_site set: the site's records are asked first; sssctl
+#     domain-status (text and --json) shows the DNS name asked, the site, the DC found;
+#   - no ad_site, a second site (samba-tool sites create, subnet 127.0.0.0/8) holding the
+#     client: the DC's LDAP ping (CLDAP) names it, its SRV records are asked first;
 #   - two SRV targets, the preferred one (priority 0) dead: failover moves on to the DC;
 #   - DNS names only a dead server: the domain is offline; once DNS names the DC again
 #     (the dead record removed, the DC's put back), the next lookup asks DNS again and is
@@ -59,13 +62,14 @@ check "  ... the back-end asked DNS for _ldap._tcp.ad.test" \
 check "  ... and connected to the DC it names" \
     grep -q "served by ldap://$SAMBA_AD_DC:389" "$BE_LOG"
 # The figure: from the query to the answer installed (the log's timestamps), and the DNS
-# queries a cold start added (one per placeholder and name asked).
+# queries a cold start added (one per placeholder and name asked) and the LDAP pings.
 echo "# discovery: $(grep -E "SRV lookup of|DNS names [0-9]+ server" "$BE_LOG" |
     sed -n 's/^(\([0-9-]* [0-9:.]*\)).*/\1/p' | python3 -c '
 import sys, datetime
 t = [datetime.datetime.fromisoformat(l.strip()) for l in sys.stdin]
 print("%.1f ms" % ((t[-1] - t[0]).total_seconds() * 1000) if len(t) >= 2 else "n/a")'), \
-$(grep -c "SRV lookup of" "$BE_LOG") SRV quer(y/ies) on a cold start"
+$(grep -c "SRV lookup of" "$BE_LOG") SRV quer(y/ies) and $(grep -c "LDAP ping (CLDAP)" "$BE_LOG") \
+CLDAP ping(s) on a cold start"
 
 # 2. ad_server = _srv_ with ad_site: the site's records first, then the domain's.
 conf "ad_server = _srv_
@@ -94,6 +98,27 @@ dd = d["dns_discovery"][0]
 assert dd["site"] == "Default-First-Site-Name", dd
 assert any(s["discovered"] and s["uri"].startswith("ldap://dc1.") for s in d["servers"]), d
 ' "$json"
+
+# 2b. The site from the DC: a second site whose subnet holds the client (127.0.0.0/8), with
+# its own SRV record; no ad_site: the LDAP ping (CLDAP) to the first DC DNS named tells the
+# client's site, and that site's records are asked before the domain's.
+samba_ad_tool sites create Site2 > /dev/null 2>&1 || fail "samba-tool sites create Site2"
+samba_ad_tool sites subnet create 127.0.0.0/8 Site2 > /dev/null 2>&1 \
+    || fail "samba-tool sites subnet create"
+dns add _ldap._tcp.Site2._sites SRV "$DC_REC" || fail "dns add the Site2 SRV record"
+conf "ad_server = _srv_" || fail "sssd did not start (site from the DC)"
+out=$(in_nss_ns getent passwd alice)
+check "site from the DC: getent passwd alice ($out)" grep -q "^alice:" <<< "$out"
+check "  ... the DC's LDAP ping named the client's site Site2" \
+    grep -q "site Site2 (from the DC's LDAP ping" "$BE_LOG"
+check "  ... then Site2's SRV records were asked, before the domain's" \
+    test "$(grep -o "SRV lookup of [^ ]*" "$BE_LOG" | tail -n2 | tr '\n' ' ')" = \
+    "SRV lookup of _ldap._tcp.Site2._sites.ad.test SRV lookup of _ldap._tcp.ad.test "
+check "  ... and found the DC there" grep -q "DNS names 1 server(s) for Site2._sites.ad.test" \
+    "$BE_LOG"
+status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
+check "  ... domain-status shows the site" \
+    grep -q "^DNS discovery: _ldap._tcp.Site2._sites.ad.test, site Site2:" <<< "$status"
 
 # 3. Two targets, the preferred one dead: failover moves on.
 dns add dead A 127.0.0.11 || fail "dns add dead A"

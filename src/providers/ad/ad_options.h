@@ -17,8 +17,9 @@
  *   ad_hostname        the host name
  *   ldap_sasl_authid   SHORTHOST$ (the machine account adcli/realmd join creates), in the
  *                      realm: SHORTHOST$@REALM
- * Values written in sssd.conf always win. Not yet: the site from the DC (CLDAP ping), the
- * global catalog.
+ * Values written in sssd.conf always win. Without ad_site, the failover learns the site
+ * from the first DC DNS names (the LDAP ping, sdap_connect_cldap.c). Not yet: the global
+ * catalog.
  */
 #ifndef SSS_AD_OPTIONS_H
 #define SSS_AD_OPTIONS_H

@@ -24,7 +24,10 @@
  * the placeholder, in place of the previous answer (bad marks of servers still named are
  * kept); then it goes on with them. NAME = SITE._sites.DOMAIN (ad_site): that site's
  * records first, then those of DOMAIN not already there, as SSSD does (site's DCs
- * preferred, the domain's as fallback); no record for the site: the domain's. When every
+ * preferred, the domain's as fallback); no record for the site: the domain's. With the AD
+ * schema and no site in NAME, the first DC DNS names is asked for the client's site (the
+ * LDAP ping over CLDAP, once per placeholder) and, when it names one, the placeholder asks
+ * for SITE._sites.NAME at once, as SSSD finds its site before it picks a DC. When every
  * server failed, the placeholders' records are forgotten, so the next walk asks DNS
  * again. A lookup that fails leaves the previous answer in place and the placeholder
  * marked bad for offline_timeout.
@@ -44,6 +47,7 @@ struct sdap_server {
     const char *srv_name;       /* a placeholder: the DNS name after _ldap._tcp.; else NULL */
     time_t srv_expires;         /* a placeholder's records: valid until; 0: unknown */
     bool discovered;            /* named by the placeholder before it */
+    bool site_asked;            /* a placeholder: the LDAP ping was sent for its site */
     /* For diagnostics only (sdap_id_ctx_servers): failover decisions never read them. */
     errno_t last_error;
     time_t last_contact;
@@ -312,6 +316,7 @@ struct sdap_fo_walk_state {
 static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start);
 static void sdap_fo_walk_done(struct tevent_req *subreq);
 static void sdap_fo_walk_srv_done(struct tevent_req *subreq);
+static void sdap_fo_walk_site_done(struct tevent_req *subreq);
 static void sdap_fo_walk_base_done(struct tevent_req *subreq);
 
 static struct tevent_req *sdap_fo_walk_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -390,6 +395,75 @@ static void sdap_fo_walk_next(struct tevent_req *req, errno_t ret, bool fatal)
     }
 }
 
+/* AD, no site configured, not asked yet: the first DC DNS named is asked for the client's
+ * site (the LDAP ping, as SSSD does before it picks a DC); true when the walk waits for it. */
+static bool sdap_fo_site_ask(struct tevent_req *req)
+{
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    struct sdap_fo *fo = state->id_ctx->fo;
+    struct sdap_server *ph = &fo->servers[state->idx];
+    struct tevent_req *subreq;
+    const char *uri;
+    char *host;
+
+    if (state->id_ctx->opts->schema != SDAP_SCHEMA_AD || ph->site_asked
+            || strstr(ph->srv_name, "._sites.") != NULL || (size_t)state->idx + 1 >= fo->num
+            || !fo->servers[state->idx + 1].discovered) {
+        return false;
+    }
+    ph->site_asked = true;
+    uri = fo->servers[state->idx + 1].uri + strlen("ldap://");
+    host = talloc_strndup(state, uri, strcspn(uri, ":/"));
+    if (host == NULL) {
+        return false;
+    }
+    subreq = sdap_cldap_ping_send(state, state->ev, host, ph->srv_name,
+                                  state->id_ctx->opts->network_timeout);
+    if (subreq == NULL) {
+        return false;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "domain %s: LDAP ping (CLDAP) of %s for the client's site\n",
+          state->id_ctx->opts->domain, host);
+    tevent_req_set_callback(subreq, sdap_fo_walk_site_done, req);
+    return true;
+}
+
+/* With the site known, the placeholder asks for SITE._sites.DOMAIN first, at once. */
+static void sdap_fo_walk_site_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    struct sdap_server *ph = &state->id_ctx->fo->servers[state->idx];
+    char *site = NULL;
+    char *forest = NULL;
+    char *name;
+    errno_t ret;
+
+    ret = sdap_cldap_ping_recv(state, subreq, &site, &forest);
+    talloc_free(subreq);
+    if (ret == EOK && site[0] != '\0') {
+        name = talloc_asprintf(state->id_ctx->fo, "%s._sites.%s", site, ph->srv_name);
+        if (name != NULL) {
+            DEBUG(SSSDBG_BE_FO, "domain %s: site %s (from the DC's LDAP ping; forest %s)\n",
+                  state->id_ctx->opts->domain, site, forest);
+            ph->srv_name = name;
+            ph->srv_expires = 0;
+            ret = sdap_fo_walk_step(req, (size_t)state->idx);
+            if (ret != EOK) {
+                tevent_req_error(req, ret);
+            }
+            return;
+        }
+    }
+    DEBUG(SSSDBG_OP_FAILURE, "domain %s: no site from the LDAP ping: %s; the domain's DCs "
+          "are used\n", state->id_ctx->opts->domain,
+          ret != EOK ? sss_strerror(ret) : "the DC names none");
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
 /* The placeholder's servers are known (or not): the walk goes on after it. */
 static void sdap_fo_walk_srv_done(struct tevent_req *subreq)
 {
@@ -427,6 +501,9 @@ static void sdap_fo_walk_srv_done(struct tevent_req *subreq)
         }
         talloc_zfree(id_ctx->primary_probe);    /* it holds an index */
         talloc_zfree(id_ctx->primary_timer);
+        if (sdap_fo_site_ask(req)) {
+            return;
+        }
     } else if (ret == ENOMEM) {
         tevent_req_error(req, ret);
         return;
