@@ -407,6 +407,8 @@ struct tevent_req *sss_srv_lookup_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                     tevent_timeval_current_ofs(timeout > 0 ? timeout : 1, 0),
                                     srv_lookup_timeout, req);
     if (state->fde == NULL || state->timer == NULL) {
+        talloc_zfree(state->fde);     /* before its fd is closed */
+        talloc_zfree(state->timer);
         srv_job_free(job);
         ret = ENOMEM;
         goto done;
@@ -421,6 +423,8 @@ struct tevent_req *sss_srv_lookup_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (ret != 0) {
         DEBUG(SSSDBG_CRIT_FAILURE, "cannot start the DNS lookup thread: %s\n", strerror(ret));
+        talloc_zfree(state->fde);
+        talloc_zfree(state->timer);
         srv_job_free(job);
         goto done;
     }
