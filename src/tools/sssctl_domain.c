@@ -23,7 +23,26 @@ struct sssctl_dom_status {
     const uint32_t *failure;
     const uint32_t *backup;
     uint32_t count;
+    /* GetDiscovery: DNS discovery entries (ad_server = _srv_) and what they found. */
+    const char **dns_names;
+    const char **sites;
+    const uint32_t *expires;
+    uint32_t n_dns;
+    const char **discovered;
 };
+
+/* True when DNS named uri. */
+static bool sssctl_discovered(const struct sssctl_dom_status *st, const char *uri)
+{
+    size_t i;
+
+    for (i = 0; st->discovered != NULL && st->discovered[i] != NULL; i++) {
+        if (strcmp(st->discovered[i], uri) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
 
 static errno_t sssctl_get_status(TALLOC_CTX *mem_ctx, struct sssctl_bus *bus,
                                  const char *domain, struct sssctl_dom_status *st)
@@ -50,6 +69,18 @@ static errno_t sssctl_get_status(TALLOC_CTX *mem_ctx, struct sssctl_bus *bus,
     if (ret == EOK && (n_failure != st->count || n_backup != st->count)) {
         ret = ERR_SBUS_INVALID_ARGS;
     }
+    if (ret != EOK) {
+        return ret;
+    }
+    req = sbus_call_sssd_backend_Status_GetDiscovery_send(mem_ctx, bus->conn, dest,
+                                                          SSS_BUS_PATH);
+    ret = sssctl_bus_wait(bus, req);
+    if (ret == EOK) {
+        ret = sbus_call_sssd_backend_Status_GetDiscovery_recv(
+            mem_ctx, req, &st->dns_names, &st->sites, &st->expires, &st->n_dns,
+            &st->discovered);
+    }
+    talloc_free(req);
     return ret;
 }
 
@@ -155,11 +186,21 @@ static void sssctl_status_json(struct sssctl_ctx *ctx, const char *domain,
             sssctl_json_obj_start(ctx->js, NULL);
             sssctl_json_str(ctx->js, "uri", st->servers[i]);
             sssctl_json_bool(ctx->js, "backup", st->backup[i] != 0);
+            sssctl_json_bool(ctx->js, "discovered", sssctl_discovered(st, st->servers[i]));
             sssctl_json_str(ctx->js, "state", st->states[i]);
             sssctl_json_time(ctx->js, "last_contact", (time_t)st->contact[i]);
             sssctl_json_time(ctx->js, "last_failure", (time_t)st->failure[i]);
             sssctl_json_str(ctx->js, "last_error",
                             st->errors[i][0] != '\0' ? st->errors[i] : NULL);
+            sssctl_json_obj_end(ctx->js);
+        }
+        sssctl_json_arr_end(ctx->js);
+        sssctl_json_arr_start(ctx->js, "dns_discovery");
+        for (i = 0; i < st->n_dns; i++) {
+            sssctl_json_obj_start(ctx->js, NULL);
+            sssctl_json_str(ctx->js, "name", st->dns_names[i]);
+            sssctl_json_str(ctx->js, "site", st->sites[i][0] != '\0' ? st->sites[i] : NULL);
+            sssctl_json_time(ctx->js, "expires", (time_t)st->expires[i]);
             sssctl_json_obj_end(ctx->js);
         }
         sssctl_json_arr_end(ctx->js);
@@ -197,7 +238,8 @@ static int sssctl_status_text(struct sssctl_ctx *ctx, const struct sssctl_dom_st
             const char *row[6];
 
             row[0] = st->servers[i];
-            row[1] = st->backup[i] ? "backup" : "primary";
+            row[1] = st->backup[i] ? "backup" : sssctl_discovered(st, st->servers[i])
+                     ? "primary (DNS)" : "primary";
             row[2] = st->states[i];
             row[3] = st->contact[i] != 0 ? sssctl_age_text(ctx->mem, st->contact[i], now)
                                          : "never";
@@ -211,6 +253,15 @@ static int sssctl_status_text(struct sssctl_ctx *ctx, const struct sssctl_dom_st
         printf("Servers:\n");
         sssctl_table_print(t, stdout, "  ");
         printf("%u server%s configured\n", st->count, st->count == 1 ? "" : "s");
+        for (i = 0; i < st->n_dns; i++) {
+            printf("DNS discovery: %s%s%s: %s\n", st->dns_names[i],
+                   st->sites[i][0] != '\0' ? ", site " : "", st->sites[i],
+                   st->expires[i] == 0 ? "not looked up yet"
+                   : (time_t)st->expires[i] > now
+                   ? talloc_asprintf(ctx->mem, "records valid for %ld s more",
+                                     (long)((time_t)st->expires[i] - now))
+                   : "records expired (asked again at the next connection)");
+        }
     }
     return SSSCTL_EXIT_OK;
 }

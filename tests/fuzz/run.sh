@@ -23,7 +23,7 @@ libs="$(pkg-config --libs talloc tevent dbus-1)"
 probes=""
 [ -f "$build/systemtap/sssd_probes.o" ] && probes="$build/systemtap/sssd_probes.o"
 util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c
-      $top/src/util/sss_metrics.c"
+      $top/src/util/sss_metrics.c $top/src/util/sss_srv.c"
 
 # harness name -> the sources it needs besides itself
 declare -A deps=(
@@ -41,6 +41,8 @@ declare -A deps=(
         $top/src/providers/krb5/krb5_child_cfg.c $top/src/lib/idmap/idmap.c
         $top/src/sss_client/murmurhash3.c -lldap -llber"
     [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
+    [fuzz_srv_answer]=""
+    [fuzz_cldap_reply]="$top/src/providers/ldap/sdap_connect_cldap.c"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the

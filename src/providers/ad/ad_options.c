@@ -10,30 +10,52 @@
 #include "confdb/confdb.h"
 #include "providers/ad/ad_options.h"
 
-/* "ldap://a, ldap://b" (with_scheme) or "a, b" from a list of hosts; NULL on ENOMEM. */
-static char *join_hosts(TALLOC_CTX *mem_ctx, char **hosts, bool with_scheme)
+/* "ldap://a, ldap://b" (with_scheme) or "a, b" from a list of hosts; NULL on ENOMEM.
+ * _srv_ becomes the failover's discovery entry ldap://_srv_.NAME (sdap_failover.c), NAME
+ * being srv_name; among the KDCs (!with_scheme) it is left out: libkrb5 finds the KDCs
+ * the failover does not name (krb5.conf, or its own DNS SRV discovery). */
+static char *join_hosts(TALLOC_CTX *mem_ctx, char **hosts, bool with_scheme,
+                        const char *srv_name)
 {
     char *out = talloc_strdup(mem_ctx, "");
+    bool srv;
     size_t i;
 
     for (i = 0; out != NULL && hosts[i] != NULL; i++) {
-        out = talloc_asprintf_append(out, "%s%s%s", i > 0 ? ", " : "",
+        srv = strcmp(hosts[i], "_srv_") == 0;
+        if (srv && with_scheme) {
+            out = talloc_asprintf_append(out, "%sldap://_srv_.%s", out[0] ? ", " : "",
+                                         srv_name);
+            continue;
+        }
+        if (srv) {
+            continue;
+        }
+        out = talloc_asprintf_append(out, "%s%s%s", out[0] ? ", " : "",
                                      with_scheme ? "ldap://" : "", hosts[i]);
     }
     return out;
 }
 
-/* Checks a server list: host names only, no DNS discovery yet. */
-static errno_t check_hosts(const char *section, const char *option, char **hosts)
+/* Checks a server list: host names, and _srv_ among the primary servers only (SSSD
+ * ignores it in ad_backup_server, with an error in its log: so do we). */
+static errno_t check_hosts(const char *section, const char *option, char **hosts,
+                           bool backup)
 {
-    size_t i;
+    size_t i, j;
 
     for (i = 0; hosts[i] != NULL; i++) {
         if (strcmp(hosts[i], "_srv_") == 0) {
-            DEBUG(SSSDBG_FATAL_FAILURE, "[%s] %s: _srv_ (DNS SRV discovery of the domain "
-                  "controllers) is not supported by this build yet: name the DCs\n", section,
-                  option);
-            return ERR_INVALID_CONFIG;
+            if (!backup) {
+                continue;
+            }
+            DEBUG(SSSDBG_CRIT_FAILURE, "[%s] %s: _srv_ (DNS discovery) is allowed for "
+                  "the primary servers only (ad_server): ignored\n", section, option);
+            for (j = i; hosts[j] != NULL; j++) {
+                hosts[j] = hosts[j + 1];
+            }
+            i--;
+            continue;
         }
         if (strpbrk(hosts[i], "/ \t") != NULL) {
             DEBUG(SSSDBG_FATAL_FAILURE, "[%s] %s: '%s' is not a host name\n", section, option,
@@ -58,22 +80,58 @@ static errno_t set_default(struct confdb *cdb, const char *section, const char *
     return confdb_set_default(cdb, section, option, value);
 }
 
-static errno_t apply_servers(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *section,
-                             const char *ad_opt, const char *uri_opt, const char *kdc_opt)
+/* The name the failover's SRV lookups start from: dns_discovery_domain or ad_domain, with
+ * ad_site in front (SITE._sites.DOMAIN) when set; NULL on ENOMEM. */
+static char *srv_name(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
+                      const char *ad_domain)
 {
+    char *domain = NULL;
+    char *site = NULL;
+
+    if (confdb_get_string(cdb, mem_ctx, section, "dns_discovery_domain", &domain) != EOK
+            || confdb_get_string(cdb, mem_ctx, section, "ad_site", &site) != EOK) {
+        return NULL;
+    }
+    if (domain == NULL || domain[0] == '\0') {
+        domain = talloc_strdup(mem_ctx, ad_domain);
+    }
+    if (site != NULL && site[0] != '\0' && domain != NULL) {
+        return talloc_asprintf(mem_ctx, "%s._sites.%s", site, domain);
+    }
+    return domain;
+}
+
+static errno_t apply_servers(TALLOC_CTX *tmp_ctx, struct confdb *cdb, const char *section,
+                             const char *ad_opt, const char *uri_opt, const char *kdc_opt,
+                             const char *srv)
+{
+    bool backup = strcmp(ad_opt, "ad_backup_server") == 0;
     char **hosts = NULL;
+    char *kdcs;
     errno_t ret;
 
     ret = confdb_get_list(cdb, tmp_ctx, section, ad_opt, &hosts);
+    if (ret == EOK && !backup && hosts[0] == NULL) {
+        /* No ad_server: DNS discovery, as SSSD does. */
+        hosts = talloc_zero_array(tmp_ctx, char *, 2);
+        if (hosts == NULL) {
+            return ENOMEM;
+        }
+        hosts[0] = talloc_strdup(hosts, "_srv_");
+        if (hosts[0] == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (ret == EOK) {
+        ret = check_hosts(section, ad_opt, hosts, backup);
+    }
     if (ret != EOK || hosts[0] == NULL) {
         return ret;
     }
-    ret = check_hosts(section, ad_opt, hosts);
-    if (ret == EOK) {
-        ret = set_default(cdb, section, uri_opt, join_hosts(tmp_ctx, hosts, true));
-    }
-    if (ret == EOK) {
-        ret = set_default(cdb, section, kdc_opt, join_hosts(tmp_ctx, hosts, false));
+    ret = set_default(cdb, section, uri_opt, join_hosts(tmp_ctx, hosts, true, srv));
+    kdcs = join_hosts(tmp_ctx, hosts, false, srv);
+    if (ret == EOK && (kdcs == NULL || kdcs[0] != '\0')) {
+        ret = set_default(cdb, section, kdc_opt, kdcs);
     }
     return ret;
 }
@@ -85,6 +143,7 @@ errno_t ad_options_apply(struct confdb *cdb, const char *domain)
     char *ad_domain = NULL;
     char *realm = NULL;
     char *hostname = NULL;
+    char *srv;
     char host[256];
     char *dot;
     size_t i;
@@ -119,16 +178,15 @@ errno_t ad_options_apply(struct confdb *cdb, const char *domain)
         goto done;
     }
 
-    if (!confdb_is_set(cdb, section, "ldap_uri") && !confdb_is_set(cdb, section, "ad_server")) {
-        DEBUG(SSSDBG_FATAL_FAILURE, "[%s] id_provider = ad needs ad_server (DNS SRV discovery "
-              "of the domain controllers is not supported by this build yet)\n", section);
-        ret = ERR_INVALID_CONFIG;
+    srv = srv_name(tmp_ctx, cdb, section, ad_domain);
+    if (srv == NULL) {
+        ret = ENOMEM;
         goto done;
     }
-    ret = apply_servers(tmp_ctx, cdb, section, "ad_server", "ldap_uri", "krb5_server");
+    ret = apply_servers(tmp_ctx, cdb, section, "ad_server", "ldap_uri", "krb5_server", srv);
     if (ret == EOK) {
         ret = apply_servers(tmp_ctx, cdb, section, "ad_backup_server", "ldap_backup_uri",
-                            "krb5_backup_server");
+                            "krb5_backup_server", srv);
     }
     if (ret != EOK) {
         goto done;

@@ -7,13 +7,19 @@
  *
  *   ad_domain          the domain section's name
  *   krb5_realm         ad_domain in upper case
- *   ldap_uri           ldap://<host> for each ad_server (ldap_backup_uri: ad_backup_server)
- *   krb5_server        the same hosts (the DCs are the KDCs), krb5_backup_server likewise
+ *   ldap_uri           ldap://<host> for each ad_server (ldap_backup_uri: ad_backup_server);
+ *                      _srv_ (and ad_server unset) gives ldap://_srv_.NAME, the failover's
+ *                      DNS SRV discovery entry (sdap_failover.c), NAME being
+ *                      dns_discovery_domain or ad_domain, as ad_site._sites.NAME when
+ *                      ad_site is set; _srv_ in ad_backup_server is ignored, as in SSSD
+ *   krb5_server        the same hosts (the DCs are the KDCs), krb5_backup_server likewise;
+ *                      but _srv_: libkrb5 finds those KDCs (krb5.conf, or its own DNS)
  *   ad_hostname        the host name
  *   ldap_sasl_authid   SHORTHOST$ (the machine account adcli/realmd join creates), in the
  *                      realm: SHORTHOST$@REALM
- * Values written in sssd.conf always win. Not yet: ad_server = _srv_ (DNS SRV discovery,
- * sites), the global catalog.
+ * Values written in sssd.conf always win. Without ad_site, the failover learns the site
+ * from the first DC DNS names (the LDAP ping, sdap_connect_cldap.c). Not yet: the global
+ * catalog.
  */
 #ifndef SSS_AD_OPTIONS_H
 #define SSS_AD_OPTIONS_H
@@ -22,7 +28,7 @@
 
 struct confdb;
 
-/* Errors: ERR_INVALID_CONFIG (logged: no ad_server, _srv_), ENOMEM, confdb's. */
+/* Errors: ERR_INVALID_CONFIG (logged: a server that is not a host name), ENOMEM, confdb's. */
 errno_t ad_options_apply(struct confdb *cdb, const char *domain);
 
 #endif /* SSS_AD_OPTIONS_H */

@@ -2,8 +2,9 @@
  * sssd.backend.Status: the domain's state as sssctl domain-status shows it. Online or
  * offline, since when and why (be_offline.c keeps them), the active server, the next online
  * probe, and every configured server with its failover state, last error and the times of
- * its last contact and last failure (sdap_failover.c keeps them). Read-only: asking never
- * changes a state or starts a connection.
+ * its last contact and last failure (sdap_failover.c keeps them); GetDiscovery: the DNS
+ * discovery entries (ad_server = _srv_), the site they ask for and the servers DNS named.
+ * Read-only: asking never changes a state or starts a connection.
  *
  * It also feeds the back-end's metrics (sss_metrics.h) from the counters the back-end and
  * sdap already keep, when they are read: nothing is added to the request path.
@@ -42,7 +43,7 @@ static errno_t be_status_get(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
     const char *active;
     time_t since = 0;
     size_t count = 0;
-    size_t i;
+    size_t i, n;
     errno_t ret;
 
     assert(be != NULL);
@@ -61,18 +62,23 @@ static errno_t be_status_get(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
         return ENOMEM;
     }
     active = "";
-    for (i = 0; i < count; i++) {
-        servers[i] = list[i].uri;
-        states[i] = be_status_word(&list[i]);
-        errors[i] = list[i].last_error != EOK ? sss_strerror(list[i].last_error) : "";
+    for (i = 0, n = 0; i < count; i++) {
+        if (list[i].dns_name != NULL) {
+            continue;   /* a discovery entry (GetDiscovery), not a server */
+        }
+        servers[n] = list[i].uri;
+        states[n] = be_status_word(&list[i]);
+        errors[n] = list[i].last_error != EOK ? sss_strerror(list[i].last_error) : "";
         /* Unix times fit 32 bits until 2106. */
-        contact[i] = (uint32_t)list[i].last_contact;
-        failure[i] = (uint32_t)list[i].last_failure;
-        backup[i] = list[i].backup ? 1 : 0;
+        contact[n] = (uint32_t)list[i].last_contact;
+        failure[n] = (uint32_t)list[i].last_failure;
+        backup[n] = list[i].backup ? 1 : 0;
         if (list[i].active) {
             active = list[i].uri;
         }
+        n++;
     }
+    count = n;
     be_offline_since(be, &since, &reason);
 
     *_online = !be_is_offline(be);
@@ -89,6 +95,50 @@ static errno_t be_status_get(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
     *_n_failure = (uint32_t)count;
     *_backup = backup;
     *_n_backup = (uint32_t)count;
+    return EOK;
+}
+
+/* The DNS discovery entries and what DNS named (sss_iface_dp.xml). */
+static errno_t be_status_discovery(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
+                                   void *data, const char ***_names, const char ***_sites,
+                                   const uint32_t **_expires, uint32_t *_n_expires,
+                                   const char ***_discovered)
+{
+    struct be_ctx *be = talloc_get_type(data, struct be_ctx);
+    struct sdap_server_info *list = NULL;
+    const char **names, **sites, **discovered;
+    uint32_t *expires;
+    size_t count = 0;
+    size_t i, n = 0, d = 0;
+    errno_t ret;
+
+    assert(be != NULL);
+    ret = sdap_id_ctx_servers(mem_ctx, be->id_ctx, &list, &count);
+    if (ret != EOK) {
+        return ret;
+    }
+    names = talloc_zero_array(mem_ctx, const char *, count + 1);
+    sites = talloc_zero_array(mem_ctx, const char *, count + 1);
+    expires = talloc_zero_array(mem_ctx, uint32_t, count + 1);
+    discovered = talloc_zero_array(mem_ctx, const char *, count + 1);
+    if (names == NULL || sites == NULL || expires == NULL || discovered == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < count; i++) {
+        if (list[i].dns_name != NULL) {
+            names[n] = list[i].dns_name;
+            sites[n] = list[i].site;
+            expires[n] = (uint32_t)list[i].dns_expires;
+            n++;
+        } else if (list[i].discovered) {
+            discovered[d++] = list[i].uri;
+        }
+    }
+    *_names = names;
+    *_sites = sites;
+    *_expires = expires;
+    *_n_expires = (uint32_t)n;
+    *_discovered = discovered;
     return EOK;
 }
 
@@ -127,6 +177,9 @@ static void be_status_collect(void *pvt)
         count = 0;
     }
     for (i = 0; i < count; i++) {
+        if (list[i].dns_name != NULL) {
+            continue;   /* a discovery entry: no connections of its own */
+        }
         labels = talloc_asprintf(tmp_ctx, "server=\"%s\",result=\"ok\"", list[i].uri);
         be_status_counter("sssd_ldap_connections_total", "LDAP connections by server: "
                           "established (ok) or failed and lost (error)", labels,
@@ -153,14 +206,16 @@ errno_t be_status_register(struct be_ctx *be, struct sbus_connection *conn)
 
     SSS_CHECK_ARG(be != NULL, EINVAL);
     SSS_CHECK_ARG(conn != NULL, EINVAL);
-    methods = talloc_zero_array(be, struct sbus_method, 2);
+    methods = talloc_zero_array(be, struct sbus_method, 3);
     iface = talloc_zero(be, struct sbus_interface);
     if (methods == NULL || iface == NULL) {
         return ENOMEM;
     }
     methods[0] = (struct sbus_method)SBUS_METHOD_SYNC_sssd_backend_Status_GetStatus(
         be_status_get, be);
-    methods[1] = (struct sbus_method)SBUS_METHODS_END;
+    methods[1] = (struct sbus_method)SBUS_METHOD_SYNC_sssd_backend_Status_GetDiscovery(
+        be_status_discovery, be);
+    methods[2] = (struct sbus_method)SBUS_METHODS_END;
     iface->name = SBUS_IFACE_sssd_backend_Status;
     iface->methods = methods;
     /* The collector goes with the back-end (a handle freed with it unregisters it). */

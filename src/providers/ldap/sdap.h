@@ -128,10 +128,18 @@ struct sdap_server_info {
     time_t last_failure;        /* 0: never */
     uint64_t connects;          /* successful connections */
     uint64_t failures;          /* failed connections and connections lost */
+    bool discovered;            /* named by DNS (an SRV record of a discovery entry) */
+    /* A discovery entry (ad_server = _srv_) rather than a server: the SRV name asked
+     * (_ldap._tcp.NAME), the site it asks first ("" when none) and until when its records
+     * hold (0: not known yet); NULL, NULL, 0 for a server. */
+    const char *dns_name;
+    const char *site;
+    time_t dns_expires;
 };
 
-/* Every configured server in failover order. *_servers is a talloc array on mem_ctx whose
- * uri strings belong to id_ctx. id_ctx NULL gives 0 servers. ENOMEM. */
+/* Every configured server in failover order, discovery entries included (each followed by
+ * the servers DNS named for it). *_servers is a talloc array on mem_ctx whose uri strings
+ * belong to id_ctx. id_ctx NULL gives 0 servers. ENOMEM. */
 errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
                             struct sdap_server_info **_servers, size_t *_count);
 

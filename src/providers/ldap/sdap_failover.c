@@ -16,6 +16,21 @@
  * probe tries the first primary not marked bad, or the first primary when all are: it
  * costs lookups nothing, so a primary that came back is found within that period rather
  * than when its bad mark (offline_timeout) runs out.
+ *
+ * DNS discovery: an entry ldap://_srv_.NAME (ad_server = _srv_, see ad_options.h) is a
+ * placeholder for the servers that the SRV records _ldap._tcp.NAME name. When the walk
+ * reaches it and its records are unknown or past their TTL, it looks them up (sss_srv.h:
+ * a helper thread, the loop keeps running) and puts them, in RFC 2782 order, right after
+ * the placeholder, in place of the previous answer (bad marks of servers still named are
+ * kept); then it goes on with them. NAME = SITE._sites.DOMAIN (ad_site): that site's
+ * records first, then those of DOMAIN not already there, as SSSD does (site's DCs
+ * preferred, the domain's as fallback); no record for the site: the domain's. With the AD
+ * schema and no site in NAME, the first DC DNS names is asked for the client's site (the
+ * LDAP ping over CLDAP, once per placeholder) and, when it names one, the placeholder asks
+ * for SITE._sites.NAME at once, as SSSD finds its site before it picks a DC. When every
+ * server failed, the placeholders' records are forgotten, so the next walk asks DNS
+ * again. A lookup that fails leaves the previous answer in place and the placeholder
+ * marked bad for offline_timeout.
  */
 #include <assert.h>
 #include <time.h>
@@ -23,10 +38,16 @@
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
+#define SRV_PREFIX "ldap://_srv_"
+
 struct sdap_server {
     const char *uri;
     bool backup;
     time_t bad_until;           /* 0: good */
+    const char *srv_name;       /* a placeholder: the DNS name after _ldap._tcp.; else NULL */
+    time_t srv_expires;         /* a placeholder's records: valid until; 0: unknown */
+    bool discovered;            /* named by the placeholder before it */
+    bool site_asked;            /* a placeholder: the LDAP ping was sent for its site */
     /* For diagnostics only (sdap_id_ctx_servers): failover decisions never read them. */
     errno_t last_error;
     time_t last_contact;
@@ -36,9 +57,10 @@ struct sdap_server {
 };
 
 struct sdap_fo {
-    struct sdap_server *servers;
+    struct sdap_server *servers;    /* placeholders' records: children of this array */
     size_t num;
     int bad_timeout;
+    char *gone_uri;                 /* the last server DNS stopped naming while in use */
 };
 
 struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
@@ -57,6 +79,11 @@ struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *o
     for (i = 0; i < opts->num_uris; i++) {
         fo->servers[i].uri = opts->uris[i];
         fo->servers[i].backup = i >= opts->num_primary;
+        if (strncasecmp(opts->uris[i], SRV_PREFIX, strlen(SRV_PREFIX)) == 0) {
+            const char *name = opts->uris[i] + strlen(SRV_PREFIX);
+            /* ldap://_srv_ alone: the domain's name. */
+            fo->servers[i].srv_name = name[0] == '.' ? name + 1 : opts->domain;
+        }
     }
     fo->num = opts->num_uris;
     fo->bad_timeout = opts->bad_server_timeout;
@@ -68,8 +95,100 @@ int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now)
     size_t i;
 
     for (i = start; i < fo->num; i++) {
+        if (fo->servers[i].srv_name != NULL && fo->servers[i].srv_expires > now) {
+            continue;   /* its records are known: they follow it */
+        }
         if (fo->servers[i].bad_until == 0 || fo->servers[i].bad_until <= now) {
             fo->servers[i].bad_until = 0;
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+/* Like sdap_fo_next, for a server to connect to: placeholders are skipped. */
+static int sdap_fo_next_server(struct sdap_fo *fo, size_t start, time_t now)
+{
+    int idx = sdap_fo_next(fo, start, now);
+
+    while (idx >= 0 && fo->servers[idx].srv_name != NULL) {
+        idx = sdap_fo_next(fo, (size_t)idx + 1, now);
+    }
+    return idx;
+}
+
+static bool sdap_fo_is_srv(struct sdap_fo *fo, size_t idx)
+{
+    return idx < fo->num && fo->servers[idx].srv_name != NULL;
+}
+
+/* Every server failed: the next walk asks DNS again. */
+static void sdap_fo_srv_expire(struct sdap_fo *fo)
+{
+    size_t i;
+
+    for (i = 0; i < fo->num; i++) {
+        fo->servers[i].srv_expires = 0;
+    }
+}
+
+/* Puts the records (uris, in order) after placeholder idx instead of its previous ones;
+ * a server still named keeps its state. ENOMEM leaves fo as it was. */
+static errno_t sdap_fo_srv_install(struct sdap_fo *fo, size_t idx, char **uris, size_t n,
+                                   uint32_t ttl, time_t now)
+{
+    struct sdap_server *list;
+    size_t old_n = 0;
+    size_t i, j;
+
+    assert(sdap_fo_is_srv(fo, idx));
+    while (idx + 1 + old_n < fo->num && fo->servers[idx + 1 + old_n].discovered) {
+        old_n++;
+    }
+    list = talloc_zero_array(fo, struct sdap_server, fo->num - old_n + n);
+    if (list == NULL) {
+        return ENOMEM;
+    }
+    memcpy(list, fo->servers, (idx + 1) * sizeof(*list));
+    for (i = 0; i < n; i++) {
+        struct sdap_server *s = &list[idx + 1 + i];
+
+        s->uri = uris[i];
+        s->backup = fo->servers[idx].backup;
+        s->discovered = true;
+        for (j = idx + 1; j < idx + 1 + old_n; j++) {
+            if (strcasecmp(fo->servers[j].uri, uris[i]) == 0) {
+                *s = fo->servers[j];    /* the same string: the id context may hold it */
+                break;
+            }
+        }
+        if (s->uri == uris[i]) {
+            talloc_steal(list, uris[i]);
+        }
+    }
+    memcpy(&list[idx + 1 + n], &fo->servers[idx + 1 + old_n],
+           (fo->num - idx - 1 - old_n) * sizeof(*list));
+    /* The strings of servers that are kept live on in the new array. */
+    for (i = 0; i < fo->num - old_n + n; i++) {
+        if (talloc_parent(list[i].uri) == fo->servers) {
+            talloc_steal(list, list[i].uri);
+        }
+    }
+    talloc_free(fo->servers);
+    fo->servers = list;
+    fo->num = fo->num - old_n + n;
+    fo->servers[idx].srv_expires = now + (ttl > 0 ? (time_t)ttl : 1);
+    fo->servers[idx].bad_until = 0;
+    return EOK;
+}
+
+/* The index of uri after a change of the list, or -1. */
+static int sdap_fo_find(struct sdap_fo *fo, const char *uri)
+{
+    size_t i;
+
+    for (i = 0; uri != NULL && i < fo->num; i++) {
+        if (fo->servers[i].srv_name == NULL && strcasecmp(fo->servers[i].uri, uri) == 0) {
             return (int)i;
         }
     }
@@ -108,7 +227,8 @@ bool sdap_fo_has_other(struct sdap_fo *fo, size_t idx, time_t now)
     size_t i;
 
     for (i = 0; i < fo->num; i++) {
-        if (i != idx && (fo->servers[i].bad_until == 0 || fo->servers[i].bad_until <= now)) {
+        if (i != idx && fo->servers[i].srv_name == NULL
+                && (fo->servers[i].bad_until == 0 || fo->servers[i].bad_until <= now)) {
             return true;
         }
     }
@@ -155,6 +275,20 @@ errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
         list[i].last_failure = srv->last_failure;
         list[i].connects = srv->connects;
         list[i].failures = srv->failures;
+        list[i].discovered = srv->discovered;
+        if (srv->srv_name != NULL) {
+            const char *sites = strstr(srv->srv_name, "._sites.");
+
+            list[i].dns_name = talloc_asprintf(list, "_ldap._tcp.%s", srv->srv_name);
+            list[i].site = sites != NULL
+                ? talloc_strndup(list, srv->srv_name, (size_t)(sites - srv->srv_name))
+                : "";
+            list[i].dns_expires = srv->srv_expires;
+            if (list[i].dns_name == NULL || list[i].site == NULL) {
+                talloc_free(list);
+                return ENOMEM;
+            }
+        }
     }
     *_servers = list;
     *_count = num;
@@ -181,6 +315,8 @@ struct sdap_fo_walk_state {
 
 static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start);
 static void sdap_fo_walk_done(struct tevent_req *subreq);
+static void sdap_fo_walk_srv_done(struct tevent_req *subreq);
+static void sdap_fo_walk_site_done(struct tevent_req *subreq);
 static void sdap_fo_walk_base_done(struct tevent_req *subreq);
 
 static struct tevent_req *sdap_fo_walk_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -212,7 +348,18 @@ static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start)
     if (state->idx < 0) {
         DEBUG(SSSDBG_OP_FAILURE, "domain %s: no LDAP server reachable, offline\n",
               state->id_ctx->opts->domain);
+        sdap_fo_srv_expire(state->id_ctx->fo);
         return ENETUNREACH;
+    }
+    if (sdap_fo_is_srv(state->id_ctx->fo, (size_t)state->idx)) {
+        subreq = sdap_srv_send(state, state->ev,
+                               state->id_ctx->fo->servers[state->idx].srv_name,
+                               state->id_ctx->opts->network_timeout);
+        if (subreq == NULL) {
+            return ENOMEM;
+        }
+        tevent_req_set_callback(subreq, sdap_fo_walk_srv_done, req);
+        return EOK;
     }
     subreq = sdap_connect_send(state, state->ev, state->id_ctx->opts,
                                sdap_fo_uri(state->id_ctx->fo, (size_t)state->idx));
@@ -242,6 +389,130 @@ static void sdap_fo_walk_next(struct tevent_req *req, errno_t ret, bool fatal)
         return;
     }
     sdap_fo_mark_bad(state->id_ctx->fo, (size_t)state->idx, time(NULL));
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
+/* AD, no site configured, not asked yet: the first DC DNS named is asked for the client's
+ * site (the LDAP ping, as SSSD does before it picks a DC); true when the walk waits for it. */
+static bool sdap_fo_site_ask(struct tevent_req *req)
+{
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    struct sdap_fo *fo = state->id_ctx->fo;
+    struct sdap_server *ph = &fo->servers[state->idx];
+    struct tevent_req *subreq;
+    const char *uri;
+    char *host;
+
+    if (state->id_ctx->opts->schema != SDAP_SCHEMA_AD || ph->site_asked
+            || strstr(ph->srv_name, "._sites.") != NULL || (size_t)state->idx + 1 >= fo->num
+            || !fo->servers[state->idx + 1].discovered) {
+        return false;
+    }
+    ph->site_asked = true;
+    uri = fo->servers[state->idx + 1].uri + strlen("ldap://");
+    host = talloc_strndup(state, uri, strcspn(uri, ":/"));
+    if (host == NULL) {
+        return false;
+    }
+    subreq = sdap_cldap_ping_send(state, state->ev, host, ph->srv_name,
+                                  state->id_ctx->opts->network_timeout);
+    if (subreq == NULL) {
+        return false;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "domain %s: LDAP ping (CLDAP) of %s for the client's site\n",
+          state->id_ctx->opts->domain, host);
+    tevent_req_set_callback(subreq, sdap_fo_walk_site_done, req);
+    return true;
+}
+
+/* With the site known, the placeholder asks for SITE._sites.DOMAIN first, at once. */
+static void sdap_fo_walk_site_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    struct sdap_server *ph = &state->id_ctx->fo->servers[state->idx];
+    char *site = NULL;
+    char *forest = NULL;
+    char *name;
+    errno_t ret;
+
+    ret = sdap_cldap_ping_recv(state, subreq, &site, &forest);
+    talloc_free(subreq);
+    if (ret == EOK && site[0] != '\0') {
+        name = talloc_asprintf(state->id_ctx->fo, "%s._sites.%s", site, ph->srv_name);
+        if (name != NULL) {
+            DEBUG(SSSDBG_BE_FO, "domain %s: site %s (from the DC's LDAP ping; forest %s)\n",
+                  state->id_ctx->opts->domain, site, forest);
+            ph->srv_name = name;
+            ph->srv_expires = 0;
+            ret = sdap_fo_walk_step(req, (size_t)state->idx);
+            if (ret != EOK) {
+                tevent_req_error(req, ret);
+            }
+            return;
+        }
+    }
+    DEBUG(SSSDBG_OP_FAILURE, "domain %s: no site from the LDAP ping: %s; the domain's DCs "
+          "are used\n", state->id_ctx->opts->domain,
+          ret != EOK ? sss_strerror(ret) : "the DC names none");
+    ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+    }
+}
+
+/* The placeholder's servers are known (or not): the walk goes on after it. */
+static void sdap_fo_walk_srv_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_fo_walk_state *state = tevent_req_data(req, struct sdap_fo_walk_state);
+    struct sdap_id_ctx *id_ctx = state->id_ctx;
+    struct sdap_fo *fo = id_ctx->fo;
+    const char *name = fo->servers[state->idx].srv_name;
+    char **uris = NULL;
+    char *in_use = NULL;
+    size_t num = 0;
+    uint32_t ttl = 0;
+    errno_t ret;
+
+    ret = sdap_srv_recv(state, subreq, &uris, &num, &ttl);
+    talloc_free(subreq);
+    if (ret == EOK && id_ctx->last_uri != NULL) {
+        in_use = talloc_strdup(state, id_ctx->last_uri);
+        ret = in_use == NULL ? ENOMEM : EOK;
+    }
+    if (ret == EOK) {
+        ret = sdap_fo_srv_install(fo, (size_t)state->idx, uris, num, ttl, time(NULL));
+    }
+    if (ret == EOK) {
+        DEBUG(SSSDBG_BE_FO, "domain %s: DNS names %zu server(s) for %s (TTL %u s)\n",
+              id_ctx->opts->domain, num, name, ttl);
+        /* Indexes after the placeholder moved: the connection's server is found again. */
+        id_ctx->conn_server = sdap_fo_find(fo, in_use);
+        if (id_ctx->conn_server >= 0) {
+            id_ctx->last_uri = sdap_fo_uri(fo, (size_t)id_ctx->conn_server);
+        } else if (in_use != NULL) {
+            talloc_free(fo->gone_uri);
+            fo->gone_uri = talloc_steal(fo, in_use);
+            id_ctx->last_uri = fo->gone_uri;
+        }
+        talloc_zfree(id_ctx->primary_probe);    /* it holds an index */
+        talloc_zfree(id_ctx->primary_timer);
+        if (sdap_fo_site_ask(req)) {
+            return;
+        }
+    } else if (ret == ENOMEM) {
+        tevent_req_error(req, ret);
+        return;
+    } else {
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: DNS SRV discovery of %s failed: %s\n",
+              id_ctx->opts->domain, name, sss_strerror(ret));
+        sdap_fo_note(fo, (size_t)state->idx, ret, time(NULL));
+        sdap_fo_mark_bad(fo, (size_t)state->idx, time(NULL));
+    }
     ret = sdap_fo_walk_step(req, (size_t)state->idx + 1);
     if (ret != EOK) {
         tevent_req_error(req, ret);
@@ -392,9 +663,15 @@ static void sdap_primary_fire(struct tevent_context *ev, struct tevent_timer *te
         sdap_primary_schedule(id_ctx);     /* a failover walk is under way: it decides */
         return;
     }
-    idx = sdap_fo_next(id_ctx->fo, 0, time(NULL));
+    idx = sdap_fo_next_server(id_ctx->fo, 0, time(NULL));
     if (idx < 0 || sdap_fo_is_backup(id_ctx->fo, (size_t)idx)) {
-        idx = 0;    /* every primary is marked bad: probe the first anyway */
+        /* every primary is marked bad: probe the first anyway */
+        for (idx = 0; sdap_fo_is_srv(id_ctx->fo, (size_t)idx); idx++) {
+        }
+        if (sdap_fo_is_backup(id_ctx->fo, (size_t)idx)) {
+            sdap_primary_schedule(id_ctx);  /* no primary known yet (DNS) */
+            return;
+        }
     }
     assert(!sdap_fo_is_backup(id_ctx->fo, (size_t)idx));
     DEBUG(SSSDBG_BE_FO, "domain %s: trying primary server %s again\n", id_ctx->opts->domain,

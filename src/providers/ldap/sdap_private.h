@@ -441,6 +441,31 @@ struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
 errno_t sdap_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                           struct sdap_conn **_conn);
 
+/* The servers DNS names for NAME (sdap_connect_srv.c): ldap://host:port URIs in the order
+ * to try them, and the smallest TTL of the records. ENOENT when DNS names none; the
+ * lookup's errors (sss_srv.h), ENOMEM. */
+struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                 const char *name, int timeout);
+errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris,
+                      size_t *_num, uint32_t *_ttl);
+
+/* The AD LDAP ping over CLDAP (sdap_connect_cldap.c): the client's site and the forest as
+ * the DC at host sees them. Errors: ETIMEDOUT, ENOENT (no Netlogon answer), the socket's
+ * (ECONNREFUSED...), EHOSTUNREACH (host not resolved), ENOMEM. */
+struct tevent_req *sdap_cldap_ping_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        const char *host, const char *domain, int timeout);
+errno_t sdap_cldap_ping_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char **_site,
+                             char **_forest);
+/* Its parts, for tests and the fuzz harness: the request datagram; the reply datagram to
+ * the names (EBADMSG: malformed or another msgid; ENOENT: no Netlogon value); the
+ * NETLOGON_SAM_LOGON_RESPONSE_EX value to the names (EBADMSG). */
+errno_t sdap_cldap_request(TALLOC_CTX *mem_ctx, const char *domain, uint8_t msgid,
+                           uint8_t **_msg, size_t *_len);
+errno_t sdap_cldap_parse(TALLOC_CTX *mem_ctx, const uint8_t *dgram, size_t len,
+                         uint8_t msgid, char **_client_site, char **_forest);
+errno_t sdap_netlogon_parse(TALLOC_CTX *mem_ctx, const uint8_t *blob, size_t len,
+                            char **_client_site, char **_forest);
+
 /* ---- failover ----------------------------------------------------------------------- */
 
 struct sdap_fo;
