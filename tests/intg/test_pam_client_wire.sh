@@ -151,6 +151,17 @@ mkdir -p /dev/pts /dev/shm && mount --rbind "$WORK/olddev/pts" /dev/pts
 ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
 python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" & SYSLOGD=$!
+# Returns once every datagram sent to /dev/log before it is in $WORK/syslog: the sink
+# handles them in order, so a marker sent last and seen in the file proves it (a fixed
+# sleep lost the module's last line under load).
+syslog_sync() {
+    local mark="syslog-sync-$RANDOM$RANDOM"
+    logger -u /dev/log -- "$mark" 2>/dev/null || { sleep 0.5; return; }
+    for _ in $(seq 500); do
+        grep -aqF -- "$mark" "$WORK/syslog" && return
+        sleep 0.01
+    done
+}
 
 RESPONDER=
 start_responder() {
@@ -186,7 +197,7 @@ run_one() {
     local out rc
     out=$(printf '%b' "$input" | TZ=UTC LC_ALL=C "$@" 2>&1)
     rc=$?
-    sleep 0.1   # the last syslog datagram
+    syslog_sync
     echo "$out"
     echo "status=$rc"
     # connections numbered in order of appearance; the client pid item masked
