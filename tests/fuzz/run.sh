@@ -38,7 +38,8 @@ declare -A deps=(
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
     [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c
         $top/src/providers/krb5/krb5_child_msg.c $top/src/providers/krb5/krb5_child_handler.c
-        $top/src/providers/krb5/krb5_child_cfg.c $top/src/lib/idmap/idmap.c
+        $top/src/providers/krb5/krb5_child_cfg.c $top/src/providers/krb5/krb5_child_pool.c
+        $top/src/lib/idmap/idmap.c
         $top/src/sss_client/murmurhash3.c -lldap -llber"
     [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
     [fuzz_srv_answer]=""
