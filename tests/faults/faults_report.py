@@ -127,7 +127,12 @@ def parse(path):
     with open(path) as f:
         for line in f:
             line = line.rstrip("\n")
-            if line.startswith("RESULT "):
+            if line.startswith("RUN "):
+                # run_faults.sh's "RUN date=... load=..." line: when and how loaded the run
+                # was, kept for a report written later (FAULT_RESULTS).
+                for kv in re.findall(r'(\w+)="([^"]*)"', line):
+                    RUN_META[kv[0]] = kv[1]
+            elif line.startswith("RESULT "):
                 parts = line.split(" ", 3)
                 name, status = parts[1], parts[2] if len(parts) > 2 else "?"
                 rest = parts[3] if len(parts) > 3 else ""
@@ -140,7 +145,13 @@ def parse(path):
     return results, states
 
 
+RUN_META = {}
+
+
 def machine():
+    if "load" in RUN_META:
+        return "%s CPUs (nproc), kernel %s; load average %s (at the end of the run)" % (
+            RUN_META.get("cpus", "?"), platform.release(), RUN_META["load"])
     try:
         cpus = subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip()
     except OSError:
@@ -161,7 +172,7 @@ def main():
     w("# Reliability under faults\n")
     w("Written by `make faultcheck` (tests/faults/run_faults.sh, tests/faults/faults_report.py); "
       "do not edit by hand, run it again.\n")
-    w("- date: %s" % time.strftime("%Y-%m-%d %H:%M:%S %z"))
+    w("- date: %s" % RUN_META.get("date", time.strftime("%Y-%m-%d %H:%M:%S %z")))
     w("- machine: %s" % machine())
     w("- mode: %s" % ("full (`make faultcheck`)" if mode == "full" else
                       "short (`make faultcheck FAULT_SHORT=1`, what CI runs: "

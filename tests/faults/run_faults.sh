@@ -26,6 +26,8 @@ for s in "$@"; do
         grep -q "^RESULT .* fail" "$results" || echo "RESULT $(basename "$s" .sh) fail (exit $rc)" >> "$results"
     fi
 done
+printf 'RUN date="%s" load="%s" cpus="%s"\n' "$(date '+%Y-%m-%d %H:%M:%S %z')" \
+    "$(cut -d' ' -f1-3 /proc/loadavg | sed 's/ /, /g')" "$(nproc)" >> "$results"
 echo
 echo "fault suite:"
 printf '  %-20s %-7s %s\n' case result "figures"
