@@ -726,6 +726,10 @@ static const struct confdb_provider_row provider_defaults[] = {
     /* A user's userPrincipalName carries the DNS domain (alice@ad.example), which is
      * not a realm: SSSD's AD provider asks for it as an enterprise name by default. */
     { "ad", "krb5_use_enterprise_principal", "true" },
+    /* sssd-ad(5): AD users often carry no unixHomeDirectory; names are case-insensitive
+     * in AD, so SSSD folds them (and answers lowercased) unless told otherwise. */
+    { "ad", "fallback_homedir", "/home/%d/%u" },
+    { "ad", "case_sensitive", "false" },
 };
 
 const char *confdb_provider_default(const char *option, const char *id_provider)

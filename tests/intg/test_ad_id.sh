@@ -12,7 +12,10 @@
 # Scenarios: ldap_id_mapping default (true): passwd entries of both users, by name and by
 # uid; primary group from primaryGroupID (Domain Users); groups by name and gid; g_outer
 # lists the nested members; `id` shows the nested memberships; carol's come from
-# tokenGroups, all four levels. ldap_use_tokengroups = false: the membership searches stop
+# tokenGroups, all four levels. AD's defaults (sssd-ad(5)): bob, without a home, gets
+# fallback_homedir /home/ad.test/bob; names match in any case (case_sensitive = false) and
+# come back lowercased; written values win.
+# ldap_use_tokengroups = false: the membership searches stop
 # at the nesting level. ldap_id_mapping = false: uidNumber/gidNumber, and bob (no POSIX
 # attributes) does not exist.
 # Usage: test_ad_id.sh PREFIX   (root; 77 without Samba's AD DC packages)
@@ -89,8 +92,21 @@ check "  ... the back-end bound with GSSAPI as the machine account" \
 out=$(in_nss_ns getent passwd bob)
 check "bob, without POSIX attributes, resolves with his mapped uid ($out)" \
     grep -q "^bob:\*:$UID_BOB:$GID_DU:" <<< "$out"
+check "  ... with no unixHomeDirectory, the AD default fallback_homedir: /home/ad.test/bob" \
+    grep -q "^bob:.*:/home/ad.test/bob:" <<< "$out"
 out=$(in_nss_ns getent passwd "$UID_BOB")
 check "getent passwd $UID_BOB (by uid) gives bob ($out)" grep -q "^bob:" <<< "$out"
+# case_sensitive defaults to false for AD: any case finds the entry, answered lowercased
+# as SSSD does; alice keeps her own home.
+out=$(in_nss_ns getent passwd ALICE)
+check "getent passwd ALICE answers alice's entry, lowercased ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:$GID_DU:.*:/home/alice:" <<< "$out"
+out=$(in_nss_ns id Bob)
+check "id Bob: bob's ids and nested groups ($out)" \
+    grep -q "uid=$UID_BOB(bob) gid=$GID_DU.*$GID_OUTER(g_outer)" <<< "$out"
+out=$(in_nss_ns getent group G_Inner)
+check "getent group G_Inner answers g_inner ($out)" \
+    grep -Eq "^g_inner:\*:$GID_INNER:(alice,bob|bob,alice)$" <<< "$out"
 out=$(in_nss_ns getent group g_inner)
 check "getent group g_inner: mapped gid, both members ($out)" \
     grep -Eq "^g_inner:\*:$GID_INNER:(alice,bob|bob,alice)$" <<< "$out"
@@ -121,6 +137,15 @@ check "fresh start, getent passwd $UID_ALICE (by uid, first lookup) gives alice 
     grep -q "^alice:\*:$UID_ALICE:" <<< "$out"
 out=$(in_nss_ns getent group "$GID_D4")
 check "  ... getent group $GID_D4 gives g_d4 ($out)" grep -q "^g_d4:\*:$GID_D4:" <<< "$out"
+
+# Written values win over the AD defaults.
+conf "case_sensitive = true
+fallback_homedir = /srv/%u" || fail "restart (case_sensitive = true)"
+out=$(in_nss_ns getent passwd bob)
+check "fallback_homedir = /srv/%u wins over the AD default ($out)" \
+    grep -q "^bob:.*:/srv/bob:" <<< "$out"
+out=$(in_nss_ns getent passwd ALICE)
+check "  ... case_sensitive = true: ALICE is not alice ($out)" test -z "$out"
 
 conf "ldap_use_tokengroups = false" || fail "restart (ldap_use_tokengroups = false)"
 out=$(in_nss_ns id carol)
