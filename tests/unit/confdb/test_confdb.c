@@ -611,6 +611,35 @@ static void test_ad_homedir_and_case(void **state)
     talloc_free(cdb);
 }
 
+/* sssd-ad(5) options SSSD accepts and this suite does not act on: typed as in SSSD, and
+ * one warning each that names the option, its line and why. */
+static void test_ad_unused_options(void **state)
+{
+    struct test_ctx *t = *state;
+    struct confdb *cdb;
+
+    cdb = parse_ok(t, "[sssd]\ndomains = a\n"
+                   "[domain/a]\nid_provider = ad\nad_enable_gc = False\n"
+                   "ad_gpo_map_service = +vsftpd, -sshd\nad_gpo_cache_timeout = 30\n"
+                   "ad_use_ldaps = true\n");
+    assert_bool_opt(cdb, "domain/a", "ad_enable_gc", false);
+    assert_int_opt(cdb, "domain/a", "ad_gpo_cache_timeout", 30);
+    assert_bool_opt(cdb, "domain/a", "ad_enable_dns_sites", true);
+    assert_true(has_warning(cdb, "test.conf:5: option 'ad_enable_gc' in [domain/a]",
+                            "global catalog is not used"));
+    assert_true(has_warning(cdb, "test.conf:6: option 'ad_gpo_map_service'", "GPO"));
+    assert_true(has_warning(cdb, "test.conf:7: option 'ad_gpo_cache_timeout'", NULL));
+    assert_true(has_warning(cdb, "test.conf:8: option 'ad_use_ldaps'", "GSSAPI"));
+    assert_int_equal(num_warnings(cdb), 4);
+    talloc_free(cdb);
+
+    parse_fails(t, "[sssd]\ndomains = a\n[domain/a]\nid_provider = ad\n"
+                "ad_enable_gc = maybe\n", "test.conf:5", "'ad_enable_gc'", "boolean", NULL);
+    parse_fails(t, "[sssd]\ndomains = a\n[domain/a]\nid_provider = ad\n"
+                "ad_gpo_cache_timeout = -1\n", "test.conf:5", "'ad_gpo_cache_timeout'",
+                NULL);
+}
+
 static void test_enum_and_derived_ints(void **state)
 {
     struct test_ctx *t = *state;
@@ -1158,6 +1187,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_load_snippets, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_ad_provider_defaults, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ad_homedir_and_case, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ad_unused_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_perms, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_load_missing_and_odd, setup_dir, teardown_dir),
     };
