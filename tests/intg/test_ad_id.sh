@@ -15,6 +15,7 @@
 # tokenGroups, all four levels. AD's defaults (sssd-ad(5)): bob, without a home, gets
 # fallback_homedir /home/ad.test/bob; names match in any case (case_sensitive = false) and
 # come back lowercased; written values win; ad_enable_gc is accepted with a warning.
+# id_provider = ldap with ldap_uri = _srv_ finds the DC through DNS SRV records.
 # ldap_use_tokengroups = false: the membership searches stop
 # at the nesting level. ldap_id_mapping = false: uidNumber/gidNumber, and bob (no POSIX
 # attributes) does not exist.
@@ -156,6 +157,32 @@ conf "ldap_use_tokengroups = false" || fail "restart (ldap_use_tokengroups = fal
 out=$(in_nss_ns id carol)
 check "ldap_use_tokengroups = false: membership searches, nesting level 2 stops below g_d4" \
     test -n "$(grep "g_d3" <<< "$out")" -a -z "$(grep "g_d4" <<< "$out")"
+
+# id_provider = ldap with ldap_uri = _srv_ (sssd-ldap(5) service discovery): no
+# dns_discovery_domain, so the SRV records asked are those of the host name's domain
+# (client.ad.test: _ldap._tcp.ad.test), not of the domain's name (corp); they name the DC.
+rm -f "$LOGS"/*.log
+write_conf <<CONF
+[sssd]
+domains = corp
+services = nss
+[domain/corp]
+id_provider = ldap
+ldap_uri = _srv_
+ldap_schema = ad
+ldap_id_mapping = true
+ldap_search_base = $SAMBA_AD_BASE
+ldap_sasl_mech = GSSAPI
+ldap_sasl_authid = CLIENT\$
+krb5_realm = $SAMBA_AD_REALM
+debug_level = 0x3ff0
+CONF
+start_sssd && wait_name sssd.domain_corp 10000 || fail "restart (id_provider = ldap, ldap_uri = _srv_)"
+out=$(in_nss_ns getent passwd alice)
+check "id_provider = ldap, ldap_uri = _srv_: alice through the DC DNS names ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:$GID_DU:" <<< "$out"
+check "  ... the DNS name asked is the host name's domain (the back-end's log)" \
+    grep -q "_ldap._tcp.$SAMBA_AD_DOMAIN" "$LOGS/sssd_be_corp.log"
 
 conf "ldap_id_mapping = false" || fail "restart (ldap_id_mapping = false)"
 out=$(in_nss_ns getent passwd alice)
