@@ -359,10 +359,28 @@ errno_t confdb_get_list(struct confdb *cdb, TALLOC_CTX *mem_ctx,
 
 bool confdb_is_set(struct confdb *cdb, const char *section, const char *option)
 {
+    struct confdb_section *sec;
+    char *provider = NULL;
+    bool set;
+
     if (cdb == NULL || section == NULL || option == NULL) {
         return false;
     }
-    return confdb_find_entry(confdb_find_section(cdb, section), option) != NULL;
+    sec = confdb_find_section(cdb, section);
+    if (confdb_find_entry(sec, option) != NULL) {
+        return true;
+    }
+    /* The id_provider's default is a domain-level value as in SSSD, where it wins over
+     * an [nss] fallback_homedir. */
+    if (sec == NULL || (sec->kind & CONFDB_K_DOMAIN) == 0
+            || strcmp(option, "id_provider") == 0
+            || confdb_get_string(cdb, NULL, section, "id_provider", &provider) != EOK
+            || provider == NULL) {
+        return false;
+    }
+    set = confdb_provider_default(option, provider) != NULL;
+    talloc_free(provider);
+    return set;
 }
 
 errno_t confdb_get_domains(struct confdb *cdb, TALLOC_CTX *mem_ctx, char ***_domains)

@@ -84,7 +84,9 @@ errno_t confdb_get_bool(struct confdb *cdb, const char *section, const char *opt
 errno_t confdb_get_list(struct confdb *cdb, TALLOC_CTX *mem_ctx,
                         const char *section, const char *option, char ***_list);
 
-/* True when the option is written in the configuration (not just defaulted). */
+/* True when the option is written in the configuration, or, in a domain section, has a
+ * default of the domain's id_provider (fallback_homedir for ad): a domain-level value,
+ * as opposed to an option's generic default. */
 bool confdb_is_set(struct confdb *cdb, const char *section, const char *option);
 
 /* A provider's computed default (ldap_uri from ad_server...): stored as the option's value

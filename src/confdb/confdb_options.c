@@ -39,9 +39,15 @@
 #define OPT_INT_FROM(n, k, from) \
     { .name = (n), .kinds = (k), .type = CONFDB_T_INT, .default_from = (from), \
       .min = 0, .max = INT_MAX }
+/* SSSD options this suite accepts but does not act on; `why` is the load warning. */
+#define OPT_UNUSED(n, t, d, why) \
+    { .name = (n), .kinds = K_DOM, .type = (t), .def = (d), .min = 0, .max = INT_MAX, \
+      .unused = (why) }
 /* LDAP attribute names whose default depends on ldap_schema (see schema_defaults). */
 #define OPT_MAP(n) \
     { .name = (n), .kinds = K_DOM, .type = CONFDB_T_STRING, .schema_default = true }
+
+#define GPO_UNUSED "GPO-based access control is not evaluated (see ad_gpo_access_control)"
 
 static const char *const id_providers[] = { "ldap", "ad", "ipa", "proxy", "files", NULL };
 static const char *const auth_providers[] = {
@@ -421,6 +427,33 @@ static const struct confdb_option confdb_options[] = {
     OPT_STR("ad_access_filter", K_DOM, NULL),
     OPT_ENUM("ad_gpo_access_control", K_DOM, "enforcing", gpo_modes),
     OPT_INT("ad_maximum_machine_account_password_age", K_DOM, "30"),
+    /* sssd-ad(5) options common in written configurations (realm join, admin guides):
+     * accepted with SSSD's types and defaults, and a warning that they change nothing. */
+    OPT_UNUSED("ad_enable_gc", CONFDB_T_BOOL, "true",
+               "the global catalog is not used: users and groups come from the "
+               "domain's own LDAP service"),
+    OPT_UNUSED("ad_enable_dns_sites", CONFDB_T_BOOL, "true",
+               "domain controllers are not chosen by DNS site; ad_site and ad_server "
+               "are used"),
+    OPT_UNUSED("ad_gpo_implicit_deny", CONFDB_T_BOOL, "false", GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_ignore_unreadable", CONFDB_T_BOOL, "false", GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_cache_timeout", CONFDB_T_INT, "5", GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_interactive", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_remote_interactive", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_network", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_batch", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_service", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_permit", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_map_deny", CONFDB_T_LIST, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_gpo_default_right", CONFDB_T_STRING, NULL, GPO_UNUSED),
+    OPT_UNUSED("ad_machine_account_password_renewal_opts", CONFDB_T_STRING, "86400:750",
+               "the machine account password is not renewed by this suite"),
+    OPT_UNUSED("ad_update_samba_machine_account_password", CONFDB_T_BOOL, "false",
+               "the machine account password is not renewed by this suite"),
+    OPT_UNUSED("ad_use_ldaps", CONFDB_T_BOOL, "false",
+               "LDAP to the domain controllers is protected by GSSAPI, not LDAPS"),
+    OPT_UNUSED("ad_allow_remote_domain_local_groups", CONFDB_T_BOOL, "false",
+               "only the joined domain is served, so no remote domain-local groups"),
     OPT_STR("ipa_domain", K_DOM, NULL),
     OPT_LIST("ipa_server", K_DOM, NULL),
     OPT_LIST("ipa_backup_server", K_DOM, NULL),
@@ -726,6 +759,10 @@ static const struct confdb_provider_row provider_defaults[] = {
     /* A user's userPrincipalName carries the DNS domain (alice@ad.example), which is
      * not a realm: SSSD's AD provider asks for it as an enterprise name by default. */
     { "ad", "krb5_use_enterprise_principal", "true" },
+    /* sssd-ad(5): AD users often carry no unixHomeDirectory; names are case-insensitive
+     * in AD, so SSSD folds them (and answers lowercased) unless told otherwise. */
+    { "ad", "fallback_homedir", "/home/%d/%u" },
+    { "ad", "case_sensitive", "false" },
 };
 
 const char *confdb_provider_default(const char *option, const char *id_provider)

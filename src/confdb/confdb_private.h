@@ -42,6 +42,7 @@ struct confdb_option {
     long long min;                /* CONFDB_T_INT range */
     long long max;
     bool schema_default;          /* default depends on ldap_schema (confdb_schema_default) */
+    const char *unused;           /* accepted as SSSD does but not acted on: why (warned) */
 };
 
 enum confdb_section_class {

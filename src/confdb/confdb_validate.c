@@ -139,6 +139,7 @@ static errno_t check_domain(struct confdb_checker *c, TALLOC_CTX *mem_ctx,
     char *name;
     char *allowed;
     long long min_id, max_id;
+    size_t i;
 
     name = confdb_domain_section(mem_ctx, domain);
     if (name == NULL) {
@@ -158,6 +159,16 @@ static errno_t check_domain(struct confdb_checker *c, TALLOC_CTX *mem_ctx,
         }
         return check_error(c, sec->file, sec->line, "section [domain/%s] has no "
                            "'id_provider', which is required (%s)", shown, allowed);
+    }
+
+    /* Once per load: the monitor logs the warnings at start, sssctl shows them. */
+    for (i = 0; i < sec->num_entries; i++) {
+        at = &sec->entries[i];
+        if (at->opt != NULL && at->opt->unused != NULL) {
+            confdb_add_warning(c->cdb, "%s:%u: option '%s' in [domain/%s] is accepted but "
+                               "has no effect here: %s", at->file, at->line, at->opt->name,
+                               shown, at->opt->unused);
+        }
     }
 
     min_id = check_int(sec, "min_id");

@@ -12,7 +12,11 @@
 # Scenarios: ldap_id_mapping default (true): passwd entries of both users, by name and by
 # uid; primary group from primaryGroupID (Domain Users); groups by name and gid; g_outer
 # lists the nested members; `id` shows the nested memberships; carol's come from
-# tokenGroups, all four levels. ldap_use_tokengroups = false: the membership searches stop
+# tokenGroups, all four levels. AD's defaults (sssd-ad(5)): bob, without a home, gets
+# fallback_homedir /home/ad.test/bob; names match in any case (case_sensitive = false) and
+# come back lowercased; written values win; ad_enable_gc is accepted with a warning.
+# id_provider = ldap with ldap_uri = _srv_ finds the DC through DNS SRV records.
+# ldap_use_tokengroups = false: the membership searches stop
 # at the nesting level. ldap_id_mapping = false: uidNumber/gidNumber, and bob (no POSIX
 # attributes) does not exist.
 # Usage: test_ad_id.sh PREFIX   (root; 77 without Samba's AD DC packages)
@@ -89,8 +93,21 @@ check "  ... the back-end bound with GSSAPI as the machine account" \
 out=$(in_nss_ns getent passwd bob)
 check "bob, without POSIX attributes, resolves with his mapped uid ($out)" \
     grep -q "^bob:\*:$UID_BOB:$GID_DU:" <<< "$out"
+check "  ... with no unixHomeDirectory, the AD default fallback_homedir: /home/ad.test/bob" \
+    grep -q "^bob:.*:/home/ad.test/bob:" <<< "$out"
 out=$(in_nss_ns getent passwd "$UID_BOB")
 check "getent passwd $UID_BOB (by uid) gives bob ($out)" grep -q "^bob:" <<< "$out"
+# case_sensitive defaults to false for AD: any case finds the entry, answered lowercased
+# as SSSD does; alice keeps her own home.
+out=$(in_nss_ns getent passwd ALICE)
+check "getent passwd ALICE answers alice's entry, lowercased ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:$GID_DU:.*:/home/alice:" <<< "$out"
+out=$(in_nss_ns id Bob)
+check "id Bob: bob's ids and nested groups ($out)" \
+    grep -q "uid=$UID_BOB(bob) gid=$GID_DU.*$GID_OUTER(g_outer)" <<< "$out"
+out=$(in_nss_ns getent group G_Inner)
+check "getent group G_Inner answers g_inner ($out)" \
+    grep -Eq "^g_inner:\*:$GID_INNER:(alice,bob|bob,alice)$" <<< "$out"
 out=$(in_nss_ns getent group g_inner)
 check "getent group g_inner: mapped gid, both members ($out)" \
     grep -Eq "^g_inner:\*:$GID_INNER:(alice,bob|bob,alice)$" <<< "$out"
@@ -122,10 +139,50 @@ check "fresh start, getent passwd $UID_ALICE (by uid, first lookup) gives alice 
 out=$(in_nss_ns getent group "$GID_D4")
 check "  ... getent group $GID_D4 gives g_d4 ($out)" grep -q "^g_d4:\*:$GID_D4:" <<< "$out"
 
+# Written values win over the AD defaults; sssd-ad(5) options this suite does not act on
+# (ad_enable_gc, a common line) are accepted with one warning at start.
+conf "case_sensitive = true
+fallback_homedir = /srv/%u
+ad_enable_gc = false" || fail "restart (case_sensitive = true, ad_enable_gc)"
+out=$(in_nss_ns getent passwd bob)
+check "fallback_homedir = /srv/%u wins over the AD default ($out)" \
+    grep -q "^bob:.*:/srv/bob:" <<< "$out"
+out=$(in_nss_ns getent passwd ALICE)
+check "  ... case_sensitive = true: ALICE is not alice ($out)" test -z "$out"
+check "  ... ad_enable_gc is accepted, with a warning in the monitor's log" \
+    grep -q "option 'ad_enable_gc' in \[domain/ad.test\] is accepted but has no effect" \
+    "$LOGS/sssd.log"
+
 conf "ldap_use_tokengroups = false" || fail "restart (ldap_use_tokengroups = false)"
 out=$(in_nss_ns id carol)
 check "ldap_use_tokengroups = false: membership searches, nesting level 2 stops below g_d4" \
     test -n "$(grep "g_d3" <<< "$out")" -a -z "$(grep "g_d4" <<< "$out")"
+
+# id_provider = ldap with ldap_uri = _srv_ (sssd-ldap(5) service discovery): no
+# dns_discovery_domain, so the SRV records asked are those of the host name's domain
+# (client.ad.test: _ldap._tcp.ad.test), not of the domain's name (corp); they name the DC.
+rm -f "$LOGS"/*.log
+write_conf <<CONF
+[sssd]
+domains = corp
+services = nss
+[domain/corp]
+id_provider = ldap
+ldap_uri = _srv_
+ldap_schema = ad
+ldap_id_mapping = true
+ldap_search_base = $SAMBA_AD_BASE
+ldap_sasl_mech = GSSAPI
+ldap_sasl_authid = CLIENT\$
+krb5_realm = $SAMBA_AD_REALM
+debug_level = 0x3ff0
+CONF
+start_sssd && wait_name sssd.domain_corp 10000 || fail "restart (id_provider = ldap, ldap_uri = _srv_)"
+out=$(in_nss_ns getent passwd alice)
+check "id_provider = ldap, ldap_uri = _srv_: alice through the DC DNS names ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:$GID_DU:" <<< "$out"
+check "  ... the DNS name asked is the host name's domain (the back-end's log)" \
+    grep -q "_ldap._tcp.$SAMBA_AD_DOMAIN" "$LOGS/sssd_be_corp.log"
 
 conf "ldap_id_mapping = false" || fail "restart (ldap_id_mapping = false)"
 out=$(in_nss_ns getent passwd alice)

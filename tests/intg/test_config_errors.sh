@@ -180,6 +180,34 @@ check "... with the file and line ($out)" grep -q "sssd.conf:7:" <<<"$out"
 out=$("$SBIN/sssd" --genconf -i -c "$CONF" 2>&1); rc=$?
 check "--genconf with -i is refused ($rc)" test "$rc" -eq 1
 
+# sssd-ad(5) options SSSD accepts and this suite does not act on: typed as in SSSD, and
+# accepted with a warning that says why (here through --genconf, which starts nothing).
+write_conf <<EOF
+[sssd]
+domains = ad.test
+[domain/ad.test]
+id_provider = ad
+ad_enable_gc = maybe
+EOF
+out=$("$SBIN/sssd" --genconf -c "$CONF" 2>&1); rc=$?
+check "ad_enable_gc = maybe is refused as not a boolean (status $rc: $out)" \
+    bash -c "test $rc -eq 1 && grep -q \"sssd.conf:5: invalid value 'maybe' for option 'ad_enable_gc'\" <<<\"\$1\"" _ "$out"
+write_conf <<EOF
+[sssd]
+domains = ad.test
+[domain/ad.test]
+id_provider = ad
+ad_domain = ad.test
+ad_enable_gc = false
+ad_gpo_map_service = +vsftpd
+EOF
+out=$("$SBIN/sssd" --genconf -c "$CONF" 2>&1); rc=$?
+check "ad_enable_gc and ad_gpo_map_service are accepted (status $rc)" test "$rc" -eq 0
+check "... ad_enable_gc with a warning that says why ($out)" \
+    grep -q "sssd.conf:6: option 'ad_enable_gc'.*global catalog" <<<"$out"
+check "... ad_gpo_map_service too" \
+    grep -q "sssd.conf:7: option 'ad_gpo_map_service'.*GPO" <<<"$out"
+
 # An option set twice keeps its last value, as in SSSD, with a warning naming both lines;
 # a section that appears twice is merged. Here the first domains line names a domain that
 # has no section: had it been kept, sssd would refuse to start.

@@ -9,7 +9,10 @@
  * joined and checked, per-map search bases falling back to ldap_search_base, paging turned
  * off, whether group members are names or DNs, the descriptors of users and groups).
  */
+#include <limits.h>
 #include <stddef.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "util/util.h"
 #include "confdb/confdb.h"
@@ -164,6 +167,43 @@ static errno_t get_attr_name(struct confdb *cdb, TALLOC_CTX *mem_ctx, const char
     return EOK;
 }
 
+/*
+ * ldap_uri's _srv_ (sssd-ldap(5) SERVICE DISCOVERY): the failover's placeholder
+ * ldap://_srv_.NAME (sdap_failover.c) for the SRV records _ldap._tcp.NAME, NAME being
+ * dns_discovery_domain, else the domain part of the host's name (sssd.conf(5)); a host
+ * name without one leaves ldap://_srv_, which the failover reads as the domain's name.
+ */
+static errno_t srv_placeholder(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
+                               char **_uri)
+{
+    char host[HOST_NAME_MAX + 1];
+    char *name = NULL;
+    const char *dot = NULL;
+    errno_t ret;
+
+    ret = confdb_get_string(cdb, mem_ctx, section, "dns_discovery_domain", &name);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (name == NULL && gethostname(host, sizeof(host)) == 0) {
+        host[sizeof(host) - 1] = '\0';
+        dot = strchr(host, '.');
+    }
+    if (name == NULL && dot != NULL && dot[1] != '\0') {
+        name = talloc_strdup(mem_ctx, dot + 1);
+        if (name == NULL) {
+            return ENOMEM;
+        }
+    }
+    if (name == NULL) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "[%s] ldap_uri _srv_: no dns_discovery_domain and no "
+              "domain in the host name; asking DNS under the domain's name\n", section);
+    }
+    *_uri = name != NULL ? talloc_asprintf(mem_ctx, "ldap://_srv_.%s", name)
+                         : talloc_strdup(mem_ctx, "ldap://_srv_");
+    return *_uri == NULL ? ENOMEM : EOK;
+}
+
 static errno_t read_uris(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
                          struct sdap_options *opts)
 {
@@ -196,6 +236,19 @@ static errno_t read_uris(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *se
         const char *uri = i < np ? primary[i] : backup[i - np];
         LDAPURLDesc *lud = NULL;
 
+        if (strcasecmp(uri, "_srv_") == 0) {
+            if (i >= np) {
+                /* SSSD discovers primary servers only. */
+                DEBUG(SSSDBG_CRIT_FAILURE, "[%s] ldap_backup_uri: _srv_ (DNS discovery) is "
+                      "allowed in ldap_uri only\n", section);
+                return ERR_INVALID_CONFIG;
+            }
+            ret = srv_placeholder(mem_ctx, cdb, section, &primary[i]);
+            if (ret != EOK) {
+                return ret;
+            }
+            uri = primary[i];
+        }
         if (ldap_url_parse(uri, &lud) != LDAP_URL_SUCCESS
                 || (strcasecmp(lud->lud_scheme, "ldap") != 0
                     && strcasecmp(lud->lud_scheme, "ldaps") != 0)

@@ -560,7 +560,9 @@ static void test_ad_provider_defaults(void **state)
     assert_str(cdb, "domain/a", "ldap_user_name", "sAMAccountName");
     assert_str(cdb, "domain/a", "ldap_user_objectsid", "objectSID");
     assert_str(cdb, "domain/a", "ldap_user_primary_group", "primaryGroupID");
-    assert_false(confdb_is_set(cdb, "domain/a", "ldap_schema"));
+    /* The provider's default is a domain-level value (it wins over [nss] values). */
+    assert_true(confdb_is_set(cdb, "domain/a", "ldap_schema"));
+    assert_false(confdb_is_set(cdb, "domain/a", "ldap_user_name"));
     assert_str(cdb, "domain/l", "ldap_schema", "rfc2307");
     assert_bool_opt(cdb, "domain/l", "ldap_id_mapping", false);
     assert_str(cdb, "domain/l", "ldap_sasl_mech", NULL);
@@ -578,6 +580,64 @@ static void test_ad_provider_defaults(void **state)
     assert_int_equal(confdb_set_default(cdb, "domain/zz", "ldap_uri", "x"), ENOENT);
     assert_int_equal(confdb_set_default(cdb, "domain/a", "ldap_uri", NULL), EINVAL);
     talloc_free(cdb);
+}
+
+/* sssd-ad(5): fallback_homedir and case_sensitive change with id_provider = ad in the
+ * configuration itself, so every process reading the domain section sees them. */
+static void test_ad_homedir_and_case(void **state)
+{
+    struct test_ctx *t = *state;
+    struct confdb *cdb;
+
+    cdb = parse_ok(t, "[sssd]\ndomains = a, l, w\n"
+                   "[nss]\nfallback_homedir = /nss/%u\n"
+                   "[domain/a]\nid_provider = ad\n"
+                   "[domain/l]\nid_provider = ldap\n"
+                   "[domain/w]\nid_provider = ad\ncase_sensitive = Preserving\n"
+                   "fallback_homedir = /srv/%u\n");
+    assert_str(cdb, "domain/a", "fallback_homedir", "/home/%d/%u");
+    assert_str(cdb, "domain/a", "case_sensitive", "false");
+    assert_true(confdb_is_set(cdb, "domain/a", "fallback_homedir"));
+    assert_true(confdb_is_set(cdb, "domain/a", "case_sensitive"));
+    assert_str(cdb, "domain/l", "fallback_homedir", NULL);
+    assert_str(cdb, "domain/l", "case_sensitive", "true");
+    assert_false(confdb_is_set(cdb, "domain/l", "fallback_homedir"));
+    assert_false(confdb_is_set(cdb, "domain/l", "case_sensitive"));
+    assert_str(cdb, "domain/w", "fallback_homedir", "/srv/%u");
+    assert_str(cdb, "domain/w", "case_sensitive", "preserving");
+    assert_str(cdb, "nss", "fallback_homedir", "/nss/%u");
+    assert_false(confdb_is_set(cdb, "nss", "case_sensitive"));
+    assert_false(confdb_is_set(cdb, "domain/none", "fallback_homedir"));
+    talloc_free(cdb);
+}
+
+/* sssd-ad(5) options SSSD accepts and this suite does not act on: typed as in SSSD, and
+ * one warning each that names the option, its line and why. */
+static void test_ad_unused_options(void **state)
+{
+    struct test_ctx *t = *state;
+    struct confdb *cdb;
+
+    cdb = parse_ok(t, "[sssd]\ndomains = a\n"
+                   "[domain/a]\nid_provider = ad\nad_enable_gc = False\n"
+                   "ad_gpo_map_service = +vsftpd, -sshd\nad_gpo_cache_timeout = 30\n"
+                   "ad_use_ldaps = true\n");
+    assert_bool_opt(cdb, "domain/a", "ad_enable_gc", false);
+    assert_int_opt(cdb, "domain/a", "ad_gpo_cache_timeout", 30);
+    assert_bool_opt(cdb, "domain/a", "ad_enable_dns_sites", true);
+    assert_true(has_warning(cdb, "test.conf:5: option 'ad_enable_gc' in [domain/a]",
+                            "global catalog is not used"));
+    assert_true(has_warning(cdb, "test.conf:6: option 'ad_gpo_map_service'", "GPO"));
+    assert_true(has_warning(cdb, "test.conf:7: option 'ad_gpo_cache_timeout'", NULL));
+    assert_true(has_warning(cdb, "test.conf:8: option 'ad_use_ldaps'", "GSSAPI"));
+    assert_int_equal(num_warnings(cdb), 4);
+    talloc_free(cdb);
+
+    parse_fails(t, "[sssd]\ndomains = a\n[domain/a]\nid_provider = ad\n"
+                "ad_enable_gc = maybe\n", "test.conf:5", "'ad_enable_gc'", "boolean", NULL);
+    parse_fails(t, "[sssd]\ndomains = a\n[domain/a]\nid_provider = ad\n"
+                "ad_gpo_cache_timeout = -1\n", "test.conf:5", "'ad_gpo_cache_timeout'",
+                NULL);
 }
 
 static void test_enum_and_derived_ints(void **state)
@@ -1126,6 +1186,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_load_file, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_load_snippets, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_ad_provider_defaults, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ad_homedir_and_case, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ad_unused_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_load_perms, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_load_missing_and_odd, setup_dir, teardown_dir),
     };
