@@ -47,29 +47,7 @@ for bus in $buses; do
     esac
 done
 
-tmp=$(mktemp -d /tmp/bench_bus.XXXXXX)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# Waits until FILE has a line matching PATTERN (5 s at most).
-wait_for() {
-    local file=$1 pattern=$2 i
-    for i in $(seq 100); do
-        grep -q "$pattern" "$file" 2>/dev/null && return 0
-        sleep 0.05
-    done
-    echo "bench_bus.sh: timed out waiting for $file:" >&2
-    cat "$file" >&2 || true
-    return 1
-}
+. "$(dirname "$0")/bench_bus_lib.sh"
 
 # Starts bus $1 in dir $2; sets addr and bus_pid (empty for p2p).
 start_bus() {

@@ -30,40 +30,18 @@ for prog in bench_bus bench_bus_master; do
 done
 command -v valgrind >/dev/null || { echo "bench_bus_ir.sh: valgrind missing" >&2; exit 2; }
 
-tmp=$(mktemp -d /tmp/bench_bus_ir.XXXXXX)
-pids=()
-cleanup() {
-    local p
-    for p in "${pids[@]}"; do
-        kill "$p" 2>/dev/null || true
-    done
-    wait 2>/dev/null || true
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# Waits until FILE has a line matching PATTERN (30 s at most: valgrind starts slowly).
-wait_for() {
-    local file=$1 pattern=$2 i
-    for i in $(seq 300); do
-        grep -q "$pattern" "$file" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    echo "bench_bus_ir.sh: timed out waiting for $file:" >&2
-    cat "$file" >&2 || true
-    return 1
-}
+. "$(dirname "$0")/bench_bus_lib.sh"
 
 valgrind --tool=callgrind --collect-atstart=no --toggle-collect=_tevent_loop_once \
     --callgrind-out-file="$tmp/cg.out" "$builddir/bench_bus_master" "$tmp/bus" \
     >"$tmp/bus.out" 2>"$tmp/valgrind.err" &
 master=$!
 pids+=("$master")
-wait_for "$tmp/bus.out" '^ready'
+wait_for "$tmp/bus.out" '^ready' 30
 "$builddir/bench_bus" serve "unix:path=$tmp/bus" >"$tmp/svc.out" 2>&1 &
 svc=$!
 pids+=("$svc")
-wait_for "$tmp/svc.out" '^ready'
+wait_for "$tmp/svc.out" '^ready' 30
 "$builddir/bench_bus" call "unix:path=$tmp/bus" bus "$callers" "$seconds" 0 >"$tmp/call.json"
 kill "$svc" "$master"
 wait "$svc" "$master" 2>/dev/null || true
