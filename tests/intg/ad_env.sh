@@ -26,4 +26,14 @@ _ad_env_exit() {
 }
 trap _ad_env_exit EXIT
 
+# After start_sssd: waits (10 s at most) until sssd_pam's socket exists and the ad.test
+# back-end is on the bus.
+ad_wait_pam() {
+    for _ in $(seq 200); do
+        [ -S "$PIPES/pam" ] && wait_name sssd.domain_ad_2etest 100 && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
 samba_ad_start "$WORK/dc" || { echo "FAIL: the Samba AD DC did not start"; exit 1; }

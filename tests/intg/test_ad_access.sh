@@ -56,12 +56,7 @@ offline_timeout = 600
 debug_level = 0x3ff0
 $(cat)
 CONF
-    start_sssd || return 1
-    for _ in $(seq 200); do
-        [ -S "$PIPES/pam" ] && wait_name sssd.domain_ad_2etest 100 && return 0
-        sleep 0.05
-    done
-    return 1
+    start_sssd && ad_wait_pam
 }
 
 acct() { # acct EXPECTED_RC USER: pamtester's account check only

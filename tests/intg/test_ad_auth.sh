@@ -40,10 +40,7 @@ krb5_ccachedir = $WORK/cc/%u
 debug_level = 0x3ff0
 CONF
 start_sssd || { fail "sssd did not start"; summary; exit; }
-for _ in $(seq 200); do
-    [ -S "$PIPES/pam" ] && wait_name sssd.domain_ad_2etest 100 && break
-    sleep 0.05
-done
+ad_wait_pam || fail "sssd_pam or the back-end did not come up"
 
 login() { # EXPECTED_RC PASSWORD USER
     LAST_OUT=$(printf '%s\n' "$2" | LC_ALL=C pamtester adtest "$3" authenticate 2>&1)

@@ -85,10 +85,7 @@ krb5_ccachedir = $WORK/cc/%u
 debug_level = 0x3ff0
 CONF
 start_sssd || { fail "sssd did not start"; summary; exit; }
-for _ in $(seq 200); do
-    [ -S "$PIPES/pam" ] && wait_name sssd.domain_ad_2etest 100 && break
-    sleep 0.05
-done
+ad_wait_pam || fail "sssd_pam or the back-end did not come up"
 
 # The library glibc loads really is SSSD's (and ours for the reference answers).
 in_compat_ns "$SSSD_LIB" env LD_DEBUG=libs getent passwd alice > /dev/null 2> "$WORK/ld.sssd"
