@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -586,6 +587,12 @@ const char *sysdb_path(struct sysdb_ctx *sysdb)
 const char *sysdb_domain(struct sysdb_ctx *sysdb)
 {
     return sysdb == NULL ? NULL : sysdb->domain;
+}
+
+enum sysdb_case sysdb_case_mode(struct sysdb_ctx *sysdb)
+{
+    assert(sysdb != NULL);
+    return sysdb->case_mode;
 }
 
 /* The containers' DNs, made once. */

@@ -146,6 +146,8 @@ errno_t sysdb_check_cache(const char *db_dir, const char *domain, int timeout_ms
 /* Path of the database file, owned by sysdb. */
 const char *sysdb_path(struct sysdb_ctx *sysdb);
 const char *sysdb_domain(struct sysdb_ctx *sysdb);
+/* The case mode the cache was opened with (it decides how names are stored). */
+enum sysdb_case sysdb_case_mode(struct sysdb_ctx *sysdb);
 
 /*
  * Transactions nest: only the outermost start/commit reach ldb. A cancel at any depth dooms

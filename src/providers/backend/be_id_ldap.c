@@ -63,7 +63,6 @@ static errno_t be_id_ldap_cached_user(TALLOC_CTX *mem_ctx, struct be_ctx *be,
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     struct sysdb_user *su = NULL;
     struct sdap_user *user;
-    char *probe = NULL;
     char *short_name = NULL;
     errno_t ret;
 
@@ -84,12 +83,8 @@ static errno_t be_id_ldap_cached_user(TALLOC_CTX *mem_ctx, struct be_ctx *be,
         ret = ENOENT;
         goto done;
     }
-    /* A case-insensitive cache stores "A" as "a@domain". */
-    ret = sysdb_fqname(tmp_ctx, be->sysdb, "A", &probe);
-    if (ret != EOK) {
-        goto done;
-    }
-    if (probe[0] != 'A') {
+    /* A case-insensitive cache stores names lowercased, not as the directory spells them. */
+    if (sysdb_case_mode(be->sysdb) == SYSDB_CASE_INSENSITIVE) {
         ret = ENOENT;
         goto done;
     }
