@@ -67,23 +67,7 @@ sudo_ldap_add() {
 # sssd.conf for the one LDAP domain of the sudo tests (rfc2307, the rules under
 # ou=SUDOers): SERVICES for [sssd], SUDO_LINES end the [sudo] section, DOMAIN_LINES the
 # domain's.
-sudo_conf() { # SERVICES SUDO_LINES DOMAIN_LINES
-    write_conf <<EOF
-[sssd]
-services = $1
-domains = LDAP
-[nss]
-[sudo]
-$2
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-$3
-EOF
-}
+. "$TOP/tests/lib/sudo_conf.sh"
 
 sudo_suite_start() {
     start_sssd || { echo "FAIL: sssd did not start"; exit 1; }

@@ -75,19 +75,8 @@ done
 EOF
 
 # ---- ours and files --------------------------------------------------------------------------
-write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-EOF
+. "$TOP/tests/lib/sudo_conf.sh"
+sudo_conf "nss, sudo" "" ""
 start_sssd || { echo "bench_sudo: sssd did not start"; exit 1; }
 wait_name sssd.sudo 10000 || { echo "bench_sudo: no sssd_sudo"; exit 1; }
 

@@ -51,20 +51,8 @@ mkdir -p "$WORK/ldap"
 URI=$(SLAPD_EXTRA_SCHEMA=$TOP/tests/lib/sudo.schema slapd_start "$WORK/ldap" "$WORK/big.ldif" \
       "$SUFFIX") || exit 1
 
-write_conf <<EOF
-[sssd]
-services = nss, sudo
-domains = LDAP
-[nss]
-[sudo]
-[domain/LDAP]
-id_provider = ldap
-ldap_uri = $URI
-ldap_search_base = $SUFFIX
-ldap_schema = rfc2307
-ldap_sudo_search_base = ou=SUDOers,$SUFFIX
-debug_level = 6
-EOF
+. "$TOP/tests/lib/sudo_conf.sh"
+sudo_conf "nss, sudo" "" "debug_level = 6"
 rm -f "$LOGS"/*.log
 
 # The probe: lookups of uncached users back to back, one latency (us) per line, until the
