@@ -4,10 +4,12 @@
   perf_report.py table OUTDIR [--system SYS]   one table per system on stdout
   perf_report.py json OUTDIR FILE              the aggregated figures as one JSON file
   perf_report.py markdown OUTDIR FILE          docs/PERFORMANCE.md
+  perf_report.py ad ADDIR                      bench_ad.sh's table (markdown) on stdout
 
 OUTDIR holds SYS/*.json (one sss_load result per figure, workers count and run), meta.json
 (date, machine, knobs, skipped systems), and optionally bus.json (bench_bus.sh),
-startup.txt (bench_startup.sh) and overhead/*.json (perf_overhead.sh).
+startup.txt (bench_startup.sh), overhead/*.json (perf_overhead.sh) and ad/SYS/*.json with
+ad/skipped.txt (bench_ad.sh, whose own table is `perf_report.py ad OUTDIR/ad`).
 Each figure is the median over its runs; the spread is the min-max of the runs. Nothing
 here averages percentiles: each run's percentiles come from all its operations.
 """
@@ -26,7 +28,7 @@ def load_results(outdir):
     res = {}
     for path in sorted(glob.glob(os.path.join(outdir, "*", "*.json"))):
         sysname = os.path.basename(os.path.dirname(path))
-        if sysname == "overhead":
+        if sysname in ("overhead", "ad"):
             continue
         with open(path) as f:
             r = json.load(f)
@@ -302,6 +304,7 @@ def markdown(outdir, path):
             w.append("|---|---|---|---|---|---|")
             w.extend(rows)
     w.extend(overhead_section(outdir))
+    w.extend(ad_section(os.path.join(outdir, "ad")))
     w.extend(bus_section(outdir))
     w.extend(startup_section(outdir))
     failures = [(s, k, f) for s in systems for k, f in figs[s].items()
@@ -341,6 +344,56 @@ def overhead_section(outdir):
     return w
 
 
+# bench_ad.sh's figures: (label, title, target vs stock SSSD)
+AD_ROWS = [
+    ("ad.getpwnam.cold", "cold getpwnam, p50", ">= x5"),
+    ("ad.id50.cold", "cold `id`, user in 50 groups (whole command), p50", ">= x5"),
+    ("ad.login", "AD login (auth + acct, online, Kerberos), p50", ">= x5"),
+    ("ad.id5k.cold", "cold `id`, user in 5,000 groups (whole command)", "<= 1 s"),
+]
+
+
+def ad_section(addir):
+    """The Active Directory table (bench_ad.sh), or nothing when it did not run."""
+    if not os.path.isdir(addir):
+        return []
+    figs = {s: {k[0]: aggregate(v) for k, v in f.items()}
+            for s, f in load_results(addir).items()}
+    systems = [s for s in ("ours", "stock_sssd") if s in figs]
+    w = ["", "## Active Directory", "",
+         "tests/perf/bench_ad.sh: a private Samba AD DC (samba-tool provision, adcli join), "
+         "id_provider = ad with the same sssd.conf for every system (SID mapping, tokenGroups, "
+         "logins through the DC's KDC); median of the runs, [min-max]. Failed operations "
+         "show as failures, never as times.", ""]
+    w.append("| figure | target | %s | ratio vs stock SSSD |" % " | ".join(
+        SYSTEM_NAMES.get(s, s) for s in systems))
+    w.append("|---|---|%s---|" % ("---|" * len(systems)))
+    for label, title, target in AD_ROWS:
+        cells = []
+        for s in systems:
+            f = figs[s].get(label)
+            if f is None:
+                cells.append("-")
+            elif f["failures"]:
+                cells.append("fails (%d of %d ops)" % (f["failures"], f["ops"]))
+            else:
+                cells.append(show(f["p50"], "p50"))
+        ours = figs.get("ours", {}).get(label)
+        stock = figs.get("stock_sssd", {}).get(label)
+        ok = ours is not None and stock is not None and not ours["failures"] \
+            and not stock["failures"]
+        w.append("| %s | %s | %s | %s |" % (title, target, " | ".join(cells),
+                                             ratio(ours["p50"], stock["p50"], "p50") if ok else "-"))
+    skipped = os.path.join(addir, "skipped.txt")
+    if os.path.exists(skipped):
+        with open(skipped) as f:
+            for line in f.read().split("\n"):
+                if line.strip():
+                    w.append("")
+                    w.append("Not measured: %s" % line.strip())
+    return w
+
+
 def bus_section(outdir):
     path = os.path.join(outdir, "bus.json")
     if not os.path.exists(path):
@@ -376,10 +429,13 @@ def startup_section(outdir):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("table", "json", "markdown"):
+    if len(argv) < 3 or argv[1] not in ("table", "json", "markdown", "ad"):
         sys.stderr.write(__doc__)
         return 2
     outdir = argv[2]
+    if argv[1] == "ad":
+        print("\n".join(ad_section(outdir)))
+        return 0
     if argv[1] == "table":
         figs = all_figures(outdir)
         only = argv[4] if len(argv) > 4 and argv[3] == "--system" else None

@@ -18,9 +18,9 @@
 #   PERF_DURATION 3 (seconds per warm measurement); PERF_COLD_N (users per cold figure,
 #   default min(1000, PERF_USERS / 10)); PERF_CONC "1 2 8 32"; PERF_SYSTEMS
 #   "ours stock_sssd nslcd"; PERF_ALL 1 (all users once, empty cache, one client: one run);
-#   PERF_BUS 1 and PERF_STARTUP 1 (the other benchmarks); PERF_OVERHEAD 0 (1: probes
-#   compiled in vs not, two extra builds, see perf_overhead.sh); PERF_PAM 1 (the PAM logins,
-#   after every identity figure; PERF_PAM_ONLY 1: only them).
+#   PERF_BUS 1, PERF_STARTUP 1 and PERF_AD 1 (the other benchmarks; AD_* knobs in bench_ad.sh);
+#   PERF_OVERHEAD 0 (1: probes compiled in vs not, two extra builds, see perf_overhead.sh);
+#   PERF_PAM 1 (the PAM logins, after every identity figure; PERF_PAM_ONLY 1: only them).
 #
 # Names: users user%06d (0..PERF_USERS-1), groups group5k (5,000 members) and biggroup
 # (min(PERF_BIG, PERF_USERS) members), user manygroups (PERF_MANY groups).
@@ -347,6 +347,15 @@ all() { # BUILDDIR PREFIX OUTDIR DOC
     fi
     slapd_stop "$work/ldap"
 
+    if [ "${PERF_AD:-1}" = 1 ]; then
+        echo "== Active Directory benchmark (bench_ad.sh)"
+        bash "$HERE/bench_ad.sh" "$prefix" "$builddir/sss_load" "$out/ad"
+        case $? in
+            0) ;;
+            77) skip_note "$out" ad "no Samba AD DC here (bench_ad.sh skipped)" ;;
+            *) skip_note "$out" ad "bench_ad.sh failed" ;;
+        esac
+    fi
     if [ "${PERF_BUS:-1}" = 1 ] && [ -f "$HERE/bench_bus.sh" ]; then
         echo "== bus benchmark"
         bash "$HERE/bench_bus.sh" -b "$builddir" -j "$out/bus.json" \

@@ -170,8 +170,14 @@ bind_nsswitch() {
 # `$LOAD_CTL pam-online` / `pam-offline` only) adds the pam service, cached credentials and
 # LDAP authentication (without TLS: a loopback slapd for benchmarks only); offline, the
 # domain's server is a closed loopback port, so every login is answered from the cache.
+# PERF_SSSD_CONF names a ready sssd.conf both SSSD-likes get instead (bench_ad.sh: an AD
+# domain, with the pam service already in it).
 write_sssd_conf() { # FILE [EXTRA [sssd] LINES]
     local uri=$URI
+    if [ -n "${PERF_SSSD_CONF:-}" ]; then
+        install -m 0600 -o 0 -g 0 "$PERF_SSSD_CONF" "$1"
+        return
+    fi
     [ "${PAM_MODE:-}" = offline ] && uri=ldap://127.0.0.1:9
     {
         echo "[sssd]"

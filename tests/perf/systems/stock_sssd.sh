@@ -8,7 +8,8 @@
 # Interface: see common.sh.
 SYS=stock_sssd
 NSS_NAME=sss
-PACKAGES="sssd-common sssd-ldap sssd-tools libnss-sss libpam-sss"
+# STOCK_SSSD_EXTRA_PACKAGES: more providers (bench_ad.sh: sssd-ad).
+PACKAGES="sssd-common sssd-ldap sssd-tools libnss-sss libpam-sss ${STOCK_SSSD_EXTRA_PACKAGES:-}"
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 
 SSSD_PIDFILE=/run/sssd.pid
