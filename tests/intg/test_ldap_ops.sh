@@ -2,11 +2,16 @@
 # The LDAP operations a cold `id` costs the directory (issue 18): what slapd's stats log
 # shows for the back-end's connections (SRCH, BIND, EXT; one per operation), counted from
 # a fresh cache, with getent/id through glibc in a private mount namespace (nss_ns.sh).
-#   A. rfc2307: a user in 3 groups (primary group included): at most 3 operations (the
-#      user, the primary group for id's getgrgid, the memberUid search of initgroups, which
-#      brings the groups complete and starts from the user getpwnam just cached); it was 6
-#      when each of id's getgrgid calls searched its group again, 4 when initgroups
-#      searched the user again. The issue's target is 2;
+#   A. rfc2307: a user in 3 groups (primary group included): at most 2 operations (the
+#      user; then id's getgrgid of the primary gid runs the initgroups of the user getpwnam
+#      just cached, one search for (|(memberUid=user)(gidNumber=gid)) that brings every
+#      group complete, so initgroups and the other getgrgid cost nothing); it was 6 when
+#      each of id's getgrgid calls searched its group again, 4 when initgroups searched the
+#      user again, 3 when the primary group had a search of its own. The issue's target;
+#   A2. the same for a user whose primary group does not list it (memberUid): 2
+#      operations, and the group is stored but not added to the user's group list
+#      (getent initgroups, from the cache, does not show it: what the memberUid search
+#      alone gives, and SSSD);
 #   B. rfc2307bis: a user in nested groups: at most 10 operations (it was 17): the user,
 #      getgrgid(bprim) and its member DNs, the three nesting hops of initgroups, then
 #      getgrgid(borg) with its members level by level (the users and groups of a level in
@@ -121,11 +126,13 @@ S=dc=ops,dc=test
     ldif_user $S carol 10003 20002 /home/carol
     ldif_group $S staff 20001 bob alice
     ldif_group $S dev 20002 alice carol bob
-    ldif_group $S ops 20003 carol alice
+    ldif_user $S dave 10004 20004 /home/dave
+    ldif_group $S ops 20003 carol alice dave
     ldif_group $S other 20004 bob
 } > "$WORK/a.ldif"
-printf '%s\n' 'dev:*:20002:alice,bob,carol' 'ops:*:20003:alice,carol' \
+printf '%s\n' 'dev:*:20002:alice,bob,carol' 'ops:*:20003:alice,carol,dave' \
     'staff:*:20001:alice,bob' | sort > "$WORK/a.want"
+printf '%s\n' 'ops:*:20003:alice,carol,dave' 'other:*:20004:bob' | sort > "$WORK/a2.want"
 mkdir -p "$WORK/a"
 slapd_stats "$WORK/a" "$WORK/a.ldif" $S || { fail "slapd A did not start"; summary; exit 1; }
 write_conf <<CONF
@@ -140,7 +147,18 @@ ldap_search_base = $S
 entry_cache_timeout = 600
 debug_level = 6
 CONF
-cold_id rfc2307 "$WORK/a" alice 3 "$WORK/a.want"
+cold_id rfc2307 "$WORK/a" alice 2 "$WORK/a.want"
+
+# A2: dave's primary group (other) does not list dave.
+mkdir -p "$WORK/a2"
+slapd_stats "$WORK/a2" "$WORK/a.ldif" $S || { fail "slapd A2 did not start"; summary; exit 1; }
+sed -i "s|^ldap_uri = .*|ldap_uri = $URI|" "$CONF"
+cold_id "rfc2307, implicit primary group" "$WORK/a2" dave 2 "$WORK/a2.want"
+start_sssd || fail "sssd did not start again"
+out=$(in_nss_ns getent initgroups dave)
+check "dave's group list from the cache is ops alone, without the primary group: '$out'" \
+    test "$(tr -s ' ' '\n' <<<"$out" | tail -n +2 | sort | paste -sd,)" = 20003
+stop_sssd
 
 # ---- B. rfc2307bis: balice in bprim (primary) and bteam; bteam in bdept; bdept in borg;
 # bzoe (not looked up) in bteam and borg, so the lists hold users and groups. ----

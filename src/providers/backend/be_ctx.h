@@ -113,6 +113,11 @@ struct be_ctx {
     struct be_pam *pam;                 /* be_pam_init(); NULL: PAM requests refused */
     struct be_sudo *sudo;               /* be_sudo.h; NULL: no sudo rules from here */
     struct be_stats stats;
+    /* The user the last getpwnam stored (be_id_ldap.c): a getgrgid of its gid right after
+     * is `id`, whose initgroups comes next, and is answered by one search for both. */
+    char *recent_user;
+    uint32_t recent_gid;
+    time_t recent_at;
 };
 
 /* ---- be_ctx.c ----------------------------------------------------------------------- */

@@ -5,7 +5,14 @@
  *               By e-mail address: store every user the directory says holds it, and
  *               remove the cached users holding it that the directory did not return (so
  *               the cache's answer, one user, several or none, is the directory's).
- *   group       found: store it with its members (sliced when huge), and the nested groups
+ *   group       by gid, when it is the gid of the user a getpwnam stored less than
+ *               BE_RECENT_USER_S ago (`id`: getpwnam, getgrgid(primary gid), initgroups):
+ *               that user's initgroups, whose one rfc2307 search also matches the gid
+ *               (sdap_initgroups_primary_send), stored as an initgroups is; the group is
+ *               then what that search found (stored), or nothing (removed). `id`'s
+ *               initgroups right after finds a fresh list and costs the directory nothing.
+ *               Otherwise:
+ *               found: store it with its members (sliced when huge), and the nested groups
  *               sdap read completely on the way (rfc2307bis: the member lists their own
  *               lookup would store now, so `id`'s getgrgid of them needs no search);
  *               ENOENT: remove it.
@@ -39,7 +46,12 @@ struct be_id_ldap_state {
     struct sdap_group **groups;
     size_t num_groups;
     bool user_cached;       /* initgroups started from the fresh cache entry */
+    bool gid_found;         /* group by gid through the recent user's initgroups: found */
+    bool gid_complete;      /* and stored complete */
 };
+
+/* How long after a getpwnam a getgrgid of that user's gid is taken for `id`'s. */
+#define BE_RECENT_USER_S 5
 
 static void be_id_ldap_user_done(struct tevent_req *subreq);
 static void be_id_ldap_mail_done(struct tevent_req *subreq);
@@ -48,6 +60,7 @@ static void be_id_ldap_mpg_done(struct tevent_req *subreq);
 static void be_id_ldap_initgr_done(struct tevent_req *subreq);
 static void be_id_ldap_stored(struct tevent_req *subreq);
 static void be_id_ldap_primary_done(struct tevent_req *subreq);
+static void be_id_ldap_gid_initgr_done(struct tevent_req *subreq);
 
 /*
  * The user an initgroups may start from instead of searching it again: its cache entry,
@@ -114,6 +127,33 @@ done:
     return ret;
 }
 
+/* Whether gid is the primary gid of the user the last getpwnam stored, less than
+ * BE_RECENT_USER_S ago, and that user's fresh cache entry can start its initgroups
+ * (be_id_ldap_cached_user); then *_user is that entry. Only where one search can bring
+ * both (rfc2307). */
+static bool be_id_ldap_recent_user(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t gid,
+                                   struct sdap_user **_user)
+{
+    struct sdap_user *user = NULL;
+
+    if (be->recent_user == NULL || be->recent_gid != gid
+            || time(NULL) - be->recent_at > BE_RECENT_USER_S
+            || !sdap_initgroups_brings_primary(be->id_ctx)) {
+        return false;
+    }
+    if (be_id_ldap_cached_user(mem_ctx, be, be->recent_user, &user) != EOK) {
+        return false;
+    }
+    if (user->gid != gid) {
+        talloc_free(user);
+        return false;
+    }
+    /* Once: a second getgrgid of that gid is an ordinary group lookup. */
+    TALLOC_FREE(be->recent_user);
+    *_user = user;
+    return true;
+}
+
 struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                    struct be_ctx *be, uint32_t type,
                                    const struct be_filter *filter)
@@ -168,6 +208,13 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
             found = be_id_ldap_mpg_done;
             break;
         }
+        if (by == SDAP_BY_ID && be_id_ldap_recent_user(state, be, state->filter.id,
+                                                       &state->user)) {
+            state->user_cached = true;
+            subreq = sdap_initgroups_primary_send(state, ev, be->id_ctx, state->user);
+            found = be_id_ldap_gid_initgr_done;
+            break;
+        }
         subreq = sdap_get_group_send(state, ev, be->id_ctx, by, state->filter.name,
                                      state->filter.id);
         found = be_id_ldap_group_done;
@@ -219,6 +266,12 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
         goto done;
     }
     ret = be_store_user(state->be, user, time(NULL));
+    if (ret == EOK && state->filter.kind == BE_FILTER_NAME) {
+        talloc_free(state->be->recent_user);
+        state->be->recent_user = talloc_strdup(state->be, state->filter.name);
+        state->be->recent_gid = user->gid;
+        state->be->recent_at = time(NULL);
+    }
 done:
     talloc_free(tmp_ctx);
     be_req_finish(req, ret);
@@ -467,6 +520,9 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
         }
         if (ret != EOK) {
             goto done;
+        }
+        if (groups[*pos]->not_member) {
+            continue;       /* the user's primary group, stored; not in its list */
         }
         out->gids[out->n] = groups[*pos]->gid;
         out->names[out->n++] = groups[*pos]->name;
@@ -727,6 +783,78 @@ static void be_id_ldap_stored(struct tevent_req *subreq)
 
     ret = be_initgr_store_recv(subreq);
     talloc_free(subreq);
+    be_req_finish(req, ret);
+}
+
+static void be_id_ldap_gid_stored(struct tevent_req *subreq);
+
+/* A group by gid answered by the recent user's initgroups (be_id_ldap_recent_user). */
+static void be_id_ldap_gid_initgr_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
+    TALLOC_CTX *tmp_ctx = talloc_new(state);
+    struct sdap_user *user = NULL;
+    struct sdap_group **groups = NULL;
+    size_t num_groups = 0;
+    size_t i;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        talloc_free(subreq);
+        be_req_finish(req, ENOMEM);
+        return;
+    }
+    ret = sdap_initgroups_recv(tmp_ctx, subreq, &user, &groups, &num_groups);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        /* The user came from the cache: ENOENT cannot mean it is gone. */
+        goto done;
+    }
+    for (i = 0; i < num_groups; i++) {
+        if (groups[i]->gid == state->filter.id) {
+            state->gid_found = true;
+            /* Stored as its own lookup would store it, or that lookup must still run. */
+            state->gid_complete = groups[i]->members_complete && !be_group_is_big(groups[i]);
+        }
+    }
+    /* user and groups move to the store request; the user itself is not stored again */
+    subreq = be_initgr_store_send(state, state->ev, state->be, user, false, groups,
+                                  num_groups);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, be_id_ldap_gid_stored, req);
+    talloc_free(tmp_ctx);
+    return;
+done:
+    talloc_free(tmp_ctx);
+    be_req_finish(req, ret);
+}
+
+static void be_id_ldap_gid_stored(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
+    errno_t ret;
+
+    ret = be_initgr_store_recv(subreq);
+    talloc_free(subreq);
+    if (ret == EOK && !state->gid_found) {
+        /* The search matched every group of that gid: there is none. */
+        ret = be_delete_group(state->be, &state->filter);
+    } else if (ret == EOK && !state->gid_complete) {
+        /* A big group: its own lookup stores it (sliced). */
+        subreq = sdap_get_group_send(state, state->ev, state->be->id_ctx, SDAP_BY_ID, NULL,
+                                     state->filter.id);
+        if (subreq == NULL) {
+            be_req_finish(req, ENOMEM);
+            return;
+        }
+        tevent_req_set_callback(subreq, be_id_ldap_group_done, req);
+        return;
+    }
     be_req_finish(req, ret);
 }
 

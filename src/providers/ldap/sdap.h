@@ -79,6 +79,9 @@ struct sdap_group {
     /* The lists above are the group's whole membership, as a group lookup gives it
      * (rfc2307 initgroups reads memberUid with the group): it can be stored complete. */
     bool members_complete;
+    /* Returned by sdap_initgroups_primary_send only because it is the user's primary group
+     * (gidNumber), not a group whose members list the user: stored, not a membership. */
+    bool not_member;
 };
 
 /* Counters, for tests and diagnostics. */
@@ -194,6 +197,14 @@ struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_conte
 struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx,
                                              const struct sdap_user *user);
+/* rfc2307 only (sdap_initgroups_brings_primary): as sdap_initgroups_user_send, and the one
+ * search also returns the group whose gidNumber is user->gid, complete, marked not_member
+ * unless its memberUid values hold the user. What `id` asks right after getpwnam
+ * (getgrgid of the primary gid, then initgroups) in one search instead of two. */
+struct tevent_req *sdap_initgroups_primary_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                                struct sdap_id_ctx *id_ctx,
+                                                const struct sdap_user *user);
+bool sdap_initgroups_brings_primary(const struct sdap_id_ctx *id_ctx);
 errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_user **_user,
                              struct sdap_group ***_groups, size_t *_num_groups);

@@ -120,6 +120,24 @@ char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
     return filter;
 }
 
+char *sdap_filter_and(TALLOC_CTX *mem_ctx, const char *oc, const char *term,
+                      const char *extra)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    const char *ex;
+    char *filter = NULL;
+
+    if (tmp_ctx == NULL) {
+        return NULL;
+    }
+    ex = extra_part(tmp_ctx, extra);
+    if (ex != NULL) {
+        filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)%s%s)", oc, term, ex);
+    }
+    talloc_free(tmp_ctx);
+    return filter;
+}
+
 char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn)
 {
     char *norm = NULL;

@@ -17,7 +17,14 @@
  * The user is searched first, unless the caller gives it (sdap_initgroups_user_send: the
  * back-end's fresh cache entry, read seconds earlier by the getpwnam that precedes almost
  * every initgroups), which saves the directory that search.
+ * sdap_initgroups_primary_send (rfc2307): the one search is
+ * (&(objectClass=<group oc>)(|(memberUid=<name>)(gidNumber=<the user's gid>))<filter>), so
+ * the primary group comes complete with the memberships; it counts as a membership only
+ * when its memberUid values hold the user (exactly: RFC 2307's memberUid matches
+ * caseExactIA5Match), as the plain search would have found it.
  */
+#include <inttypes.h>
+
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
 
@@ -35,6 +42,7 @@ struct sdap_initgroups_state {
     const char **next;              /* DNs found at this hop */
     size_t num_next;
     int hop;
+    bool with_primary;              /* rfc2307: the search also matches the user's gid */
 };
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq);
@@ -94,9 +102,11 @@ struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_conte
     return req;
 }
 
-struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                             struct sdap_id_ctx *id_ctx,
-                                             const struct sdap_user *user)
+static struct tevent_req *sdap_initgroups_given_send(TALLOC_CTX *mem_ctx,
+                                                     struct tevent_context *ev,
+                                                     struct sdap_id_ctx *id_ctx,
+                                                     const struct sdap_user *user,
+                                                     bool with_primary)
 {
     struct sdap_initgroups_state *state;
     struct tevent_req *req;
@@ -107,6 +117,10 @@ struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_
     if (state == NULL) {
         return req;
     }
+    if (with_primary && !sdap_initgroups_brings_primary(id_ctx)) {
+        return sss_req_post(req, ev, EINVAL);
+    }
+    state->with_primary = with_primary;
     state->user = talloc_zero(state, struct sdap_user);
     if (state->user == NULL) {
         return sss_req_post(req, ev, ENOMEM);
@@ -130,6 +144,26 @@ struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_
         return sss_req_post(req, ev, ret == EOK ? EIO : ret);
     }
     return req;
+}
+
+struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                             struct sdap_id_ctx *id_ctx,
+                                             const struct sdap_user *user)
+{
+    return sdap_initgroups_given_send(mem_ctx, ev, id_ctx, user, false);
+}
+
+struct tevent_req *sdap_initgroups_primary_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                                struct sdap_id_ctx *id_ctx,
+                                                const struct sdap_user *user)
+{
+    return sdap_initgroups_given_send(mem_ctx, ev, id_ctx, user, true);
+}
+
+bool sdap_initgroups_brings_primary(const struct sdap_id_ctx *id_ctx)
+{
+    return id_ctx != NULL && !id_ctx->opts->member_is_dn
+           && id_ctx->opts->schema != SDAP_SCHEMA_AD;
 }
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq)
@@ -203,6 +237,28 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
     return sdap_initgroups_search(req);
 }
 
+/* rfc2307: (&(objectClass=oc)(|(memberUid=name)(gidNumber=gid))<filter>). */
+static char *sdap_initgroups_primary_filter(struct sdap_initgroups_state *state)
+{
+    const struct sdap_options *opts = state->id_ctx->opts;
+    char *name;
+    char *member_or_gid;
+    char *filter;
+
+    name = sdap_filter_escape(state, state->user->name);
+    if (name == NULL) {
+        return NULL;
+    }
+    member_or_gid = talloc_asprintf(state, "(|(%s=%s)(%s=%" PRIu32 "))",
+                                    opts->group_map[SDAP_GA_MEMBER], name,
+                                    opts->group_map[SDAP_GA_GID], state->user->gid);
+    filter = member_or_gid == NULL ? NULL
+             : sdap_filter_and(state, opts->groups.oc, member_or_gid, opts->groups.filter);
+    talloc_free(name);
+    talloc_free(member_or_gid);
+    return filter;
+}
+
 /* Searches the parents of the next batch of the frontier, or moves to the next hop.
  * EAGAIN: a search is in flight; EOK: done. */
 static errno_t sdap_initgroups_search(struct tevent_req *req)
@@ -231,10 +287,14 @@ static errno_t sdap_initgroups_search(struct tevent_req *req)
         batch = SDAP_FILTER_BATCH;
     }
     talloc_free(discard_const(state->args.filter));
-    state->args.filter = sdap_filter_or(state, opts->groups.oc,
-                                        opts->group_map[SDAP_GA_MEMBER],
-                                        &state->frontier[state->pos], batch,
-                                        opts->groups.filter);
+    if (state->with_primary) {
+        state->args.filter = sdap_initgroups_primary_filter(state);
+    } else {
+        state->args.filter = sdap_filter_or(state, opts->groups.oc,
+                                            opts->group_map[SDAP_GA_MEMBER],
+                                            &state->frontier[state->pos], batch,
+                                            opts->groups.filter);
+    }
     if (state->args.filter == NULL) {
         return ENOMEM;
     }
@@ -245,6 +305,19 @@ static errno_t sdap_initgroups_search(struct tevent_req *req)
     }
     tevent_req_set_callback(subreq, sdap_initgroups_search_done, req);
     return EAGAIN;
+}
+
+/* Whether an rfc2307 group's memberUid values hold name (exactly, as the server matched). */
+static bool sdap_initgroups_lists(const struct sdap_group *group, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < group->num_member_users; i++) {
+        if (strcmp(group->member_users[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_entry *e)
@@ -278,6 +351,8 @@ static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_
             return ret;
         }
         group->members_complete = true;
+        group->not_member = state->with_primary && group->gid == state->user->gid
+                            && !sdap_initgroups_lists(group, state->user->name);
     }
     groups = talloc_realloc(state, state->groups, struct sdap_group *,
                             state->num_groups + 2);

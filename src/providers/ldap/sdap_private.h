@@ -335,6 +335,9 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
 /* "(&(objectClass=oc)(|(attr=v1)(attr=v2)...)<extra>)" over values[0..n). */
 char *sdap_filter_or(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *const *values, size_t n, const char *extra);
+/* "(&(objectClass=oc)<term><extra>)": term is a filter component the caller built. */
+char *sdap_filter_and(TALLOC_CTX *mem_ctx, const char *oc, const char *term,
+                      const char *extra);
 /* "(&(objectClass=oc)(attr=*)<extra>)". */
 char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                           const char *extra);
