@@ -788,49 +788,38 @@ static void be_id_ldap_stored(struct tevent_req *subreq)
 
 static void be_id_ldap_gid_stored(struct tevent_req *subreq);
 
-/* A group by gid answered by the recent user's initgroups (be_id_ldap_recent_user). */
+/* A group by gid answered by the recent user's initgroups (be_id_ldap_recent_user). The
+ * user came from the cache, so ENOENT cannot mean it is gone: every error is returned. */
 static void be_id_ldap_gid_initgr_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct be_id_ldap_state *state = tevent_req_data(req, struct be_id_ldap_state);
-    TALLOC_CTX *tmp_ctx = talloc_new(state);
     struct sdap_user *user = NULL;
-    struct sdap_group **groups = NULL;
-    size_t num_groups = 0;
     size_t i;
     errno_t ret;
 
-    if (tmp_ctx == NULL) {
-        talloc_free(subreq);
-        be_req_finish(req, ENOMEM);
-        return;
-    }
-    ret = sdap_initgroups_recv(tmp_ctx, subreq, &user, &groups, &num_groups);
+    ret = sdap_initgroups_recv(state, subreq, &user, &state->groups, &state->num_groups);
     talloc_free(subreq);
     if (ret != EOK) {
-        /* The user came from the cache: ENOENT cannot mean it is gone. */
-        goto done;
+        be_req_finish(req, ret);
+        return;
     }
-    for (i = 0; i < num_groups; i++) {
-        if (groups[i]->gid == state->filter.id) {
+    for (i = 0; i < state->num_groups; i++) {
+        if (state->groups[i]->gid == state->filter.id) {
             state->gid_found = true;
             /* Stored as its own lookup would store it, or that lookup must still run. */
-            state->gid_complete = groups[i]->members_complete && !be_group_is_big(groups[i]);
+            state->gid_complete = state->groups[i]->members_complete
+                                  && !be_group_is_big(state->groups[i]);
         }
     }
     /* user and groups move to the store request; the user itself is not stored again */
-    subreq = be_initgr_store_send(state, state->ev, state->be, user, false, groups,
-                                  num_groups);
+    subreq = be_initgr_store_send(state, state->ev, state->be, user, false, state->groups,
+                                  state->num_groups);
     if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
+        be_req_finish(req, ENOMEM);
+        return;
     }
     tevent_req_set_callback(subreq, be_id_ldap_gid_stored, req);
-    talloc_free(tmp_ctx);
-    return;
-done:
-    talloc_free(tmp_ctx);
-    be_req_finish(req, ret);
 }
 
 static void be_id_ldap_gid_stored(struct tevent_req *subreq)

@@ -105,18 +105,10 @@ done:
 char *sdap_filter_present(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                           const char *extra)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
-    const char *ex;
-    char *filter = NULL;
+    char *term = talloc_asprintf(NULL, "(%s=*)", attr);
+    char *filter = term == NULL ? NULL : sdap_filter_and(mem_ctx, oc, term, extra);
 
-    if (tmp_ctx == NULL) {
-        return NULL;
-    }
-    ex = extra_part(tmp_ctx, extra);
-    if (ex != NULL) {
-        filter = talloc_asprintf(mem_ctx, "(&(objectClass=%s)(%s=*)%s)", oc, attr, ex);
-    }
-    talloc_free(tmp_ctx);
+    talloc_free(term);
     return filter;
 }
 
