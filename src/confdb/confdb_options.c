@@ -759,6 +759,9 @@ static const struct confdb_provider_row provider_defaults[] = {
     /* A user's userPrincipalName carries the DNS domain (alice@ad.example), which is
      * not a realm: SSSD's AD provider asks for it as an enterprise name by default. */
     { "ad", "krb5_use_enterprise_principal", "true" },
+    /* sssd-krb5(5): "false (IPA and AD provider: true)". A joined host has the keytab, so
+     * a TGT from a KDC that does not know the host key (a spoofed one) logs nobody in. */
+    { "ad", "krb5_validate", "true" },
     /* sssd-ad(5): AD users often carry no unixHomeDirectory; names are case-insensitive
      * in AD, so SSSD folds them (and answers lowercased) unless told otherwise. */
     { "ad", "fallback_homedir", "/home/%d/%u" },

@@ -560,6 +560,8 @@ static void test_ad_provider_defaults(void **state)
     assert_str(cdb, "domain/a", "ldap_user_name", "sAMAccountName");
     assert_str(cdb, "domain/a", "ldap_user_objectsid", "objectSID");
     assert_str(cdb, "domain/a", "ldap_user_primary_group", "primaryGroupID");
+    assert_bool_opt(cdb, "domain/a", "krb5_validate", true);
+    assert_bool_opt(cdb, "domain/l", "krb5_validate", false);
     /* The provider's default is a domain-level value (it wins over [nss] values). */
     assert_true(confdb_is_set(cdb, "domain/a", "ldap_schema"));
     assert_false(confdb_is_set(cdb, "domain/a", "ldap_user_name"));
