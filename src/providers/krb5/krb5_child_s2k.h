@@ -37,8 +37,8 @@ errno_t k5s2k_derive(int32_t enctype, const uint8_t *password, size_t pw_len,
                      const uint8_t *salt, size_t salt_len, uint32_t iter,
                      uint8_t *key, size_t key_len);
 
-/* OpenSSL's first use in a process costs more than a derivation (~1.4 ms: its
- * configuration, the default provider, fetching the digests and AES): done by a spare
+/* OpenSSL's first use in a process costs more than half a derivation (~1 ms: its
+ * configuration, the default provider, fetching PBKDF2, SHA-1 and AES): done by a spare
  * krb5_child while it waits, so a login pays none of it. Holds no secret. */
 void k5s2k_warm_up(void);
 
