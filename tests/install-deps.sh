@@ -13,6 +13,7 @@ pkgs=(
     dbus-bin dbus-daemon dbus-broker iproute2 util-linux procps
     slapd ldap-utils openssl pamtester sudo
     krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit
+    libssl-dev heimdal-kcm
     samba samba-ad-dc samba-ad-provision samba-dsdb-modules winbind adcli
     clang libclang-rt-14-dev valgrind
     systemtap bpftrace binutils

@@ -89,7 +89,7 @@ else
            klist -c KEYRING:persistent:10001 2>/dev/null | grep krbtgt)"
     as_alice kdestroy -A > /dev/null 2>&1
 fi
-echo "SKIP: KCM: no KCM server is installed here (sssd-kcm / Heimdal kcm); not tested"
+# KCM: ccaches: test_krb5_kcm.sh (a KCM daemon of its own on a private /run).
 
 # ---- a symlink planted by another user ---------------------------------------------------
 echo "bob's precious file" > "$WORK/sticky/victim"

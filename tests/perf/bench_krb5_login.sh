@@ -7,7 +7,10 @@
 #   - 20 workers at once: the same, and the longest event-loop stalls of sssd_be while
 #     they run (perf's epoll tracepoints, as bench_identity.sh measures them)
 # Every login gets a TGT and writes a fresh ccache (FILE:%d/krb5cc_%U_XXXXXX), so each one
-# is one krb5_child, one AS-REQ (two with preauth) and one string-to-key.
+# is one krb5_child, one AS-REQ (two with preauth) and one string-to-key (AES: OpenSSL's
+# PBKDF2, krb5_child_s2k.c, since 2026-11-25; libk5crypto's before: ~1.8 ms more of the
+# child's work, BENCH_SPLIT's 'child: AS-REQ .. ccache'). The krb5_child CPU figure
+# includes what a spare does before its login (libkrb5 and OpenSSL set-up).
 # Usage: bench_krb5_login.sh PREFIX [SSS_LOAD]   (root)
 #   BENCH_N (default 200) logins per figure; BENCH_STALL=0 skips the stall trace;
 #   BENCH_DIRECT=0 reaches the KDC through tests/faults/fault_proxy.py as the tests do.

@@ -28,6 +28,7 @@
 #include <krb5/krb5.h>
 
 #include "providers/krb5/krb5_child_msg.h"
+#include "providers/krb5/krb5_child_s2k.h"
 
 struct k5c {
     krb5_context kctx;
@@ -622,7 +623,8 @@ static uint32_t k5c_keytab_tgt(TALLOC_CTX *mem_ctx, struct k5c *c)
 
 /* What the first AS-REQ of a context would load, done while a spare waits: the
  * pre-authentication plugins (spake.so, and libcrypto with it: ~3 ms of dlopen and
- * relocations, measured with strace -T) and the time zone. The first step of a throw-away
+ * relocations, measured with strace -T), the time zone and OpenSSL's own set-up for the
+ * string-to-key (krb5_child_s2k.c: ~1.4 ms). The first step of a throw-away
  * initial-creds context for a made-up principal loads them into kctx: it only encodes an
  * AS-REQ, which is dropped; nothing is sent (strace: no socket). */
 static void k5c_warm_up(krb5_context kctx)
@@ -635,6 +637,7 @@ static void k5c_warm_up(krb5_context kctx)
     unsigned int flags = 0;
 
     tzset();
+    k5s2k_warm_up();
     if (krb5_build_principal(kctx, &p, 7, "WARM.UP", "spare", NULL) == 0
             && krb5_init_creds_init(kctx, p, NULL, NULL, 0, NULL, &icc) == 0) {
         (void)krb5_init_creds_step(kctx, icc, &in, &out, &realm, &flags);
