@@ -44,6 +44,7 @@ declare -A deps=(
     [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
     [fuzz_srv_answer]=""
     [fuzz_cldap_reply]="$top/src/providers/ldap/sdap_connect_cldap.c"
+    [fuzz_ad_gpo_inf]="$top/src/providers/ad/ad_gpo_policy.c"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the
