@@ -15,6 +15,8 @@
 #   disabled     alice allowed;
 #   allow list   SeInteractiveLogonRight = bob only (version bumped): dave, in no list,
 #                denied, bob allowed;
+#   site         a GPO linked to the DC's site (Default-First-Site-Name) denies bob the
+#                remote interactive right: bob denied on sshd, allowed on login;
 #   map          ad_gpo_map_remote_interactive = -sshd, ad_gpo_map_interactive = +sshd:
 #                alice denied on sshd;
 #   unreadable   no cache and no SYSVOL: enforcing denies (nothing granted unchecked),
@@ -140,6 +142,19 @@ ad_gpo_map_remote_interactive = -sshd
 ad_gpo_map_interactive = +sshd
 CONF
 check "sshd mapped to the interactive right: alice denied on sshd" acct 1 sshd alice
+
+# ---- a GPO linked to the site ------------------------------------------------------------
+SITE_GUID=$(samba_ad_gpo_create sitewide) && [ -n "$SITE_GUID" ] || fail "GPO create (site)"
+samba_ad_gpo_link "$SITE_GUID" "CN=Default-First-Site-Name,CN=Sites,CN=Configuration,$SAMBA_AD_BASE" \
+    || fail "GPO link (site)"
+samba_ad_gpo_rights "$SITE_GUID" "SeDenyRemoteInteractiveLogonRight = *$BOB" \
+    || fail "GPO rights (site)"
+seed_cache
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "site GPO (the site the DC names in its LDAP ping): bob denied on sshd" acct 1 sshd bob
+check "  ... the log names the site's GPO" \
+    grep -q "CN=bob,.*service 'sshd', right Remote Interactive.*GPO 'sitewide'" <<< "$(be_log)"
+check "  ... bob allowed on login" acct 0 login bob
 
 # ---- an allow list ----------------------------------------------------------------------------
 samba_ad_gpo_rights "$GUID" "SeInteractiveLogonRight = *$BOB" || fail "GPO rights (allow)"

@@ -13,9 +13,11 @@
  *      the resultant policy is kept in memory;
  *   4. the decision (ad_gpo_check): enforcing denies, permissive logs what would have been
  *      denied (user, service, right, the GPOs that set the lists) and allows.
- * Not evaluated (logged once): GPOs linked to the site, and security filtering (the GPO's
- * nTSecurityDescriptor): every GPO is taken to apply to the computer, which is the
- * default (Authenticated Users have the Apply Group Policy right).
+ * The site is the last SOM (SSSD's order): ad_site, else the client site the DC names in
+ * its answer to an LDAP ping (CLDAP), under the configurationNamingContext of the rootDSE.
+ * Not evaluated (logged once): security filtering (the GPO's nTSecurityDescriptor):
+ * every GPO is taken to apply to the computer, which is the default (Authenticated Users
+ * have the Apply Group Policy right).
  */
 #include <ctype.h>
 #include <strings.h>
@@ -43,6 +45,8 @@ struct ad_gpo_ctx {
     bool implicit_deny;
     int cache_timeout;
     char *account;                  /* SHORTHOST$ */
+    char *dns_domain;               /* ad_domain, else the domain's name */
+    char *site;                     /* ad_site; NULL: asked from the DC */
     /* The last resultant policy and the GPOs that set each key, with its time. */
     struct ad_gpo_settings *policy;
     char *sources[AD_GPO_NUM_KEYS];
@@ -107,6 +111,16 @@ errno_t ad_gpo_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *s
         ret = confdb_get_int(cdb, section, "ad_gpo_cache_timeout", &ctx->cache_timeout);
     }
     if (ret == EOK) {
+        ret = confdb_get_string(cdb, ctx, section, "ad_site", &ctx->site);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_string(cdb, ctx, section, "ad_domain", &ctx->dns_domain);
+    }
+    if (ret == EOK && ctx->dns_domain == NULL) {
+        ctx->dns_domain = talloc_strdup(ctx, domain);
+        ret = ctx->dns_domain == NULL ? ENOMEM : EOK;
+    }
+    if (ret == EOK) {
         ret = confdb_get_string(cdb, tmp_ctx, section, "ad_hostname", &value);
     }
     if (ret != EOK) {
@@ -161,8 +175,10 @@ struct ad_gpo_access_state {
     char *user_sid;
     const char **group_sids;
     size_t num_groups;
-    char **soms;
+    char **soms;                        /* OUs, domain, then the site */
     size_t num_soms;
+    char *site;
+    char *server;                       /* the DC the lookups went to */
     size_t som_idx;
     struct ad_gpo_som *som_links;
     bool enforced_only;
@@ -181,6 +197,9 @@ static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope
                              const char *filter, const char *const *attrs, tevent_req_fn fn);
 static void ad_gpo_user_done(struct tevent_req *subreq);
 static void ad_gpo_computer_done(struct tevent_req *subreq);
+static void ad_gpo_site_done(struct tevent_req *subreq);
+static errno_t ad_gpo_site_name(struct tevent_req *req, const char *site);
+static void ad_gpo_config_nc_done(struct tevent_req *subreq);
 static errno_t ad_gpo_next_som(struct tevent_req *req);
 static void ad_gpo_som_done(struct tevent_req *subreq);
 static errno_t ad_gpo_next_gpo_entry(struct tevent_req *req);
@@ -256,6 +275,24 @@ static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope
     }
     tevent_req_set_callback(subreq, fn, req);
     return EOK;
+}
+
+/* The host of the DC the lookup connection talks to: it answers the LDAP ping and serves
+ * SYSVOL. */
+static errno_t ad_gpo_server(struct ad_gpo_access_state *state)
+{
+    const char *uri = state->id_ctx->last_uri;
+
+    if (uri != NULL && strncasecmp(uri, "ldap://", 7) == 0) {
+        uri += 7;
+    } else if (uri != NULL && strncasecmp(uri, "ldaps://", 8) == 0) {
+        uri += 8;
+    }
+    if (uri == NULL || uri[0] == '\0') {
+        return EIO;
+    }
+    state->server = talloc_strndup(state, uri, strcspn(uri, ":/"));
+    return state->server == NULL ? ENOMEM : EOK;
 }
 
 /* Ends the request with ret (EOK: already done). */
@@ -334,6 +371,10 @@ static void ad_gpo_computer_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
+    ret = ad_gpo_server(state);
+    if (ret != EOK) {
+        goto done;
+    }
     if (num != 1) {
         DEBUG(SSSDBG_OP_FAILURE, "GPO: the computer account %s %s in the directory\n",
               state->ctx->account, num == 0 ? "is not" : "is not unique");
@@ -345,16 +386,109 @@ static void ad_gpo_computer_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
+    if (!state->ctx->warned) {
+        state->ctx->warned = true;
+        DEBUG(SSSDBG_CONF_SETTINGS, "GPO: security filtering is not evaluated: every GPO "
+              "linked to the host's OUs, domain and site applies (the Authenticated Users "
+              "default)\n");
+    }
+    if (state->ctx->site != NULL) {
+        ret = ad_gpo_site_name(req, state->ctx->site);
+        goto done;
+    }
+    subreq = sdap_cldap_ping_send(state, state->ev, state->server, state->ctx->dns_domain,
+                                  state->id_ctx->opts->network_timeout);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, ad_gpo_site_done, req);
+done:
+    talloc_free(entries);
+    ad_gpo_step_end(req, ret);
+}
+
+/* The client's site as the DC sees it (SSSD asks the same way). */
+static void ad_gpo_site_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
+    char *site = NULL;
+    char *forest = NULL;
+    errno_t ret;
+
+    ret = sdap_cldap_ping_recv(state, subreq, &site, &forest);
+    talloc_free(subreq);
+    if (ret == EOK && (site == NULL || site[0] == '\0')) {
+        ret = ENOENT;
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "GPO: the client's site could not be read from %s: %s\n",
+              state->server, sss_strerror(ret));
+        tevent_req_error(req, ret);
+        return;
+    }
+    ret = ad_gpo_site_name(req, site);
+    ad_gpo_step_end(req, ret);
+}
+
+static errno_t ad_gpo_site_name(struct tevent_req *req, const char *site)
+{
+    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
+    static const char *const attrs[] = { "configurationNamingContext", NULL };
+
+    /* A name that would change the DN's structure is not a site's. */
+    if (site[0] == '\0' || strpbrk(site, ",=+<>#;\\\"") != NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "GPO: unusable site name '%s'\n", site);
+        return EINVAL;
+    }
+    state->site = talloc_strdup(state, site);
+    if (state->site == NULL) {
+        return ENOMEM;
+    }
+    return ad_gpo_search(req, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs,
+                         ad_gpo_config_nc_done);
+}
+
+static void ad_gpo_config_nc_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
+    struct sdap_entry **entries = NULL;
+    const char *nc;
+    char **soms;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
+    nc = num == 1 ? sdap_entry_value(entries[0], "configurationNamingContext") : NULL;
+    if (nc == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "GPO: the rootDSE names no configurationNamingContext\n");
+        ret = ENOENT;
+        goto done;
+    }
+    soms = talloc_realloc(state, state->soms, char *, state->num_soms + 2);
+    if (soms == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    state->soms = soms;
+    soms[state->num_soms] = talloc_asprintf(soms, "CN=%s,CN=Sites,%s", state->site, nc);
+    soms[state->num_soms + 1] = NULL;
+    if (soms[state->num_soms] == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "GPO: site %s\n", soms[state->num_soms]);
+    state->num_soms++;
     state->som_links = talloc_zero_array(state, struct ad_gpo_som, state->num_soms);
     if (state->som_links == NULL) {
         ret = ENOMEM;
         goto done;
-    }
-    if (!state->ctx->warned) {
-        state->ctx->warned = true;
-        DEBUG(SSSDBG_CONF_SETTINGS, "GPO: site-linked GPOs and GPO security filtering are "
-              "not evaluated: every GPO linked to the host's OUs and domain applies "
-              "(the Authenticated Users default)\n");
     }
     ret = ad_gpo_next_som(req);
 done:
@@ -530,7 +664,6 @@ static errno_t ad_gpo_next_file(struct tevent_req *req)
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
     struct ad_gpo_gpo *g;
     struct tevent_req *subreq;
-    const char *server;
     uint8_t *data;
     size_t len;
     char *uri;
@@ -563,21 +696,7 @@ static errno_t ad_gpo_next_file(struct tevent_req *req)
         return ad_gpo_decide(req);
     }
     g = &state->gpos[state->gpo_idx];
-    /* The DC the lookup connection talks to serves SYSVOL. */
-    server = state->id_ctx->last_uri;
-    if (server != NULL && strncasecmp(server, "ldap://", 7) == 0) {
-        server += 7;
-    } else if (server != NULL && strncasecmp(server, "ldaps://", 8) == 0) {
-        server += 8;
-    }
-    if (server == NULL || server[0] == '\0') {
-        return EIO;
-    }
-    uri = talloc_strndup(state, server, strcspn(server, ":/"));
-    if (uri == NULL) {
-        return ENOMEM;
-    }
-    ret = ad_gpo_smb_uri(state, uri, g->path, &uri);
+    ret = ad_gpo_smb_uri(state, state->server, g->path, &uri);
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "GPO %s: malformed gPCFileSysPath '%s'\n", g->guid, g->path);
         return ret;
