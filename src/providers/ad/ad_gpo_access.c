@@ -671,7 +671,8 @@ static errno_t ad_gpo_next_file(struct tevent_req *req)
 
     for (; state->gpo_idx < state->num_gpos; state->gpo_idx++) {
         g = &state->gpos[state->gpo_idx];
-        ret = ad_gpo_cache_get(state, state->ctx->domain, g->guid, g->version, &data, &len);
+        ret = ad_gpo_cache_get(state, AD_GPO_CACHE_DIR, state->ctx->domain, g->guid,
+                               g->version, &data, &len);
         if (ret == ENOENT) {
             break;      /* to fetch */
         }
@@ -703,7 +704,8 @@ static errno_t ad_gpo_next_file(struct tevent_req *req)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "GPO '%s' %s version %u: reading %s\n", g->name, g->guid,
           g->version, uri);
-    subreq = ad_gpo_child_send(state, state->ev, uri, GPO_CHILD_TIMEOUT);
+    subreq = ad_gpo_child_send(state, state->ev, AD_GPO_CHILD_PATH, uri,
+                               GPO_CHILD_TIMEOUT);
     if (subreq == NULL) {
         return ENOMEM;
     }
@@ -737,7 +739,8 @@ static void ad_gpo_child_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
-    if (ad_gpo_cache_put(state->ctx->domain, g->guid, g->version, data, len) != EOK) {
+    if (ad_gpo_cache_put(AD_GPO_CACHE_DIR, state->ctx->domain, g->guid, g->version, data,
+                         len) != EOK) {
         DEBUG(SSSDBG_MINOR_FAILURE, "GPO %s: could not be cached\n", g->guid);
     }
     state->gpo_idx++;

@@ -19,18 +19,16 @@
 #include "util/util.h"
 #include "providers/ad/ad_gpo_fetch.h"
 
-#define GPO_CHILD_PATH SSSD_LIBEXEC_PATH "/gpo_child"
-#define GPO_CACHE_DIR SSSD_STATE_DIR "/gpo_cache"
 #define GPO_REAP_USEC 20000
 
 extern char **environ;
 
 /* ---- the cache --------------------------------------------------------------------- */
 
-static char *cache_path(TALLOC_CTX *mem_ctx, const char *domain, const char *guid,
-                        const char *file)
+static char *cache_path(TALLOC_CTX *mem_ctx, const char *root, const char *domain,
+                        const char *guid, const char *file)
 {
-    return talloc_asprintf(mem_ctx, GPO_CACHE_DIR "/%s/%s%s%s", domain, guid,
+    return talloc_asprintf(mem_ctx, "%s/%s/%s%s%s", root, domain, guid,
                            file != NULL ? "/" : "", file != NULL ? file : "");
 }
 
@@ -114,9 +112,9 @@ static errno_t write_file(const char *dir, const char *name, const uint8_t *data
 }
 
 /* mkdir -p of the GPO's cache directory, 0700 (it says which policies apply here). */
-static errno_t cache_mkdir(const char *domain, const char *guid)
+static errno_t cache_mkdir(const char *root, const char *domain, const char *guid)
 {
-    const char *parts[] = { GPO_CACHE_DIR, domain, guid };
+    const char *parts[] = { root, domain, guid };
     char path[PATH_MAX] = "";
     size_t len = 0;
     int n;
@@ -135,8 +133,8 @@ static errno_t cache_mkdir(const char *domain, const char *guid)
     return EOK;
 }
 
-errno_t ad_gpo_cache_get(TALLOC_CTX *mem_ctx, const char *domain, const char *guid,
-                         uint32_t version, uint8_t **_data, size_t *_len)
+errno_t ad_gpo_cache_get(TALLOC_CTX *mem_ctx, const char *root, const char *domain,
+                         const char *guid, uint32_t version, uint8_t **_data, size_t *_len)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     uint8_t *vdata = NULL;
@@ -149,7 +147,7 @@ errno_t ad_gpo_cache_get(TALLOC_CTX *mem_ctx, const char *domain, const char *gu
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    path = cache_path(tmp_ctx, domain, guid, "version");
+    path = cache_path(tmp_ctx, root, domain, guid, "version");
     if (path == NULL) {
         ret = ENOMEM;
         goto done;
@@ -166,7 +164,7 @@ errno_t ad_gpo_cache_get(TALLOC_CTX *mem_ctx, const char *domain, const char *gu
         ret = ENOENT;
         goto done;
     }
-    path = cache_path(tmp_ctx, domain, guid, "GptTmpl.inf");
+    path = cache_path(tmp_ctx, root, domain, guid, "GptTmpl.inf");
     if (path == NULL) {
         ret = ENOMEM;
         goto done;
@@ -180,18 +178,18 @@ done:
     return ret;
 }
 
-errno_t ad_gpo_cache_put(const char *domain, const char *guid, uint32_t version,
-                         const uint8_t *data, size_t len)
+errno_t ad_gpo_cache_put(const char *root, const char *domain, const char *guid,
+                         uint32_t version, const uint8_t *data, size_t len)
 {
     char vbuf[16];
     char *dir;
     errno_t ret;
 
-    ret = cache_mkdir(domain, guid);
+    ret = cache_mkdir(root, domain, guid);
     if (ret != EOK) {
         return ret;
     }
-    dir = cache_path(NULL, domain, guid, NULL);
+    dir = cache_path(NULL, root, domain, guid, NULL);
     if (dir == NULL) {
         return ENOMEM;
     }
@@ -282,7 +280,7 @@ static void ad_gpo_child_wait(struct tevent_context *ev, struct tevent_timer *te
                               struct timeval now, void *pvt);
 
 struct tevent_req *ad_gpo_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                     const char *uri, int timeout)
+                                     const char *path, const char *uri, int timeout)
 {
     struct ad_gpo_child_state *state;
     posix_spawn_file_actions_t fa;
@@ -317,7 +315,7 @@ struct tevent_req *ad_gpo_child_send(TALLOC_CTX *mem_ctx, struct tevent_context 
         argv[0] = discard_const("gpo_child");
         argv[1] = discard_const(uri);
         argv[2] = NULL;
-        ret = posix_spawn(&state->pid, GPO_CHILD_PATH, &fa, NULL, argv, environ);
+        ret = posix_spawn(&state->pid, path, &fa, NULL, argv, environ);
     }
     posix_spawn_file_actions_destroy(&fa);
     close(fds[1]);
@@ -326,7 +324,7 @@ struct tevent_req *ad_gpo_child_send(TALLOC_CTX *mem_ctx, struct tevent_context 
     fds[0] = -1;
     if (ret != 0) {
         state->pid = -1;
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", GPO_CHILD_PATH, strerror(ret));
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", path, strerror(ret));
         goto done;
     }
     if (fcntl(state->fd, F_SETFL, fcntl(state->fd, F_GETFL) | O_NONBLOCK) != 0) {
