@@ -436,8 +436,7 @@ static const struct confdb_option confdb_options[] = {
                "are used"),
     /* GPO-based access control (src/providers/ad/ad_gpo_access.c). */
     OPT_BOOL("ad_gpo_implicit_deny", K_DOM, "false"),
-    OPT_UNUSED("ad_gpo_ignore_unreadable", CONFDB_T_BOOL, "false",
-               "GPO containers that cannot be read are skipped (logged)"),
+    OPT_BOOL("ad_gpo_ignore_unreadable", K_DOM, "false"),
     OPT_INT("ad_gpo_cache_timeout", K_DOM, "5"),
     OPT_LIST("ad_gpo_map_interactive", K_DOM, NULL),
     OPT_LIST("ad_gpo_map_remote_interactive", K_DOM, NULL),

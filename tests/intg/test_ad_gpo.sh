@@ -19,6 +19,8 @@
 #                remote interactive right: bob denied on sshd, allowed on login;
 #   map          ad_gpo_map_remote_interactive = -sshd, ad_gpo_map_interactive = +sshd:
 #                alice denied on sshd;
+#   stale link   a link to a GPO that does not exist: everyone denied, as in SSSD, unless
+#                ad_gpo_ignore_unreadable = True;
 #   unreadable   no cache and no SYSVOL: enforcing denies (nothing granted unchecked),
 #                permissive allows and logs it (only where SMB is refused);
 #   offline      the DC stopped: alice still denied, bob still allowed.
@@ -167,6 +169,30 @@ check "  ... the log says not in the allow list" \
     grep -q "CN=dave,.*not in the allow list, GPO 'lnx'" <<< "$(be_log)"
 samba_ad_gpo_rights "$GUID" "SeDenyInteractiveLogonRight = *$ALICE" || fail "GPO rights"
 seed_cache
+
+# ---- a link to a GPO that cannot be read ---------------------------------------------------
+ou_gplink() { # prints OU=Linux's gPLink
+    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" -b "OU=Linux,$SAMBA_AD_BASE" -s base gPLink | sed -n 's/^gPLink: //p'
+}
+OLD_LINK=$(ou_gplink)
+samba_ad_gpo_link "{00000000-0000-0000-0000-000000000000}" "OU=Linux,$SAMBA_AD_BASE" \
+    || fail "GPO link (missing GPO)"
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "a linked GPO that cannot be read: bob denied (ad_gpo_ignore_unreadable = False)" \
+    acct 1 login bob
+check "  ... the log names it" \
+    grep -q "linked CN={00000000-0000-0000-0000-000000000000},.*cannot be read" <<< "$(be_log)"
+start <<< "ad_gpo_ignore_unreadable = True" || { fail "sssd did not start"; summary; exit; }
+check "  ... with ad_gpo_ignore_unreadable = True: bob allowed, alice still denied" \
+    eval 'acct 0 login bob && acct 1 login alice'
+ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+    -w "$SAMBA_AD_ADMINPASS" > /dev/null <<LDIF || fail "restoring OU=Linux's gPLink"
+dn: OU=Linux,$SAMBA_AD_BASE
+changetype: modify
+replace: gPLink
+gPLink: $OLD_LINK
+LDIF
 
 # ---- a policy that cannot be read --------------------------------------------------------------
 if [ "$SMB" = 0 ]; then

@@ -43,6 +43,7 @@ struct ad_gpo_ctx {
     enum ad_gpo_mode mode;
     struct ad_gpo_map *map;
     bool implicit_deny;
+    bool ignore_unreadable;
     int cache_timeout;
     char *account;                  /* SHORTHOST$ */
     char *dns_domain;               /* ad_domain, else the domain's name */
@@ -106,6 +107,10 @@ errno_t ad_gpo_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *s
     }
     if (ret == EOK) {
         ret = confdb_get_bool(cdb, section, "ad_gpo_implicit_deny", &ctx->implicit_deny);
+    }
+    if (ret == EOK) {
+        ret = confdb_get_bool(cdb, section, "ad_gpo_ignore_unreadable",
+                              &ctx->ignore_unreadable);
     }
     if (ret == EOK) {
         ret = confdb_get_int(cdb, section, "ad_gpo_cache_timeout", &ctx->cache_timeout);
@@ -588,7 +593,14 @@ static void ad_gpo_gpo_entry_done(struct tevent_req *subreq)
     }
     state->cand_idx++;
     if (num != 1) {
-        DEBUG(SSSDBG_MINOR_FAILURE, "GPO: linked %s is not a readable GPO: skipped\n", dn);
+        /* SSSD: an unreadable linked GPO fails the check, unless ignored. */
+        if (!state->ctx->ignore_unreadable) {
+            DEBUG(SSSDBG_OP_FAILURE, "GPO: linked %s cannot be read (set "
+                  "ad_gpo_ignore_unreadable = True to skip it)\n", dn);
+            ret = EACCES;
+            goto done;
+        }
+        DEBUG(SSSDBG_MINOR_FAILURE, "GPO: linked %s cannot be read: skipped\n", dn);
         ret = ad_gpo_next_gpo_entry(req);
         goto done;
     }
