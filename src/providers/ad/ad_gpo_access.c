@@ -147,6 +147,13 @@ errno_t ad_gpo_ctx_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *s
     }
     for (char *c = ctx->account; *c != '\0'; c++) {
         *c = (char)toupper((unsigned char)*c);
+        /* It goes into an LDAP filter: a host name's characters only. */
+        if (!isalnum((unsigned char)*c) && strchr("-_$", *c) == NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Domain %s: host name '%s' cannot name a computer "
+                  "account\n", domain, value);
+            ret = ERR_INVALID_CONFIG;
+            goto done;
+        }
     }
     ret = EOK;
 done:
