@@ -9,7 +9,7 @@ export DEBIAN_FRONTEND=noninteractive
 pkgs=(
     build-essential autoconf automake libtool pkg-config python3
     libdbus-1-dev libtalloc-dev libtevent-dev libldb-dev libldap2-dev libkrb5-dev
-    libpam0g-dev libcrypt-dev libcmocka-dev systemtap-sdt-dev
+    libpam0g-dev libcrypt-dev libcmocka-dev systemtap-sdt-dev libsmbclient-dev smbclient
     dbus-bin dbus-daemon dbus-broker iproute2 util-linux procps
     slapd ldap-utils openssl pamtester sudo
     krb5-kdc krb5-admin-server krb5-user libsasl2-modules-gssapi-mit

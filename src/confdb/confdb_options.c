@@ -47,7 +47,6 @@
 #define OPT_MAP(n) \
     { .name = (n), .kinds = K_DOM, .type = CONFDB_T_STRING, .schema_default = true }
 
-#define GPO_UNUSED "GPO-based access control is not evaluated (see ad_gpo_access_control)"
 
 static const char *const id_providers[] = { "ldap", "ad", "ipa", "proxy", "files", NULL };
 static const char *const auth_providers[] = {
@@ -435,17 +434,18 @@ static const struct confdb_option confdb_options[] = {
     OPT_UNUSED("ad_enable_dns_sites", CONFDB_T_BOOL, "true",
                "domain controllers are not chosen by DNS site; ad_site and ad_server "
                "are used"),
-    OPT_UNUSED("ad_gpo_implicit_deny", CONFDB_T_BOOL, "false", GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_ignore_unreadable", CONFDB_T_BOOL, "false", GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_cache_timeout", CONFDB_T_INT, "5", GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_interactive", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_remote_interactive", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_network", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_batch", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_service", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_permit", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_map_deny", CONFDB_T_LIST, NULL, GPO_UNUSED),
-    OPT_UNUSED("ad_gpo_default_right", CONFDB_T_STRING, NULL, GPO_UNUSED),
+    /* GPO-based access control (src/providers/ad/ad_gpo_access.c). */
+    OPT_BOOL("ad_gpo_implicit_deny", K_DOM, "false"),
+    OPT_BOOL("ad_gpo_ignore_unreadable", K_DOM, "false"),
+    OPT_INT("ad_gpo_cache_timeout", K_DOM, "5"),
+    OPT_LIST("ad_gpo_map_interactive", K_DOM, NULL),
+    OPT_LIST("ad_gpo_map_remote_interactive", K_DOM, NULL),
+    OPT_LIST("ad_gpo_map_network", K_DOM, NULL),
+    OPT_LIST("ad_gpo_map_batch", K_DOM, NULL),
+    OPT_LIST("ad_gpo_map_service", K_DOM, NULL),
+    OPT_LIST("ad_gpo_map_permit", K_DOM, NULL),
+    OPT_LIST("ad_gpo_map_deny", K_DOM, NULL),
+    OPT_STR("ad_gpo_default_right", K_DOM, NULL),
     OPT_UNUSED("ad_machine_account_password_renewal_opts", CONFDB_T_STRING, "86400:750",
                "the machine account password is not renewed by this suite"),
     OPT_UNUSED("ad_update_samba_machine_account_password", CONFDB_T_BOOL, "false",

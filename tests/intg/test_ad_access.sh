@@ -1,10 +1,8 @@
 #!/bin/bash
 # access_provider = ad against a real Samba AD DC (tests/lib/samba_ad.sh): pam_sss's account
 # check only (pamtester acct_mgmt, the KDC is never asked), the verdict read from the DC.
+# GPOs are disabled here (ad_gpo_access_control = disabled): test_ad_gpo.sh covers them.
 # Scenarios:
-#   GPO          ad_gpo_access_control unset (enforcing, SSSD's default): this build cannot
-#                evaluate GPOs, so alice is denied and the log says why; permissive: alice
-#                is allowed and the log names what enforcing would have denied;
 #   expiry       (ad_gpo_access_control = disabled) dave, disabled in AD (userAccountControl
 #                0x2), is refused with SSSD's text; erin, whose accountExpires is in the past
 #                (samba-tool user setexpiry), is refused as expired;
@@ -66,18 +64,7 @@ acct() { # acct EXPECTED_RC USER: pamtester's account check only
 }
 be_log() { cat "$LOGS"/sssd_*ad.test.log 2>/dev/null; }
 
-# ---- GPO ------------------------------------------------------------------------------
-start < /dev/null || { fail "sssd did not start"; summary; exit; }
-acct 1 alice
-check "GPO enforcing (the default), not evaluable here: alice denied ($LAST_OUT)" \
-    grep -q "Permission denied" <<< "$LAST_OUT"
-check "  ... the log says GPOs could not be evaluated" \
-    grep -q "GPO-based access control could not be evaluated.*enforcing" <<< "$(be_log)"
-
-start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
-check "GPO permissive: alice allowed" acct 0 alice
-check "  ... the log names what enforcing mode would have denied" \
-    grep -q "CN=alice,.*would have been denied GPO-based logon access" <<< "$(be_log)"
+# GPO-based access control (ad_gpo_access_control): tests/intg/test_ad_gpo.sh.
 
 # ---- ad_access_filter: FOREST: beats a plain filter; a malformed item is skipped ---------
 start <<CONF || { fail "sssd did not start"; summary; exit; }

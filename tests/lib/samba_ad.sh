@@ -181,3 +181,80 @@ samba_ad_stop() {
     done
     kill -KILL "$pid" 2>/dev/null
 }
+
+# ---- GPOs (tests/intg/test_ad_gpo.sh) ---------------------------------------------------
+# Over LDAP and the DC's sysvol folder, as samba-tool gpo create/setlink would write them
+# (samba-tool's own commands need the DC's SMB server, whose session setup fails in this
+# namespace: NT_STATUS_INTERNAL_ERROR after a successful authentication).
+#   samba_ad_gpo_create NAME           creates a GPO (container, sysvol folder), prints {GUID}
+#   samba_ad_gpo_link GUID DN [OPT]    links it first on DN (an OU or the domain), OPT 0
+#                                      (default), 1 disabled, 2 enforced
+#   samba_ad_gpo_rights GUID TEXT      writes TEXT (the [Privilege Rights] lines) as the
+#                                      GPO's GptTmpl.inf (UTF-16LE with BOM), names the
+#                                      Security CSE and bumps the version (GPT.INI and LDAP)
+_samba_ad_ldapmodify() {
+    ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" "$@" > /dev/null
+}
+
+samba_ad_gpo_create() {
+    local guid dn
+    guid="{$(python3 -c 'import uuid; print(str(uuid.uuid4()).upper())')}"
+    dn="CN=$guid,CN=Policies,CN=System,$SAMBA_AD_BASE"
+    mkdir -p "$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies/$guid/Machine" \
+        "$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies/$guid/User"
+    printf '[General]\r\nVersion=0\r\n' \
+        > "$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies/$guid/GPT.INI"
+    _samba_ad_ldapmodify -a <<LDIF || return 1
+dn: $dn
+objectClass: groupPolicyContainer
+displayName: $1
+gPCFileSysPath: \\\\$SAMBA_AD_DOMAIN\\SysVol\\$SAMBA_AD_DOMAIN\\Policies\\$guid
+flags: 0
+versionNumber: 0
+gPCFunctionalityVersion: 2
+
+dn: CN=User,$dn
+objectClass: container
+
+dn: CN=Machine,$dn
+objectClass: container
+LDIF
+    echo "$guid"
+}
+
+samba_ad_gpo_link() {
+    local guid=$1 dn=$2 opt=${3:-0} old
+    old=$(ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP \
+        -D "Administrator@$SAMBA_AD_DOMAIN" -w "$SAMBA_AD_ADMINPASS" -b "$dn" -s base gPLink |
+        sed -n 's/^gPLink: //p')
+    _samba_ad_ldapmodify <<LDIF
+dn: $dn
+changetype: modify
+replace: gPLink
+gPLink: [LDAP://CN=$guid,CN=Policies,CN=System,$SAMBA_AD_BASE;$opt]$old
+LDIF
+}
+
+samba_ad_gpo_rights() {
+    local guid=$1 text=$2 gdir ver
+    gdir="$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies/$guid"
+    [ -d "$gdir" ] || { echo "samba_ad: no sysvol folder for $guid" >&2; return 1; }
+    mkdir -p "$gdir/Machine/Microsoft/Windows NT/SecEdit"
+    printf '[Unicode]\r\nUnicode=yes\r\n[Version]\r\nsignature="$CHICAGO$"\r\nRevision=1\r\n[Privilege Rights]\r\n%s\r\n' \
+        "$text" | python3 -c 'import sys; sys.stdout.buffer.write(b"\xff\xfe" + sys.stdin.read().encode("utf-16-le"))' \
+        > "$gdir/Machine/Microsoft/Windows NT/SecEdit/GptTmpl.inf"
+    chmod -R a+rX "$gdir"
+    ver=$(sed -n 's/^Version=\([0-9]*\).*/\1/p' "$gdir/GPT.INI" 2>/dev/null)
+    ver=$(( ${ver:-0} + 1 ))
+    printf '[General]\r\nVersion=%d\r\n' "$ver" > "$gdir/GPT.INI"
+    _samba_ad_ldapmodify <<LDIF
+dn: CN=$guid,CN=Policies,CN=System,$SAMBA_AD_BASE
+changetype: modify
+replace: gPCMachineExtensionNames
+gPCMachineExtensionNames: [{827D319E-6EAC-11D2-A4EA-00C04F79F83A}{803E14A0-B4FB-11D0-A0D0-00A0C90F574B}]
+-
+replace: versionNumber
+versionNumber: $ver
+LDIF
+}

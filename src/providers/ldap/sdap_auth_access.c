@@ -16,10 +16,10 @@
  * ldap_access_order: "expire" with the AD policy (userAccountControl's disabled bit,
  * accountExpires), then, when ad_access_filter is set, "filter" with its item for this
  * domain (none: everyone denied, as in SSSD).
- * GPO-based access control is not evaluated by this build: ad_gpo_access_control =
- * disabled skips it, permissive logs for each allowed user that enforcing mode would
- * have denied them, and enforcing (SSSD's default) denies, since it cannot grant what it
- * cannot check.
+ * Then, for a user these rules allow, GPO-based access control (ad_gpo_access_control,
+ * src/providers/ad/ad_gpo_access.h): disabled skips it, enforcing (SSSD's default)
+ * denies what the GPOs deny, permissive logs it and allows (also when the GPOs cannot be
+ * evaluated).
  *
  * Anything that cannot be read (server gone, timeout, a malformed value) is an error for
  * the caller, which never turns it into a success.
@@ -33,6 +33,7 @@
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_auth.h"
+#include "providers/ad/ad_gpo_access.h"
 
 struct sdap_auth_policy {
     enum sdap_access_rule *rules;   /* ldap_access_order (access_provider = ldap only) */
@@ -44,7 +45,7 @@ struct sdap_auth_policy {
     int64_t krb_warning;            /* seconds; < 0: the rules' default */
     char host[256];                 /* for the "host" rule */
     bool ad;                        /* access_provider = ad */
-    enum { SDAP_GPO_DISABLED, SDAP_GPO_PERMISSIVE, SDAP_GPO_ENFORCING } gpo;
+    struct ad_gpo_ctx *gpo;         /* access_provider = ad's GPO evaluation */
 };
 
 /* Every attribute a rule may read from the user's entry. */
@@ -62,7 +63,7 @@ static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     char *ad_domain = NULL;
     char *value = NULL;
-    char *gpo = NULL;
+    enum ad_gpo_mode mode;
     errno_t ret;
 
     if (tmp_ctx == NULL) {
@@ -75,7 +76,7 @@ static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *
         ret = confdb_get_string(cdb, tmp_ctx, section, "ad_access_filter", &value);
     }
     if (ret == EOK) {
-        ret = confdb_get_string(cdb, tmp_ctx, section, "ad_gpo_access_control", &gpo);
+        ret = ad_gpo_ctx_create(pol, cdb, section, domain, &pol->gpo);
     }
     if (ret != EOK) {
         goto done;
@@ -103,24 +104,13 @@ static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *
                   "this domain: every user is denied\n", domain);
         }
     }
-    if (gpo != NULL && strcasecmp(gpo, "disabled") == 0) {
-        pol->gpo = SDAP_GPO_DISABLED;
-    } else if (gpo != NULL && strcasecmp(gpo, "permissive") == 0) {
-        pol->gpo = SDAP_GPO_PERMISSIVE;
-    } else {
-        pol->gpo = SDAP_GPO_ENFORCING;
-    }
-    DEBUG(pol->gpo == SDAP_GPO_DISABLED ? SSSDBG_CONF_SETTINGS : SSSDBG_CRIT_FAILURE,
-          "Domain %s: access_provider = ad: account expiry%s%s; ad_gpo_access_control = %s: "
-          "%s\n", domain, pol->filter != NULL ? ", ad_access_filter " : "",
+    mode = ad_gpo_ctx_mode(pol->gpo);
+    DEBUG(SSSDBG_CONF_SETTINGS, "Domain %s: access_provider = ad: account expiry%s%s; "
+          "ad_gpo_access_control = %s\n", domain,
+          pol->filter != NULL ? ", ad_access_filter " : "",
           pol->filter != NULL ? pol->filter : "",
-          pol->gpo == SDAP_GPO_DISABLED ? "disabled"
-          : pol->gpo == SDAP_GPO_PERMISSIVE ? "permissive" : "enforcing",
-          pol->gpo == SDAP_GPO_DISABLED ? "GPOs are not evaluated"
-          : pol->gpo == SDAP_GPO_PERMISSIVE ? "GPOs cannot be evaluated by this build: "
-            "every user GPO enforcing would deny is logged and allowed"
-          : "GPOs cannot be evaluated by this build: every user is denied (set "
-            "ad_gpo_access_control = disabled or permissive)");
+          mode == AD_GPO_MODE_DISABLED ? "disabled"
+          : mode == AD_GPO_MODE_PERMISSIVE ? "permissive" : "enforcing");
 done:
     talloc_free(tmp_ctx);
     return ret;
@@ -608,21 +598,35 @@ done:
     }
 }
 
-/* After the AD rules allowed a user: GPO-based access control, which this build cannot
- * evaluate (see the top of the file). */
-static void sdap_auth_policy_gpo(struct sdap_auth_policy_state *state)
+/* After the AD rules allowed a user: the GPOs' verdict. */
+static void sdap_auth_policy_gpo_done(struct tevent_req *subreq)
 {
-    if (state->pol->gpo == SDAP_GPO_PERMISSIVE) {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO-based access control could not be evaluated (not "
-              "supported by this build): '%s' would have been denied GPO-based logon access "
-              "if the ad_gpo_access_control option were set to enforcing mode; allowed "
-              "(permissive)\n", state->dn);
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_auth_policy_state *state = tevent_req_data(req, struct sdap_auth_policy_state);
+    bool allowed = false;
+    errno_t ret;
+
+    ret = ad_gpo_access_recv(subreq, &allowed);
+    talloc_free(subreq);
+    if (ret != EOK && ad_gpo_ctx_mode(state->pol->gpo) == AD_GPO_MODE_PERMISSIVE) {
+        /* Permissive never denies: what could not be checked is logged. */
+        DEBUG(SSSDBG_CRIT_FAILURE, "GPO-based access control could not be evaluated for "
+              "'%s' (%s): allowed (permissive)\n", state->dn, sss_strerror(ret));
+        allowed = true;
+        ret = EOK;
+    }
+    if (ret != EOK) {
+        /* Enforcing: nothing is granted on an unchecked policy; the caller decides as
+         * without a server. */
+        DEBUG(SSSDBG_OP_FAILURE, "GPO-based access control could not be evaluated for "
+              "'%s': %s\n", state->dn, sss_strerror(ret));
+        tevent_req_error(req, ret);
         return;
     }
-    DEBUG(SSSDBG_OP_FAILURE, "GPO-based access control could not be evaluated (not "
-          "supported by this build): '%s' denied (ad_gpo_access_control = enforcing)\n",
-          state->dn);
-    sdap_verdict_deny(&state->verdict, PAM_PERM_DENIED);
+    if (!allowed) {
+        sdap_verdict_deny(&state->verdict, PAM_PERM_DENIED);
+    }
+    tevent_req_done(req);
 }
 
 /* The rules in order; the first denial wins, a warning is kept. Ends the request. */
@@ -703,8 +707,16 @@ static errno_t sdap_auth_policy_decide(struct tevent_req *req)
         }
     }
     state->verdict.expire_warn = warn;
-    if (pol->ad && pol->gpo != SDAP_GPO_DISABLED) {
-        sdap_auth_policy_gpo(state);
+    if (pol->ad && ad_gpo_ctx_mode(pol->gpo) != AD_GPO_MODE_DISABLED) {
+        struct tevent_req *subreq;
+
+        subreq = ad_gpo_access_send(state, state->ev, pol->gpo, state->id_ctx, state->dn,
+                                    state->service);
+        if (subreq == NULL) {
+            return ENOMEM;
+        }
+        tevent_req_set_callback(subreq, sdap_auth_policy_gpo_done, req);
+        return EOK;
     }
 done:
     if (ret == EINVAL) {

@@ -1,0 +1,219 @@
+#!/bin/bash
+# GPO-based access control (access_provider = ad, ad_gpo_access_control) against a real
+# Samba AD DC (tests/lib/samba_ad.sh), through pamtester's account check (pam_sss, services
+# "login" and "sshd"). The host is joined and its computer object moved into OU=Linux; a
+# GPO "lnx" linked there denies the interactive logon right to alice and to the group
+# gpodeny (carol); the Default Domain Policy, linked to the domain, applies too.
+# The policy files come from the DC's SYSVOL through gpo_child when its SMB server serves
+# the joined host; where it does not (this namespace's smbd refuses every session setup),
+# each GPO's GptTmpl.inf of the DC's sysvol folder is put in the back-end's cache under the
+# directory's versionNumber, the state a previous fetch leaves, and the test says so.
+# Scenarios:
+#   enforcing    (the default) login: alice denied (her SID), carol denied (her group's),
+#                bob allowed; sshd (remote interactive right): alice allowed;
+#   permissive   alice allowed, the log names user, service and GPO;
+#   disabled     alice allowed;
+#   allow list   SeInteractiveLogonRight = bob only (version bumped): dave, in no list,
+#                denied, bob allowed;
+#   site         a GPO linked to the DC's site (Default-First-Site-Name) denies bob the
+#                remote interactive right: bob denied on sshd, allowed on login;
+#   map          ad_gpo_map_remote_interactive = -sshd, ad_gpo_map_interactive = +sshd:
+#                alice denied on sshd;
+#   stale link   a link to a GPO that does not exist: everyone denied, as in SSSD, unless
+#                ad_gpo_ignore_unreadable = True;
+#   unreadable   no cache and no SYSVOL: enforcing denies (nothing granted unchecked),
+#                permissive allows and logs it (only where SMB is refused);
+#   offline      the DC stopped: alice still denied, bob still allowed.
+# Usage: test_ad_gpo.sh PREFIX   (root; 77 without Samba's AD DC packages or pamtester)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+AD_TEST=test_ad_gpo
+AD_NEEDS="pamtester"
+. "$(dirname "$0")/ad_env.sh"
+[ -f "$OUR_MOD" ] || { echo "FAIL: $OUR_MOD is not installed"; exit 1; }
+for u in alice bob carol dave; do
+    samba_ad_user "$u" "Pass-$u-1" || exit 1
+done
+samba_ad_tool group add gpodeny > /dev/null || exit 1
+samba_ad_tool group addmembers gpodeny carol > /dev/null || exit 1
+samba_ad_tool ou add "OU=Linux,$SAMBA_AD_BASE" > /dev/null || exit 1
+samba_ad_join || { echo "FAIL: adcli join"; exit 1; }
+ldapmodrdn -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+    -w "$SAMBA_AD_ADMINPASS" -r -s "OU=Linux,$SAMBA_AD_BASE" \
+    "CN=CLIENT,CN=Computers,$SAMBA_AD_BASE" "CN=CLIENT" > /dev/null \
+    || { echo "FAIL: moving the computer object into OU=Linux"; exit 1; }
+GUID=$(samba_ad_gpo_create lnx) && [ -n "$GUID" ] || { echo "FAIL: GPO create"; exit 1; }
+samba_ad_gpo_link "$GUID" "OU=Linux,$SAMBA_AD_BASE" || { echo "FAIL: GPO link"; exit 1; }
+ALICE=$(samba_ad_sid alice)
+BOB=$(samba_ad_sid bob)
+GPODENY=$(samba_ad_sid gpodeny)
+samba_ad_gpo_rights "$GUID" "SeDenyInteractiveLogonRight = *$ALICE,*$GPODENY" \
+    || { echo "FAIL: GPO rights"; exit 1; }
+
+mkdir -p /etc/pam.d
+for svc in login sshd; do
+    printf '%s required %s\n' auth "$OUR_MOD" account "$OUR_MOD" > /etc/pam.d/$svc
+done
+CACHE=$PREFIX/var/lib/sss/gpo_cache/$SAMBA_AD_DOMAIN
+SYSVOL=$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies
+
+# Does the DC's SMB server serve the joined host (the machine's ticket, as sssd_be has)?
+KRB5CCNAME=FILE:$WORK/probe.cc kinit -k 'CLIENT$@AD.TEST' > /dev/null 2>&1
+if KRB5CCNAME=FILE:$WORK/probe.cc "$PREFIX/libexec/sssd/gpo_child" \
+        "smb://$SAMBA_AD_DC/SysVol/$SAMBA_AD_DOMAIN/Policies/$GUID/GPT.INI" > /dev/null 2>&1; then
+    SMB=1
+    echo "# SYSVOL is served over SMB: policies are fetched by gpo_child"
+else
+    SMB=0
+    echo "# the DC's SMB server refuses sessions here: each GPO's GptTmpl.inf is put in the"
+    echo "# back-end's cache under its versionNumber (as a previous fetch leaves it)"
+fi
+
+# Every GPO container: its GUID and versionNumber.
+gpo_versions() {
+    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP \
+        -D "Administrator@$SAMBA_AD_DOMAIN" -w "$SAMBA_AD_ADMINPASS" \
+        -b "CN=Policies,CN=System,$SAMBA_AD_BASE" "(objectClass=groupPolicyContainer)" \
+        cn versionNumber | awk '/^cn: /{cn=$2} /^versionNumber: /{print cn, $2}'
+}
+seed_cache() { # without SMB: the cache as a fetch of the current versions leaves it
+    rm -rf "$CACHE"
+    [ "$SMB" = 1 ] && return 0
+    gpo_versions | while read -r g v; do
+        mkdir -p "$CACHE/$g"
+        f="$SYSVOL/$g/Machine/Microsoft/Windows NT/SecEdit/GptTmpl.inf"
+        if [ -f "$f" ]; then cp "$f" "$CACHE/$g/GptTmpl.inf"; else : > "$CACHE/$g/GptTmpl.inf"; fi
+        echo "$v" > "$CACHE/$g/version"
+    done
+}
+
+start() { # start sssd on the [domain/ad.test] lines given on stdin
+    rm -f "$LOGS"/*.log
+    write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss, pam
+[domain/ad.test]
+id_provider = ad
+ad_server = $SAMBA_AD_DC
+access_provider = ad
+ad_gpo_cache_timeout = 0
+offline_timeout = 600
+debug_level = 0x3ff0
+$(cat)
+CONF
+    start_sssd && ad_wait_pam
+}
+acct() { # acct EXPECTED_RC SERVICE USER
+    LAST_OUT=$(LC_ALL=C pamtester "$2" "$3" acct_mgmt 2>&1)
+    LAST_RC=$?
+    [ "$LAST_RC" = "$1" ]
+}
+be_log() { cat "$LOGS"/sssd_*ad.test.log 2>/dev/null; }
+
+# ---- enforcing ----------------------------------------------------------------------------
+seed_cache
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+acct 1 login alice
+check "enforcing, login: alice, in SeDenyInteractiveLogonRight, denied ($LAST_OUT)" \
+    grep -q "Permission denied" <<< "$LAST_OUT"
+check "  ... the log names the service, the right and the GPO" \
+    grep -q "GPO: 'CN=alice,.*denied: service 'login', right Interactive.*in the deny list, GPO 'lnx'" \
+    <<< "$(be_log)"
+check "  ... carol, a member of gpodeny (in the deny list), denied" acct 1 login carol
+check "  ... bob allowed" acct 0 login bob
+check "enforcing, sshd (remote interactive right): alice allowed" acct 0 sshd alice
+if [ "$SMB" = 1 ]; then
+    check "  ... the GPO's file was fetched and cached under its version" \
+        test -s "$CACHE/$GUID/GptTmpl.inf"
+fi
+
+# ---- permissive, disabled -------------------------------------------------------------------
+start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
+check "permissive: alice allowed" acct 0 login alice
+check "  ... the log says what enforcing would have denied (user, service, GPO)" \
+    grep -q "CN=alice,.*would have been denied GPO-based logon access.*service 'login'.*GPO 'lnx'" \
+    <<< "$(be_log)"
+start <<< "ad_gpo_access_control = disabled" || { fail "sssd did not start"; summary; exit; }
+check "disabled: alice allowed" acct 0 login alice
+
+# ---- services mapped otherwise --------------------------------------------------------------
+start <<CONF || { fail "sssd did not start"; summary; exit; }
+ad_gpo_map_remote_interactive = -sshd
+ad_gpo_map_interactive = +sshd
+CONF
+check "sshd mapped to the interactive right: alice denied on sshd" acct 1 sshd alice
+
+# ---- a GPO linked to the site ------------------------------------------------------------
+SITE_GUID=$(samba_ad_gpo_create sitewide) && [ -n "$SITE_GUID" ] || fail "GPO create (site)"
+samba_ad_gpo_link "$SITE_GUID" "CN=Default-First-Site-Name,CN=Sites,CN=Configuration,$SAMBA_AD_BASE" \
+    || fail "GPO link (site)"
+samba_ad_gpo_rights "$SITE_GUID" "SeDenyRemoteInteractiveLogonRight = *$BOB" \
+    || fail "GPO rights (site)"
+seed_cache
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "site GPO (the site the DC names in its LDAP ping): bob denied on sshd" acct 1 sshd bob
+check "  ... the log names the site's GPO" \
+    grep -q "CN=bob,.*service 'sshd', right Remote Interactive.*GPO 'sitewide'" <<< "$(be_log)"
+check "  ... bob allowed on login" acct 0 login bob
+
+# ---- an allow list ----------------------------------------------------------------------------
+samba_ad_gpo_rights "$GUID" "SeInteractiveLogonRight = *$BOB" || fail "GPO rights (allow)"
+seed_cache
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "allow list (bob only, new version): dave denied" acct 1 login dave
+check "  ... bob allowed" acct 0 login bob
+check "  ... alice, no longer in a deny list but not allowed, denied" acct 1 login alice
+check "  ... the log says not in the allow list" \
+    grep -q "CN=dave,.*not in the allow list, GPO 'lnx'" <<< "$(be_log)"
+samba_ad_gpo_rights "$GUID" "SeDenyInteractiveLogonRight = *$ALICE" || fail "GPO rights"
+seed_cache
+
+# ---- a link to a GPO that cannot be read ---------------------------------------------------
+ou_gplink() { # prints OU=Linux's gPLink
+    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" -b "OU=Linux,$SAMBA_AD_BASE" -s base gPLink | sed -n 's/^gPLink: //p'
+}
+OLD_LINK=$(ou_gplink)
+samba_ad_gpo_link "{00000000-0000-0000-0000-000000000000}" "OU=Linux,$SAMBA_AD_BASE" \
+    || fail "GPO link (missing GPO)"
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "a linked GPO that cannot be read: bob denied (ad_gpo_ignore_unreadable = False)" \
+    acct 1 login bob
+check "  ... the log names it" \
+    grep -q "linked CN={00000000-0000-0000-0000-000000000000},.*cannot be read" <<< "$(be_log)"
+start <<< "ad_gpo_ignore_unreadable = True" || { fail "sssd did not start"; summary; exit; }
+check "  ... with ad_gpo_ignore_unreadable = True: bob allowed, alice still denied" \
+    eval 'acct 0 login bob && acct 1 login alice'
+ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+    -w "$SAMBA_AD_ADMINPASS" > /dev/null <<LDIF || fail "restoring OU=Linux's gPLink"
+dn: OU=Linux,$SAMBA_AD_BASE
+changetype: modify
+replace: gPLink
+gPLink: $OLD_LINK
+LDIF
+
+# ---- a policy that cannot be read --------------------------------------------------------------
+if [ "$SMB" = 0 ]; then
+    rm -rf "$CACHE"
+    start < /dev/null || { fail "sssd did not start"; summary; exit; }
+    check "no SYSVOL, no cache, enforcing: bob denied (nothing granted unchecked)" \
+        acct 1 login bob
+    check "  ... the log says SYSVOL could not be read" \
+        grep -q "GptTmpl.inf could not be read from SYSVOL" <<< "$(be_log)"
+    start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
+    check "  ... permissive: bob allowed, logged" acct 0 login bob
+    check "  ... the log says it could not be evaluated" \
+        grep -q "could not be evaluated for 'CN=bob,.*allowed (permissive)" <<< "$(be_log)"
+    seed_cache
+fi
+
+# ---- offline ----------------------------------------------------------------------------------
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+acct 1 login alice
+acct 0 login bob
+samba_ad_stop
+check "DC stopped: alice still denied" acct 1 login alice
+check "  ... bob still allowed" acct 0 login bob
+summary
