@@ -236,10 +236,13 @@ static int sssctl_status_text(struct sssctl_ctx *ctx, const struct sssctl_dom_st
         }
         for (i = 0; i < st->count; i++) {
             const char *row[6];
+            bool dns;
 
             row[0] = st->servers[i];
-            row[1] = st->backup[i] ? "backup" : sssctl_discovered(st, st->servers[i])
-                     ? "primary (DNS)" : "primary";
+            /* DNS discovery: a site's DCs primary, the domain's others backup. */
+            dns = sssctl_discovered(st, st->servers[i]);
+            row[1] = st->backup[i] ? (dns ? "backup (DNS)" : "backup")
+                                   : (dns ? "primary (DNS)" : "primary");
             row[2] = st->states[i];
             row[3] = st->contact[i] != 0 ? sssctl_age_text(ctx->mem, st->contact[i], now)
                                          : "never";

@@ -120,7 +120,9 @@ status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
 check "  ... domain-status shows the site" \
     grep -q "^DNS discovery: _ldap._tcp.Site2._sites.ad.test, site Site2:" <<< "$status"
 
-# 3. Two targets, the preferred one dead: failover moves on.
+# 3. Two targets, the preferred one dead: failover moves on. Site2 keeps no SRV record
+# of its own, so the domain's records are all primary (with one, they would be backups).
+dns delete _ldap._tcp.Site2._sites SRV "$DC_REC" || fail "dns delete the Site2 SRV record"
 dns add dead A 127.0.0.11 || fail "dns add dead A"
 dns delete _ldap._tcp SRV "$DC_REC" || fail "dns delete the DC's SRV record"
 dns add _ldap._tcp SRV "$SAMBA_AD_DC 389 10 100" || fail "dns add the DC (priority 10)"

@@ -116,6 +116,12 @@ void sdap_id_ctx_disconnect(struct sdap_id_ctx *id_ctx);
 /* Forgets every server's bad mark (e.g. when the back-end goes back online by hand). */
 void sdap_id_ctx_reset_servers(struct sdap_id_ctx *id_ctx);
 
+/* Called each time DNS discovery (ldap://_srv_ entries) installs an answer, with the
+ * host names of every server discovery named, in failover order (NULL-terminated, valid
+ * during the call): the AD provider derives its KDC list from them. */
+typedef void (*sdap_discovery_fn)(void *pvt, char **hosts);
+void sdap_id_ctx_on_discovery(struct sdap_id_ctx *id_ctx, sdap_discovery_fn fn, void *pvt);
+
 /* One configured server as the failover sees it (sssctl domain-status). */
 struct sdap_server_info {
     const char *uri;

@@ -4,7 +4,8 @@
  * URIs, in RFC 2782 order (sss_srv.h: the lookups run in a helper thread). NAME =
  * SITE._sites.DOMAIN: the site's records first, then those of _ldap._tcp.DOMAIN not already
  * named, as SSSD orders a site's DCs before the domain's; a site without records gives the
- * domain's.
+ * domain's. How many come from the site is told too: the failover makes those primary
+ * and the domain's others backup, as SSSD does.
  */
 #include "util/util.h"
 #include "util/sss_srv.h"
@@ -16,6 +17,7 @@ struct sdap_srv_state {
     int timeout;
     char **uris;                /* ldap://host:port, in order */
     size_t num;
+    size_t num_site;            /* the first num_site came from the site's records */
     uint32_t ttl;
 };
 
@@ -94,6 +96,7 @@ static void sdap_srv_done(struct tevent_req *subreq)
     }
     talloc_free(recs);
     if (state->domain != NULL) {
+        state->num_site = state->num;
         /* The site's servers first; the domain's follow. */
         subreq = sss_srv_lookup_send(state, state->ev,
                                      talloc_asprintf(state, "_ldap._tcp.%s", state->domain),
@@ -114,7 +117,7 @@ static void sdap_srv_done(struct tevent_req *subreq)
 }
 
 errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris,
-                      size_t *_num, uint32_t *_ttl)
+                      size_t *_num, size_t *_num_site, uint32_t *_ttl)
 {
     struct sdap_srv_state *state = tevent_req_data(req, struct sdap_srv_state);
 
@@ -122,6 +125,7 @@ errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris
     talloc_steal(mem_ctx, state->uris);
     *_uris = state->uris;
     *_num = state->num;
+    *_num_site = state->num_site;
     *_ttl = state->ttl;
     return EOK;
 }

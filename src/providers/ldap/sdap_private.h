@@ -442,12 +442,13 @@ errno_t sdap_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                           struct sdap_conn **_conn);
 
 /* The servers DNS names for NAME (sdap_connect_srv.c): ldap://host:port URIs in the order
- * to try them, and the smallest TTL of the records. ENOENT when DNS names none; the
- * lookup's errors (sss_srv.h), ENOMEM. */
+ * to try them, how many of the first came from a site's records (NAME = SITE._sites.DOMAIN;
+ * else 0), and the smallest TTL of the records. ENOENT when DNS names none; the lookup's
+ * errors (sss_srv.h), ENOMEM. */
 struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                  const char *name, int timeout);
 errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris,
-                      size_t *_num, uint32_t *_ttl);
+                      size_t *_num, size_t *_num_site, uint32_t *_ttl);
 
 /* The AD LDAP ping over CLDAP (sdap_connect_cldap.c): the client's site and the forest as
  * the DC at host sees them. Errors: ETIMEDOUT, ENOENT (no Netlogon answer), the socket's
