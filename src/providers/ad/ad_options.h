@@ -18,8 +18,8 @@
  *   ldap_sasl_authid   SHORTHOST$ (the machine account adcli/realmd join creates), in the
  *                      realm: SHORTHOST$@REALM
  * Values written in sssd.conf always win. Without ad_site, the failover learns the site
- * from the first DC DNS names (the LDAP ping, sdap_connect_cldap.c). Not yet: the global
- * catalog.
+ * from the first DC DNS names (the LDAP ping, sdap_connect_cldap.c). ad_servers.c: the KDC
+ * list from discovery and the global catalog (ad_enable_gc).
  */
 #ifndef SSS_AD_OPTIONS_H
 #define SSS_AD_OPTIONS_H
@@ -34,7 +34,9 @@ errno_t ad_options_apply(struct confdb *cdb, const char *domain);
 struct sdap_id_ctx;
 /* After the LDAP id context of domain is made: when krb5_server has _srv_, the KDC list
  * follows the DCs its failover discovers (ad_servers.c), for krb5_child and for this
- * process's GSSAPI (KRB5_CONFIG is set). Errors: ENOMEM, confdb's, setenv's. */
+ * process's GSSAPI (KRB5_CONFIG is set); with ad_enable_gc, the global catalog's id
+ * context is made and connected after the domain's. Errors: ENOMEM, confdb's, setenv's,
+ * sdap_id_ctx_create's. */
 errno_t ad_servers_init(struct confdb *cdb, const char *domain, struct sdap_id_ctx *id_ctx);
 
 #endif /* SSS_AD_OPTIONS_H */

@@ -12,6 +12,14 @@
  * must be installed into libkrb5's own plugin directory, outside our prefix, and would
  * change the KDCs of every program on the host; a profile file is read by libkrb5 as it
  * is, needs nothing installed and reaches only our processes.
+ *
+ * The global catalog (ad_enable_gc, default true): a second id context over the GC
+ * servers (sdap_connect_gc.c: the DCs on port 3268, or DNS's _gc._tcp records, the
+ * site's first), connected once the domain's own connection is up (never before: they
+ * share one machine TGT, which the domain's connection gets), and again after each new
+ * domain connection when it has none. sssctl domain-status shows its servers. Lookups
+ * are not sent to it yet: every one goes to the domain's LDAP, as with ad_enable_gc =
+ * false, which never opens a connection to the GC.
  */
 #include <stdlib.h>
 
@@ -26,6 +34,29 @@ struct ad_kdc_ctx {
     char *domain;
     char *section;
 };
+
+static void ad_gc_connect(void *pvt)
+{
+    sdap_gc_probe(talloc_get_type_abort(pvt, struct sdap_id_ctx));
+}
+
+static errno_t ad_gc_init(struct confdb *cdb, const char *domain, const char *section,
+                          struct sdap_id_ctx *id_ctx)
+{
+    bool enabled = true;
+    errno_t ret;
+
+    ret = confdb_get_bool(cdb, section, "ad_enable_gc", &enabled);
+    if (ret != EOK || !enabled) {
+        return ret;
+    }
+    ret = sdap_id_ctx_create_gc(cdb, domain, id_ctx);
+    if (ret != EOK) {
+        return ret;
+    }
+    sdap_id_ctx_on_connect(id_ctx, ad_gc_connect, sdap_id_ctx_gc(id_ctx));
+    return EOK;
+}
 
 static void ad_kdc_found(void *pvt, char **hosts)
 {
@@ -83,6 +114,12 @@ errno_t ad_servers_init(struct confdb *cdb, const char *domain, struct sdap_id_c
     if (ctx->domain == NULL || ctx->section == NULL) {
         ret = ENOMEM;
         goto done;
+    }
+    if (id_ctx != NULL) {
+        ret = ad_gc_init(cdb, domain, ctx->section, id_ctx);
+        if (ret != EOK) {
+            goto done;
+        }
     }
     ret = confdb_get_list(cdb, tmp_ctx, ctx->section, "krb5_server", &kdcs);
     if (ret != EOK) {

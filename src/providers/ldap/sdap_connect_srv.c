@@ -1,6 +1,7 @@
 /*
  * The LDAP servers DNS names for a failover placeholder ldap://_srv_.NAME
- * (sdap_failover.c): the targets of the SRV records _ldap._tcp.NAME as ldap://host:port
+ * (sdap_failover.c): the targets of the SRV records _ldap._tcp.NAME (_gc._tcp.NAME for
+ * the global catalog's failover, sdap_connect_gc.c) as ldap://host:port
  * URIs, in RFC 2782 order (sss_srv.h: the lookups run in a helper thread). NAME =
  * SITE._sites.DOMAIN: the site's records first, then those of _ldap._tcp.DOMAIN not already
  * named, as SSSD orders a site's DCs before the domain's; a site without records gives the
@@ -13,6 +14,7 @@
 
 struct sdap_srv_state {
     struct tevent_context *ev;
+    const char *service;        /* "_ldap._tcp", "_gc._tcp" */
     const char *domain;         /* the second lookup's name (site given), or NULL */
     int timeout;
     char **uris;                /* ldap://host:port, in order */
@@ -24,7 +26,7 @@ struct sdap_srv_state {
 static void sdap_srv_done(struct tevent_req *subreq);
 
 struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                 const char *name, int timeout)
+                                 const char *service, const char *name, int timeout)
 {
     struct sdap_srv_state *state;
     struct tevent_req *req;
@@ -37,13 +39,14 @@ struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         return NULL;
     }
     state->ev = ev;
+    state->service = service;
     state->timeout = timeout;
     state->ttl = UINT32_MAX;
     sites = strstr(name, "._sites.");
     if (sites != NULL && sites[strlen("._sites.")] != '\0') {
         state->domain = sites + strlen("._sites.");
     }
-    subreq = sss_srv_lookup_send(state, ev, talloc_asprintf(state, "_ldap._tcp.%s", name),
+    subreq = sss_srv_lookup_send(state, ev, talloc_asprintf(state, "%s.%s", service, name),
                                  timeout);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -99,7 +102,8 @@ static void sdap_srv_done(struct tevent_req *subreq)
         state->num_site = state->num;
         /* The site's servers first; the domain's follow. */
         subreq = sss_srv_lookup_send(state, state->ev,
-                                     talloc_asprintf(state, "_ldap._tcp.%s", state->domain),
+                                     talloc_asprintf(state, "%s.%s", state->service,
+                                                     state->domain),
                                      state->timeout);
         state->domain = NULL;
         if (subreq == NULL) {

@@ -34,7 +34,9 @@
  * domain's others backup (SSSD's primary and backup SRV domains): the walk reaches the
  * backups only when every site DC failed, and fails back to the site as from
  * ldap_backup_uri. Each answer installed is told to the discovery listener (the AD
- * provider's KDC list).
+ * provider's KDC list); each new connection to the connection listener (the AD
+ * provider connects its global catalog then). The SRV service is _ldap._tcp, or _gc._tcp
+ * for a global catalog's failover (sdap_connect_gc.c).
  */
 #include <assert.h>
 #include <time.h>
@@ -67,6 +69,9 @@ struct sdap_fo {
     char *gone_uri;                 /* the last server DNS stopped naming while in use */
     sdap_discovery_fn found_fn;     /* told each answer installed; NULL: nobody */
     void *found_pvt;
+    sdap_connected_fn conn_fn;      /* told each connection installed; NULL: nobody */
+    void *conn_pvt;
+    const char *service;            /* the SRV service: "_ldap._tcp", or "_gc._tcp" */
 };
 
 struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
@@ -93,7 +98,14 @@ struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *o
     }
     fo->num = opts->num_uris;
     fo->bad_timeout = opts->bad_server_timeout;
+    fo->service = "_ldap._tcp";
     return fo;
+}
+
+void sdap_fo_set_service(struct sdap_fo *fo, const char *service)
+{
+    assert(fo != NULL && service != NULL);
+    fo->service = service;
 }
 
 int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now)
@@ -196,6 +208,15 @@ void sdap_id_ctx_on_discovery(struct sdap_id_ctx *id_ctx, sdap_discovery_fn fn, 
     }
     id_ctx->fo->found_fn = fn;
     id_ctx->fo->found_pvt = pvt;
+}
+
+void sdap_id_ctx_on_connect(struct sdap_id_ctx *id_ctx, sdap_connected_fn fn, void *pvt)
+{
+    if (id_ctx == NULL) {
+        return;
+    }
+    id_ctx->fo->conn_fn = fn;
+    id_ctx->fo->conn_pvt = pvt;
 }
 
 /* Tells the listener the hosts of every discovered server, in failover order. */
@@ -329,7 +350,8 @@ errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
         if (srv->srv_name != NULL) {
             const char *sites = strstr(srv->srv_name, "._sites.");
 
-            list[i].dns_name = talloc_asprintf(list, "_ldap._tcp.%s", srv->srv_name);
+            list[i].dns_name = talloc_asprintf(list, "%s.%s", id_ctx->fo->service,
+                                               srv->srv_name);
             list[i].site = sites != NULL
                 ? talloc_strndup(list, srv->srv_name, (size_t)(sites - srv->srv_name))
                 : "";
@@ -402,7 +424,7 @@ static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start)
         return ENETUNREACH;
     }
     if (sdap_fo_is_srv(state->id_ctx->fo, (size_t)state->idx)) {
-        subreq = sdap_srv_send(state, state->ev,
+        subreq = sdap_srv_send(state, state->ev, state->id_ctx->fo->service,
                                state->id_ctx->fo->servers[state->idx].srv_name,
                                state->id_ctx->opts->network_timeout);
         if (subreq == NULL) {
@@ -686,6 +708,9 @@ static void sdap_conn_install(struct sdap_id_ctx *id_ctx, struct sdap_conn *conn
     DEBUG(SSSDBG_BE_FO, "domain %s: served by %s%s\n", id_ctx->opts->domain,
           id_ctx->last_uri, sdap_fo_is_backup(id_ctx->fo, (size_t)idx) ? " (backup)" : "");
     sdap_primary_schedule(id_ctx);
+    if (id_ctx->fo->conn_fn != NULL) {
+        id_ctx->fo->conn_fn(id_ctx->fo->conn_pvt);
+    }
 }
 
 /* The connection may take new operations: usable, and not past its expiry. */
