@@ -185,7 +185,9 @@ static void sssctl_status_json(struct sssctl_ctx *ctx, const char *domain,
         for (i = 0; i < st->count; i++) {
             sssctl_json_obj_start(ctx->js, NULL);
             sssctl_json_str(ctx->js, "uri", st->servers[i]);
-            sssctl_json_bool(ctx->js, "backup", st->backup[i] != 0);
+            /* backup: 1 a backup server, 2 the global catalog's (be_status.c). */
+            sssctl_json_bool(ctx->js, "backup", st->backup[i] == 1);
+            sssctl_json_bool(ctx->js, "global_catalog", st->backup[i] == 2);
             sssctl_json_bool(ctx->js, "discovered", sssctl_discovered(st, st->servers[i]));
             sssctl_json_str(ctx->js, "state", st->states[i]);
             sssctl_json_time(ctx->js, "last_contact", (time_t)st->contact[i]);
@@ -236,10 +238,14 @@ static int sssctl_status_text(struct sssctl_ctx *ctx, const struct sssctl_dom_st
         }
         for (i = 0; i < st->count; i++) {
             const char *row[6];
+            bool dns;
 
             row[0] = st->servers[i];
-            row[1] = st->backup[i] ? "backup" : sssctl_discovered(st, st->servers[i])
-                     ? "primary (DNS)" : "primary";
+            /* DNS discovery: a site's DCs primary, the domain's others backup. */
+            dns = sssctl_discovered(st, st->servers[i]);
+            row[1] = st->backup[i] == 2 ? (dns ? "global catalog (DNS)" : "global catalog")
+                     : st->backup[i] ? (dns ? "backup (DNS)" : "backup")
+                     : (dns ? "primary (DNS)" : "primary");
             row[2] = st->states[i];
             row[3] = st->contact[i] != 0 ? sssctl_age_text(ctx->mem, st->contact[i], now)
                                          : "never";

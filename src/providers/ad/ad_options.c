@@ -12,8 +12,8 @@
 
 /* "ldap://a, ldap://b" (with_scheme) or "a, b" from a list of hosts; NULL on ENOMEM.
  * _srv_ becomes the failover's discovery entry ldap://_srv_.NAME (sdap_failover.c), NAME
- * being srv_name; among the KDCs (!with_scheme) it is left out: libkrb5 finds the KDCs
- * the failover does not name (krb5.conf, or its own DNS SRV discovery). */
+ * being srv_name; among the KDCs (!with_scheme) it stays _srv_: the DCs the failover
+ * discovers, written to the KDC list as they are found (ad_servers.c). */
 static char *join_hosts(TALLOC_CTX *mem_ctx, char **hosts, bool with_scheme,
                         const char *srv_name)
 {
@@ -29,6 +29,7 @@ static char *join_hosts(TALLOC_CTX *mem_ctx, char **hosts, bool with_scheme,
             continue;
         }
         if (srv) {
+            out = talloc_asprintf_append(out, "%s_srv_", out[0] ? ", " : "");
             continue;
         }
         out = talloc_asprintf_append(out, "%s%s%s", out[0] ? ", " : "",

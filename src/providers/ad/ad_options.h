@@ -13,13 +13,13 @@
  *                      dns_discovery_domain or ad_domain, as ad_site._sites.NAME when
  *                      ad_site is set; _srv_ in ad_backup_server is ignored, as in SSSD
  *   krb5_server        the same hosts (the DCs are the KDCs), krb5_backup_server likewise;
- *                      but _srv_: libkrb5 finds those KDCs (krb5.conf, or its own DNS)
+ *                      _srv_ stays _srv_: the DCs discovery finds (ad_servers.c)
  *   ad_hostname        the host name
  *   ldap_sasl_authid   SHORTHOST$ (the machine account adcli/realmd join creates), in the
  *                      realm: SHORTHOST$@REALM
  * Values written in sssd.conf always win. Without ad_site, the failover learns the site
- * from the first DC DNS names (the LDAP ping, sdap_connect_cldap.c). Not yet: the global
- * catalog.
+ * from the first DC DNS names (the LDAP ping, sdap_connect_cldap.c). ad_servers.c: the KDC
+ * list from discovery and the global catalog (ad_enable_gc).
  */
 #ifndef SSS_AD_OPTIONS_H
 #define SSS_AD_OPTIONS_H
@@ -30,5 +30,13 @@ struct confdb;
 
 /* Errors: ERR_INVALID_CONFIG (logged: a server that is not a host name), ENOMEM, confdb's. */
 errno_t ad_options_apply(struct confdb *cdb, const char *domain);
+
+struct sdap_id_ctx;
+/* After the LDAP id context of domain is made: when krb5_server has _srv_, the KDC list
+ * follows the DCs its failover discovers (ad_servers.c), for krb5_child and for this
+ * process's GSSAPI (KRB5_CONFIG is set); with ad_enable_gc, the global catalog's id
+ * context is made and connected after the domain's. Errors: ENOMEM, confdb's, setenv's,
+ * sdap_id_ctx_create's. */
+errno_t ad_servers_init(struct confdb *cdb, const char *domain, struct sdap_id_ctx *id_ctx);
 
 #endif /* SSS_AD_OPTIONS_H */

@@ -210,6 +210,9 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
         if (ret == EOK) {
             ret = sdap_id_ctx_create(be, ev, cdb, domain, &be->id_ctx);
         }
+        if (ret == EOK && strcmp(be->id_provider, "ad") == 0) {
+            ret = ad_servers_init(cdb, domain, be->id_ctx);
+        }
         if (ret == ERR_INVALID_CONFIG) {
             DEBUG(SSSDBG_FATAL_FAILURE, "The %s id provider of %s refused its configuration "
                   "(reason above): every lookup in this domain fails\n", be->id_provider,

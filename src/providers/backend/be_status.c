@@ -4,6 +4,8 @@
  * probe, and every configured server with its failover state, last error and the times of
  * its last contact and last failure (sdap_failover.c keeps them); GetDiscovery: the DNS
  * discovery entries (ad_server = _srv_), the site they ask for and the servers DNS named.
+ * An AD domain's global catalog servers (sdap_connect_gc.c) follow the domain's in both,
+ * with backup = 2 in Status (older readers show them as backups).
  * Read-only: asking never changes a state or starts a connection.
  *
  * It also feeds the back-end's metrics (sss_metrics.h) from the counters the back-end and
@@ -13,6 +15,37 @@
 #include "providers/ldap/sdap.h"
 #include "sss_iface/sss_iface.h"
 #include "util/sss_metrics.h"
+
+/* The domain's servers, then its global catalog's (gc_from: the index of the first). */
+static errno_t be_status_servers(TALLOC_CTX *mem_ctx, struct be_ctx *be,
+                                 struct sdap_server_info **_list, size_t *_count,
+                                 size_t *_gc_from)
+{
+    struct sdap_server_info *list = NULL;
+    struct sdap_server_info *gc = NULL;
+    size_t count = 0;
+    size_t n_gc = 0;
+    errno_t ret;
+
+    ret = sdap_id_ctx_servers(mem_ctx, be->id_ctx, &list, &count);
+    if (ret == EOK && sdap_id_ctx_gc(be->id_ctx) != NULL) {
+        ret = sdap_id_ctx_servers(mem_ctx, sdap_id_ctx_gc(be->id_ctx), &gc, &n_gc);
+    }
+    if (ret == EOK && n_gc > 0) {
+        list = talloc_realloc(mem_ctx, list, struct sdap_server_info, count + n_gc);
+        ret = list == NULL ? ENOMEM : EOK;
+    }
+    if (ret != EOK) {
+        return ret;
+    }
+    if (n_gc > 0) {
+        memcpy(&list[count], gc, n_gc * sizeof(*gc));
+    }
+    *_list = list;
+    *_gc_from = count;
+    *_count = count + n_gc;
+    return EOK;
+}
 
 /* The server's state word (sss_iface_dp.xml lists them). */
 static const char *be_status_word(const struct sdap_server_info *srv)
@@ -43,11 +76,12 @@ static errno_t be_status_get(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
     const char *active;
     time_t since = 0;
     size_t count = 0;
+    size_t gc_from = 0;
     size_t i, n;
     errno_t ret;
 
     assert(be != NULL);
-    ret = sdap_id_ctx_servers(mem_ctx, be->id_ctx, &list, &count);
+    ret = be_status_servers(mem_ctx, be, &list, &count, &gc_from);
     if (ret != EOK) {
         return ret;
     }
@@ -72,8 +106,8 @@ static errno_t be_status_get(TALLOC_CTX *mem_ctx, struct sbus_request *sbus_req,
         /* Unix times fit 32 bits until 2106. */
         contact[n] = (uint32_t)list[i].last_contact;
         failure[n] = (uint32_t)list[i].last_failure;
-        backup[n] = list[i].backup ? 1 : 0;
-        if (list[i].active) {
+        backup[n] = i >= gc_from ? 2 : list[i].backup ? 1 : 0;
+        if (list[i].active && i < gc_from) {
             active = list[i].uri;
         }
         n++;
@@ -109,11 +143,12 @@ static errno_t be_status_discovery(TALLOC_CTX *mem_ctx, struct sbus_request *sbu
     const char **names, **sites, **discovered;
     uint32_t *expires;
     size_t count = 0;
+    size_t gc_from = 0;
     size_t i, n = 0, d = 0;
     errno_t ret;
 
     assert(be != NULL);
-    ret = sdap_id_ctx_servers(mem_ctx, be->id_ctx, &list, &count);
+    ret = be_status_servers(mem_ctx, be, &list, &count, &gc_from);
     if (ret != EOK) {
         return ret;
     }

@@ -4,7 +4,10 @@
  * krb5_backup_server, are written as such entries (krb5_kpasswd as kpasswd_server, else
  * the KDCs' hosts on kpasswd's port, as SSSD does) to a snippet under the state
  * directory, which krb5_child reads before the system's krb5.conf. Written with a
- * temporary file and a rename, so a child never reads half of it.
+ * temporary file and a rename, so a child never reads half of it. A _srv_ entry stands
+ * for the KDCs the domain's DNS discovery found (id_provider = ad: the DCs the LDAP
+ * failover discovered, which are the KDCs, as in SSSD): krb5_kdc_list_write rewrites the
+ * snippet with them in its place each time discovery answers.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,13 +18,29 @@
 #include "providers/krb5/krb5_child_client.h"
 #include "confdb/confdb.h"
 
-static errno_t krb5_append_kdcs(char **text, const char *key, char **list)
+static errno_t krb5_append_kdcs(char **text, const char *key, char **list, char **found);
+
+/* The hosts discovery found, in _srv_'s place; none yet: nothing (libkrb5's own ways). */
+static errno_t krb5_append_found(char **text, const char *key, char **found)
 {
+    if (found == NULL || found[0] == NULL) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "%s: _srv_ (DNS discovery) has found nothing yet\n", key);
+        return EOK;
+    }
+    return krb5_append_kdcs(text, key, found, NULL);
+}
+
+static errno_t krb5_append_kdcs(char **text, const char *key, char **list, char **found)
+{
+    errno_t ret;
     size_t i;
 
     for (i = 0; list != NULL && list[i] != NULL; i++) {
         if (strncmp(list[i], "_srv_", 5) == 0) {
-            DEBUG(SSSDBG_CONF_SETTINGS, "%s: _srv_ (DNS discovery) is left to libkrb5\n", key);
+            ret = krb5_append_found(text, key, found);
+            if (ret != EOK) {
+                return ret;
+            }
             continue;
         }
         if (strpbrk(list[i], "{}\n\r\t ") != NULL) {
@@ -37,14 +56,19 @@ static errno_t krb5_append_kdcs(char **text, const char *key, char **list)
 }
 
 /* host[:port] -> host (an IPv6 [addr]:port -> [addr]). */
-static errno_t krb5_default_kpasswd(char **text, char **servers)
+static errno_t krb5_default_kpasswd(char **text, char **servers, char **found)
 {
     char *host;
     char *colon;
+    errno_t ret;
     size_t i;
 
     for (i = 0; servers != NULL && servers[i] != NULL; i++) {
         if (strncmp(servers[i], "_srv_", 5) == 0) {
+            ret = found != NULL ? krb5_default_kpasswd(text, found, NULL) : EOK;
+            if (ret != EOK) {
+                return ret;
+            }
             continue;
         }
         host = talloc_strdup(*text, servers[i]);
@@ -66,9 +90,22 @@ static errno_t krb5_default_kpasswd(char **text, char **servers)
     return EOK;
 }
 
+static bool krb5_has_srv(char **list)
+{
+    size_t i;
+
+    for (i = 0; list != NULL && list[i] != NULL; i++) {
+        if (strncmp(list[i], "_srv_", 5) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* found: the hosts DNS discovery found, for the _srv_ entries (NULL: none yet). */
 static errno_t krb5_write_snippet(struct krb5_child_cfg *cfg, struct confdb *cdb,
                                   const char *domain, const char *section,
-                                  const char *realm, const char *state_dir)
+                                  const char *realm, const char *state_dir, char **found)
 {
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     char **servers = NULL;
@@ -97,21 +134,25 @@ static errno_t krb5_write_snippet(struct krb5_child_cfg *cfg, struct confdb *cdb
         ret = EOK;      /* the system's krb5.conf (or DNS) knows the realm */
         goto done;
     }
+    if (found != NULL && !krb5_has_srv(servers)) {
+        ret = EOK;      /* the KDCs are named: discovery does not change them */
+        goto done;
+    }
     text = talloc_asprintf(tmp_ctx, "# written by sssd_be for domain %s\n[realms]\n    %s = {\n",
                            domain, realm);
     if (text == NULL) {
         ret = ENOMEM;
         goto done;
     }
-    ret = krb5_append_kdcs(&text, "kdc", servers);
+    ret = krb5_append_kdcs(&text, "kdc", servers, found);
     if (ret == EOK) {
-        ret = krb5_append_kdcs(&text, "kdc", backup);
+        ret = krb5_append_kdcs(&text, "kdc", backup, NULL);
     }
     if (ret == EOK && kpasswd != NULL && kpasswd[0] != NULL) {
-        ret = krb5_append_kdcs(&text, "kpasswd_server", kpasswd);
+        ret = krb5_append_kdcs(&text, "kpasswd_server", kpasswd, found);
     } else if (ret == EOK) {
         /* SSSD: without krb5_kpasswd the KDCs' hosts are asked, on kpasswd's port. */
-        ret = krb5_default_kpasswd(&text, servers);
+        ret = krb5_default_kpasswd(&text, servers, found);
     }
     if (ret != EOK) {
         goto done;
@@ -131,8 +172,9 @@ static errno_t krb5_write_snippet(struct krb5_child_cfg *cfg, struct confdb *cdb
         goto done;
     }
     len = strlen(text);
-    if (fchmod(fd, 0644) != 0 || write(fd, text, len) != (ssize_t)len || fsync(fd) != 0
-            || rename(tmp, cfg->conf_path) != 0) {
+    /* A rewrite from discovery runs on the loop: no fsync, the file is remade at start. */
+    if (fchmod(fd, 0644) != 0 || write(fd, text, len) != (ssize_t)len
+            || (found == NULL && fsync(fd) != 0) || rename(tmp, cfg->conf_path) != 0) {
         ret = errno != 0 ? errno : EIO;
         unlink(tmp);
         goto done;
@@ -173,7 +215,7 @@ errno_t krb5_child_cfg_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const cha
         talloc_free(cfg);
         return ENOMEM;
     }
-    ret = krb5_write_snippet(cfg, cdb, domain, section, realm, state_dir);
+    ret = krb5_write_snippet(cfg, cdb, domain, section, realm, state_dir, NULL);
     if (ret != EOK) {
         talloc_free(cfg);
         return ret;
@@ -182,4 +224,35 @@ errno_t krb5_child_cfg_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const cha
           cfg->child_path, cfg->conf_path != NULL ? cfg->conf_path : "(system)", cfg->timeout);
     *_cfg = cfg;
     return EOK;
+}
+
+errno_t krb5_kdc_list_write(struct confdb *cdb, const char *domain, const char *section,
+                            const char *state_dir, char **found)
+{
+    struct krb5_child_cfg *cfg;
+    char *realm = NULL;
+    errno_t ret;
+
+    SSS_CHECK_ARG(cdb != NULL && domain != NULL && section != NULL && state_dir != NULL
+                  && found != NULL, EINVAL);
+    cfg = talloc_zero(NULL, struct krb5_child_cfg);
+    if (cfg == NULL) {
+        return ENOMEM;
+    }
+    ret = confdb_get_string(cdb, cfg, section, "krb5_realm", &realm);
+    if (ret == EOK && (realm == NULL || realm[0] == '\0')) {
+        ret = EOK;      /* no realm: no Kerberos in this domain */
+        goto done;
+    }
+    if (ret == EOK) {
+        ret = krb5_write_snippet(cfg, cdb, domain, section, realm, state_dir, found);
+    }
+    if (ret == EOK && cfg->conf_path != NULL) {
+        DEBUG(SSSDBG_BE_FO, "domain %s: KDC list %s: %s%s from DNS discovery\n", domain,
+              cfg->conf_path, found[0] != NULL ? found[0] : "(none)",
+              found[0] != NULL && found[1] != NULL ? " and more" : "");
+    }
+done:
+    talloc_free(cfg);
+    return ret;
 }

@@ -34,6 +34,16 @@ errno_t krb5_child_cfg_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const cha
                               const char *section, const char *realm, const char *state_dir,
                               int timeout, struct krb5_child_cfg **_cfg);
 
+/*
+ * Rewrites the KDC list of domain (state_dir/krb5_kdc_<domain>.conf) with found, the
+ * hosts DNS discovery found in order (NULL-terminated), in place of the _srv_ entries of
+ * krb5_server; nothing when krb5_server has none. Children started before see the change
+ * (krb5_child_pool.c restarts spares whose krb5.conf changed). Errors: as
+ * krb5_child_cfg_create.
+ */
+errno_t krb5_kdc_list_write(struct confdb *cdb, const char *domain, const char *section,
+                            const char *state_dir, char **found);
+
 /* Runs krb5_child with creq; killed after cfg->timeout seconds (ETIMEDOUT).
  * Errors: ETIMEDOUT, EIO (the child died, a malformed answer), ENOMEM. */
 struct tevent_req *krb5_child_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

@@ -362,7 +362,8 @@ static errno_t krb5_child_pool_create(struct krb5_child_cfg *cfg, struct tevent_
     pool->argv[0] = strdup(cfg->child_path);
     pool->argv[2] = strdup("--logger=files");
     pool->argv[3] = getenv("SSS_KRB5_CHILD_STDERR") != NULL ? strdup("--logger=stderr") : NULL;
-    n = cfg->conf_path != NULL
+    /* The AD provider may have put our KDC list in KRB5_CONFIG already (ad_servers.c). */
+    n = cfg->conf_path != NULL && strstr(sys_conf, cfg->conf_path) == NULL
         ? asprintf(&pool->envp[0], "KRB5_CONFIG=%s:%s", cfg->conf_path, sys_conf)
         : asprintf(&pool->envp[0], "KRB5_CONFIG=%s", sys_conf);
     if (n < 0) {

@@ -119,6 +119,31 @@ void sdap_id_ctx_disconnect(struct sdap_id_ctx *id_ctx);
 /* Forgets every server's bad mark (e.g. when the back-end goes back online by hand). */
 void sdap_id_ctx_reset_servers(struct sdap_id_ctx *id_ctx);
 
+/* Called each time DNS discovery (ldap://_srv_ entries) installs an answer, with the
+ * host names of every server discovery named, in failover order (NULL-terminated, valid
+ * during the call): the AD provider derives its KDC list from them. */
+typedef void (*sdap_discovery_fn)(void *pvt, char **hosts);
+void sdap_id_ctx_on_discovery(struct sdap_id_ctx *id_ctx, sdap_discovery_fn fn, void *pvt);
+
+/* Called each time a new connection becomes the domain's (after "served by" is logged). */
+typedef void (*sdap_connected_fn)(void *pvt);
+void sdap_id_ctx_on_connect(struct sdap_id_ctx *id_ctx, sdap_connected_fn fn, void *pvt);
+
+/*
+ * The global catalog of an AD domain (sdap_connect_gc.c): an id context over the same
+ * options as dom's, whose servers are dom's on the GC port (3268, 3269 for ldaps) and whose
+ * DNS discovery asks _gc._tcp records; it shares dom's SASL credentials (one machine TGT,
+ * one ccache). Owned by and reachable from dom (sdap_id_ctx_gc). Errors: as
+ * sdap_id_ctx_create.
+ */
+errno_t sdap_id_ctx_create_gc(struct confdb *cdb, const char *domain,
+                              struct sdap_id_ctx *dom);
+/* dom's global catalog context, or NULL (none, or dom NULL). */
+struct sdap_id_ctx *sdap_id_ctx_gc(struct sdap_id_ctx *dom);
+/* Connects gc unless a usable connection or an attempt is there already; the outcome is
+ * in its server states (sdap_id_ctx_servers). Never waits, never fails the caller. */
+void sdap_gc_probe(struct sdap_id_ctx *gc);
+
 /* One configured server as the failover sees it (sssctl domain-status). */
 struct sdap_server_info {
     const char *uri;

@@ -1,10 +1,12 @@
 /*
  * The LDAP servers DNS names for a failover placeholder ldap://_srv_.NAME
- * (sdap_failover.c): the targets of the SRV records _ldap._tcp.NAME as ldap://host:port
+ * (sdap_failover.c): the targets of the SRV records _ldap._tcp.NAME (_gc._tcp.NAME for
+ * the global catalog's failover, sdap_connect_gc.c) as ldap://host:port
  * URIs, in RFC 2782 order (sss_srv.h: the lookups run in a helper thread). NAME =
  * SITE._sites.DOMAIN: the site's records first, then those of _ldap._tcp.DOMAIN not already
  * named, as SSSD orders a site's DCs before the domain's; a site without records gives the
- * domain's.
+ * domain's. How many come from the site is told too: the failover makes those primary
+ * and the domain's others backup, as SSSD does.
  */
 #include "util/util.h"
 #include "util/sss_srv.h"
@@ -12,17 +14,19 @@
 
 struct sdap_srv_state {
     struct tevent_context *ev;
+    const char *service;        /* "_ldap._tcp", "_gc._tcp" */
     const char *domain;         /* the second lookup's name (site given), or NULL */
     int timeout;
     char **uris;                /* ldap://host:port, in order */
     size_t num;
+    size_t num_site;            /* the first num_site came from the site's records */
     uint32_t ttl;
 };
 
 static void sdap_srv_done(struct tevent_req *subreq);
 
 struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                 const char *name, int timeout)
+                                 const char *service, const char *name, int timeout)
 {
     struct sdap_srv_state *state;
     struct tevent_req *req;
@@ -35,13 +39,14 @@ struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         return NULL;
     }
     state->ev = ev;
+    state->service = service;
     state->timeout = timeout;
     state->ttl = UINT32_MAX;
     sites = strstr(name, "._sites.");
     if (sites != NULL && sites[strlen("._sites.")] != '\0') {
         state->domain = sites + strlen("._sites.");
     }
-    subreq = sss_srv_lookup_send(state, ev, talloc_asprintf(state, "_ldap._tcp.%s", name),
+    subreq = sss_srv_lookup_send(state, ev, talloc_asprintf(state, "%s.%s", service, name),
                                  timeout);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -94,9 +99,11 @@ static void sdap_srv_done(struct tevent_req *subreq)
     }
     talloc_free(recs);
     if (state->domain != NULL) {
+        state->num_site = state->num;
         /* The site's servers first; the domain's follow. */
         subreq = sss_srv_lookup_send(state, state->ev,
-                                     talloc_asprintf(state, "_ldap._tcp.%s", state->domain),
+                                     talloc_asprintf(state, "%s.%s", state->service,
+                                                     state->domain),
                                      state->timeout);
         state->domain = NULL;
         if (subreq == NULL) {
@@ -114,7 +121,7 @@ static void sdap_srv_done(struct tevent_req *subreq)
 }
 
 errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris,
-                      size_t *_num, uint32_t *_ttl)
+                      size_t *_num, size_t *_num_site, uint32_t *_ttl)
 {
     struct sdap_srv_state *state = tevent_req_data(req, struct sdap_srv_state);
 
@@ -122,6 +129,7 @@ errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris
     talloc_steal(mem_ctx, state->uris);
     *_uris = state->uris;
     *_num = state->num;
+    *_num_site = state->num_site;
     *_ttl = state->ttl;
     return EOK;
 }

@@ -30,7 +30,13 @@
  * for SITE._sites.NAME at once, as SSSD finds its site before it picks a DC. When every
  * server failed, the placeholders' records are forgotten, so the next walk asks DNS
  * again. A lookup that fails leaves the previous answer in place and the placeholder
- * marked bad for offline_timeout.
+ * marked bad for offline_timeout. With a site, the site's servers are primary and the
+ * domain's others backup (SSSD's primary and backup SRV domains): the walk reaches the
+ * backups only when every site DC failed, and fails back to the site as from
+ * ldap_backup_uri. Each answer installed is told to the discovery listener (the AD
+ * provider's KDC list); each new connection to the connection listener (the AD
+ * provider connects its global catalog then). The SRV service is _ldap._tcp, or _gc._tcp
+ * for a global catalog's failover (sdap_connect_gc.c).
  */
 #include <assert.h>
 #include <time.h>
@@ -61,6 +67,11 @@ struct sdap_fo {
     size_t num;
     int bad_timeout;
     char *gone_uri;                 /* the last server DNS stopped naming while in use */
+    sdap_discovery_fn found_fn;     /* told each answer installed; NULL: nobody */
+    void *found_pvt;
+    sdap_connected_fn conn_fn;      /* told each connection installed; NULL: nobody */
+    void *conn_pvt;
+    const char *service;            /* the SRV service: "_ldap._tcp", or "_gc._tcp" */
 };
 
 struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
@@ -87,7 +98,14 @@ struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *o
     }
     fo->num = opts->num_uris;
     fo->bad_timeout = opts->bad_server_timeout;
+    fo->service = "_ldap._tcp";
     return fo;
+}
+
+void sdap_fo_set_service(struct sdap_fo *fo, const char *service)
+{
+    assert(fo != NULL && service != NULL);
+    fo->service = service;
 }
 
 int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now)
@@ -135,7 +153,7 @@ static void sdap_fo_srv_expire(struct sdap_fo *fo)
 /* Puts the records (uris, in order) after placeholder idx instead of its previous ones;
  * a server still named keeps its state. ENOMEM leaves fo as it was. */
 static errno_t sdap_fo_srv_install(struct sdap_fo *fo, size_t idx, char **uris, size_t n,
-                                   uint32_t ttl, time_t now)
+                                   size_t n_site, uint32_t ttl, time_t now)
 {
     struct sdap_server *list;
     size_t old_n = 0;
@@ -154,7 +172,6 @@ static errno_t sdap_fo_srv_install(struct sdap_fo *fo, size_t idx, char **uris, 
         struct sdap_server *s = &list[idx + 1 + i];
 
         s->uri = uris[i];
-        s->backup = fo->servers[idx].backup;
         s->discovered = true;
         for (j = idx + 1; j < idx + 1 + old_n; j++) {
             if (strcasecmp(fo->servers[j].uri, uris[i]) == 0) {
@@ -162,6 +179,8 @@ static errno_t sdap_fo_srv_install(struct sdap_fo *fo, size_t idx, char **uris, 
                 break;
             }
         }
+        /* A site's servers primary, the domain's others backup. */
+        s->backup = fo->servers[idx].backup || (n_site > 0 && i >= n_site);
         if (s->uri == uris[i]) {
             talloc_steal(list, uris[i]);
         }
@@ -180,6 +199,58 @@ static errno_t sdap_fo_srv_install(struct sdap_fo *fo, size_t idx, char **uris, 
     fo->servers[idx].srv_expires = now + (ttl > 0 ? (time_t)ttl : 1);
     fo->servers[idx].bad_until = 0;
     return EOK;
+}
+
+void sdap_id_ctx_on_discovery(struct sdap_id_ctx *id_ctx, sdap_discovery_fn fn, void *pvt)
+{
+    if (id_ctx == NULL) {
+        return;
+    }
+    id_ctx->fo->found_fn = fn;
+    id_ctx->fo->found_pvt = pvt;
+}
+
+void sdap_id_ctx_on_connect(struct sdap_id_ctx *id_ctx, sdap_connected_fn fn, void *pvt)
+{
+    if (id_ctx == NULL) {
+        return;
+    }
+    id_ctx->fo->conn_fn = fn;
+    id_ctx->fo->conn_pvt = pvt;
+}
+
+/* Tells the listener the hosts of every discovered server, in failover order. */
+static void sdap_fo_tell_found(struct sdap_fo *fo)
+{
+    TALLOC_CTX *tmp_ctx;
+    const char *uri;
+    char **hosts;
+    size_t i, j, n = 0;
+
+    if (fo->found_fn == NULL) {
+        return;
+    }
+    tmp_ctx = talloc_new(NULL);
+    hosts = talloc_zero_array(tmp_ctx, char *, fo->num + 1);
+    for (i = 0; hosts != NULL && i < fo->num; i++) {
+        if (!fo->servers[i].discovered) {
+            continue;
+        }
+        uri = fo->servers[i].uri + strlen("ldap://");
+        hosts[n] = talloc_strndup(hosts, uri, strcspn(uri, ":/"));
+        if (hosts[n] == NULL) {
+            hosts = NULL;
+            break;
+        }
+        for (j = 0; j < n && strcasecmp(hosts[j], hosts[n]) != 0; j++) {
+        }
+        n += j == n ? 1 : 0;
+        hosts[n] = NULL;
+    }
+    if (hosts != NULL) {
+        fo->found_fn(fo->found_pvt, hosts);
+    }
+    talloc_free(tmp_ctx);
 }
 
 /* The index of uri after a change of the list, or -1. */
@@ -279,7 +350,8 @@ errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
         if (srv->srv_name != NULL) {
             const char *sites = strstr(srv->srv_name, "._sites.");
 
-            list[i].dns_name = talloc_asprintf(list, "_ldap._tcp.%s", srv->srv_name);
+            list[i].dns_name = talloc_asprintf(list, "%s.%s", id_ctx->fo->service,
+                                               srv->srv_name);
             list[i].site = sites != NULL
                 ? talloc_strndup(list, srv->srv_name, (size_t)(sites - srv->srv_name))
                 : "";
@@ -352,7 +424,7 @@ static errno_t sdap_fo_walk_step(struct tevent_req *req, size_t start)
         return ENETUNREACH;
     }
     if (sdap_fo_is_srv(state->id_ctx->fo, (size_t)state->idx)) {
-        subreq = sdap_srv_send(state, state->ev,
+        subreq = sdap_srv_send(state, state->ev, state->id_ctx->fo->service,
                                state->id_ctx->fo->servers[state->idx].srv_name,
                                state->id_ctx->opts->network_timeout);
         if (subreq == NULL) {
@@ -475,21 +547,25 @@ static void sdap_fo_walk_srv_done(struct tevent_req *subreq)
     char **uris = NULL;
     char *in_use = NULL;
     size_t num = 0;
+    size_t num_site = 0;
     uint32_t ttl = 0;
     errno_t ret;
 
-    ret = sdap_srv_recv(state, subreq, &uris, &num, &ttl);
+    ret = sdap_srv_recv(state, subreq, &uris, &num, &num_site, &ttl);
     talloc_free(subreq);
     if (ret == EOK && id_ctx->last_uri != NULL) {
         in_use = talloc_strdup(state, id_ctx->last_uri);
         ret = in_use == NULL ? ENOMEM : EOK;
     }
     if (ret == EOK) {
-        ret = sdap_fo_srv_install(fo, (size_t)state->idx, uris, num, ttl, time(NULL));
+        ret = sdap_fo_srv_install(fo, (size_t)state->idx, uris, num, num_site, ttl,
+                                  time(NULL));
     }
     if (ret == EOK) {
-        DEBUG(SSSDBG_BE_FO, "domain %s: DNS names %zu server(s) for %s (TTL %u s)\n",
-              id_ctx->opts->domain, num, name, ttl);
+        DEBUG(SSSDBG_BE_FO, "domain %s: DNS names %zu server(s) for %s (TTL %u s)%s\n",
+              id_ctx->opts->domain, num, name, ttl,
+              num_site > 0 && num_site < num ? ": the site's primary, the others backup" : "");
+        sdap_fo_tell_found(fo);
         /* Indexes after the placeholder moved: the connection's server is found again. */
         id_ctx->conn_server = sdap_fo_find(fo, in_use);
         if (id_ctx->conn_server >= 0) {
@@ -632,6 +708,9 @@ static void sdap_conn_install(struct sdap_id_ctx *id_ctx, struct sdap_conn *conn
     DEBUG(SSSDBG_BE_FO, "domain %s: served by %s%s\n", id_ctx->opts->domain,
           id_ctx->last_uri, sdap_fo_is_backup(id_ctx->fo, (size_t)idx) ? " (backup)" : "");
     sdap_primary_schedule(id_ctx);
+    if (id_ctx->fo->conn_fn != NULL) {
+        id_ctx->fo->conn_fn(id_ctx->fo->conn_pvt);
+    }
 }
 
 /* The connection may take new operations: usable, and not past its expiry. */

@@ -444,13 +444,14 @@ struct tevent_req *sdap_connect_send(TALLOC_CTX *mem_ctx, struct tevent_context 
 errno_t sdap_connect_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                           struct sdap_conn **_conn);
 
-/* The servers DNS names for NAME (sdap_connect_srv.c): ldap://host:port URIs in the order
- * to try them, and the smallest TTL of the records. ENOENT when DNS names none; the
- * lookup's errors (sss_srv.h), ENOMEM. */
+/* The servers DNS names for SERVICE.NAME (sdap_connect_srv.c): ldap://host:port URIs in the order
+ * to try them, how many of the first came from a site's records (NAME = SITE._sites.DOMAIN;
+ * else 0), and the smallest TTL of the records. ENOENT when DNS names none; the lookup's
+ * errors (sss_srv.h), ENOMEM. */
 struct tevent_req *sdap_srv_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                 const char *name, int timeout);
+                                 const char *service, const char *name, int timeout);
 errno_t sdap_srv_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char ***_uris,
-                      size_t *_num, uint32_t *_ttl);
+                      size_t *_num, size_t *_num_site, uint32_t *_ttl);
 
 /* The AD LDAP ping over CLDAP (sdap_connect_cldap.c): the client's site and the forest as
  * the DC at host sees them. Errors: ETIMEDOUT, ENOENT (no Netlogon answer), the socket's
@@ -473,6 +474,9 @@ errno_t sdap_netlogon_parse(TALLOC_CTX *mem_ctx, const uint8_t *blob, size_t len
 
 struct sdap_fo;
 struct sdap_fo *sdap_fo_create(TALLOC_CTX *mem_ctx, const struct sdap_options *opts);
+/* The SRV service the failover's placeholders ask for (default "_ldap._tcp"; the
+ * global catalog's: "_gc._tcp"); a static string. */
+void sdap_fo_set_service(struct sdap_fo *fo, const char *service);
 /* Index of the first server at or after start not marked bad at now, or -1. */
 int sdap_fo_next(struct sdap_fo *fo, size_t start, time_t now);
 /* True for a server of ldap_backup_uri. */
@@ -501,6 +505,8 @@ struct sdap_id_ctx {
     struct tevent_timer *primary_timer; /* on a backup server: when to try the primaries */
     struct tevent_req *primary_probe;   /* a connection to a primary being tried */
     struct sdap_id_stats stats;
+    struct sdap_id_ctx *gc;             /* the global catalog's (sdap_connect_gc.c), or NULL */
+    struct tevent_req *gc_probe;        /* a connection to it being tried (this is the GC's) */
 };
 
 /* A ready connection (shared). Errors: ENETUNREACH (every server failed), EACCES, ENOMEM.

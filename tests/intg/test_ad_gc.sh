@@ -1,0 +1,127 @@
+#!/bin/bash
+# The global catalog of an AD domain (ad_enable_gc, default true) against a real Samba AD
+# DC (tests/lib/samba_ad.sh), a one-domain forest whose DNS has the DC's _gc._tcp records
+# (port 3268). The kernel's socket table (ss) is the evidence of a connection to 3268,
+# independent of the daemon's log.
+# Scenarios:
+#   - defaults (no ad_server): once the domain's LDAP connection is up, the back-end asks
+#     DNS for _gc._tcp records and connects to the DC on 3268; sssctl domain-status (text
+#     and --json) lists it as a global catalog server found by DNS, active, and the DNS
+#     name asked; the domain's own active server stays the DC on 389;
+#   - DNS names only a dead GC: lookups are served (the domain's LDAP), the domain is
+#     online, domain-status shows the GC server not working, nothing is connected to 3268;
+#   - ad_server named: the GC is that DC on 3268, not from DNS;
+#   - ad_enable_gc = false: no _gc._tcp query, no connection to 3268, no GC row.
+# Lookups are not sent to the GC yet (see ad_servers.c): what is tested is discovery,
+# connection, display and that a dead GC costs nothing.
+# Usage: test_ad_gc.sh PREFIX   (root; 77 without Samba's AD DC packages or host)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+AD_TEST=test_ad_gc
+AD_NEEDS="host ss"
+. "$(dirname "$0")/ad_env.sh"
+samba_ad_user alice Alice-Pass1 || exit 1
+samba_ad_join || { echo "FAIL: adcli join"; exit 1; }
+GC_REC="$SAMBA_AD_DC 3268 0 100"
+SITE=Default-First-Site-Name
+dns() { # dns add|delete NAME TYPE DATA
+    samba_ad_tool dns "$1" $SAMBA_AD_DC_IP $SAMBA_AD_DOMAIN "$2" "$3" "$4" \
+        -U Administrator --password="$SAMBA_AD_ADMINPASS" > /dev/null 2>&1
+}
+conf() {
+    rm -f "$LOGS"/*.log
+    write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss
+[domain/ad.test]
+id_provider = ad
+debug_level = 0xfff0
+$1
+CONF
+    start_sssd && wait_name sssd.domain_ad_2etest 10000
+}
+BE_LOG=$LOGS/sssd_be_ad.test.log
+gc_conns() { ss -Htnp state established "( dport = :3268 )" 2>/dev/null | grep -c sssd_be; }
+wait_log() { # PATTERN: up to 10 s
+    for _ in $(seq 100); do grep -q "$1" "$BE_LOG" && return 0; sleep 0.1; done
+    return 1
+}
+
+out=$(host -t SRV _gc._tcp.$SAMBA_AD_DOMAIN $SAMBA_AD_DC_IP 2>&1 | grep "has SRV record")
+check "the DC's DNS serves _gc._tcp.$SAMBA_AD_DOMAIN ($out)" grep -q "3268 $SAMBA_AD_DC" <<< "$out"
+
+# 1. Defaults: the GC from DNS, connected after the domain's connection.
+conf "" || fail "sssd did not start (defaults)"
+out=$(in_nss_ns getent passwd alice)
+check "defaults: getent passwd alice ($out)" grep -q "^alice:" <<< "$out"
+check "  ... the back-end connected to the global catalog" \
+    wait_log "global catalog connected (ldap://$SAMBA_AD_DC:3268)"
+check "  ... after asking DNS for _gc._tcp records" grep -q "SRV lookup of _gc._tcp." "$BE_LOG"
+check "  ... and not before the domain's connection" test \
+    "$(grep -n -m1 "served by ldap://$SAMBA_AD_DC:389" "$BE_LOG" | cut -d: -f1)" -lt \
+    "$(grep -n -m1 "SRV lookup of _gc._tcp." "$BE_LOG" | cut -d: -f1)"
+check "  ... the kernel shows sssd_be connected to port 3268" test "$(gc_conns)" -ge 1
+echo "# the GC's cost on a cold start: $(grep -c "SRV lookup of _gc" "$BE_LOG") SRV quer(y/ies), \
+$(( $(grep -c "LDAP ping (CLDAP)" "$BE_LOG") - 1 )) more CLDAP ping(s), 1 LDAP connection"
+status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
+echo "$status" | sed 's/^/#   /'
+check "  ... domain-status: the GC server, found by DNS, active" \
+    grep -Eq "ldap://$SAMBA_AD_DC:3268 +global catalog \(DNS\) +active" <<< "$status"
+check "  ... the DNS name the GC's discovery asked" \
+    grep -q "^DNS discovery: _gc._tcp.$SITE._sites.$SAMBA_AD_DOMAIN, site $SITE" <<< "$status"
+check "  ... the domain's active server is still the DC on 389" \
+    grep -q "^Active server: ldap://$SAMBA_AD_DC:389" <<< "$status"
+json=$("$PREFIX/sbin/sssctl" domain-status ad.test --json 2>&1)
+check "  ... --json: global_catalog true for 3268 only" python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+d = d[0] if isinstance(d, list) else d
+gc = [s for s in d["servers"] if s["global_catalog"]]
+assert [s["uri"] for s in gc] == ["ldap://" + sys.argv[2] + ":3268"], d
+assert gc[0]["discovered"] and not gc[0]["backup"], gc
+assert all(not s["global_catalog"] for s in d["servers"] if s["uri"].endswith(":389")), d
+' "$json" "$SAMBA_AD_DC"
+
+# 2. Only a dead GC in DNS: nothing changes for lookups.
+dns add dead A 127.0.0.11 || fail "dns add dead A"
+dns delete _gc._tcp SRV "$GC_REC" || fail "dns delete the DC's _gc record"
+dns delete _gc._tcp.$SITE._sites SRV "$GC_REC" || fail "dns delete the site's _gc record"
+dns add _gc._tcp SRV "dead.$SAMBA_AD_DOMAIN 3268 0 100" || fail "dns add a dead _gc record"
+conf "" || fail "sssd did not start (dead GC)"
+out=$(in_nss_ns getent passwd alice)
+check "dead GC: getent passwd alice ($out)" grep -q "^alice:" <<< "$out"
+check "  ... the GC was tried and found unreachable" \
+    wait_log "no global catalog server reachable"
+status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
+echo "$status" | sed 's/^/#   /'
+check "  ... the domain is online" grep -q "^Online status: Online" <<< "$status"
+check "  ... domain-status shows the dead GC not working" \
+    grep -Eq "ldap://dead.$SAMBA_AD_DOMAIN:3268 +global catalog \(DNS\) +not working" <<< "$status"
+check "  ... nothing connected to port 3268" test "$(gc_conns)" = 0
+out=$(in_nss_ns id alice)
+check "  ... id alice still answers ($out)" grep -q "uid=" <<< "$out"
+dns delete _gc._tcp SRV "dead.$SAMBA_AD_DOMAIN 3268 0 100" || fail "dns delete the dead record"
+dns add _gc._tcp SRV "$GC_REC" || fail "dns add the DC's _gc record back"
+dns add _gc._tcp.$SITE._sites SRV "$GC_REC" || fail "dns add the site's _gc record back"
+
+# 3. A named DC: the GC is that DC on 3268.
+conf "ad_server = $SAMBA_AD_DC" || fail "sssd did not start (ad_server named)"
+out=$(in_nss_ns getent passwd alice)
+check "ad_server named: getent passwd alice ($out)" grep -q "^alice:" <<< "$out"
+check "  ... the GC is that DC on 3268" wait_log "global catalog connected (ldap://$SAMBA_AD_DC:3268)"
+status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
+check "  ... domain-status: not from DNS" \
+    grep -Eq "ldap://$SAMBA_AD_DC:3268 +global catalog +active" <<< "$status"
+
+# 4. ad_enable_gc = false: the GC is never touched.
+conf "ad_enable_gc = false" || fail "sssd did not start (ad_enable_gc = false)"
+out=$(in_nss_ns getent passwd alice)
+check "ad_enable_gc = false: getent passwd alice ($out)" grep -q "^alice:" <<< "$out"
+sleep 1
+check "  ... no _gc._tcp query" test -z "$(grep "_gc._tcp" "$BE_LOG")"
+check "  ... no connection to port 3268" test "$(gc_conns)" = 0
+status=$("$PREFIX/sbin/sssctl" domain-status ad.test 2>&1)
+check "  ... no global catalog row" test -z "$(grep "global catalog" <<< "$status")"
+summary
