@@ -274,7 +274,7 @@ struct sdap_entry {
 
 /* One search result entry of msg as a struct on mem_ctx (sdap_entry_msg.c). Values too
  * long or holding NUL are dropped and counted in *_dropped. ENOENT: the entry has no DN
- * (skipped, logged); ENOMEM. */
+ * (skipped, logged); EPROTO: a malformed or short "attr;range=LO-HI" (logged); ENOMEM. */
 errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
                             struct sdap_entry **_entry, size_t *_dropped);
 /* The paged-results cookie among a final message's controls: EOK (*_cookie set; length 0
