@@ -116,6 +116,18 @@ void sdap_id_ctx_disconnect(struct sdap_id_ctx *id_ctx);
 /* Forgets every server's bad mark (e.g. when the back-end goes back online by hand). */
 void sdap_id_ctx_reset_servers(struct sdap_id_ctx *id_ctx);
 
+/* ID mapping (ldap_id_mapping = true): the slice a domain was given, kept across restarts
+ * as SSSD keeps it in the cache. At start, before any lookup, each recorded slice is put
+ * back (sdap_id_ctx_idmap_restore: EOK, also when ids are not mapped; EEXIST/EINVAL, logged:
+ * the record clashes with the map and is not used), then record is set: it gets each slice
+ * the map gives from then on. See sdap_idmap_restore (sdap_private.h). */
+errno_t sdap_id_ctx_idmap_restore(struct sdap_id_ctx *id_ctx, const char *name,
+                                  const char *sid, uint32_t slice);
+void sdap_id_ctx_idmap_recorder(struct sdap_id_ctx *id_ctx,
+                                errno_t (*record)(void *pvt, const char *name,
+                                                  const char *sid, uint32_t slice),
+                                void *pvt);
+
 /* One configured server as the failover sees it (sssctl domain-status). */
 struct sdap_server_info {
     const char *uri;

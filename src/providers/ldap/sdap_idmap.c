@@ -143,6 +143,22 @@ errno_t sdap_idmap_restore(struct sdap_options *opts, const char *name, const ch
     return ret;
 }
 
+errno_t sdap_id_ctx_idmap_restore(struct sdap_id_ctx *id_ctx, const char *name,
+                                  const char *sid, uint32_t slice)
+{
+    return id_ctx != NULL ? sdap_idmap_restore(id_ctx->opts, name, sid, slice) : EOK;
+}
+
+void sdap_id_ctx_idmap_recorder(struct sdap_id_ctx *id_ctx,
+                                errno_t (*record)(void *pvt, const char *name,
+                                                  const char *sid, uint32_t slice),
+                                void *pvt)
+{
+    if (id_ctx != NULL) {
+        sdap_idmap_set_recorder(id_ctx->opts, record, pvt);
+    }
+}
+
 bool sdap_idmap_needs_domain(const struct sdap_options *opts)
 {
     return opts != NULL && opts->idmap != NULL && !idmap_has_domains(opts->idmap);
