@@ -6,7 +6,9 @@
  * sdap_entry_from_msg() and then the user and group parsers of both schemas (rfc2307
  * memberUid, rfc2307bis member DNs with the DN helpers), the rootDSE base choice; the
  * final result through ldap_parse_result() and sdap_page_cookie() (the paged-results
- * control, whose missing value made libldap abort the process).
+ * control, whose missing value made libldap abort the process). Ranged attributes
+ * ("member;range=0-1499", AD): each entry's ranges parsed, and each entry merged into the
+ * one before it as the follow-up answer would be (sdap_entry_range.c).
  * Built apart from the Makefile, with the ldap, confdb and util sources compiled in.
  */
 #include <stddef.h>
@@ -19,6 +21,7 @@
 #include "util/util.h"
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_entry_range.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -89,9 +92,48 @@ static void parse_as(const struct sdap_options *opts, const struct sdap_entry *e
     talloc_free(tmp);
 }
 
+/* entry as the follow-up answer for the first ranged attribute of prev: a merge either
+ * fails, leaving prev's values as they were, or appends exactly the answer's values. */
+static void range_as_followup(struct sdap_entry *prev, struct sdap_entry *entry)
+{
+    struct sdap_range r;
+    struct sdap_range got;
+    size_t type_len;
+    size_t before;
+    size_t idx;
+    size_t i;
+
+    for (i = 0; i < entry->num_attrs; i++) {
+        if (sdap_range_parse(entry->attrs[i].name, &type_len, &r) == EOK
+                && (type_len == 0 || type_len > strlen(entry->attrs[i].name)
+                    || sdap_range_check_count(&r, entry->attrs[i].num_values) == EINVAL)) {
+            abort();
+        }
+    }
+    if (prev == NULL) {
+        return;
+    }
+    idx = sdap_range_find(prev, 0);
+    if (idx == prev->num_attrs
+            || sdap_range_parse(prev->attrs[idx].name, &type_len, &r) != EOK || r.last) {
+        return;
+    }
+    before = prev->attrs[idx].num_values;
+    if (sdap_range_merge(prev, idx, r.hi + 1, entry, &got) == EOK) {
+        if (got.lo != r.hi + 1 || prev->attrs[idx].num_values < before
+                || prev->attrs[idx].values[prev->attrs[idx].num_values] != NULL
+                || (got.last && strchr(prev->attrs[idx].name, ';') != NULL)) {
+            abort();
+        }
+    } else if (prev->attrs[idx].num_values != before) {
+        abort();    /* a refused answer must leave the list as it was */
+    }
+}
+
 static void read_messages(LDAP *ld, int msgid)
 {
     struct timeval tv = { 0, 0 };     /* all bytes are queued before reading: never wait */
+    struct sdap_entry *prev = NULL;     /* the entry before, for the range merge */
     LDAPMessage *msg;
     int rc;
     int n;
@@ -99,7 +141,7 @@ static void read_messages(LDAP *ld, int msgid)
     for (n = 0; n < 1000; n++) {
         rc = ldap_result(ld, msgid, LDAP_MSG_ONE, &tv, &msg);
         if (rc <= 0) {
-            return;     /* end of input, or bytes libldap refused */
+            break;      /* end of input, or bytes libldap refused */
         }
         if (rc == LDAP_RES_SEARCH_ENTRY) {
             struct sdap_entry *entry;
@@ -110,7 +152,9 @@ static void read_messages(LDAP *ld, int msgid)
                 parse_as(opts_2307, entry);
                 parse_as(opts_bis, entry);
                 (void)sdap_rootdse_pick_base(entry, &base);
-                talloc_free(entry);
+                range_as_followup(prev, entry);
+                talloc_free(prev);
+                prev = entry;
             }
         } else if (rc == LDAP_RES_SEARCH_RESULT) {
             LDAPControl **ctrls = NULL;
@@ -130,10 +174,11 @@ static void read_messages(LDAP *ld, int msgid)
             ldap_memfree(text);
             ldap_controls_free(ctrls);
             ldap_msgfree(msg);
-            return;
+            break;
         }
         ldap_msgfree(msg);
     }
+    talloc_free(prev);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

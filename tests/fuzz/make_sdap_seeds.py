@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # Writes seed inputs for fuzz_sdap_entry: the server's side of a search (message id 1),
-# BER-encoded by hand (RFC 4511): entries of both schemas, a rootDSE, paged results.
+# BER-encoded by hand (RFC 4511): entries of both schemas, a rootDSE, paged results, a
+# ranged member attribute (AD) over three entries.
 #   make_sdap_seeds.py DIR
 import os
 import sys
@@ -65,6 +66,12 @@ seeds = {
     "paged": entry("uid=bob,ou=People,dc=f", [
         ("uid", ["bob", "Bob"]), ("uidNumber", ["4294967295"]), ("gidNumber", ["0"])])
         + done(0, b"\x00\x01cookie"),
+    # AD's ranged member (MS-ADTS 3.1.1.3.1.3.3): a first range, its follow-up, the last.
+    "ranged": entry("cn=big,ou=Groups,dc=f", [
+        ("objectClass", ["group"]), ("cn", ["big"]),
+        ("member;range=0-1", ["uid=a,dc=f", "uid=b,dc=f"])])
+        + entry("cn=big,ou=Groups,dc=f", [("member;range=2-3", ["uid=c,dc=f", "uid=d,dc=f"])])
+        + entry("cn=big,ou=Groups,dc=f", [("member;range=4-*", ["uid=e,dc=f"])]) + done(),
 }
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

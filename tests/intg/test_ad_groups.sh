@@ -13,6 +13,13 @@
 #      with exactly the reference's member list (not an empty one);
 #   4. ldap_group_nesting_level = 1: the same comparison (reference, then after a cold id
 #      every list from the cache without a search).
+#   5. ldap_use_tokengroups = false (the membership searches): gil, in NGIL flat groups and
+#      k_low, gets them all with k_mid and k_top (nesting level 2) and not k_top2, with at
+#      most MAX_NT_SEARCHES searches for the nested hops (back-end log): they follow the
+#      groups' memberOf. They searched (member=<group DN>) for every group found, 50 a
+#      search: ceil(NGIL / 50) searches for nothing at the first hop (a user in 5,000
+#      groups: 100 searches of about a second each on Samba, and `id` gave up after 30 s
+#      with no group).
 # Usage: test_ad_groups.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -22,6 +29,10 @@ AD_NEEDS="jq"
 . "$(dirname "$0")/ad_env.sh"
 SSSCTL=$SBIN/sssctl
 NFLAT=40
+NGIL=300
+# Measured: 2 (the parents of k_low, then of k_mid). Before memberOf: 8 (7 for the 301
+# groups of the first hop, 1 for k_mid's parents).
+MAX_NT_SEARCHES=3
 # Measured: 9 (the user, the primary group, the user again, tokenGroups, 1 SID batch, the
 # member DNs level by level). Before the groups came complete: 97 (a group search and its
 # member lookups for each of id's 45 getgrgid calls on top).
@@ -30,6 +41,7 @@ MAX_SEARCHES=30
 samba_ad_user dana Dana-Pass1 || exit 1
 samba_ad_user erin Erin-Pass1 || exit 1
 samba_ad_user fay Fay-Pass1 || exit 1
+samba_ad_user gil Gil-Pass1 || exit 1
 U="CN=Users,$SAMBA_AD_BASE"
 {
     # A contact: neither a user nor a group, skipped as a member.
@@ -51,6 +63,17 @@ U="CN=Users,$SAMBA_AD_BASE"
     printf 'member: CN=n_mid,%s\n\n' "$U"
     printf 'dn: CN=n_top2,%s\nobjectClass: group\nsAMAccountName: n_top2\n' "$U"
     printf 'member: CN=n_top,%s\nmember: CN=fay,%s\n\n' "$U" "$U"
+    for i in $(seq -w 1 $NGIL); do
+        printf 'dn: CN=gl%s,%s\nobjectClass: group\nsAMAccountName: gl%s\n' "$i" "$U" "$i"
+        printf 'member: CN=gil,%s\n\n' "$U"
+    done
+    # gil < k_low < k_mid < k_top < k_top2 (gil's own chain: the lists above stay as they are)
+    printf 'dn: CN=k_low,%s\nobjectClass: group\nsAMAccountName: k_low\n' "$U"
+    printf 'member: CN=gil,%s\n\n' "$U"
+    for p in low:mid mid:top top:top2; do
+        printf 'dn: CN=k_%s,%s\nobjectClass: group\nsAMAccountName: k_%s\n' "${p#*:}" "$U" "${p#*:}"
+        printf 'member: CN=k_%s,%s\n\n' "${p%:*}" "$U"
+    done
 } > "$WORK/groups.ldif"
 ldapadd -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
     -w "$SAMBA_AD_ADMINPASS" -f "$WORK/groups.ldif" > "$WORK/add.log" 2>&1 ||
@@ -130,6 +153,26 @@ else
     fail "$N1: member lists differ from the reference:"
     sed 's/^/      /' "$WORK/diff1" | head -40
 fi
+stop_sssd
+
+# ---- 5 (the DC stays up). ldap_use_tokengroups = false: the membership searches ----
+NT="ldap_use_tokengroups = false"
+conf "$NT" || { fail "sssd did not restart ($NT)"; summary; exit; }
+out=$(in_nss_ns id gil)
+names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
+check "$NT: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names"))" \
+    test "$(grep -c '^gl' <<<"$names")" -eq $NGIL
+check "$NT: ... k_low and, nested, k_mid and k_top" \
+    test "$(grep -cx 'k_low\|k_mid\|k_top' <<<"$names")" -eq 3
+check "$NT: ... not k_top2 (below the nesting level)" \
+    test "$(grep -cx 'k_top2' <<<"$names")" -eq 0
+# The hops' searches: their filters name gil's groups (the first hop names gil itself; the
+# member prefetch that follows searches by name, not by these).
+n=$(grep -c "search [0-9]*: '(&(objectClass=group)(|(\(member\|distinguishedName\)=CN=\(gl\|k_\)" \
+    "$LOGS/sssd_be_ad.test.log")
+echo "    initgroups gil: $n searches for the nested hops (max $MAX_NT_SEARCHES)"
+check "$NT: the nested hops of gil's initgroups cost at most $MAX_NT_SEARCHES searches ($n)" \
+    test "$n" -le $MAX_NT_SEARCHES
 stop_sssd
 
 # ---- 2. a cold id, counted ----

@@ -115,6 +115,27 @@ static size_t dom_subauth_count(const char *sid, const char **_last)
     }
 }
 
+errno_t idmap_domain_slice(const struct idmap_ctx *ctx, const char *dom_sid,
+                           uint32_t *_slice)
+{
+    size_t i;
+    size_t k;
+
+    SSS_CHECK_ARG(ctx != NULL && dom_sid != NULL && _slice != NULL, EINVAL);
+    for (i = 0; i < ctx->num_doms; i++) {
+        if (strcasecmp(ctx->doms[i].sid, dom_sid) != 0) {
+            continue;
+        }
+        for (k = 0; k < ctx->num_slices; k++) {
+            if (ctx->slices[k].dom == i && ctx->slices[k].first_rid == 0) {
+                *_slice = (ctx->slices[k].min - ctx->opts.lower) / ctx->opts.rangesize;
+                return EOK;
+            }
+        }
+    }
+    return ENOENT;
+}
+
 bool idmap_has_domains(const struct idmap_ctx *ctx)
 {
     return ctx != NULL && ctx->num_doms > 0;

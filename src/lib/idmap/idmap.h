@@ -63,6 +63,11 @@ errno_t idmap_sid_to_id(struct idmap_ctx *ctx, const char *sid, uint32_t *_id);
 errno_t idmap_id_to_sid(TALLOC_CTX *mem_ctx, struct idmap_ctx *ctx, uint32_t id,
                         char **_sid);
 
+/* The primary slice of the domain with SID dom_sid (the slice number, as idmap_add_domain
+ * takes it). ENOENT: no such domain. */
+errno_t idmap_domain_slice(const struct idmap_ctx *ctx, const char *dom_sid,
+                           uint32_t *_slice);
+
 /* True once a domain was added. */
 bool idmap_has_domains(const struct idmap_ctx *ctx);
 

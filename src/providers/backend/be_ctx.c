@@ -20,9 +20,42 @@
 #include "providers/ad/ad_options.h"
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
+#include "db/sysdb_idmap.h"
 #include "sss_iface/sss_dp.h"
 
 #define BE_YIELD_USEC 100
+
+/* ID mapping: a slice the map just gave, kept in the domain's cache. */
+static errno_t be_idmap_record(void *pvt, const char *name, const char *sid, uint32_t slice)
+{
+    struct be_ctx *be = pvt;
+
+    return sysdb_idmap_store(be->sysdb, name, sid, slice);
+}
+
+/* ID mapping: the slices the cache recorded back in the map, before any lookup, so a
+ * restart maps the ids it mapped before (sysdb_idmap.h); new ones recorded from now on. */
+static errno_t be_idmap_setup(struct be_ctx *be)
+{
+    struct sysdb_idmap *maps = NULL;
+    size_t n = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sysdb_idmap_list(be, be->sysdb, &maps, &n);
+    for (i = 0; ret == EOK && i < n; i++) {
+        ret = sdap_id_ctx_idmap_restore(be->id_ctx, maps[i].name, maps[i].sid,
+                                        maps[i].slice);
+        if (ret != ENOMEM) {
+            ret = EOK;      /* a record the map refuses is logged and left out */
+        }
+    }
+    talloc_free(maps);
+    if (ret == EOK) {
+        sdap_id_ctx_idmap_recorder(be->id_ctx, be_idmap_record, be);
+    }
+    return ret;
+}
 
 /* mkdir -p for the cache directory; the last component gets mode 0700. */
 static errno_t be_mkdir_p(const char *path)
@@ -227,6 +260,10 @@ errno_t be_ctx_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev, struct con
             goto done;
         } else {
             be->id_supported = true;
+            ret = be_idmap_setup(be);
+            if (ret != EOK) {
+                goto done;
+            }
         }
     } else {
         DEBUG(SSSDBG_CRIT_FAILURE, "id_provider %s is not supported by this build: every "

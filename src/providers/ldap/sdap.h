@@ -144,6 +144,18 @@ struct sdap_id_ctx *sdap_id_ctx_gc(struct sdap_id_ctx *dom);
  * in its server states (sdap_id_ctx_servers). Never waits, never fails the caller. */
 void sdap_gc_probe(struct sdap_id_ctx *gc);
 
+/* ID mapping (ldap_id_mapping = true): the slice a domain was given, kept across restarts
+ * as SSSD keeps it in the cache. At start, before any lookup, each recorded slice is put
+ * back (sdap_id_ctx_idmap_restore: EOK, also when ids are not mapped; EEXIST/EINVAL, logged:
+ * the record clashes with the map and is not used), then record is set: it gets each slice
+ * the map gives from then on. See sdap_idmap_restore (sdap_private.h). */
+errno_t sdap_id_ctx_idmap_restore(struct sdap_id_ctx *id_ctx, const char *name,
+                                  const char *sid, uint32_t slice);
+void sdap_id_ctx_idmap_recorder(struct sdap_id_ctx *id_ctx,
+                                errno_t (*record)(void *pvt, const char *name,
+                                                  const char *sid, uint32_t slice),
+                                void *pvt);
+
 /* One configured server as the failover sees it (sssctl domain-status). */
 struct sdap_server_info {
     const char *uri;

@@ -12,6 +12,7 @@
 #include "util/util.h"
 #include "lib/idmap/idmap.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_entry_range.h"
 
 static bool value_kept(struct berval *val)
 {
@@ -83,16 +84,20 @@ static bool copy_hex_values(struct sdap_attr *attr, const char *dn, const char *
  * chunk apiece more than doubled their size. No value is ever freed or used as a talloc
  * context on its own. false on ENOMEM. */
 static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name,
-                        struct berval **vals, size_t nv, size_t *_dropped)
+                        size_t type_len, struct berval **vals, size_t nv, size_t *_dropped)
 {
     size_t total = 0;
     char *buf;
     size_t i;
 
-    if (strcasecmp(name, "objectSid") == 0 || strcasecmp(name, "tokenGroups") == 0) {
+    /* By type: a ranged "objectSid;range=0-*" holds SIDs too. */
+    if ((type_len == strlen("objectSid") && strncasecmp(name, "objectSid", type_len) == 0)
+            || (type_len == strlen("tokenGroups")
+                && strncasecmp(name, "tokenGroups", type_len) == 0)) {
         return copy_sid_values(attr, dn, name, vals, nv, _dropped);
     }
-    if (strcasecmp(name, SDAP_NDS_TIME_MAP) == 0) {
+    if (type_len == strlen(SDAP_NDS_TIME_MAP)
+            && strncasecmp(name, SDAP_NDS_TIME_MAP, type_len) == 0) {
         return copy_hex_values(attr, dn, name, vals, nv, _dropped);
     }
     for (i = 0; i < nv; i++) {
@@ -151,24 +156,40 @@ errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
     for (name = ldap_first_attribute(ld, msg, &ber); name != NULL;
          name = ldap_next_attribute(ld, msg, ber)) {
         struct sdap_attr *attr;
+        struct sdap_range range;
+        size_t type_len;
         size_t nv = 0;
 
         vals = ldap_get_values_len(ld, msg, name);
         while (vals != NULL && vals[nv] != NULL) {
             nv++;
         }
-        attr = talloc_realloc(entry, entry->attrs, struct sdap_attr, entry->num_attrs + 1);
-        if (attr == NULL) {
-            ret = ENOMEM;
-        } else {
-            entry->attrs = attr;
-            attr = &entry->attrs[entry->num_attrs++];
-            attr->name = talloc_strdup(entry->attrs, name);
-            attr->values = talloc_array(entry->attrs, char *, nv + 1);
-            attr->num_values = 0;
-            if (attr->name == NULL || attr->values == NULL
-                    || !copy_values(attr, entry->dn, name, vals, nv, _dropped)) {
+        /* A ranged description ("member;range=0-1499") must hold its whole range: the
+         * rest is read by the search (sdap_search.c), and a short range would leave a
+         * member list cut short. */
+        type_len = 0;
+        if (name[0] != '\0' && (sdap_range_parse(name, &type_len, &range) != EOK
+                                 || sdap_range_check_count(&range, nv) != EOK)) {
+            DEBUG(SSSDBG_OP_FAILURE, "'%s': attribute '%s' with %zu value(s): a malformed "
+                  "or incomplete range, the entry is refused\n", entry->dn, name, nv);
+            ret = EPROTO;
+        }
+        if (ret == EOK) {
+            attr = talloc_realloc(entry, entry->attrs, struct sdap_attr,
+                                  entry->num_attrs + 1);
+            if (attr == NULL) {
                 ret = ENOMEM;
+            } else {
+                entry->attrs = attr;
+                attr = &entry->attrs[entry->num_attrs++];
+                attr->name = talloc_strdup(entry->attrs, name);
+                attr->values = talloc_array(entry->attrs, char *, nv + 1);
+                attr->num_values = 0;
+                if (attr->name == NULL || attr->values == NULL
+                        || !copy_values(attr, entry->dn, name, type_len, vals, nv,
+                                        _dropped)) {
+                    ret = ENOMEM;
+                }
             }
         }
         ldap_value_free_len(vals);

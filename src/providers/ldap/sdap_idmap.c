@@ -7,6 +7,10 @@
  *
  * Domains enter the map as SSSD's LDAP provider does: ldap_idmap_default_domain_sid in
  * slice 0 at start, others when the first SID of theirs is seen (named by their SID).
+ * Each slice given is reported to the recorder (the back-end keeps it in the cache) and
+ * put back by sdap_idmap_restore at the next start, as SSSD does: after a hash collision
+ * moved a domain to the next free slice, which one it got depends on the order domains
+ * were first seen, and the ids of its objects must not change with a restart.
  * objectSid values arrive as strings: sdap_entry_msg.c converts SID-syntax attributes.
  */
 #include <inttypes.h>
@@ -77,6 +81,84 @@ errno_t sdap_idmap_init(struct sdap_options *opts, struct confdb *cdb, const cha
     return EOK;
 }
 
+/* Reports a slice just given to the recorder; its failure is only logged (the mapping
+ * itself holds for this run). */
+static void record_slice(const struct sdap_options *opts, const char *name, const char *sid,
+                         int64_t slice)
+{
+    errno_t ret;
+
+    if (opts->idmap_record == NULL || slice < 0 || slice > UINT32_MAX) {
+        return;
+    }
+    ret = opts->idmap_record(opts->idmap_record_pvt, name, sid, (uint32_t)slice);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "ID mapping: the slice of %s (%s) could not be recorded: "
+              "%s; a restart may map its ids elsewhere\n", name, sid, sss_strerror(ret));
+    }
+}
+
+void sdap_idmap_set_recorder(struct sdap_options *opts,
+                             errno_t (*record)(void *pvt, const char *name, const char *sid,
+                                               uint32_t slice),
+                             void *pvt)
+{
+    if (opts == NULL) {
+        return;
+    }
+    opts->idmap_record = record;
+    opts->idmap_record_pvt = pvt;
+}
+
+errno_t sdap_idmap_restore(struct sdap_options *opts, const char *name, const char *sid,
+                           uint32_t slice)
+{
+    uint32_t have;
+    int64_t want = slice;
+    errno_t ret;
+
+    SSS_CHECK_ARG(opts != NULL && name != NULL && sid != NULL, EINVAL);
+    if (opts->idmap == NULL) {
+        return EOK;
+    }
+    ret = idmap_domain_slice(opts->idmap, sid, &have);
+    if (ret == EOK) {
+        if (have == slice) {
+            return EOK;
+        }
+        DEBUG(SSSDBG_CRIT_FAILURE, "ID mapping: %s was recorded in slice %" PRIu32 " but is "
+              "in slice %" PRIu32 " now (ldap_idmap_default_domain_sid?): the recorded slice "
+              "is not used\n", sid, slice, have);
+        return EEXIST;
+    }
+    ret = idmap_add_domain(opts->idmap, name, sid, &want);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s (%s) in slice %" PRIu32
+              " (recorded)\n", name, sid, slice);
+    } else if (ret != ENOMEM) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "ID mapping: the recorded slice %" PRIu32 " of %s (%s) "
+              "cannot be used (%s): the domain gets a slice when first seen\n", slice, name,
+              sid, ret == EEXIST ? "taken by another domain" : "outside the range");
+    }
+    return ret;
+}
+
+errno_t sdap_id_ctx_idmap_restore(struct sdap_id_ctx *id_ctx, const char *name,
+                                  const char *sid, uint32_t slice)
+{
+    return id_ctx != NULL ? sdap_idmap_restore(id_ctx->opts, name, sid, slice) : EOK;
+}
+
+void sdap_id_ctx_idmap_recorder(struct sdap_id_ctx *id_ctx,
+                                errno_t (*record)(void *pvt, const char *name,
+                                                  const char *sid, uint32_t slice),
+                                void *pvt)
+{
+    if (id_ctx != NULL) {
+        sdap_idmap_set_recorder(id_ctx->opts, record, pvt);
+    }
+}
+
 bool sdap_idmap_needs_domain(const struct sdap_options *opts)
 {
     return opts != NULL && opts->idmap != NULL && !idmap_has_domains(opts->idmap);
@@ -102,6 +184,7 @@ errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
     if (ret == EOK) {
         DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s (%s) in slice %" PRId64 "\n",
               opts->domain, sid, slice);
+        record_slice(opts, opts->domain, sid, slice);
     }
     return ret == ENOMEM ? ret : (ret == EOK ? EOK : EINVAL);
 }
@@ -123,6 +206,7 @@ static errno_t sid_to_id(const struct sdap_options *opts, const char *sid, uint3
         if (ret == EOK) {
             DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s in slice %" PRId64 "\n",
                   dom_sid, slice);
+            record_slice(opts, dom_sid, dom_sid, slice);
             ret = idmap_sid_to_id(opts->idmap, sid, _id);
         }
         talloc_free(dom_sid);

@@ -203,6 +203,9 @@ struct sdap_options {
     bool id_mapping;            /* ldap_id_mapping: ids from objectSid (sdap_idmap.c) */
     bool use_tokengroups;       /* ldap_use_tokengroups: initgroups of AD users */
     struct idmap_ctx *idmap;    /* set when id_mapping */
+    /* Called when the map gave a domain a slice (sdap_idmap_set_recorder), to keep it. */
+    errno_t (*idmap_record)(void *pvt, const char *name, const char *sid, uint32_t slice);
+    void *idmap_record_pvt;
 };
 
 static inline const struct sdap_kind *sdap_kind(const struct sdap_options *opts,
@@ -226,6 +229,19 @@ errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_e
                             uint32_t *_gid);
 /* True when ids are mapped and no domain is in the map yet (nothing can map back). */
 bool sdap_idmap_needs_domain(const struct sdap_options *opts);
+/* The slices kept across restarts, as SSSD keeps them in the cache (the back-end stores
+ * them, sysdb_idmap.h): record is called with each domain the map gives a slice from then
+ * on (the hash's pick, or slice 0 for ldap_idmap_default_domain_sid), and a record's
+ * failure is logged, never a lookup's; sdap_idmap_restore puts a recorded domain back in
+ * its slice, before any lookup, whatever the hash would now pick. EOK when ids are not
+ * mapped (nothing to do) or the domain is already there in that slice; EEXIST (logged):
+ * its slice, name or SID is taken otherwise; EINVAL: a bad SID or slice; ENOMEM. */
+void sdap_idmap_set_recorder(struct sdap_options *opts,
+                             errno_t (*record)(void *pvt, const char *name, const char *sid,
+                                               uint32_t slice),
+                             void *pvt);
+errno_t sdap_idmap_restore(struct sdap_options *opts, const char *name, const char *sid,
+                           uint32_t slice);
 /* Adds the domain whose head object (the search base, read with its objectSid) is base.
  * ENOENT (logged): base is NULL or has no domain SID; EINVAL; ENOMEM. */
 errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
@@ -274,7 +290,7 @@ struct sdap_entry {
 
 /* One search result entry of msg as a struct on mem_ctx (sdap_entry_msg.c). Values too
  * long or holding NUL are dropped and counted in *_dropped. ENOENT: the entry has no DN
- * (skipped, logged); ENOMEM. */
+ * (skipped, logged); EPROTO: a malformed or short "attr;range=LO-HI" (logged); ENOMEM. */
 errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
                             struct sdap_entry **_entry, size_t *_dropped);
 /* The paged-results cookie among a final message's controls: EOK (*_cookie set; length 0

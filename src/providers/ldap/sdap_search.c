@@ -14,6 +14,12 @@
  * elsewhere) are skipped with a log line, as SSSD does with referrals off, unless the caller
  * needs the whole subtree (args.refs_partial): then they make the answer partial too.
  *
+ * Ranged attributes (MS-ADTS 3.1.1.3.1.3.3: an AD DC sends at most 1,500 values of a
+ * multi-valued attribute, as "member;range=0-1499") are completed here, after the last
+ * page, with base-scope follow-ups for "member;range=1500-*" and on, entry by entry, until
+ * a range ends in "*" (sdap_entry_range.c checks each answer continues the range). The
+ * caller sees plain "member" with every value, or an error (EPROTO): never part of them.
+ *
  * sdap_lookup_dns_send() reads many entries by DN with base-scope searches, keeping at most
  * SDAP_DN_LOOKUP_WINDOW of them in flight on the connection at once. (Member DNs are read
  * with far fewer searches by sdap_member_dns.c, on top of these.)
@@ -23,6 +29,7 @@
 #include "util/util.h"
 #include "util/sss_metrics.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_entry_range.h"
 
 struct sdap_search_state {
     struct tevent_context *ev;
@@ -41,10 +48,29 @@ struct sdap_search_state {
     uint64_t req_id;
     int msgid;                  /* -1: none pending a done probe */
     size_t page_start;          /* state->num when it was sent */
+    /* ranged attributes: completed after the last page, unless this is a follow-up */
+    bool follow_ranges;
+    const char **hook_attrs;    /* the attributes asked, under the test window hook */
+    size_t range_entry;         /* the entry and attribute being completed */
+    size_t range_attr;
+    uint32_t range_next_lo;     /* the first value not read yet */
+    size_t range_rounds;        /* follow-ups for that attribute */
+};
+
+/* One follow-up request for the rest of a ranged attribute; parent of its subrequest. */
+struct sdap_range_fetch {
+    struct sdap_search_args args;
+    const char *attrs[2];
 };
 
 static errno_t sdap_search_next(struct tevent_req *req);
 static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error);
+static errno_t sdap_search_ranges(struct tevent_req *req);
+static struct tevent_req *sdap_search_send_int(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                               struct sdap_conn *conn,
+                                               const struct sdap_search_args *args,
+                                               struct sdap_id_stats *stats,
+                                               bool follow_ranges);
 
 /* sssd:ldap_search_done for the operation on the wire, and its count by server and result
  * class (sssctl stats); result is its LDAP result code, or -1 when none came (timeout,
@@ -80,6 +106,50 @@ struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *
                                     const struct sdap_search_args *args,
                                     struct sdap_id_stats *stats)
 {
+    return sdap_search_send_int(mem_ctx, ev, conn, args, stats, true);
+}
+
+/* The test window hook (sdap_range_test_window): "member" and "memberOf" asked as
+ * "...;range=0-(N-1)", so that Samba ranges them. */
+static errno_t sdap_search_hook_attrs(struct sdap_search_state *state)
+{
+    uint32_t window = sdap_range_test_window();
+    size_t n = 0;
+    size_t i;
+
+    if (window == 0 || state->args.attrs == NULL) {
+        return EOK;
+    }
+    while (state->args.attrs[n] != NULL) {
+        n++;
+    }
+    state->hook_attrs = talloc_array(state, const char *, n + 1);
+    if (state->hook_attrs == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < n; i++) {
+        const char *a = state->args.attrs[i];
+
+        state->hook_attrs[i] = a;
+        if (strcasecmp(a, "member") == 0 || strcasecmp(a, "memberOf") == 0) {
+            state->hook_attrs[i] = sdap_range_request(state->hook_attrs, a, strlen(a), 0,
+                                                      window);
+            if (state->hook_attrs[i] == NULL) {
+                return ENOMEM;
+            }
+        }
+    }
+    state->hook_attrs[n] = NULL;
+    state->args.attrs = state->hook_attrs;
+    return EOK;
+}
+
+static struct tevent_req *sdap_search_send_int(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                               struct sdap_conn *conn,
+                                               const struct sdap_search_args *args,
+                                               struct sdap_id_stats *stats,
+                                               bool follow_ranges)
+{
     struct sdap_search_state *state;
     struct tevent_req *req;
     errno_t ret;
@@ -98,6 +168,13 @@ struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *
         return sdap_req_invalid(req, ev);
     }
     state->args = *args;
+    state->follow_ranges = follow_ranges;
+    if (follow_ranges) {
+        ret = sdap_search_hook_attrs(state);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
     if (!sdap_conn_usable(conn)) {
         ret = ENOTCONN;
         goto done;
@@ -344,6 +421,9 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         talloc_zfree(state->op);
         ret = parse_done(req, msg);
         ldap_msgfree(msg);
+        if (ret == EOK && state->follow_ranges) {
+            ret = sdap_search_ranges(req);
+        }
         sdap_req_step(req, ret);
         return;
     default:
@@ -352,6 +432,121 @@ static void sdap_search_msg(void *pvt, LDAPMessage *msg, errno_t error)
         ldap_msgfree(msg);
         return;
     }
+}
+
+/* ---- ranged attributes: the follow-ups ---------------------------------------------- */
+
+static void sdap_search_range_done(struct tevent_req *subreq);
+
+/* Asks for the next values of the attribute being completed. EAGAIN: sent. */
+static errno_t sdap_search_range_send(struct tevent_req *req)
+{
+    struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
+    struct sdap_entry *e = state->entries[state->range_entry];
+    const char *desc = e->attrs[state->range_attr].name;
+    struct sdap_range_fetch *fetch;
+    struct tevent_req *subreq;
+    char *want;
+
+    if (++state->range_rounds > SDAP_RANGE_MAX_ROUNDS) {
+        DEBUG(SSSDBG_OP_FAILURE, "'%s': the values of '%s' still do not end after %d "
+              "follow-up requests: the search fails\n", e->dn, desc, SDAP_RANGE_MAX_ROUNDS);
+        return EPROTO;
+    }
+    fetch = talloc_zero(state, struct sdap_range_fetch);
+    if (fetch == NULL) {
+        return ENOMEM;
+    }
+    want = sdap_range_request(fetch, desc, strcspn(desc, ";"), state->range_next_lo,
+                              sdap_range_test_window());
+    if (want == NULL) {
+        talloc_free(fetch);
+        return ENOMEM;
+    }
+    fetch->attrs[0] = want;
+    fetch->attrs[1] = NULL;
+    fetch->args.base = e->dn;
+    fetch->args.scope = LDAP_SCOPE_BASE;
+    fetch->args.filter = "(objectClass=*)";
+    fetch->args.attrs = fetch->attrs;
+    fetch->args.timeout = state->args.timeout;
+    DEBUG(SSSDBG_TRACE_FUNC, "'%s': reading '%s'\n", e->dn, want);
+    subreq = sdap_search_send_int(fetch, state->ev, state->conn, &fetch->args, state->stats,
+                                  false);
+    if (subreq == NULL) {
+        talloc_free(fetch);
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_search_range_done, req);
+    return EAGAIN;
+}
+
+/* Completes the ranged attributes of the entries from (range_entry, range_attr) on: a
+ * range that is the last is only renamed; another starts follow-ups (EAGAIN). EOK: all
+ * entries are complete. */
+static errno_t sdap_search_ranges(struct tevent_req *req)
+{
+    struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
+    struct sdap_range r;
+    struct sdap_entry *e;
+    size_t type_len;
+    size_t idx;
+    errno_t ret;
+
+    while (state->range_entry < state->num) {
+        e = state->entries[state->range_entry];
+        idx = sdap_range_find(e, state->range_attr);
+        if (idx == e->num_attrs) {
+            state->range_entry++;
+            state->range_attr = 0;
+            continue;
+        }
+        ret = sdap_range_parse(e->attrs[idx].name, &type_len, &r);
+        assert(ret == EOK && r.ranged);     /* sdap_range_find checked it */
+        state->range_attr = idx;
+        if (r.last) {
+            ret = sdap_range_finish(e, idx);
+            if (ret != EOK) {
+                return ret;
+            }
+            continue;
+        }
+        state->range_next_lo = r.hi + 1;
+        state->range_rounds = 0;
+        return sdap_search_range_send(req);
+    }
+    return EOK;
+}
+
+static void sdap_search_range_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
+    struct sdap_range_fetch *fetch = talloc_parent(subreq);
+    struct sdap_entry *e = state->entries[state->range_entry];
+    struct sdap_entry **found = NULL;
+    struct sdap_range r;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_search_recv(fetch, subreq, &found, &num);
+    if (ret == EOK && num != 1) {
+        DEBUG(SSSDBG_OP_FAILURE, "'%s': the follow-up for the rest of '%s' found %zu "
+              "entries: the value list would be incomplete, the search fails\n", e->dn,
+              e->attrs[state->range_attr].name, num);
+        ret = EPROTO;
+    }
+    if (ret == EOK) {
+        ret = sdap_range_merge(e, state->range_attr, state->range_next_lo, found[0], &r);
+    }
+    talloc_free(fetch);     /* and subreq, and what the follow-up found */
+    if (ret == EOK && r.last) {
+        ret = sdap_search_ranges(req);
+    } else if (ret == EOK) {
+        state->range_next_lo = r.hi + 1;
+        ret = sdap_search_range_send(req);
+    }
+    sdap_req_step(req, ret);
 }
 
 errno_t sdap_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

@@ -14,10 +14,10 @@
  * come back complete (members_complete) and the back-end stores them as a group lookup
  * would: `id`'s getgrgid of each of them is answered from the cache instead of costing a
  * group search and its member resolution each. A group with more than TG_BIG_GROUP member
- * values (or a ranged `member`), or one that needs such a group expanded, stays without
- * members as before (the group lookup's work); so do all when the member DNs to read pass
- * TG_MEMBER_BUDGET or their resolution fails (logged): the initgroups answer itself is
- * unaffected.
+ * values (a ranged `member` is read whole by the search first), or one that needs such a
+ * group expanded, stays without members as before (the group lookup's work); so do all
+ * when the member DNs to read pass TG_MEMBER_BUDGET or their resolution fails (logged):
+ * the initgroups answer itself is unaffected.
  */
 #include <assert.h>
 #include <strings.h>
@@ -48,7 +48,7 @@ struct tg_node {
     size_t num_members;
     bool queued;                /* put in a frontier (expanded there) */
     bool expanded;
-    bool big;                   /* too many (or ranged) member values: never expanded */
+    bool big;                   /* too many member values: never expanded */
     size_t mark;                /* last root (index + 1) whose walk met this node */
 };
 
@@ -326,8 +326,9 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
 }
 /* ---- the groups' members ------------------------------------------------------------ */
 
-/* True when entry holds more member values than are resolved here, or ranged ones (AD
- * sends "member;range=0-1499" for big groups: the values are then not all there). */
+/* True when entry holds more member values than are resolved here. (AD's ranged
+ * "member;range=0-1499" is completed by sdap_search.c before it gets here; an attribute
+ * of the member type with another option is not taken as the whole list either.) */
 static bool entry_is_big(const struct sdap_entry *e, const char *member_attr,
                          size_t num_values)
 {
@@ -534,7 +535,7 @@ done:
 }
 
 /* The member lists of root, as sdap_resolve_members gives them, from the nodes read.
- * ENOENT: a group it needs expanded was not (big, ranged): root stays without members. */
+ * ENOENT: a group it needs expanded was not (big): root stays without members. */
 static errno_t root_members(struct sdap_tokengroups_state *state, size_t ri)
 {
     const int nesting = state->id_ctx->opts->nesting_level;
