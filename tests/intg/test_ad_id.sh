@@ -127,6 +127,15 @@ for g in "(g_d1)" "(g_d2)" "(g_d3)" "$GID_D4(g_d4)"; do
 done
 check "  ... read from one base search (the back-end's log)" \
     grep -q "user 'carol': [0-9]* group SID(s) in tokenGroups" "$BE_LOG"
+# The domain's ID-mapping slice is kept in the cache, as SSSD keeps it: a restart puts it
+# back before any lookup, so ids stay put even where a hash collision moved a domain.
+stop_sssd
+: > "$BE_LOG"
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "restart with the cache kept"
+check "after a restart the back-end takes the slice from the cache (its log)" \
+    grep -q "ID mapping: domain .*($DOM_SID) in slice [0-9]* (recorded)" "$BE_LOG"
+out=$(in_nss_ns getent passwd alice)
+check "  ... and alice keeps her uid ($out)" grep -q "^alice:\*:$UID_ALICE:" <<< "$out"
 out=$(in_nss_ns getent passwd nobody_here)
 check "an unknown name is not found" test -z "$out"
 
