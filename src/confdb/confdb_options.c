@@ -426,11 +426,11 @@ static const struct confdb_option confdb_options[] = {
     OPT_STR("ad_access_filter", K_DOM, NULL),
     OPT_ENUM("ad_gpo_access_control", K_DOM, "enforcing", gpo_modes),
     OPT_INT("ad_maximum_machine_account_password_age", K_DOM, "30"),
+    /* The global catalog (sdap_connect_gc.c): discovered, connected and shown by sssctl;
+     * lookups still go to the domain's own LDAP service. */
+    OPT_BOOL("ad_enable_gc", K_DOM, "true"),
     /* sssd-ad(5) options common in written configurations (realm join, admin guides):
      * accepted with SSSD's types and defaults, and a warning that they change nothing. */
-    OPT_UNUSED("ad_enable_gc", CONFDB_T_BOOL, "true",
-               "the global catalog is not used: users and groups come from the "
-               "domain's own LDAP service"),
     OPT_UNUSED("ad_enable_dns_sites", CONFDB_T_BOOL, "true",
                "domain controllers are not chosen by DNS site; ad_site and ad_server "
                "are used"),
