@@ -633,7 +633,7 @@ static void test_ad_unused_options(void **state)
     assert_false(has_warning(cdb, "test.conf:6: option 'ad_gpo_map_service'", NULL));
     assert_false(has_warning(cdb, "test.conf:7: option 'ad_gpo_cache_timeout'", NULL));
     assert_true(has_warning(cdb, "test.conf:8: option 'ad_use_ldaps'", "GSSAPI"));
-    assert_int_equal(num_warnings(cdb), 2);
+    assert_int_equal(num_warnings(cdb), 1);
     talloc_free(cdb);
 
     parse_fails(t, "[sssd]\ndomains = a\n[domain/a]\nid_provider = ad\n"
