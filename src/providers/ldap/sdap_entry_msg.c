@@ -220,9 +220,10 @@ errno_t sdap_page_cookie(LDAP *ld, LDAPControl **ctrls, struct berval *_cookie)
     if (page == NULL) {
         return ENOENT;
     }
-    /* libldap 2.5 asserts (aborts the process) on a control without a value: a server
-     * could stop sssd_be with one packet. Found by fuzz_sdap_entry. */
-    if (page->ldctl_value.bv_val == NULL) {
+    /* libldap 2.5 asserts (aborts the process) on a control without a value, and reads
+     * through a NULL buffer on an empty one (ber_init of 0 bytes): a server could stop
+     * sssd_be with one packet. Both found by fuzz_sdap_entry. */
+    if (page->ldctl_value.bv_val == NULL || page->ldctl_value.bv_len == 0) {
         DEBUG(SSSDBG_OP_FAILURE, "paged results control without a value\n");
         return EIO;
     }
