@@ -53,6 +53,24 @@ static void test_page_control_garbage_value(void **state)
     ldap_unbind_ext(ld, NULL, NULL);
 }
 
+/* An empty value (not a missing one): libldap's parser read through a NULL buffer. Found
+ * by fuzz_sdap_entry (corpus: regress-page-control-empty-value). */
+static void test_page_control_empty_value(void **state)
+{
+    char empty[] = "";
+    LDAPControl page = {
+        .ldctl_oid = (char *)LDAP_CONTROL_PAGEDRESULTS,
+        .ldctl_value = { 0, empty },
+    };
+    LDAPControl *ctrls[] = { &page, NULL };
+    struct berval cookie = { 0, NULL };
+    LDAP *ld = new_ld();
+
+    (void)state;
+    assert_int_equal(sdap_page_cookie(ld, ctrls, &cookie), EIO);
+    ldap_unbind_ext(ld, NULL, NULL);
+}
+
 static void test_page_control_cookie(void **state)
 {
     struct berval in = { 6, (char *)"cookie" };
@@ -173,6 +191,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_page_control_without_value),
         cmocka_unit_test(test_page_control_garbage_value),
+        cmocka_unit_test(test_page_control_empty_value),
         cmocka_unit_test(test_page_control_cookie),
         cmocka_unit_test(test_huge_message_refused),
         cmocka_unit_test(test_sid_attrs),
