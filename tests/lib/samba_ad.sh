@@ -52,6 +52,15 @@ samba_ad_enter() {
         mkdir -p "$SAMBA_AD_ETC/up" "$SAMBA_AD_ETC/work"
         mount -t overlay overlay \
             -o "lowerdir=/etc,upperdir=$SAMBA_AD_ETC/up,workdir=$SAMBA_AD_ETC/work" /etc
+        # Samba keeps state and logs in fixed places whatever smb.conf says (messaging
+        # sockets and smbXsrv databases in /run/samba, logs in /var/log/samba, ...): each
+        # DC gets empty private ones, so nothing lands on the host and two DCs of two
+        # tests never share them.
+        for d in /run/samba /var/lib/samba /var/log/samba /var/cache/samba; do
+            [ -d "$d" ] || continue
+            mkdir -p "$SAMBA_AD_ETC/state$d"
+            mount --bind "$SAMBA_AD_ETC/state$d" "$d"
+        done
         hostname client.ad.test
         set +e
         bash "$@"
