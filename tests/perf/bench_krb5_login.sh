@@ -151,3 +151,4 @@ for name, a, b in parts:
     v = [(r[b] - r[a]) * 1e3 for r in rows]
     print("  %-34s p50 %6.2f  min %6.2f  max %6.2f" % (name, st.median(v), min(v), max(v)))
 SPLIT
+exit 0
