@@ -5,11 +5,13 @@
   perf_report.py json OUTDIR FILE              the aggregated figures as one JSON file
   perf_report.py markdown OUTDIR FILE          docs/PERFORMANCE.md
   perf_report.py ad ADDIR                      bench_ad.sh's table (markdown) on stdout
+  perf_report.py krb5 KRB5DIR                  bench_krb5.sh's table (markdown) on stdout
 
 OUTDIR holds SYS/*.json (one sss_load result per figure, workers count and run), meta.json
 (date, machine, knobs, skipped systems), and optionally bus.json (bench_bus.sh),
 startup.txt (bench_startup.sh), overhead/*.json (perf_overhead.sh) and ad/SYS/*.json with
-ad/skipped.txt (bench_ad.sh, whose own table is `perf_report.py ad OUTDIR/ad`).
+ad/skipped.txt (bench_ad.sh, whose own table is `perf_report.py ad OUTDIR/ad`), and the
+same for krb5/ (bench_krb5.sh).
 Each figure is the median over its runs; the spread is the min-max of the runs. Nothing
 here averages percentiles: each run's percentiles come from all its operations.
 """
@@ -28,7 +30,7 @@ def load_results(outdir):
     res = {}
     for path in sorted(glob.glob(os.path.join(outdir, "*", "*.json"))):
         sysname = os.path.basename(os.path.dirname(path))
-        if sysname in ("overhead", "ad"):
+        if sysname in ("overhead", "ad", "krb5"):
             continue
         with open(path) as f:
             r = json.load(f)
@@ -305,6 +307,7 @@ def markdown(outdir, path):
             w.extend(rows)
     w.extend(overhead_section(outdir))
     w.extend(ad_section(os.path.join(outdir, "ad")))
+    w.extend(krb5_section(os.path.join(outdir, "krb5")))
     w.extend(bus_section(outdir))
     w.extend(startup_section(outdir))
     failures = [(s, k, f) for s in systems for k, f in figs[s].items()
@@ -353,22 +356,26 @@ AD_ROWS = [
 ]
 
 
-def ad_section(addir):
-    """The Active Directory table (bench_ad.sh), or nothing when it did not run."""
-    if not os.path.isdir(addir):
+KRB5_ROWS = [
+    ("krb5.login", "Kerberos login (auth + acct, online), p50", "<= 5 ms"),
+    ("krb5.login.w8", "Kerberos login, 8 at once, p50", ""),
+]
+
+
+def side_by_side_section(subdir, title, intro, rows):
+    """A table of ours against stock SSSD from a side-by-side bench's SUBDIR (bench_ad.sh,
+    bench_krb5.sh), or nothing when it did not run."""
+    if not os.path.isdir(subdir):
         return []
     figs = {s: {k[0]: aggregate(v) for k, v in f.items()}
-            for s, f in load_results(addir).items()}
+            for s, f in load_results(subdir).items()}
     systems = [s for s in ("ours", "stock_sssd") if s in figs]
-    w = ["", "## Active Directory", "",
-         "tests/perf/bench_ad.sh: a private Samba AD DC (samba-tool provision, adcli join), "
-         "id_provider = ad with the same sssd.conf for every system (SID mapping, tokenGroups, "
-         "logins through the DC's KDC); median of the runs, [min-max]. Failed operations "
+    w = ["", "## " + title, "", intro + " Median of the runs, [min-max]. Failed operations "
          "show as failures, never as times.", ""]
     w.append("| figure | target | %s | ratio vs stock SSSD |" % " | ".join(
         SYSTEM_NAMES.get(s, s) for s in systems))
     w.append("|---|---|%s---|" % ("---|" * len(systems)))
-    for label, title, target in AD_ROWS:
+    for label, name, target in rows:
         cells = []
         for s in systems:
             f = figs[s].get(label)
@@ -382,9 +389,9 @@ def ad_section(addir):
         stock = figs.get("stock_sssd", {}).get(label)
         ok = ours is not None and stock is not None and not ours["failures"] \
             and not stock["failures"]
-        w.append("| %s | %s | %s | %s |" % (title, target, " | ".join(cells),
+        w.append("| %s | %s | %s | %s |" % (name, target, " | ".join(cells),
                                              ratio(ours["p50"], stock["p50"], "p50") if ok else "-"))
-    skipped = os.path.join(addir, "skipped.txt")
+    skipped = os.path.join(subdir, "skipped.txt")
     if os.path.exists(skipped):
         with open(skipped) as f:
             for line in f.read().split("\n"):
@@ -392,6 +399,23 @@ def ad_section(addir):
                     w.append("")
                     w.append("Not measured: %s" % line.strip())
     return w
+
+
+def ad_section(addir):
+    return side_by_side_section(
+        addir, "Active Directory",
+        "tests/perf/bench_ad.sh: a private Samba AD DC (samba-tool provision, adcli join), "
+        "id_provider = ad with the same sssd.conf for every system (SID mapping, tokenGroups, "
+        "logins through the DC's KDC).", AD_ROWS)
+
+
+def krb5_section(krb5dir):
+    return side_by_side_section(
+        krb5dir, "Kerberos logins",
+        "tests/perf/bench_krb5.sh: a private MIT KDC and slapd on loopback, auth_provider = "
+        "krb5 with the same sssd.conf and krb5.conf for every system; each login is auth + "
+        "acct through the system's pam_sss.so, gets a TGT and writes a fresh FILE: ccache.",
+        KRB5_ROWS)
 
 
 def bus_section(outdir):
@@ -429,12 +453,15 @@ def startup_section(outdir):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("table", "json", "markdown", "ad"):
+    if len(argv) < 3 or argv[1] not in ("table", "json", "markdown", "ad", "krb5"):
         sys.stderr.write(__doc__)
         return 2
     outdir = argv[2]
     if argv[1] == "ad":
         print("\n".join(ad_section(outdir)))
+        return 0
+    if argv[1] == "krb5":
+        print("\n".join(krb5_section(outdir)))
         return 0
     if argv[1] == "table":
         figs = all_figures(outdir)

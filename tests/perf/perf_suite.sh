@@ -18,7 +18,8 @@
 #   PERF_DURATION 3 (seconds per warm measurement); PERF_COLD_N (users per cold figure,
 #   default min(1000, PERF_USERS / 10)); PERF_CONC "1 2 8 32"; PERF_SYSTEMS
 #   "ours stock_sssd nslcd"; PERF_ALL 1 (all users once, empty cache, one client: one run);
-#   PERF_BUS 1, PERF_STARTUP 1 and PERF_AD 1 (the other benchmarks; AD_* knobs in bench_ad.sh);
+#   PERF_BUS 1, PERF_STARTUP 1, PERF_AD 1 and PERF_KRB5 1 (the other benchmarks; AD_* knobs in
+#   bench_ad.sh, KRB5_* in bench_krb5.sh);
 #   PERF_OVERHEAD 0 (1: probes compiled in vs not, two extra builds, see perf_overhead.sh);
 #   PERF_PAM 1 (the PAM logins, after every identity figure; PERF_PAM_ONLY 1: only them).
 #
@@ -354,6 +355,15 @@ all() { # BUILDDIR PREFIX OUTDIR DOC
             0) ;;
             77) skip_note "$out" ad "no Samba AD DC here (bench_ad.sh skipped)" ;;
             *) skip_note "$out" ad "bench_ad.sh failed" ;;
+        esac
+    fi
+    if [ "${PERF_KRB5:-1}" = 1 ]; then
+        echo "== Kerberos login benchmark (bench_krb5.sh)"
+        bash "$HERE/bench_krb5.sh" "$prefix" "$builddir/sss_load" "$out/krb5"
+        case $? in
+            0) ;;
+            77) skip_note "$out" krb5 "no MIT KDC here (bench_krb5.sh skipped)" ;;
+            *) skip_note "$out" krb5 "bench_krb5.sh failed" ;;
         esac
     fi
     if [ "${PERF_BUS:-1}" = 1 ] && [ -f "$HERE/bench_bus.sh" ]; then
