@@ -161,6 +161,7 @@ void resp_server_get_stats(struct resp_server *srv, struct resp_server_stats *st
     SSS_CHECK_ARG(srv != NULL && stats != NULL);
     *stats = srv->stats;
     stats->log_suppressed = srv->rl.suppressed_total;
+    stats->log_passed = srv->rl.passed_total;
 }
 
 static int resp_server_destructor(struct resp_server *srv)

@@ -104,6 +104,7 @@ struct resp_server_stats {
     uint64_t pauses;                /* times accepting was paused */
     uint64_t deadlines;             /* connections closed for an unfinished request */
     uint64_t log_suppressed;        /* client-caused log lines held back */
+    uint64_t log_passed;            /* client-caused log lines written */
 };
 void resp_server_get_stats(struct resp_server *srv, struct resp_server_stats *stats);
 
