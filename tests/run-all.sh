@@ -18,28 +18,31 @@ count_unit() {
     echo "    $p cmocka cases passed, $f failed"
 }
 
+# Each stage's start time, for the CI time budget.
+stage() { echo "=== $* ($(date -u +%T))"; }
+
 "$top/tests/install-deps.sh"
 ./autogen.sh > /dev/null
 
-echo "=== build (warnings are errors, probes on)"
+stage "build (warnings are errors, probes on)"
 mkdir -p build/ci && cd build/ci
 ../../configure -q --prefix="$top/_prefix" --enable-werror --enable-systemtap
 make -s -j"$jobs"
 
-echo "=== unit tests"
+stage "unit tests"
 make -s -j"$jobs" check || { cat test-suite.log; exit 1; }
 count_unit
 
-echo "=== integration tests"
+stage "integration tests"
 make -s intgcheck 2>&1 | tee intg.out
 p=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' intg.out | awk '{s += $1} END {print s + 0}')
 passed=$((passed + p))
 
-echo "=== fault suite, short form (tests/faults, make faultcheck FAULT_SHORT=1)"
+stage "fault suite, short form (tests/faults, make faultcheck FAULT_SHORT=1)"
 make -s faultcheck FAULT_SHORT=1 2>&1 | tee faults.out
 passed=$((passed + $(grep -c '^RESULT [^ ]* pass' faults.out || true)))
 
-echo "=== unit tests under AddressSanitizer and UBSan"
+stage "unit tests under AddressSanitizer and UBSan"
 cd "$top" && mkdir -p build/asan && cd build/asan
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 ../../configure -q --prefix="$top/_prefix_asan" --enable-werror CFLAGS="-g -O1 $san" LDFLAGS="$san"
@@ -50,8 +53,8 @@ LDB_MODULES_DISABLE_DEEPBIND=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_s
     || { cat test-suite.log; exit 1; }
 count_unit
 
-echo "=== fuzzers"
+stage "fuzzers"
 "$top/tests/fuzz/run.sh" "$top/build/ci" "${FUZZ_SECONDS:-30}"
 
-echo "=== all tests passed"
+stage "all tests passed"
 echo "total: $passed passed, $failed failed"

@@ -66,22 +66,20 @@ if [ -n "${FUZZ_ONLY:-}" ]; then
 else
     : > "$summary"
 fi
-rc=0
-for h in $(printf '%s\n' "${!deps[@]}" | sort); do
-    [ -z "${FUZZ_ONLY:-}" ] || [[ " $FUZZ_ONLY " == *" $h "* ]] || continue
-    [ -f "$top/tests/fuzz/$h.c" ] || continue
+# fuzz_one HARNESS: builds and runs one harness; its output goes to $out/HARNESS.report and
+# its line to summary.tsv; fails when the harness found something (or did not build).
+fuzz_one() {
+    local h=$1 result=ok cpu=0 left runs
+    local -a seeds=()
     echo "=== building $h"
     # shellcheck disable=SC2086
-    clang $cflags "$top/tests/fuzz/$h.c" ${deps[$h]} $util $libs -o "$out/$h"
+    clang $cflags "$top/tests/fuzz/$h.c" ${deps[$h]} $util $libs -o "$out/$h" || return 1
     mkdir -p "$out/$h.corpus"
-    seeds=()
     [ -d "$top/tests/fuzz/corpus/$h" ] && seeds=("$top/tests/fuzz/corpus/$h")
     echo "=== running $h for ${secs}s${FUZZ_CPU:+ of CPU time}"
-    result=ok
     # CPU seconds the harness really had (user + system): on a loaded machine a wall-clock
     # bound gives less. FUZZ_CPU=1 (make fuzz-long) runs again, resuming from the corpus,
     # until the CPU time reaches SECONDS, so the figure reported is CPU time.
-    cpu=0
     : > "$out/$h.log"
     while :; do
         left=$(( secs - cpu ))
@@ -89,7 +87,7 @@ for h in $(printf '%s\n' "${!deps[@]}" | sort); do
         TIMEFORMAT='%U %S'
         if ! { time ASAN_OPTIONS="${asan[$h]:-}${ASAN_OPTIONS:+:$ASAN_OPTIONS}" "$out/$h" -max_total_time="$left" \
                 -print_final_stats=1 "$out/$h.corpus" "${seeds[@]}" >> "$out/$h.log" 2>&1; } 2> "$out/$h.cpu"; then
-            echo "FUZZER FAILED: $h"; tail -n 40 "$out/$h.log"; rc=1; result=FAILED
+            echo "FUZZER FAILED: $h"; tail -n 40 "$out/$h.log"; result=FAILED
         fi
         cpu=$(( cpu + $(awk '{ printf "%d", $1 + $2 + 0.5 }' "$out/$h.cpu") ))
         [ -z "${FUZZ_CPU:-}" ] || [ "$result" != ok ] || [ "$cpu" -ge "$secs" ] && break
@@ -98,5 +96,32 @@ for h in $(printf '%s\n' "${!deps[@]}" | sort); do
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$h.log" | awk '{ n += $1 } END { print n + 0 }')
     printf '%s\t%s\t%s\t%s\t%s\n' "$h" "$cpu" "$runs" \
         "$(find "$out/$h.corpus" -type f | wc -l)" "$result" >> "$summary"
+    [ "$result" = ok ]
+}
+
+# The harnesses run FUZZ_JOBS at a time (default: one per core; each is one process), each
+# one's output shown whole when it ends.
+jobs_max=${FUZZ_JOBS:-$(nproc)}
+declare -A pids=()
+rc=0
+reap() { # waits for one harness to end and shows its report
+    local h p= st=0
+    wait -n -p p || st=$?
+    for h in "${!pids[@]}"; do
+        [ "${pids[$h]}" = "$p" ] || continue
+        [ "$st" = 0 ] || rc=1
+        cat "$out/$h.report"
+        unset "pids[$h]"
+        return
+    done
+}
+for h in $(printf '%s\n' "${!deps[@]}" | sort); do
+    [ -z "${FUZZ_ONLY:-}" ] || [[ " $FUZZ_ONLY " == *" $h "* ]] || continue
+    [ -f "$top/tests/fuzz/$h.c" ] || continue
+    while [ "${#pids[@]}" -ge "$jobs_max" ]; do reap; done
+    fuzz_one "$h" > "$out/$h.report" 2>&1 &
+    pids[$h]=$!
 done
+while [ "${#pids[@]}" -gt 0 ]; do reap; done
+sort -o "$summary" "$summary"
 exit $rc
