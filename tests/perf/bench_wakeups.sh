@@ -8,7 +8,10 @@
 # from GNU time. An idle window of the same length, with no lookup, is measured the same
 # way and printed beside (timers that fire whatever the load).
 # A count, not a timing: load on the machine changes involuntary switches, not these.
-# Prints one table a system: process, wake-ups per lookup, idle wake-ups per lookup-time.
+# Prints one table a system: process, wake-ups per lookup, idle wake-ups per lookup-time, and
+# CPU time per lookup (user + system from /proc/PID/stat: clock ticks, so use N >= 500 for a
+# figure to ~20 us), slapd's too (over the whole run): CPU, like the wake-ups, swings much
+# less with the machine's load than times do.
 # Usage: bench_wakeups.sh PREFIX [N] [SYSTEMS]   (root; default N=50, SYSTEMS "ours nslcd")
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -30,10 +33,19 @@ if [ "${BW_INNER:-}" = 1 ]; then
             done
         done | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }' | LC_ALL=C sort
     }
+    # -> "comm ticks" lines: CPU time (user + system, clock ticks) summed per process name.
+    cpus() {
+        local p
+        for p in $("$LOAD_CTL" pids); do
+            awk '{ n = $2; gsub(/[()]/, "", n); sub(/^.*\) /, ""); print n, $12 + $13 }' \
+                "/proc/$p/stat" 2>/dev/null
+        done | awk '{ s[$1] += $2 } END { for (k in s) print k, s[k] }' | LC_ALL=C sort
+    }
     # One warm-up lookup of another user, so one-time work of the first request is not counted.
     getent passwd user009999 > /dev/null
     sleep 0.5
     counts > "$BW_OUT.before"
+    cpus > "$BW_OUT.cpu0"
     t0=$(date +%s%N)
     : > "$BW_OUT.client"
     for i in $(seq 1 "$N"); do
@@ -42,6 +54,7 @@ if [ "${BW_INNER:-}" = 1 ]; then
     done
     t1=$(date +%s%N)
     counts > "$BW_OUT.after"
+    cpus > "$BW_OUT.cpu1"
     # The idle window: as long as the lookups took.
     sleep "$(awk -v d=$(( t1 - t0 )) 'BEGIN { printf "%.3f", d / 1e9 }')"
     counts > "$BW_OUT.idle"
@@ -60,6 +73,7 @@ BASEDN=dc=perf,dc=test
 python3 "$HERE/gen_directory.py" 10000 100 100 10 "$BASEDN" rfc2307 > "$WORK/dir.ldif" || exit 1
 mkdir -p "$WORK/ldap"
 URI=$(SLAPD_LOGLEVEL=none slapd_start "$WORK/ldap" "$WORK/dir.ldif" "$BASEDN") || exit 1
+slapd_ticks() { awk '{ sub(/^.*\) /, ""); print $12 + $13 }' "/proc/$(slapd_pid "$WORK/ldap")/stat"; }
 
 for sys in $SYSTEMS; do
     runner=$HERE/systems/$sys.sh
@@ -70,17 +84,25 @@ for sys in $SYSTEMS; do
     PREFIX=$PREFIX bash "$runner" prepare "$WORK/$sys" > "$WORK/$sys.prepare" 2>&1 ||
         { echo "== $sys: skipped (prepare failed)"; continue; }
     out=$WORK/$sys.out
+    s0=$(slapd_ticks)
     if ! PREFIX=$PREFIX BW_INNER=1 BW_OUT=$out bash "$runner" run "$WORK/$sys" "$URI" "$BASEDN" \
             rfc2307 -- bash "$0" "$PREFIX" "$N" > "$WORK/$sys.log" 2>&1; then
         echo "== $sys: failed"; tail -n 5 "$WORK/$sys.log"; continue
     fi
     echo "== $sys: $N cold getpwnam one after the other in $(cat "$out.ms") ms"
-    printf '  %-16s %12s %12s\n' process "per lookup" "idle, same"
-    LC_ALL=C join -a 1 -e 0 -o 0,1.2,2.2 "$out.before" "$out.after" | while read -r name b a; do
+    printf '  %-16s %12s %12s %16s\n' process "per lookup" "idle, same" "CPU us/lookup"
+    LC_ALL=C join -a 1 -a 2 -e 0 -o 0,1.2,2.2 "$out.before" "$out.after" | while read -r name b a; do
         i=$(awk -v n="$name" '$1 == n { print $2 }' "$out.idle")
-        printf '  %-16s %12.2f %12.2f\n' "$name" "$(awk -v a="$a" -v b="$b" -v n="$N" \
+        c0=$(awk -v n="$name" '$1 == n { print $2 }' "$out.cpu0")
+        c1=$(awk -v n="$name" '$1 == n { print $2 }' "$out.cpu1")
+        printf '  %-16s %12.2f %12.2f %16.0f\n' "$name" "$(awk -v a="$a" -v b="$b" -v n="$N" \
             'BEGIN { print (a - b) / n }')" "$(awk -v i="${i:-$a}" -v a="$a" -v n="$N" \
-            'BEGIN { print (i - a) / n }')"
+            'BEGIN { print (i - a) / n }')" "$(awk -v a="${c1:-0}" -v b="${c0:-0}" -v n="$N" \
+            -v hz="$(getconf CLK_TCK)" 'BEGIN { print (a - b) * 1e6 / hz / n }')"
     done
+    # slapd runs outside the system's pid namespace: its CPU over the whole run (start-up and
+    # the warm-up lookup included), its wake-ups not counted.
+    printf '  %-16s %12s %12s %16.0f\n' "slapd (server)" - - "$(awk -v a="$(slapd_ticks)" \
+        -v b="$s0" -v n="$N" -v hz="$(getconf CLK_TCK)" 'BEGIN { print (a - b) * 1e6 / hz / n }')"
     printf '  %-16s %12.2f\n' "client (getent)" "$(awk '{ s += $1 } END { print s / NR }' "$out.client")"
 done
