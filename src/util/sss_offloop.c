@@ -33,6 +33,7 @@ struct offloop_job {
     enum offloop_job_st st;         /* guarded by the lock until DELIVERED */
     struct tevent_req *req;         /* NULL: abandoned while running (the thread drops) */
     bool orphan;                    /* its pool is gone: the request drops it, no lock */
+    bool delivered;                 /* its request is done (the loop's alone, no lock) */
     const struct sss_offloop_ops *ops;
     void *arg;
 };
@@ -161,6 +162,7 @@ static void offloop_readable(struct tevent_context *ev, struct tevent_fd *fde,
     while (!sss_list_is_empty(&done)) {
         job = sss_list_first_entry(&done, struct offloop_job, link);
         sss_list_unlink(&job->link);
+        job->delivered = true;
         tevent_req_defer_callback(job->req, ev);
         tevent_req_done(job->req);
     }
@@ -282,7 +284,8 @@ static int offloop_state_destructor(struct sss_offloop_state *state)
         return 0;
     }
     state->job = NULL;
-    if (job->orphan || job->st == JOB_DELIVERED) {
+    /* Only the loop writes these two: no lock (st is the threads' too). */
+    if (job->orphan || job->delivered) {
         offloop_job_drop(job);
         return 0;
     }
