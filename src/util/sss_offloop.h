@@ -77,7 +77,8 @@ struct tevent_req *sss_spawn_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
 errno_t sss_spawn_recv(struct tevent_req *req, pid_t *_pid, int *_in_fd, int *_out_fd);
 
 /* Kills pid first when kill_it, then reaps it without waiting on the loop: polled from a
- * timer on mem_ctx (give something that outlives the request, ev itself will do). */
+ * timer on mem_ctx (give something that outlives the request, ev itself will do); a child
+ * still there after 10 s is sent SIGKILL (again), every 10 s, until it is reaped. */
 void sss_child_reap(TALLOC_CTX *mem_ctx, struct tevent_context *ev, pid_t pid, bool kill_it);
 
 #endif /* SSS_OFFLOOP_H */

@@ -18,7 +18,7 @@
 #include "util/sss_offloop.h"
 
 #define SSS_REAP_USEC 20000
-#define SSS_REAP_TRIES 1000
+#define SSS_REAP_TRIES 500      /* 10 s, then SIGKILL again and keep trying */
 
 extern char **environ;
 
@@ -264,13 +264,17 @@ static void sss_zombie_tick(struct tevent_context *ev, struct tevent_timer *te,
 
     (void)te;
     (void)now;
-    if (waitpid(z->pid, &status, WNOHANG) != 0 || ++z->tries > SSS_REAP_TRIES) {
-        talloc_free(z);
+    if (waitpid(z->pid, &status, WNOHANG) != 0) {
+        talloc_free(z);     /* reaped (or not ours any more: ECHILD) */
         return;
+    }
+    if (++z->tries % SSS_REAP_TRIES == 0) {
+        /* Still there after its answer or a SIGKILL: never left as a zombie. */
+        kill(z->pid, SIGKILL);
     }
     if (tevent_add_timer(ev, z, tevent_timeval_current_ofs(0, SSS_REAP_USEC),
                          sss_zombie_tick, z) == NULL) {
-        talloc_free(z);
+        talloc_free(z);     /* out of memory: init reaps it when we exit */
     }
 }
 

@@ -75,7 +75,7 @@ struct krb5_child_pool {
 static void krb5_child_proc_drop(struct krb5_child_pool *pool, struct krb5_child_proc *p)
 {
     if (p->pid > 0) {
-        krb5_child_reap_pid(pool->cfg, pool->ev, p->pid, true);
+        sss_child_reap(pool->cfg, pool->ev, p->pid, true);
     }
     if (p->in_fd >= 0) {
         close(p->in_fd);
