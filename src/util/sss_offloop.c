@@ -4,7 +4,8 @@
  * jobs to run, the list of finished ones and the eventfd that wakes the loop. Each job is
  * a malloc'd block in exactly one state; the state moves only under the lock:
  *
- *   QUEUED -> RUNNING -> DONE -> DELIVERED (the request is done; its state holds the job)
+ *   QUEUED -> RUNNING -> DONE, then delivered (the request is done; its state holds the
+ *   job, which no thread sees any more)
  *
  * Freeing the request drops the job at once in any state but RUNNING; a RUNNING job is
  * marked abandoned (req = NULL) and the thread drops it when run returns. The core is
@@ -25,12 +26,11 @@ enum offloop_job_st {
     JOB_QUEUED,
     JOB_RUNNING,
     JOB_DONE,
-    JOB_DELIVERED,
 };
 
 struct offloop_job {
     struct sss_list link;           /* in todo, running or done; guarded by the lock */
-    enum offloop_job_st st;         /* guarded by the lock until DELIVERED */
+    enum offloop_job_st st;         /* guarded by the lock */
     struct tevent_req *req;         /* NULL: abandoned while running (the thread drops) */
     bool orphan;                    /* its pool is gone: the request drops it, no lock */
     bool delivered;                 /* its request is done (the loop's alone, no lock) */
@@ -153,9 +153,6 @@ static void offloop_readable(struct tevent_context *ev, struct tevent_fd *fde,
 
     pthread_mutex_lock(&core->lock);
     sss_list_splice_tail(&done, &core->done);
-    sss_list_for_each_entry(job, &done, link) {
-        job->st = JOB_DELIVERED;
-    }
     pthread_mutex_unlock(&core->lock);
 
     /* No callback runs here, so nothing can free the pool or a job under this walk. */
