@@ -1,23 +1,20 @@
 /*
  * DNS SRV discovery (sss_srv.h). glibc's stub resolver has no asynchronous interface, so
- * one lookup runs res_nquery() in a detached helper thread on a resolver state of its own
- * (res_ninit: resolv.conf as it is now, nothing shared with other threads) and reports
- * through a pipe the loop watches; the loop gives up at its timeout and the thread then
- * frees the job itself. The thread touches no talloc memory and does not log: the answer
- * is parsed on the loop.
+ * one lookup runs res_nquery() as an offloop job (sss_offloop.h: a worker thread) on a
+ * resolver state of its own (res_ninit: resolv.conf as it is now, nothing shared with
+ * other threads); the loop gives up at its timeout and the thread then drops the job. The
+ * thread touches no talloc memory and does not log: the answer is parsed on the loop.
  */
 #include <arpa/nameser.h>
 #include <assert.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <pthread.h>
 #include <resolv.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/sss_offloop.h"
 #include "util/sss_srv.h"
 
 #define SRV_TYPE 33
@@ -213,35 +210,29 @@ void sss_srv_order(struct sss_srv_rec *recs, size_t num, uint32_t (*rnd)(void *p
 /* Shared between the loop and the thread: plain malloc, guarded by lock. Whoever comes
  * last frees it: the loop when it read the answer, the thread when the loop gave up. */
 struct srv_job {
-    pthread_mutex_t lock;
     char name[NS_MAXDNAME];
     int timeout;
-    int pipe_r;
-    int pipe_w;
-    bool done;
-    bool abandoned;
     uint8_t *answer;            /* malloc'd; NULL when the query failed */
     int len;
     int herr;                   /* the resolver's h_errno when answer is NULL */
 };
 
-static void srv_job_free(struct srv_job *job)
+static void srv_job_drop(void *pvt)
 {
+    struct srv_job *job = pvt;
+
     free(job->answer);
-    close(job->pipe_r);
-    close(job->pipe_w);
-    pthread_mutex_destroy(&job->lock);
     free(job);
 }
 
-static void *srv_job_run(void *pvt)
+/* On an offloop worker thread. */
+static void srv_job_run(void *pvt)
 {
     struct srv_job *job = pvt;
     struct __res_state rs;
     uint8_t *buf = malloc(ANSWER_MAX);
     int len = -1;
     int herr = NO_RECOVERY;
-    bool abandoned;
 
     memset(&rs, 0, sizeof(rs));
     if (buf != NULL && res_ninit(&rs) == 0) {
@@ -252,29 +243,23 @@ static void *srv_job_run(void *pvt)
         herr = rs.res_h_errno;
         res_nclose(&rs);
     }
-    pthread_mutex_lock(&job->lock);
     if (len > 0) {
         job->answer = buf;
         job->len = len > ANSWER_MAX ? ANSWER_MAX : len;
         buf = NULL;
     }
     job->herr = herr;
-    job->done = true;
-    abandoned = job->abandoned;
-    if (!abandoned && write(job->pipe_w, "x", 1) != 1) {
-        /* the loop's timer still ends the wait */
-    }
-    pthread_mutex_unlock(&job->lock);
     free(buf);
-    if (abandoned) {
-        srv_job_free(job);
-    }
-    return NULL;
 }
 
+static const struct sss_offloop_ops srv_job_ops = {
+    .run = srv_job_run,
+    .drop = srv_job_drop,
+};
+
 struct sss_srv_lookup_state {
-    struct srv_job *job;
-    struct tevent_fd *fde;
+    struct srv_job *job;        /* the subrequest's: it drops the job */
+    struct tevent_req *subreq;
     struct tevent_timer *timer;
     struct sss_srv_rec *recs;
     size_t num;
@@ -282,54 +267,25 @@ struct sss_srv_lookup_state {
     uint64_t req_id;
 };
 
-static int srv_state_destructor(struct sss_srv_lookup_state *state)
-{
-    bool done;
-
-    talloc_zfree(state->fde);
-    talloc_zfree(state->timer);
-    if (state->job == NULL) {
-        return 0;
-    }
-    pthread_mutex_lock(&state->job->lock);
-    done = state->job->done;
-    state->job->abandoned = !done;
-    pthread_mutex_unlock(&state->job->lock);
-    if (done) {
-        srv_job_free(state->job);
-    }
-    state->job = NULL;
-    return 0;
-}
-
 static uint32_t srv_random(void *pvt)
 {
     (void)pvt;
     return (uint32_t)random();
 }
 
-static void srv_lookup_readable(struct tevent_context *ev, struct tevent_fd *fde,
-                                uint16_t flags, void *pvt)
+static void srv_lookup_done(struct tevent_req *subreq)
 {
-    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sss_srv_lookup_state *state = tevent_req_data(req, struct sss_srv_lookup_state);
     struct srv_job *job = state->job;
-    char byte;
-    bool done;
     errno_t ret;
     SSS_REQ_ID_SCOPE(state->req_id);
 
-    pthread_mutex_lock(&job->lock);
-    done = job->done;
-    pthread_mutex_unlock(&job->lock);
-    if (!done) {
-        return;
-    }
-    if (read(job->pipe_r, &byte, 1) != 1) {
-        /* done either way */
-    }
-    talloc_zfree(state->fde);
     talloc_zfree(state->timer);
+    ret = sss_offloop_recv(subreq);
+    if (ret != EOK) {
+        goto done;
+    }
     if (job->answer != NULL) {
         ret = sss_srv_parse(state, job->answer, (size_t)job->len, &state->recs, &state->num,
                             &state->ttl);
@@ -341,8 +297,10 @@ static void srv_lookup_readable(struct tevent_context *ev, struct tevent_fd *fde
         ret = job->herr == HOST_NOT_FOUND || job->herr == NO_DATA ? ENOENT
               : job->herr == TRY_AGAIN ? ETIMEDOUT : EIO;
     }
+done:
     state->job = NULL;
-    srv_job_free(job);
+    state->subreq = NULL;
+    talloc_free(subreq);
     if (ret != EOK) {
         tevent_req_error(req, ret);
         return;
@@ -360,7 +318,9 @@ static void srv_lookup_timeout(struct tevent_context *ev, struct tevent_timer *t
 
     state->timer = NULL;
     DEBUG(SSSDBG_OP_FAILURE, "SRV %s: no DNS answer in time\n", state->job->name);
-    srv_state_destructor(state);    /* the thread frees the job when it ends */
+    /* The worker thread drops the job when res_nquery returns. */
+    state->job = NULL;
+    talloc_zfree(state->subreq);
     tevent_req_error(req, ETIMEDOUT);
 }
 
@@ -370,10 +330,6 @@ struct tevent_req *sss_srv_lookup_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     struct sss_srv_lookup_state *state;
     struct tevent_req *req;
     struct srv_job *job;
-    pthread_attr_t attr;
-    pthread_t tid;
-    sigset_t all, old;
-    int fds[2];
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct sss_srv_lookup_state);
@@ -381,7 +337,6 @@ struct tevent_req *sss_srv_lookup_send(TALLOC_CTX *mem_ctx, struct tevent_contex
         return NULL;
     }
     state->req_id = sss_debug_req_id;
-    talloc_set_destructor(state, srv_state_destructor);
     if (name == NULL || strlen(name) >= NS_MAXDNAME) {
         ret = EINVAL;
         goto done;
@@ -391,44 +346,23 @@ struct tevent_req *sss_srv_lookup_send(TALLOC_CTX *mem_ctx, struct tevent_contex
         ret = ENOMEM;
         goto done;
     }
-    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        ret = errno;
-        free(job);
-        goto done;
-    }
-    pthread_mutex_init(&job->lock, NULL);
-    job->pipe_r = fds[0];
-    job->pipe_w = fds[1];
     job->timeout = timeout;
     strcpy(job->name, name);
-    state->fde = tevent_add_fd(ev, state, job->pipe_r, TEVENT_FD_READ, srv_lookup_readable,
-                               req);
-    state->timer = tevent_add_timer(ev, state,
-                                    tevent_timeval_current_ofs(timeout > 0 ? timeout : 1, 0),
-                                    srv_lookup_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
-        talloc_zfree(state->fde);     /* before its fd is closed */
-        talloc_zfree(state->timer);
-        srv_job_free(job);
+    state->subreq = sss_offloop_send(state, ev, NULL, &srv_job_ops, job);
+    if (state->subreq == NULL) {
+        free(job);
         ret = ENOMEM;
         goto done;
     }
-    /* The thread takes no signals (they belong to the loop) and runs detached. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    ret = pthread_create(&tid, &attr, srv_job_run, job);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (ret != 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start the DNS lookup thread: %s\n", strerror(ret));
-        talloc_zfree(state->fde);
-        talloc_zfree(state->timer);
-        srv_job_free(job);
+    state->job = job;
+    tevent_req_set_callback(state->subreq, srv_lookup_done, req);
+    state->timer = tevent_add_timer(ev, state,
+                                    tevent_timeval_current_ofs(timeout > 0 ? timeout : 1, 0),
+                                    srv_lookup_timeout, req);
+    if (state->timer == NULL) {
+        ret = ENOMEM;
         goto done;
     }
-    state->job = job;
     DEBUG(SSSDBG_TRACE_FUNC, "SRV lookup of %s\n", name);
     return req;
 done:

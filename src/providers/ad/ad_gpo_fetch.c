@@ -3,25 +3,21 @@
  * on-disk cache when it holds the version the directory names, otherwise from the DC's
  * SYSVOL through gpo_child (ad_gpo_child.c), then cached. The cache, like SSSD's
  * /var/lib/sss/gpo_cache, is SSSD_STATE_DIR/gpo_cache/<domain>/<GPO GUID>/ with the file
- * and its version, root-only. The child is started with posix_spawn (no copy of
- * sssd_be's memory), its output read through a non-blocking pipe watched by the loop, a
- * timer kills it after the timeout, and it is reaped without waiting.
+ * and its version, root-only. The child is started with sss_spawn_send (posix_spawn from
+ * a worker thread: no copy of sssd_be's memory, and the loop does not wait for the exec),
+ * its output read through a non-blocking pipe watched by the loop, a timer kills it after
+ * the timeout, and it is reaped without waiting.
  */
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/sss_offloop.h"
 #include "providers/ad/ad_gpo_fetch.h"
-
-#define GPO_REAP_USEC 20000
-
-extern char **environ;
 
 /* ---- the cache --------------------------------------------------------------------- */
 
@@ -211,67 +207,22 @@ struct ad_gpo_child_state {
     int fd;
     uint8_t *buf;
     size_t len;
+    struct tevent_req *spawn;
     struct tevent_fd *fde;
     struct tevent_timer *timer;
 };
 
-struct gpo_zombie {
-    pid_t pid;
-    int tries;
-};
-
-static void gpo_zombie_tick(struct tevent_context *ev, struct tevent_timer *te,
-                            struct timeval now, void *pvt)
-{
-    struct gpo_zombie *z = talloc_get_type_abort(pvt, struct gpo_zombie);
-    int status;
-
-    if (waitpid(z->pid, &status, WNOHANG) != 0 || ++z->tries > 1000) {
-        talloc_free(z);
-        return;
-    }
-    if (tevent_add_timer(ev, z, tevent_timeval_current_ofs(0, GPO_REAP_USEC),
-                         gpo_zombie_tick, z) == NULL) {
-        talloc_free(z);
-    }
-}
-
-/* Kills (when asked) and reaps pid without waiting on the loop. */
-static void gpo_child_reap(struct tevent_context *ev, pid_t pid, bool kill_it)
-{
-    struct gpo_zombie *z;
-    int status;
-
-    if (pid <= 0) {
-        return;
-    }
-    if (kill_it) {
-        kill(pid, SIGKILL);
-    }
-    if (waitpid(pid, &status, WNOHANG) != 0) {
-        return;
-    }
-    /* On the event context: the reaping outlives the request. */
-    z = talloc_zero(ev, struct gpo_zombie);
-    if (z == NULL) {
-        return;
-    }
-    z->pid = pid;
-    if (tevent_add_timer(ev, z, tevent_timeval_current_ofs(0, GPO_REAP_USEC),
-                         gpo_zombie_tick, z) == NULL) {
-        talloc_free(z);
-    }
-}
-
 static int ad_gpo_child_destructor(struct ad_gpo_child_state *state)
 {
-    gpo_child_reap(state->ev, state->pid, true);
+    /* On the event context: the reaping outlives the request. */
+    sss_child_reap(state->ev, state->ev, state->pid, true);
     if (state->fd >= 0) {
         close(state->fd);
     }
     return 0;
 }
 
+static void ad_gpo_child_started(struct tevent_req *subreq);
 static void ad_gpo_child_readable(struct tevent_context *ev, struct tevent_fd *fde,
                                   uint16_t flags, void *pvt);
 static void ad_gpo_child_timeout(struct tevent_context *ev, struct tevent_timer *te,
@@ -283,10 +234,8 @@ struct tevent_req *ad_gpo_child_send(TALLOC_CTX *mem_ctx, struct tevent_context 
                                      const char *path, const char *uri, int timeout)
 {
     struct ad_gpo_child_state *state;
-    posix_spawn_file_actions_t fa;
     struct tevent_req *req;
-    char *argv[3];
-    int fds[2] = { -1, -1 };
+    const char *argv[3];
     errno_t ret;
 
     req = tevent_req_create(mem_ctx, &state, struct ad_gpo_child_state);
@@ -302,52 +251,47 @@ struct tevent_req *ad_gpo_child_send(TALLOC_CTX *mem_ctx, struct tevent_context 
         ret = ENOMEM;
         goto done;
     }
-    if (pipe2(fds, O_CLOEXEC) != 0) {
-        ret = errno;
+    /* Started from a worker thread: the loop never waits for the child's exec. */
+    argv[0] = "gpo_child";
+    argv[1] = uri;
+    argv[2] = NULL;
+    state->spawn = sss_spawn_send(state, ev, NULL, path, argv, NULL, SSS_SPAWN_STDOUT);
+    if (state->spawn == NULL) {
+        ret = ENOMEM;
         goto done;
     }
-    ret = posix_spawn_file_actions_init(&fa);
-    if (ret != 0) {
-        goto done;
-    }
-    ret = posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-    if (ret == 0) {
-        argv[0] = discard_const("gpo_child");
-        argv[1] = discard_const(uri);
-        argv[2] = NULL;
-        ret = posix_spawn(&state->pid, path, &fa, NULL, argv, environ);
-    }
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    fds[1] = -1;
-    state->fd = fds[0];
-    fds[0] = -1;
-    if (ret != 0) {
-        state->pid = -1;
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", path, strerror(ret));
-        goto done;
-    }
-    if (fcntl(state->fd, F_SETFL, fcntl(state->fd, F_GETFL) | O_NONBLOCK) != 0) {
-        ret = errno;
-        goto done;
-    }
-    state->fde = tevent_add_fd(ev, state, state->fd, TEVENT_FD_READ,
-                               ad_gpo_child_readable, req);
+    tevent_req_set_callback(state->spawn, ad_gpo_child_started, req);
+    /* The timeout counts from now: a start that hangs is bounded too. */
     state->timer = tevent_add_timer(ev, state, tevent_timeval_current_ofs(timeout, 0),
                                     ad_gpo_child_timeout, req);
-    if (state->fde == NULL || state->timer == NULL) {
+    if (state->timer == NULL) {
         ret = ENOMEM;
         goto done;
     }
     return req;
 done:
-    if (fds[0] >= 0) {
-        close(fds[0]);
-    }
-    if (fds[1] >= 0) {
-        close(fds[1]);
-    }
     return sss_req_post(req, ev, ret);
+}
+
+static void ad_gpo_child_started(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct ad_gpo_child_state *state = tevent_req_data(req, struct ad_gpo_child_state);
+    errno_t ret;
+
+    state->spawn = NULL;
+    ret = sss_spawn_recv(subreq, &state->pid, NULL, &state->fd);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start gpo_child: %s\n", strerror(ret));
+        tevent_req_error(req, ret);
+        return;
+    }
+    state->fde = tevent_add_fd(state->ev, state, state->fd, TEVENT_FD_READ,
+                               ad_gpo_child_readable, req);
+    if (state->fde == NULL) {
+        tevent_req_error(req, ENOMEM);
+    }
 }
 
 static void ad_gpo_child_timeout(struct tevent_context *ev, struct tevent_timer *te,

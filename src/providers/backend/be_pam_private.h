@@ -85,12 +85,12 @@ struct be_pam_hasher;
 /* Called on the loop with a job's result: hash (sysdb_creds_hash's, "" when not
  * cacheable) when ret is EOK, else NULL. hash is wiped after the call. */
 typedef void (*be_pam_hash_done_fn)(void *pvt, errno_t ret, const char *hash);
-/* A hasher on ev (its thread starts with the first job). Errors: ENOMEM, EIO. */
+/* A hasher on ev (its one worker thread starts with the first job). Errors: ENOMEM, EIO. */
 errno_t be_pam_hasher_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                              struct be_pam_hasher **_h);
 /* Queues sysdb_creds_hash(pw, len, min_len) (pw copied); done(pvt, ...) runs on the loop,
- * jobs in submission order; never if the hasher is freed first. Errors: EINVAL, ENOMEM,
- * pthread_create's. */
+ * jobs in submission order; never if the hasher is freed first. Errors: EINVAL, ENOMEM;
+ * a job that cannot run (no thread: EAGAIN) reaches done with its error. */
 errno_t be_pam_hasher_submit(struct be_pam_hasher *h, const uint8_t *pw, size_t len,
                              uint32_t min_len, be_pam_hash_done_fn done, void *pvt);
 

@@ -65,8 +65,5 @@ errno_t krb5_child_pool_take(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                              struct krb5_child_wait **_wait);
 /* Starts the spares now (at the provider's start), so even the first login has one. */
 errno_t krb5_child_pool_prestart(struct krb5_child_cfg *cfg, struct tevent_context *ev);
-/* A child of ours that is done with (kill_it: SIGKILL first), reaped without waiting. */
-void krb5_child_reap_pid(struct krb5_child_cfg *cfg, struct tevent_context *ev, pid_t pid,
-                         bool kill_it);
 
 #endif /* SSS_KRB5_CHILD_CLIENT_H */

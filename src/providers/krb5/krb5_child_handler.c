@@ -9,14 +9,13 @@
  * answered (or been killed) is reaped by a short timer polling with WNOHANG.
  */
 #include <fcntl.h>
-#include <signal.h>
 #include <sys/syscall.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "providers/krb5/krb5_child_client.h"
+#include "util/sss_offloop.h"
 
 struct krb5_child_state {
     struct tevent_context *ev;
@@ -37,61 +36,10 @@ struct krb5_child_state {
     errno_t take_ret;               /* what went wrong while in_send */
 };
 
-/* A child that has answered or was killed, waited for without blocking the loop. */
-struct krb5_zombie {
-    pid_t pid;
-    int tries;
-};
-
-#define KRB5_REAP_USEC 20000
-#define KRB5_REAP_TRIES 500     /* 10 s, then SIGKILL again and keep trying */
-
-static void krb5_zombie_tick(struct tevent_context *ev, struct tevent_timer *te,
-                             struct timeval now, void *pvt)
-{
-    struct krb5_zombie *z = talloc_get_type_abort(pvt, struct krb5_zombie);
-    int status;
-
-    if (waitpid(z->pid, &status, WNOHANG) != 0) {
-        talloc_free(z);     /* reaped (or not ours any more: ECHILD) */
-        return;
-    }
-    if (++z->tries % KRB5_REAP_TRIES == 0) {
-        kill(z->pid, SIGKILL);
-    }
-    if (tevent_add_timer(ev, z, tevent_timeval_current_ofs(0, KRB5_REAP_USEC),
-                         krb5_zombie_tick, z) == NULL) {
-        talloc_free(z);     /* out of memory: init reaps it when we exit */
-    }
-}
-
-void krb5_child_reap_pid(struct krb5_child_cfg *cfg, struct tevent_context *ev, pid_t pid,
-                         bool kill_it)
-{
-    struct krb5_zombie *z;
-    int status;
-
-    if (pid <= 0) {
-        return;
-    }
-    if (kill_it) {
-        kill(pid, SIGKILL);
-    }
-    if (waitpid(pid, &status, WNOHANG) == 0) {
-        z = talloc_zero(cfg, struct krb5_zombie);
-        if (z != NULL) {
-            z->pid = pid;
-            if (tevent_add_timer(ev, z, tevent_timeval_current_ofs(0, KRB5_REAP_USEC),
-                                 krb5_zombie_tick, z) == NULL) {
-                talloc_free(z);
-            }
-        }
-    }
-}
-
 static void krb5_child_reap(struct krb5_child_state *state, bool kill_it)
 {
-    krb5_child_reap_pid(state->cfg, state->ev, state->pid, kill_it);
+    /* On cfg: the reaping outlives the request. */
+    sss_child_reap(state->cfg, state->ev, state->pid, kill_it);
     state->pid = -1;
 }
 

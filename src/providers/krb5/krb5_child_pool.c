@@ -4,9 +4,9 @@
  * Starting a child from the event loop with fork() copied sssd_be's page tables each time
  * (dup_mmap: 0.5-1 ms of the loop's CPU per login; 20 logins at once stalled lookups for
  * 20 ms and more), and posix_spawn's vfork would hold the loop until the child exec'd.
- * So one worker thread starts the children with posix_spawn (CLONE_VM: no copy, and only
- * that thread waits for the exec), and hands them to the loop through a mutex-guarded FIFO
- * and an eventfd, as the password hasher does.
+ * So the children are started with sss_spawn_send (sss_offloop.h: posix_spawn, CLONE_VM:
+ * no copy, from the pool's one worker thread, which alone waits for the exec), and come
+ * back to the loop as requests completing in the order they were asked.
  *
  * A spare is a child started ahead of time: exec'd, libkrb5 loaded and its context made,
  * blocked reading its empty stdin. It holds no secret: the request (and the password)
@@ -18,17 +18,11 @@
  * one) used. A spare that sssd_be never uses exits when sssd_be does (its stdin reaches
  * EOF).
  *
- * Nothing in the thread touches talloc or the log: the command line is built on the loop
- * before the thread starts and never changes; the debug level is passed by value.
+ * The command line is built once; the debug level is put in when a child is asked for.
  */
-#include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -36,16 +30,23 @@
 
 #include "providers/krb5/krb5_child_client.h"
 #include "util/sss_list.h"
+#include "util/sss_offloop.h"
 
-/* A child started by the thread: its pid, our ends of its stdin and stdout. */
+/* A started child: its pid, our ends of its stdin and stdout. */
 struct krb5_child_proc {
     struct sss_list link;
-    errno_t ret;
     pid_t pid;
     int in_fd;
     int out_fd;
     int level;                  /* the debug level it was started with */
     struct timespec started;    /* when (to tell a krb5.conf edited since) */
+};
+
+/* One child asked of the worker thread (on its spawn request). */
+struct krb5_child_start {
+    struct krb5_child_pool *pool;
+    int level;
+    struct timespec started;
 };
 
 struct krb5_child_wait {
@@ -58,20 +59,11 @@ struct krb5_child_wait {
 struct krb5_child_pool {
     struct krb5_child_cfg *cfg;
     struct tevent_context *ev;
-    struct tevent_fd *fde;
-    int efd;
-    char *argv[5];              /* malloc'd; argv[1] is the thread's own buffer */
+    struct sss_offloop *spawner;    /* one thread: children start in the order asked */
+    char *argv[5];              /* argv[1] is set per child */
     char *envp[3];
     char *confs;                /* KRB5_CONFIG's files, ':'-separated (malloc'd) */
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    struct sss_list todo;       /* guarded by lock: children to start (allocated here) */
-    struct sss_list done;       /* guarded by lock: started, for the loop */
-    bool stop;                  /* guarded by lock */
-    bool started;
-    pthread_t thread;
-    /* The loop's alone: */
-    unsigned int asked;         /* asked of the thread, not back yet */
+    unsigned int asked;         /* spawn requests under way */
     struct sss_list ready;      /* spares */
     unsigned int nready;
     struct sss_list waiting;    /* requests waiting for a child */
@@ -79,97 +71,11 @@ struct krb5_child_pool {
     bool failing;               /* the last start failed: no spare until the next take */
 };
 
-static void krb5_child_proc_start(struct krb5_child_pool *pool, struct krb5_child_proc *p)
-{
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t attr;
-    sigset_t none;
-    int to_child[2] = { -1, -1 };
-    int from_child[2] = { -1, -1 };
-    char level[32];
-    char *argv[5];
-    int err;
-
-    memcpy(argv, pool->argv, sizeof(argv));
-    (void)clock_gettime(CLOCK_REALTIME, &p->started);
-    (void)snprintf(level, sizeof(level), "--debug-level=%#x", p->level);
-    argv[1] = level;
-    if (pipe2(to_child, O_CLOEXEC) != 0 || pipe2(from_child, O_CLOEXEC) != 0) {
-        p->ret = errno;
-        goto done;
-    }
-    posix_spawn_file_actions_init(&fa);
-    posix_spawnattr_init(&attr);
-    sigemptyset(&none);
-    /* Our thread blocks every signal: the child starts with none blocked. */
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-    posix_spawn_file_actions_adddup2(&fa, to_child[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, from_child[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-    err = posix_spawn(&p->pid, argv[0], &fa, &attr, argv, pool->envp);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
-    if (err != 0) {
-        p->ret = err;
-        p->pid = -1;
-        goto done;
-    }
-    p->in_fd = to_child[1];
-    p->out_fd = from_child[0];
-    to_child[1] = from_child[0] = -1;
-    if (fcntl(p->in_fd, F_SETFL, O_NONBLOCK) != 0
-            || fcntl(p->out_fd, F_SETFL, O_NONBLOCK) != 0) {
-        p->ret = errno;     /* the loop kills and reaps it */
-    }
-done:
-    for (int i = 0; i < 2; i++) {
-        if (to_child[i] >= 0) {
-            close(to_child[i]);
-        }
-        if (from_child[i] >= 0) {
-            close(from_child[i]);
-        }
-    }
-}
-
-static void *krb5_child_pool_main(void *arg)
-{
-    struct krb5_child_pool *pool = arg;
-    struct krb5_child_proc *p;
-    uint64_t one = 1;
-    ssize_t n;
-
-    pthread_mutex_lock(&pool->lock);
-    for (;;) {
-        while (!pool->stop && sss_list_is_empty(&pool->todo)) {
-            pthread_cond_wait(&pool->cond, &pool->lock);
-        }
-        if (pool->stop) {
-            break;
-        }
-        p = sss_list_first_entry(&pool->todo, struct krb5_child_proc, link);
-        sss_list_unlink(&p->link);
-        pthread_mutex_unlock(&pool->lock);
-
-        krb5_child_proc_start(pool, p);
-
-        pthread_mutex_lock(&pool->lock);
-        sss_list_link_tail(&pool->done, &p->link);
-        /* The counter only wakes the loop; EAGAIN (saturated) needs no second wake. */
-        do {
-            n = write(pool->efd, &one, sizeof(one));
-        } while (n < 0 && errno == EINTR);
-    }
-    pthread_mutex_unlock(&pool->lock);
-    return NULL;
-}
-
 /* Drops a child nobody will use: killed, its pipes closed, reaped without waiting. */
 static void krb5_child_proc_drop(struct krb5_child_pool *pool, struct krb5_child_proc *p)
 {
     if (p->pid > 0) {
-        krb5_child_reap_pid(pool->cfg, pool->ev, p->pid, true);
+        sss_child_reap(pool->cfg, pool->ev, p->pid, true);
     }
     if (p->in_fd >= 0) {
         close(p->in_fd);
@@ -180,105 +86,98 @@ static void krb5_child_proc_drop(struct krb5_child_pool *pool, struct krb5_child
     free(p);
 }
 
+static void krb5_child_pool_started(struct tevent_req *subreq);
+
 static errno_t krb5_child_pool_ask(struct krb5_child_pool *pool)
 {
     unsigned int spares = pool->failing ? 0 : (unsigned int)pool->cfg->spares;
     unsigned int have = pool->nready + pool->asked;
     unsigned int need = pool->nwaiting + spares;
-    struct sss_list todo = SSS_LIST_INIT(todo);
-    struct krb5_child_proc *p;
-    sigset_t all;
-    sigset_t old;
-    int err;
+    struct krb5_child_start *start;
+    struct tevent_req *subreq;
+    char level[32];
 
-    if (need <= have) {
-        return EOK;
-    }
-    if (!pool->started) {
-        /* The thread takes no signal: tevent's handlers belong to the loop's thread. */
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        err = pthread_create(&pool->thread, NULL, krb5_child_pool_main, pool);
-        pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (err != 0) {
-            return err;
-        }
-        pool->started = true;
-    }
     for (; have < need; have++) {
-        p = calloc(1, sizeof(*p));
-        if (p == NULL) {
-            break;
+        (void)snprintf(level, sizeof(level), "--debug-level=%#x", debug_level);
+        pool->argv[1] = level;      /* copied by sss_spawn_send */
+        subreq = sss_spawn_send(pool, pool->ev, pool->spawner, pool->argv[0],
+                                (const char * const *)pool->argv,
+                                (const char * const *)pool->envp,
+                                SSS_SPAWN_STDIN | SSS_SPAWN_STDOUT);
+        pool->argv[1] = NULL;
+        if (subreq == NULL) {
+            return ENOMEM;
         }
-        p->pid = -1;
-        p->in_fd = p->out_fd = -1;
-        p->level = debug_level;
-        sss_list_link_tail(&todo, &p->link);
+        start = talloc_zero(subreq, struct krb5_child_start);
+        if (start == NULL) {
+            talloc_free(subreq);
+            return ENOMEM;
+        }
+        start->pool = pool;
+        start->level = debug_level;
+        (void)clock_gettime(CLOCK_REALTIME, &start->started);
+        tevent_req_set_callback(subreq, krb5_child_pool_started, start);
         pool->asked++;
     }
-    pthread_mutex_lock(&pool->lock);
-    sss_list_splice_tail(&pool->todo, &todo);
-    pthread_cond_signal(&pool->cond);
-    pthread_mutex_unlock(&pool->lock);
     return EOK;
 }
 
-/* On the loop: the children the thread started go to the waiting requests, in order,
- * then become spares. */
-static void krb5_child_pool_fd(struct tevent_context *ev, struct tevent_fd *fde,
-                               uint16_t flags, void *pvt)
+/* On the loop: a child the thread started goes to the first waiting request, else
+ * becomes a spare. */
+static void krb5_child_pool_started(struct tevent_req *subreq)
 {
-    struct krb5_child_pool *pool = talloc_get_type_abort(pvt, struct krb5_child_pool);
-    struct sss_list done = SSS_LIST_INIT(done);
+    struct krb5_child_start *start = tevent_req_callback_data(subreq,
+                                                              struct krb5_child_start);
+    struct krb5_child_pool *pool = start->pool;
     struct krb5_child_proc *p;
     struct krb5_child_wait *w;
-    uint64_t count = 0;
-    ssize_t r;
+    errno_t ret;
 
-    (void)ev;
-    (void)fde;
-    (void)flags;
-    do {
-        r = read(pool->efd, &count, sizeof(count));
-    } while (r < 0 && errno == EINTR);
-
-    pthread_mutex_lock(&pool->lock);
-    sss_list_splice_tail(&done, &pool->done);
-    pthread_mutex_unlock(&pool->lock);
-
-    while (!sss_list_is_empty(&done)) {
-        p = sss_list_first_entry(&done, struct krb5_child_proc, link);
-        sss_list_unlink(&p->link);
-        pool->asked--;
-        pool->failing = p->ret != EOK;
-        w = sss_list_is_empty(&pool->waiting) ? NULL
-            : sss_list_first_entry(&pool->waiting, struct krb5_child_wait, link);
-        if (p->ret != EOK) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", pool->cfg->child_path,
-                  strerror(p->ret));
-        }
-        if (w == NULL) {
-            if (p->ret == EOK && pool->nready < (unsigned int)pool->cfg->spares) {
-                sss_list_link_tail(&pool->ready, &p->link);
-                pool->nready++;
-            } else {
-                krb5_child_proc_drop(pool, p);
-            }
-            continue;
-        }
-        sss_list_unlink(&w->link);
-        pool->nwaiting--;
-        w->pool = NULL;
-        if (p->ret != EOK) {
-            w->fn(w->pvt, p->ret, -1, -1, -1);
+    pool->asked--;
+    p = calloc(1, sizeof(*p));
+    if (p == NULL) {
+        ret = ENOMEM;
+        talloc_free(subreq);        /* kills and reaps the child */
+    } else {
+        p->pid = -1;
+        p->in_fd = p->out_fd = -1;
+        p->level = start->level;
+        p->started = start->started;
+        ret = sss_spawn_recv(subreq, &p->pid, &p->in_fd, &p->out_fd);
+        talloc_free(subreq);
+    }
+    pool->failing = ret != EOK;
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start %s: %s\n", pool->cfg->child_path,
+              strerror(ret));
+    }
+    w = sss_list_is_empty(&pool->waiting) ? NULL
+        : sss_list_first_entry(&pool->waiting, struct krb5_child_wait, link);
+    if (w == NULL) {
+        if (ret == EOK && pool->nready < (unsigned int)pool->cfg->spares) {
+            sss_list_link_tail(&pool->ready, &p->link);
+            pool->nready++;
+        } else if (p != NULL) {
             krb5_child_proc_drop(pool, p);
-            continue;
         }
-        /* The request owns the pid and the pipes from here on. */
-        w->fn(w->pvt, EOK, p->pid, p->in_fd, p->out_fd);
-        free(p);
+        (void)krb5_child_pool_ask(pool);
+        return;
+    }
+    sss_list_unlink(&w->link);
+    pool->nwaiting--;
+    w->pool = NULL;
+    if (ret != EOK) {
+        if (p != NULL) {
+            krb5_child_proc_drop(pool, p);
+        }
+        (void)krb5_child_pool_ask(pool);
+        w->fn(w->pvt, ret, -1, -1, -1);
+        return;
     }
     (void)krb5_child_pool_ask(pool);
+    /* The request owns the pid and the pipes from here on. */
+    w->fn(w->pvt, EOK, p->pid, p->in_fd, p->out_fd);
+    free(p);
 }
 
 static int krb5_child_wait_destructor(struct krb5_child_wait *w)
@@ -297,15 +196,7 @@ static int krb5_child_pool_destructor(struct krb5_child_pool *pool)
     struct krb5_child_wait *w;
     struct krb5_child_wait *wtmp;
 
-    if (pool->started) {
-        pthread_mutex_lock(&pool->lock);
-        pool->stop = true;
-        pthread_cond_signal(&pool->cond);
-        pthread_mutex_unlock(&pool->lock);
-        pthread_join(pool->thread, NULL);
-    }
-    sss_list_splice_tail(&pool->ready, &pool->done);
-    sss_list_splice_tail(&pool->ready, &pool->todo);
+    /* The spawn requests under way (children of pool) kill their children when freed. */
     sss_list_for_each_entry_safe(p, tmp, &pool->ready, link) {
         sss_list_unlink(&p->link);
         krb5_child_proc_drop(pool, p);
@@ -314,21 +205,13 @@ static int krb5_child_pool_destructor(struct krb5_child_pool *pool)
         sss_list_unlink(&w->link);
         w->pool = NULL;
     }
-    talloc_zfree(pool->fde);
-    if (pool->efd >= 0) {
-        close(pool->efd);
-    }
     for (int i = 0; i < 5; i++) {
-        if (i != 1) {
-            free(pool->argv[i]);
-        }
+        free(pool->argv[i]);
     }
     for (int i = 0; i < 3; i++) {
         free(pool->envp[i]);
     }
     free(pool->confs);
-    pthread_cond_destroy(&pool->cond);
-    pthread_mutex_destroy(&pool->lock);
     pool->cfg->pool = NULL;
     return 0;
 }
@@ -337,6 +220,7 @@ static errno_t krb5_child_pool_create(struct krb5_child_cfg *cfg, struct tevent_
 {
     struct krb5_child_pool *pool;
     const char *sys_conf = getenv("KRB5_CONFIG");
+    errno_t ret;
     int n;
 
     pool = talloc_zero(cfg, struct krb5_child_pool);
@@ -345,13 +229,8 @@ static errno_t krb5_child_pool_create(struct krb5_child_cfg *cfg, struct tevent_
     }
     pool->cfg = cfg;
     pool->ev = ev;
-    pool->efd = -1;
-    sss_list_init(&pool->todo);
-    sss_list_init(&pool->done);
     sss_list_init(&pool->ready);
     sss_list_init(&pool->waiting);
-    pthread_mutex_init(&pool->lock, NULL);
-    pthread_cond_init(&pool->cond, NULL);
     talloc_set_destructor(pool, krb5_child_pool_destructor);
     cfg->pool = pool;
 
@@ -371,21 +250,16 @@ static errno_t krb5_child_pool_create(struct krb5_child_cfg *cfg, struct tevent_
     }
     pool->confs = pool->envp[0] != NULL ? strdup(pool->envp[0] + strlen("KRB5_CONFIG=")) : NULL;
     pool->envp[1] = strdup("PATH=/usr/sbin:/usr/bin:/sbin:/bin");
-    pool->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (pool->argv[0] == NULL || pool->argv[2] == NULL || pool->envp[0] == NULL
             || pool->envp[1] == NULL || pool->confs == NULL
             || (getenv("SSS_KRB5_CHILD_STDERR") != NULL && pool->argv[3] == NULL)) {
         talloc_free(pool);
         return ENOMEM;
     }
-    if (pool->efd < 0) {
+    ret = sss_offloop_create(pool, ev, 1, &pool->spawner);
+    if (ret != EOK) {
         talloc_free(pool);
-        return EIO;
-    }
-    pool->fde = tevent_add_fd(ev, pool, pool->efd, TEVENT_FD_READ, krb5_child_pool_fd, pool);
-    if (pool->fde == NULL) {
-        talloc_free(pool);
-        return ENOMEM;
+        return ret;
     }
     return EOK;
 }

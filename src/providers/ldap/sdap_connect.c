@@ -18,8 +18,8 @@
  *   4. TLS (ldaps:// at once, or after StartTLS): libldap has no asynchronous handshake
  *      (ldap_install_tls() blocks until the handshake ends, and with
  *      LDAP_OPT_NETWORK_TIMEOUT set it even busy-loops on a non-blocking socket, without
- *      any bound, against a server that never answers). So the handshake runs in a helper
- *      thread that owns the LDAP handle meanwhile and reports through a pipe; for the
+ *      any bound, against a server that never answers). So the handshake runs as an
+ *      offloop job (a worker thread) that owns the LDAP handle meanwhile; for the
  *      thread alone the socket is blocking (SO_RCVTIMEO/SO_SNDTIMEO at
  *      ldap_network_timeout, the write queue off); the loop keeps running and a timer gives
  *      up after ldap_network_timeout: the socket is shut down, which ends the thread's
@@ -36,27 +36,21 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <openldap.h>
-#include <pthread.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/sss_offloop.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_sasl.h"
 #include "util/sss_metrics.h"
 
-/* One TLS handshake in a helper thread. Shared between the loop and the thread: plain
- * malloc, guarded by lock. Whoever comes last frees it: the loop when it read the answer
- * (done), the thread when the loop gave up first (abandoned). */
+/* One TLS handshake, an offloop job (sss_offloop.h): the worker thread owns ld while it
+ * runs; the loop reads the results when the subrequest is done; freeing the subrequest
+ * drops the job (and the handle, if the loop did not take it back). */
 struct tls_job {
-    pthread_mutex_t lock;
     LDAP *ld;                   /* owned by the job */
     int sock;
-    int pipe_r;                 /* the thread writes one byte when done */
-    int pipe_w;
-    bool done;
-    bool abandoned;
     int lrc;                    /* ldap_install_tls() result */
     char *diag;                 /* LDAP_OPT_DIAGNOSTIC_MESSAGE after a failure */
     uint64_t usec;              /* how long the handshake took */
@@ -72,7 +66,8 @@ struct sdap_connect_state {
     LDAP *ld;                   /* between ldap_init_fd and sdap_conn_create */
     struct sdap_io *io;         /* ld's write queue: lives and dies with ld */
     int starttls_msgid;
-    struct tls_job *job;        /* handshake under way */
+    struct tevent_req *tls;     /* handshake under way (its job: the results) */
+    struct tls_job *job;
     struct tevent_fd *fde;
     struct tevent_timer *timer;
     struct sdap_conn *conn;
@@ -92,16 +87,13 @@ static errno_t sdap_connect_wrap(struct tevent_req *req);
 static errno_t sdap_connect_bind(struct tevent_req *req);
 static void sdap_connect_bind_done(struct tevent_req *subreq);
 static void sdap_connect_sasl_done(struct tevent_req *subreq);
-static void tls_job_abandon(struct tls_job *job);
-
 static int sdap_connect_state_destructor(struct sdap_connect_state *state)
 {
     talloc_zfree(state->fde);
     talloc_zfree(state->timer);
-    if (state->job != NULL) {
-        tls_job_abandon(state->job);
-        state->job = NULL;
-    }
+    /* A handshake under way: the worker thread frees the handle when it ends. */
+    talloc_zfree(state->tls);
+    state->job = NULL;
     if (state->ld != NULL) {
         /* Closes the socket too: it belongs to the LDAP handle since ldap_init_fd(). */
         ldap_unbind_ext(state->ld, NULL, NULL);
@@ -262,11 +254,9 @@ static void sdap_connect_timeout(struct tevent_context *ev, struct tevent_timer 
           what, state->uri, state->opts->network_timeout,
           state->job != NULL ? "; does the server speak TLS on this port?" : "");
     talloc_zfree(state->fde);
-    if (state->job != NULL) {
-        /* The thread ends at once and frees the handle. */
-        tls_job_abandon(state->job);
-        state->job = NULL;
-    }
+    /* The socket is shut down: the thread ends at once and frees the handle. */
+    talloc_zfree(state->tls);
+    state->job = NULL;
     tevent_req_error(req, ETIMEDOUT);
 }
 
@@ -529,83 +519,55 @@ static void sdap_connect_starttls_readable(struct tevent_context *ev, struct tev
     }
 }
 
-/* ---- the TLS handshake, in a helper thread ----------------------------------------------- */
+/* ---- the TLS handshake, on a worker thread ----------------------------------------------- */
 
-static void tls_job_free(struct tls_job *job)
+static void tls_job_drop(void *pvt)
 {
+    struct tls_job *job = pvt;
+
     if (job->ld != NULL) {
         ldap_unbind_ext(job->ld, NULL, NULL);
     }
     ldap_memfree(job->diag);
-    close(job->pipe_r);
-    close(job->pipe_w);
-    pthread_mutex_destroy(&job->lock);
     free(job);
 }
 
-static void *tls_job_run(void *pvt)
+/* On an offloop worker thread: the handle is the job's meanwhile. */
+static void tls_job_run(void *pvt)
 {
     struct tls_job *job = pvt;
     uint64_t start = sss_monotonic_usec();
-    char *diag = NULL;
-    bool abandoned;
-    int lrc;
 
-    lrc = ldap_install_tls(job->ld);
-    if (lrc != LDAP_SUCCESS) {
-        ldap_get_option(job->ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &diag);
+    job->lrc = ldap_install_tls(job->ld);
+    if (job->lrc != LDAP_SUCCESS) {
+        ldap_get_option(job->ld, LDAP_OPT_DIAGNOSTIC_MESSAGE, &job->diag);
     }
-    pthread_mutex_lock(&job->lock);
-    job->lrc = lrc;
-    job->diag = diag;
     job->usec = sss_monotonic_usec() - start;
-    job->done = true;
-    abandoned = job->abandoned;
-    if (!abandoned) {
-        /* The pipe is empty and non-blocking: this cannot block. */
-        if (write(job->pipe_w, "x", 1) != 1) {
-            /* the loop's timer still ends the wait */
-        }
-    }
-    pthread_mutex_unlock(&job->lock);
-    if (abandoned) {
-        /* The loop is gone: the job, the handle and its socket are ours to free. */
-        tls_job_free(job);
-    }
-    return NULL;
 }
 
-/* The loop gives up on job: it never touches it again. */
-static void tls_job_abandon(struct tls_job *job)
+/* On the loop, the job given up while it runs: its blocked read or write ends now rather
+ * than at SO_RCVTIMEO. */
+static void tls_job_hurry(void *pvt)
 {
-    bool done;
+    struct tls_job *job = pvt;
 
-    pthread_mutex_lock(&job->lock);
-    done = job->done;
-    if (!done) {
-        job->abandoned = true;
-        /* Ends the thread's blocked read or write now rather than at SO_RCVTIMEO. */
-        shutdown(job->sock, SHUT_RDWR);
-    }
-    pthread_mutex_unlock(&job->lock);
-    if (done) {
-        tls_job_free(job);
-    }
+    shutdown(job->sock, SHUT_RDWR);
 }
 
-static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *fde,
-                                  uint16_t flags, void *pvt);
+static const struct sss_offloop_ops tls_job_ops = {
+    .run = tls_job_run,
+    .drop = tls_job_drop,
+    .hurry = tls_job_hurry,
+};
 
-/* Hands state->ld to a helper thread for ldap_install_tls(). */
+static void sdap_connect_tls_done(struct tevent_req *subreq);
+
+/* Hands state->ld to a worker thread for ldap_install_tls(). */
 static errno_t sdap_connect_tls(struct tevent_req *req)
 {
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
     struct tls_job *job;
-    pthread_attr_t attr;
-    pthread_t tid;
-    sigset_t all, old;
-    int fds[2];
-    int rc;
+    errno_t ret;
 
     /* The StartTLS answer came, so its request left the queue: nothing waits there. */
     if (sdap_io_pending(state->io) > 0) {
@@ -613,80 +575,60 @@ static errno_t sdap_connect_tls(struct tevent_req *req)
               "handshake\n", state->uri, sdap_io_pending(state->io));
         return EIO;
     }
-    rc = set_sock_blocking(state->sock, true, state->opts->network_timeout);
-    if (rc != EOK) {
-        return rc;
+    ret = set_sock_blocking(state->sock, true, state->opts->network_timeout);
+    if (ret != EOK) {
+        return ret;
     }
     sdap_io_set_queueing(state->io, false);
     job = calloc(1, sizeof(*job));
     if (job == NULL) {
         return ENOMEM;
     }
-    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) {
-        rc = errno;
-        free(job);
-        return rc;
-    }
-    pthread_mutex_init(&job->lock, NULL);
-    job->pipe_r = fds[0];
-    job->pipe_w = fds[1];
     job->sock = state->sock;
-    rc = sdap_connect_wait(req, job->pipe_r, TEVENT_FD_READ, sdap_connect_tls_done);
-    if (rc != EOK) {
-        tls_job_free(job);
-        return rc;
+    assert(state->fde == NULL && state->timer == NULL);
+    state->timer = tevent_add_timer(state->ev, state,
+                                    tevent_timeval_current_ofs(state->opts->network_timeout,
+                                                               0),
+                                    sdap_connect_timeout, req);
+    if (state->timer == NULL) {
+        free(job);
+        return ENOMEM;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "TLS handshake with %s (ldap_tls_reqcert = %s)\n", state->uri,
           sdap_tls_reqcert_name(state->opts->tls_reqcert));
-    /* The thread takes no signals (they belong to the loop) and runs detached. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     job->ld = state->ld;
-    rc = pthread_create(&tid, &attr, tls_job_run, job);
-    pthread_attr_destroy(&attr);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "cannot start the TLS handshake thread: %s\n",
-              strerror(rc));
-        job->ld = NULL;     /* still state's */
-        talloc_zfree(state->fde);
+    state->tls = sss_offloop_send(state, state->ev, NULL, &tls_job_ops, job);
+    if (state->tls == NULL) {
         talloc_zfree(state->timer);
-        tls_job_free(job);
-        return rc;
+        free(job);              /* state->ld is still state's */
+        return ENOMEM;
     }
-    state->ld = NULL;       /* the job's until it is done */
+    tevent_req_set_callback(state->tls, sdap_connect_tls_done, req);
+    state->ld = NULL;           /* the job's until it is done */
     state->job = job;
     return EOK;
 }
 
-static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *fde,
-                                  uint16_t flags, void *pvt)
+static void sdap_connect_tls_done(struct tevent_req *subreq)
 {
-    struct tevent_req *req = talloc_get_type_abort(pvt, struct tevent_req);
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_connect_state *state = tevent_req_data(req, struct sdap_connect_state);
     const struct sdap_options *opts = state->opts;
     struct tls_job *job = state->job;
-    char byte;
-    bool done;
     errno_t ret;
 
-    /* fd handlers start under no request: this socket is the connecting request's. */
     SSS_REQ_ID_SCOPE(state->req_id);
 
-    pthread_mutex_lock(&job->lock);
-    done = job->done;
-    pthread_mutex_unlock(&job->lock);
-    if (!done) {
+    talloc_zfree(state->timer);
+    ret = sss_offloop_recv(subreq);
+    state->tls = NULL;
+    state->job = NULL;
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "cannot run the TLS handshake: %s\n", strerror(ret));
+        talloc_free(subreq);    /* drops the job and the handle with it */
+        tevent_req_error(req, ret);
         return;
     }
-    if (read(job->pipe_r, &byte, 1) != 1) {
-        /* nothing to do: the job is done either way */
-    }
-    talloc_zfree(state->fde);
-    talloc_zfree(state->timer);
-    state->job = NULL;
     state->ld = job->ld;
     job->ld = NULL;
     if (job->lrc != LDAP_SUCCESS) {
@@ -701,13 +643,13 @@ static void sdap_connect_tls_done(struct tevent_context *ev, struct tevent_fd *f
                   || opts->tls_reqcert == LDAP_OPT_X_TLS_HARD
               ? ": is the server certificate signed by that CA, and does its name match "
                 "the host of the URI?" : "");
-        tls_job_free(job);
+        talloc_free(subreq);
         tevent_req_error(req, EIO);
         return;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "TLS with %s established in %.3f s\n", state->uri,
           job->usec / 1e6);
-    tls_job_free(job);
+    talloc_free(subreq);
     /* Back on the loop: non-blocking, writes queued. */
     ret = set_sock_blocking(state->sock, false, 0);
     if (ret != EOK) {

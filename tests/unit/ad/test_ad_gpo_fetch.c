@@ -3,7 +3,8 @@
  * was stored under; hostile cache contents - a version that is not a number, a symlink,
  * an oversized file - read as absent; permissions) and the child machinery (posix_spawn,
  * the output read on the loop, the exit status mapped to ENOENT/EFBIG/EIO, a child that
- * never answers killed at the timeout, more output than AD_GPO_INF_MAX refused). The child
+ * never answers killed at the timeout, more output than AD_GPO_INF_MAX refused; the
+ * posix_spawn, which waits for the child's exec, never on the loop's thread). The child
  * here is /bin/sh running a one-line script: what gpo_child does over SMB needs a DC
  * (tests/intg/test_ad_gpo.sh); these tests are about sssd_be's side of the pipe.
  */
@@ -12,6 +13,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dlfcn.h>
+#include <pthread.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +114,26 @@ static void test_cache(void **state)
     assert_int_equal(ad_gpo_cache_get(NULL, f->dir, "ad.test", GUID, 5, &data, &len), ENOENT);
 }
 
+static pthread_t loop_thread;
+static int spawns;
+static int spawns_on_loop;
+
+/* Watches (does not replace) libc's posix_spawn: which thread waits for the exec. */
+int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+    int (*real)(pid_t *, const char *, const posix_spawn_file_actions_t *,
+                const posix_spawnattr_t *, char *const [], char *const []);
+
+    *(void **)&real = dlsym(RTLD_NEXT, "posix_spawn");
+    assert_non_null(real);
+    __atomic_add_fetch(&spawns, 1, __ATOMIC_SEQ_CST);
+    if (pthread_equal(pthread_self(), loop_thread)) {
+        __atomic_add_fetch(&spawns_on_loop, 1, __ATOMIC_SEQ_CST);
+    }
+    return real(pid, path, fa, attr, argv, envp);
+}
+
 /* Runs "sh -c SCRIPT" as the child (the URI is its $0) and returns the request's error. */
 static errno_t run_child(struct fixture *f, const char *script, int timeout,
                          uint8_t **_data, size_t *_len)
@@ -161,6 +185,22 @@ static void test_child(void **state)
     assert_int_equal(run_child(f, "exec sleep 30", 1, &data, &len), ETIMEDOUT);
 }
 
+/* The loop goes on while the child starts: posix_spawn ran on another thread. */
+static void test_child_off_loop(void **state)
+{
+    struct fixture *f = *state;
+    uint8_t *data;
+    size_t len;
+
+    loop_thread = pthread_self();
+    spawns = spawns_on_loop = 0;
+    assert_int_equal(run_child(f, "printf ok", 10, &data, &len), EOK);
+    assert_int_equal(len, 2);
+    talloc_free(data);
+    assert_int_equal(__atomic_load_n(&spawns, __ATOMIC_SEQ_CST), 1);
+    assert_int_equal(__atomic_load_n(&spawns_on_loop, __ATOMIC_SEQ_CST), 0);
+}
+
 static void test_child_missing(void **state)
 {
     struct fixture *f = *state;
@@ -186,6 +226,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_child, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_child_off_loop, setup, teardown),
         cmocka_unit_test_setup_teardown(test_child_missing, setup, teardown),
     };
     int failed;

@@ -3,8 +3,8 @@
  * loop. Checked here on a real tevent loop and a real thread: every job's hash verifies
  * against its own password (and not another's), the callbacks run on the loop in
  * submission order, uncacheable passwords give "", and freeing the hasher with jobs still
- * queued joins the thread, drops them without a callback and leaks nothing (run under
- * ASan/LSan in CI).
+ * queued drops them without a callback (the running one by its thread) and leaks nothing
+ * (run under ASan/LSan in CI).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -124,7 +124,7 @@ static void never_cb(void *pvt, errno_t ret, const char *hash)
     *(bool *)pvt = true;
 }
 
-/* Freed with jobs queued (and one probably running): joined, no callback, no leak. */
+/* Freed with jobs queued (and one probably running): no callback, no leak. */
 static void test_free_with_jobs_queued(void **state)
 {
     struct tc_leaks leaks;
