@@ -72,9 +72,14 @@ for line in open(sys.argv[2]):
 rows = [
     ("libdbus: read, parse and validate (_dbus_message_loader_queue_messages)",
      "_dbus_message_loader_queue_messages"),
+    ("  of which the body against its signature (_dbus_validate_body_with_reason)",
+     "_dbus_validate_body_with_reason"),
+    ("  of which signatures (_dbus_validate_signature_with_reason)",
+     "_dbus_validate_signature_with_reason"),
     ("libdbus: dispatch, total (dbus_connection_dispatch)", "dbus_connection_dispatch"),
     ("  our filter, total (sbus_server_filter)", "sbus_server_filter"),
     ("    sender stamp (dbus_message_set_sender)", "dbus_message_set_sender"),
+    ("    our routing, total (sbus_server_route)", "sbus_server_route"),
     ("    send (dbus_connection_send)", "dbus_connection_send"),
     ("libc mutexes, all callers (pthread_mutex_lock)", "pthread_mutex_lock@@GLIBC_2.2.5"),
 ]
