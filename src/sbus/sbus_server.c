@@ -1,158 +1,59 @@
 /*
- * The master bus server: listening on the unix socket, accepting connections, checking each
- * peer's uid (EXTERNAL authentication only; uid 0 and the allowed uid get in), running
- * every connection on the tevent loop, and the lifetime of peers and of the server. Every
- * message a peer sends passes through sbus_server_filter(), which registers the peer (by
- * Hello, or implicitly), stamps the sender, and hands the message to the bus interface
+ * The master bus server: listening on the unix socket, accepting connections with the
+ * peer's credentials (SO_PEERCRED; sbus_server_io.c authenticates them: EXTERNAL only,
+ * uid 0 and the allowed uid get in), the lifetime of peers and of the server, and the entry
+ * point of every message a peer sends, sbus_server_message(): it validates the message in
+ * place (sbus_wire.h; an invalid one costs the peer its connection, as libdbus would),
+ * registers the peer (by Hello, or implicitly), and hands the message to the bus interface
  * (sbus_server_bus.c) or to routing (sbus_server_route.c).
  */
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "sbus/sbus_server_private.h"
 
-static DBusHandlerResult sbus_server_filter(DBusConnection *conn, DBusMessage *msg,
-                                            void *data);
-
 /* -------- peers -------- */
-
-static dbus_bool_t sbus_server_allow_uid(DBusConnection *conn, unsigned long uid, void *data)
-{
-    struct sbus_peer *peer = data;
-
-    if (uid == 0 || uid == (unsigned long)peer->server->allowed_uid) {
-        DEBUG(SSSDBG_TRACE_FUNC, "Bus peer of uid %lu authenticated\n", uid);
-        return TRUE;
-    }
-    DEBUG(SSSDBG_OP_FAILURE, "Refusing a bus peer of uid %lu\n", uid);
-    return FALSE;
-}
 
 static int sbus_peer_destructor(struct sbus_peer *peer)
 {
     struct sbus_server *server = peer->server;
 
-    /* The glue first, so closing below calls back into nothing. */
-    talloc_zfree(peer->loop);
-    if (peer->filter_added) {
-        dbus_connection_remove_filter(peer->conn, sbus_server_filter, peer);
+    talloc_zfree(peer->fde);
+    if (peer->fd >= 0) {
+        close(peer->fd);
+        peer->fd = -1;
     }
-    dbus_connection_set_unix_user_function(peer->conn, NULL, NULL, NULL);
-    dbus_connection_close(peer->conn);
-    dbus_connection_unref(peer->conn);
-
     sss_list_unlink(&peer->link);
     if (!peer->disconnected) {
         assert(server->peer_count > 0);
         server->peer_count--;
     }
-    /* Names and match entries (children) take themselves out of the tables next. */
+    /* Names, match and pending entries (children) take themselves out of the tables. */
     return 0;
-}
-
-static void sbus_server_peer_free(struct tevent_context *ev, struct tevent_immediate *im,
-                                  void *pvt)
-{
-    struct sbus_peer *peer = pvt;
-
-    talloc_free(peer);
-}
-
-/* The connection is gone: announce and forget its names now, free it once libdbus has
- * finished dispatching (from an immediate). */
-static void sbus_server_peer_gone(struct sbus_peer *peer)
-{
-    struct sbus_server *server = peer->server;
-
-    if (peer->disconnected) {
-        return;
-    }
-    peer->disconnected = true;
-    assert(server->peer_count > 0);
-    server->peer_count--;
-    DEBUG(SSSDBG_TRACE_FUNC, "Bus peer %s disconnected\n",
-          peer->unique != NULL ? peer->unique->name : "(unregistered)");
-
-    sbus_server_forget_peer(peer);
-    tevent_schedule_immediate(peer->free_im, server->ev, sbus_server_peer_free, peer);
-}
-
-/* Copies a header name (validated by libdbus: at most DBUS_MAXIMUM_NAME_LENGTH bytes). */
-static void sbus_server_hdr_copy(char *buf, const char *name)
-{
-    size_t len = strlen(name);
-
-    assert(len <= DBUS_MAXIMUM_NAME_LENGTH);
-    memcpy(buf, name, len + 1);
-}
-
-/* Everything routing reads of the header, before the stamp makes libdbus forget it. */
-static void sbus_server_hdr_read(DBusMessage *msg, struct sbus_server_hdr *hdr)
-{
-    const char *name;
-
-    hdr->type = dbus_message_get_type(msg);
-    hdr->no_reply = dbus_message_get_no_reply(msg);
-    hdr->serial = dbus_message_get_serial(msg);
-    hdr->reply_serial = dbus_message_get_reply_serial(msg);
-    hdr->destination = NULL;
-    name = dbus_message_get_destination(msg);
-    if (name != NULL) {
-        sbus_server_hdr_copy(hdr->dest_buf, name);
-        hdr->destination = hdr->dest_buf;
-    }
-    hdr->interface[0] = '\0';
-    if (hdr->type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
-        name = dbus_message_get_interface(msg);
-        if (name != NULL) {
-            sbus_server_hdr_copy(hdr->interface, name);
-        }
-    }
-}
-
-/* Registration, sender stamp, then the bus itself or routing. */
-static void sbus_server_handle(struct sbus_peer *peer, DBusMessage *msg)
-{
-    struct sbus_server_hdr hdr;
-
-    if (peer->unique == NULL && sbus_server_bus_unregistered(peer, msg)) {
-        return;
-    }
-    assert(peer->unique != NULL);   /* registered by Hello or implicitly just now */
-
-    sbus_server_hdr_read(msg, &hdr);
-    if (!dbus_message_set_sender(msg, peer->unique->name)) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory stamping the sender; message dropped\n");
-        return;
-    }
-
-    if (hdr.destination != NULL && strcmp(hdr.destination, DBUS_SERVICE_DBUS) == 0) {
-        sbus_server_bus_message(peer, msg);
-    } else {
-        sbus_server_route(peer, msg, &hdr);
-    }
 }
 
 /* The request id of a message passing through: a call carries it, an answer gets the one
  * recorded for the call it answers. */
-static uint64_t sbus_server_msg_req_id(struct sbus_peer *peer, DBusMessage *msg)
+static uint64_t sbus_server_msg_req_id(struct sbus_peer *peer, struct sbus_server_msg *m)
 {
-    const char *destination;
+    const char *destination = SBUS_MSG_FIELD(m, destination);
     struct sbus_peer *caller;
 
-    switch (dbus_message_get_type(msg)) {
+    switch (m->h.type) {
     case DBUS_MESSAGE_TYPE_METHOD_CALL:
-        return sbus_message_req_id(msg);
+        return sbus_message_req_id(sbus_server_msg_dbus(m));
     case DBUS_MESSAGE_TYPE_METHOD_RETURN:
     case DBUS_MESSAGE_TYPE_ERROR:
-        destination = dbus_message_get_destination(msg);
-        caller = destination != NULL ? sbus_server_name_owner(peer->server, destination)
-                                     : NULL;
-        if (peer->unique == NULL || caller == NULL) {
+        if (peer->unique == NULL || destination == NULL) {
             return 0;
         }
-        return sbus_server_pending_req_id(peer, caller->unique_id,
-                                          dbus_message_get_reply_serial(msg));
+        caller = sbus_server_name_owner(peer->server, destination);
+        return caller != NULL ? sbus_server_pending_req_id(peer, caller->unique_id,
+                                                            m->h.reply_serial)
+                              : 0;
     default:
         return 0;
     }
@@ -175,7 +76,7 @@ static const char *sbus_server_peer_label(struct sbus_peer *peer)
 /* The master's line for a message of a request (sssctl analyze's "sssd" stage), logged
  * under the request id so that the analyzer puts it between the caller's and the callee's
  * lines. */
-static void sbus_server_log_route(struct sbus_peer *peer, DBusMessage *msg,
+static void sbus_server_log_route(struct sbus_peer *peer, struct sbus_server_msg *m,
                                   const char *destination, const char *member)
 {
     struct sbus_peer *target = NULL;
@@ -187,16 +88,16 @@ static void sbus_server_log_route(struct sbus_peer *peer, DBusMessage *msg,
             to = sbus_server_peer_label(target);
         }
     }
-    switch (dbus_message_get_type(msg)) {
+    switch (m->h.type) {
     case DBUS_MESSAGE_TYPE_METHOD_CALL:
         DEBUG(SSSDBG_TRACE_FUNC, "Bus call %s from %s to %s, serial %u\n", member,
-              sbus_server_peer_label(peer), to, dbus_message_get_serial(msg));
+              sbus_server_peer_label(peer), to, m->h.serial);
         break;
     case DBUS_MESSAGE_TYPE_METHOD_RETURN:
     case DBUS_MESSAGE_TYPE_ERROR:
         DEBUG(SSSDBG_TRACE_FUNC, "Bus %s from %s to %s, reply serial %u\n",
-              dbus_message_get_type(msg) == DBUS_MESSAGE_TYPE_ERROR ? "error" : "reply",
-              sbus_server_peer_label(peer), to, dbus_message_get_reply_serial(msg));
+              m->h.type == DBUS_MESSAGE_TYPE_ERROR ? "error" : "reply",
+              sbus_server_peer_label(peer), to, m->h.reply_serial);
         break;
     default:
         DEBUG(SSSDBG_TRACE_FUNC, "Bus signal %s from %s to %s\n", member,
@@ -205,99 +106,113 @@ static void sbus_server_log_route(struct sbus_peer *peer, DBusMessage *msg,
     }
 }
 
+/* Registration, then the bus itself or routing. */
+static void sbus_server_handle(struct sbus_peer *peer, struct sbus_server_msg *m)
+{
+    if (m->h.type == DBUS_MESSAGE_TYPE_METHOD_CALL && m->h.destination.off == 0
+            && sbus_wire_equal(m->data, m->h.interface, DBUS_INTERFACE_PEER)) {
+        sbus_server_bus_peer_call(peer, m);
+        return;
+    }
+    if (peer->unique == NULL && sbus_server_bus_unregistered(peer, m)) {
+        return;
+    }
+    assert(peer->unique != NULL);   /* registered by Hello or implicitly just now */
+
+    if (sbus_wire_equal(m->data, m->h.destination, DBUS_SERVICE_DBUS)) {
+        sbus_server_bus_message(peer, m);
+    } else {
+        sbus_server_route(peer, m);
+    }
+}
+
+static unsigned int sbus_server_msg_trace_serial(const struct sbus_server_msg *m)
+{
+    return m->h.type == DBUS_MESSAGE_TYPE_METHOD_RETURN
+           || m->h.type == DBUS_MESSAGE_TYPE_ERROR ? m->h.reply_serial : m->h.serial;
+}
+
 /* sbus_server_handle() with the sbus_route_recv / sbus_route_sent probes around it: every
  * message read gets one route_recv, and one route_sent per peer it was handed to, or one
  * with destination "" when the server answered or dropped it. Also taken while
  * SSSDBG_TRACE_FUNC is on: the message's request id is then current while it is routed
  * and a message of a request gets a line of its own. */
-static void sbus_server_handle_traced(struct sbus_peer *peer, DBusMessage *msg)
+static void sbus_server_handle_traced(struct sbus_peer *peer, struct sbus_server_msg *m)
 {
     struct sbus_server *server = peer->server;
-    struct sbus_server_trace trace = { .msg = msg };
-    const char *destination = dbus_message_get_destination(msg);
+    struct sbus_server_trace trace = { .msg = m };
+    const char *destination = SBUS_MSG_FIELD(m, destination);
+    const char *interface = SBUS_MSG_FIELD(m, interface);
+    const char *member = SBUS_MSG_FIELD(m, member);
 
-    trace.req_id = sbus_server_msg_req_id(peer, msg);
+    trace.req_id = sbus_server_msg_req_id(peer, m);
     trace.sender = peer->unique != NULL ? peer->unique->name : "";
-    sbus_message_member_text(msg, trace.member, sizeof(trace.member));
+    snprintf(trace.member, sizeof(trace.member), "%s%s%s", interface != NULL ? interface : "",
+             interface != NULL && member != NULL ? "." : "", member != NULL ? member : "");
     PROBE(SBUS_ROUTE_RECV, trace.req_id, trace.sender, destination != NULL ? destination : "",
-          trace.member, dbus_message_get_type(msg), sbus_message_trace_serial(msg));
+          trace.member, m->h.type, sbus_server_msg_trace_serial(m));
     SSS_REQ_ID_SCOPE(trace.req_id);
     if (trace.req_id != 0 && debug_enabled(SSSDBG_TRACE_FUNC)) {
-        sbus_server_log_route(peer, msg, destination, trace.member);
+        sbus_server_log_route(peer, m, destination, trace.member);
     }
 
     server->trace = &trace;
-    sbus_server_handle(peer, msg);
+    sbus_server_handle(peer, m);
     server->trace = NULL;
     if (trace.sent == 0) {
         /* The sender may have been named by Hello meanwhile: keep what route_recv said. */
-        PROBE(SBUS_ROUTE_SENT, trace.req_id, trace.sender, "", trace.member,
-              dbus_message_get_type(msg), sbus_message_trace_serial(msg));
+        PROBE(SBUS_ROUTE_SENT, trace.req_id, trace.sender, "", trace.member, m->h.type,
+              sbus_server_msg_trace_serial(m));
     }
 }
 
-static DBusHandlerResult sbus_server_filter(DBusConnection *conn, DBusMessage *msg,
-                                            void *data)
+void sbus_server_message(struct sbus_peer *peer, const uint8_t *data, size_t size)
 {
-    struct sbus_peer *peer = data;
+    struct sbus_server_msg m;
 
-    if (dbus_message_is_signal(msg, DBUS_INTERFACE_LOCAL, "Disconnected")
-            && dbus_message_has_path(msg, DBUS_PATH_LOCAL)) {
-        sbus_server_peer_gone(peer);
-        return DBUS_HANDLER_RESULT_HANDLED;
+    if (sbus_wire_parse(data, size, &m.h) != EOK) {
+        sbus_peer_close(peer, "sent an invalid message");
+        return;
     }
-    if (peer->disconnected) {
-        return DBUS_HANDLER_RESULT_HANDLED;
+    if (m.h.type > DBUS_MESSAGE_TYPE_SIGNAL) {
+        DEBUG(SSSDBG_TRACE_ALL, "Message of unknown type %u ignored\n", m.h.type);
+        return;
     }
+    sbus_server_msg_init(&m, peer, data, size);
     /* Both tests are a load and a compare: nothing is formatted unless one is on. */
     if (PROBE_ENABLED(SBUS_ROUTE_RECV) || PROBE_ENABLED(SBUS_ROUTE_SENT)
             || debug_enabled(SSSDBG_TRACE_FUNC)) {
-        sbus_server_handle_traced(peer, msg);
+        sbus_server_handle_traced(peer, &m);
     } else {
-        sbus_server_handle(peer, msg);
+        sbus_server_handle(peer, &m);
     }
-    return DBUS_HANDLER_RESULT_HANDLED;
+    sbus_server_msg_done(&m);
 }
 
-static errno_t sbus_server_peer_setup(struct sbus_peer *peer)
+static void sbus_server_accept_one(struct sbus_server *server, int fd)
 {
-    DBusConnection *conn = peer->conn;
-
-    peer->free_im = tevent_create_immediate(peer);
-    peer->loop = talloc_new(peer);
-    if (peer->free_im == NULL || peer->loop == NULL) {
-        return ENOMEM;
-    }
-
-    dbus_connection_set_allow_anonymous(conn, FALSE);
-    dbus_connection_set_unix_user_function(conn, sbus_server_allow_uid, peer, NULL);
-    /* libdbus would otherwise answer org.freedesktop.DBus.Peer itself even for messages
-     * addressed to another peer; this way it only answers those without a destination. */
-    dbus_connection_set_route_peer_messages(conn, TRUE);
-
-    if (!dbus_connection_add_filter(conn, sbus_server_filter, peer, NULL)) {
-        return ENOMEM;
-    }
-    peer->filter_added = true;
-
-    return sbus_tevent_connection_setup(peer->loop, peer->server->ev, conn);
-}
-
-static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *conn,
-                                       void *data)
-{
-    struct sbus_server *server = data;
     struct sbus_peer *peer;
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
     errno_t ret;
 
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot read a bus peer's credentials: %s\n",
+              strerror(errno));
+        close(fd);
+        return;
+    }
     peer = talloc_zero(server, struct sbus_peer);
     if (peer == NULL) {
-        /* Not referencing conn makes libdbus drop it. */
         DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory accepting a bus peer\n");
+        close(fd);
         return;
     }
     peer->server = server;
-    peer->conn = dbus_connection_ref(conn);
+    peer->fd = fd;
+    peer->uid = cred.uid;
+    peer->pid = cred.pid;
+    sss_list_init(&peer->out);
     sss_list_init(&peer->names);
     sss_list_init(&peer->matches);
     sss_list_init(&peer->pending);
@@ -306,13 +221,35 @@ static void sbus_server_new_connection(DBusServer *dbus_server, DBusConnection *
     server->peer_count++;
     talloc_set_destructor(peer, sbus_peer_destructor);
 
-    ret = sbus_server_peer_setup(peer);
+    ret = sbus_peer_io_start(peer);
     if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot set up a bus peer: %s\n", sss_strerror(ret));
         talloc_free(peer);
         return;
     }
-    DEBUG(SSSDBG_TRACE_FUNC, "Accepted a bus peer\n");
+    DEBUG(SSSDBG_TRACE_FUNC, "Accepted a bus peer of uid %lu, pid %lu\n",
+          (unsigned long)cred.uid, (unsigned long)cred.pid);
+}
+
+static void sbus_server_accept(struct tevent_context *ev, struct tevent_fd *fde,
+                               uint16_t flags, void *pvt)
+{
+    struct sbus_server *server = talloc_get_type(pvt, struct sbus_server);
+    int fd;
+
+    for (;;) {
+        fd = accept4(server->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EINTR || errno == ECONNABORTED) {
+                continue;
+            }
+            if (errno != EAGAIN && errno != EWOULDBLOCK) {
+                DEBUG(SSSDBG_OP_FAILURE, "Cannot accept a bus peer: %s\n", strerror(errno));
+            }
+            return;
+        }
+        sbus_server_accept_one(server, fd);
+    }
 }
 
 /* -------- the server -------- */
@@ -326,13 +263,10 @@ static int sbus_server_destructor(struct sbus_server *server)
         talloc_free(peer);
     }
     assert(server->peer_count == 0);
-    talloc_zfree(server->loop);
-    if (server->dbus_server != NULL) {
-        dbus_server_set_new_connection_function(server->dbus_server, NULL, NULL, NULL);
-        dbus_server_disconnect(server->dbus_server);
-        dbus_server_unref(server->dbus_server);
-        server->dbus_server = NULL;
-        /* libdbus removes the socket itself; make sure, whatever its version does. */
+    talloc_zfree(server->listen_fde);
+    if (server->listen_fd >= 0) {
+        close(server->listen_fd);
+        server->listen_fd = -1;
         if (unlink(server->socket_path) != 0 && errno != ENOENT) {
             DEBUG(SSSDBG_MINOR_FAILURE, "Cannot remove %s: %s\n", server->socket_path,
                   strerror(errno));
@@ -369,15 +303,36 @@ static errno_t sbus_server_remove_stale(const char *socket_path)
     return EOK;
 }
 
+/* The GUID of OK and GetId: 32 random hex digits. */
+static errno_t sbus_server_make_id(struct sbus_server *server)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t bytes[SBUS_AUTH_GUID_LEN / 2];
+    size_t i;
+
+    if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes)) {
+        return errno != 0 ? errno : EIO;
+    }
+    for (i = 0; i < sizeof(bytes); i++) {
+        server->id[2 * i] = hex[bytes[i] >> 4];
+        server->id[2 * i + 1] = hex[bytes[i] & 0xf];
+    }
+    server->id[SBUS_AUTH_GUID_LEN] = '\0';
+    return EOK;
+}
+
 static errno_t sbus_server_listen(struct sbus_server *server)
 {
-    const char *mechanisms[] = { "EXTERNAL", NULL };
-    DBusError error;
+    struct sockaddr_un sa = { .sun_family = AF_UNIX };
     mode_t old_umask;
     char *escaped;
-    char *id;
     errno_t ret;
 
+    if (strlen(server->socket_path) >= sizeof(sa.sun_path)) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Socket path %s is too long\n", server->socket_path);
+        return EINVAL;
+    }
+    strcpy(sa.sun_path, server->socket_path);
     escaped = dbus_address_escape_value(server->socket_path);
     if (escaped == NULL) {
         return ENOMEM;
@@ -388,29 +343,27 @@ static errno_t sbus_server_listen(struct sbus_server *server)
         return ENOMEM;
     }
 
+    server->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (server->listen_fd < 0) {
+        ret = errno;
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot create a socket: %s\n", strerror(ret));
+        return ret;
+    }
     /* The socket never exists with a wider mode than 0600, not even briefly. */
-    dbus_error_init(&error);
     old_umask = umask(0177);
-    server->dbus_server = dbus_server_listen(server->address, &error);
+    ret = bind(server->listen_fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ? EOK : errno;
     umask(old_umask);
-    if (server->dbus_server == NULL) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot listen on %s: %s: %s\n", server->address,
-              error.name, error.message);
-        dbus_error_free(&error);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot bind %s: %s\n", server->socket_path,
+              strerror(ret));
+        close(server->listen_fd);
+        server->listen_fd = -1;     /* nothing of ours to unlink */
         return EIO;
     }
-
-    if (!dbus_server_set_auth_mechanisms(server->dbus_server, mechanisms)) {
-        return ENOMEM;
-    }
-    id = dbus_server_get_id(server->dbus_server);
-    if (id == NULL) {
-        return ENOMEM;
-    }
-    server->id = talloc_strdup(server, id);
-    dbus_free(id);
-    if (server->id == NULL) {
-        return ENOMEM;
+    if (listen(server->listen_fd, SOMAXCONN) != 0) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot listen on %s: %s\n", server->socket_path,
+              strerror(errno));
+        return EIO;
     }
     if (chmod(server->socket_path, 0600) != 0) {
         ret = errno;
@@ -418,9 +371,9 @@ static errno_t sbus_server_listen(struct sbus_server *server)
               strerror(ret));
         return ret;
     }
-    dbus_server_set_new_connection_function(server->dbus_server, sbus_server_new_connection,
-                                            server, NULL);
-    return EOK;
+    server->listen_fde = tevent_add_fd(server->ev, server, server->listen_fd,
+                                       TEVENT_FD_READ, sbus_server_accept, server);
+    return server->listen_fde == NULL ? ENOMEM : EOK;
 }
 
 errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
@@ -439,30 +392,29 @@ errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         return ENOMEM;
     }
     sss_list_init(&server->peers);
+    server->listen_fd = -1;
     talloc_set_destructor(server, sbus_server_destructor);
     server->ev = ev;
     server->allowed_uid = allowed_uid;
     server->next_unique = 1;
     server->socket_path = talloc_strdup(server, socket_path);
-    server->loop = talloc_new(server);
-    if (server->socket_path == NULL || server->loop == NULL) {
+    if (server->socket_path == NULL) {
         ret = ENOMEM;
+        goto done;
+    }
+    ret = sbus_server_make_id(server);
+    if (ret != EOK) {
         goto done;
     }
     ret = sbus_server_tables_init(server);
     if (ret != EOK) {
         goto done;
     }
-
     ret = sbus_server_remove_stale(socket_path);
     if (ret != EOK) {
         goto done;
     }
     ret = sbus_server_listen(server);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sbus_tevent_server_setup(server->loop, ev, server->dbus_server);
     if (ret != EOK) {
         goto done;
     }

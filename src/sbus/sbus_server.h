@@ -22,7 +22,8 @@ struct sbus_server;
  * Listens on the unix socket socket_path (a stale socket there is replaced; the socket is
  * made mode 0600). Only peers of uid 0 or allowed_uid are accepted. Freeing the server
  * closes every connection and unlinks the socket.
- * Errors: EINVAL, ENOMEM, EIO (libdbus could not listen), or an errno from the file system.
+ * Errors: EINVAL, ENOMEM, EIO (cannot bind or listen there), or an errno from the file
+ * system.
  */
 errno_t sbus_server_create(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                            const char *socket_path, uid_t allowed_uid,

@@ -60,7 +60,7 @@ static void sbus_server_send_reply(struct sbus_peer *peer, DBusMessage *msg,
     }
     if (!dbus_message_get_no_reply(msg)) {
         if (dbus_message_set_sender(reply, DBUS_SERVICE_DBUS)) {
-            sbus_server_send(peer, reply);
+            sbus_server_send_dbus(peer, reply);
         } else {
             DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory building a bus reply\n");
         }
@@ -390,9 +390,10 @@ static void sbus_server_get_owner_id(struct sbus_peer *peer, DBusMessage *msg, b
     if (self) {
         id = pid ? (unsigned long)getpid() : (unsigned long)getuid();
     } else if (pid) {
-        known = dbus_connection_get_unix_process_id(owner->conn, &id);
+        id = (unsigned long)owner->pid;
+        known = owner->pid > 0;
     } else {
-        known = dbus_connection_get_unix_user(owner->conn, &id);
+        id = (unsigned long)owner->uid;
     }
     if (!known) {
         sbus_server_reply_error(peer, msg,
@@ -530,18 +531,19 @@ static const struct sbus_server_method {
     { DBUS_INTERFACE_PEER, "Ping",                       "",   sbus_server_ping },
 };
 
-void sbus_server_bus_message(struct sbus_peer *peer, DBusMessage *msg)
+void sbus_server_bus_message(struct sbus_peer *peer, struct sbus_server_msg *m)
 {
-    const char *interface = dbus_message_get_interface(msg);
-    const char *member = dbus_message_get_member(msg);
     const struct sbus_server_method *method = NULL;
+    const char *interface = SBUS_MSG_FIELD(m, interface);
+    const char *member = SBUS_MSG_FIELD(m, member);
     bool known_interface = (interface == NULL);
     char text[3 * DBUS_MAXIMUM_NAME_LENGTH];
+    DBusMessage *msg;
     size_t i;
 
-    if (dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_METHOD_CALL) {
+    if (m->h.type != DBUS_MESSAGE_TYPE_METHOD_CALL) {
         DEBUG(SSSDBG_TRACE_ALL, "%s sent the bus a %s; dropped\n", peer->unique->name,
-              dbus_message_type_to_string(dbus_message_get_type(msg)));
+              dbus_message_type_to_string(m->h.type));
         return;
     }
     DEBUG(SSSDBG_TRACE_ALL, "Bus method %s.%s from %s\n", interface != NULL ? interface : "",
@@ -562,32 +564,74 @@ void sbus_server_bus_message(struct sbus_peer *peer, DBusMessage *msg)
     if (method == NULL) {
         if (!known_interface) {
             snprintf(text, sizeof(text), "Interface '%s' is not known on the bus", interface);
-            sbus_server_reply_error(peer, msg, DBUS_ERROR_UNKNOWN_INTERFACE, text);
+            sbus_server_reply_error_msg(peer, m, DBUS_ERROR_UNKNOWN_INTERFACE, text);
         } else {
             snprintf(text, sizeof(text), "%s%s%s is not a method of the bus",
                      interface != NULL ? interface : "", interface != NULL ? "." : "",
                      member);
-            sbus_server_reply_error(peer, msg, DBUS_ERROR_UNKNOWN_METHOD, text);
+            sbus_server_reply_error_msg(peer, m, DBUS_ERROR_UNKNOWN_METHOD, text);
         }
         return;
     }
-    if (!dbus_message_has_signature(msg, method->signature)) {
+    if (!sbus_wire_equal(m->data, m->h.signature, method->signature)
+            && !(method->signature[0] == '\0' && m->h.signature.len == 0)) {
         snprintf(text, sizeof(text), "%s takes (%s), not (%s)", member, method->signature,
-                 dbus_message_get_signature(msg));
-        sbus_server_reply_error(peer, msg, DBUS_ERROR_INVALID_ARGS, text);
+                 m->h.signature.off != 0 ? SBUS_MSG_FIELD(m, signature) : "");
+        sbus_server_reply_error_msg(peer, m, DBUS_ERROR_INVALID_ARGS, text);
+        return;
+    }
+    msg = sbus_server_msg_dbus(m);
+    if (msg == NULL) {
+        sbus_server_reply_error_msg(peer, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
         return;
     }
     method->fn(peer, msg);
 }
 
-bool sbus_server_bus_unregistered(struct sbus_peer *peer, DBusMessage *msg)
+void sbus_server_bus_peer_call(struct sbus_peer *peer, struct sbus_server_msg *m)
 {
-    const char *destination = dbus_message_get_destination(msg);
+    const char *member = SBUS_MSG_FIELD(m, member);
+    DBusMessage *msg = sbus_server_msg_dbus(m);
+    char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
+    char *id;
+
+    if (msg == NULL) {
+        sbus_server_reply_error_msg(peer, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+        return;
+    }
+    if (strcmp(member, "Ping") == 0) {
+        sbus_server_reply_args(peer, msg, DBUS_TYPE_INVALID);
+    } else if (strcmp(member, "GetMachineId") == 0) {
+        id = dbus_try_get_local_machine_id(NULL);
+        if (id == NULL) {
+            sbus_server_reply_error_msg(peer, m, DBUS_ERROR_FAILED,
+                                        "Cannot read the machine id");
+            return;
+        }
+        sbus_server_reply_args(peer, msg, DBUS_TYPE_STRING, &id, DBUS_TYPE_INVALID);
+        dbus_free(id);
+    } else {
+        snprintf(text, sizeof(text), "Unknown method '%s' on interface '%s'", member,
+                 DBUS_INTERFACE_PEER);
+        sbus_server_reply_error_msg(peer, m, DBUS_ERROR_UNKNOWN_METHOD, text);
+    }
+}
+
+bool sbus_server_bus_unregistered(struct sbus_peer *peer, struct sbus_server_msg *m)
+{
     const char *name;
+    DBusMessage *msg;
     errno_t ret;
 
-    if (dbus_message_is_method_call(msg, DBUS_INTERFACE_DBUS, "Hello")
-            && destination != NULL && strcmp(destination, DBUS_SERVICE_DBUS) == 0) {
+    if (m->h.type == DBUS_MESSAGE_TYPE_METHOD_CALL
+            && sbus_wire_equal(m->data, m->h.destination, DBUS_SERVICE_DBUS)
+            && sbus_wire_equal(m->data, m->h.interface, DBUS_INTERFACE_DBUS)
+            && sbus_wire_equal(m->data, m->h.member, "Hello")) {
+        msg = sbus_server_msg_dbus(m);
+        if (msg == NULL) {
+            sbus_server_reply_error_msg(peer, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
+            return true;
+        }
         sbus_server_hello(peer, msg);
         return true;
     }
@@ -596,13 +640,13 @@ bool sbus_server_bus_unregistered(struct sbus_peer *peer, DBusMessage *msg)
      * that message is handled as usual; dbus-daemon would close it instead. */
     ret = sbus_server_assign_unique(peer);
     if (ret != EOK) {
-        sbus_server_reply_oom(peer, msg);
+        sbus_server_reply_error_msg(peer, m, DBUS_ERROR_NO_MEMORY, "Out of memory");
         return true;
     }
     name = peer->unique->name;
     DEBUG(SSSDBG_TRACE_FUNC, "Bus peer sent %s.%s without Hello; registered it as %s\n",
-          dbus_message_get_interface(msg) != NULL ? dbus_message_get_interface(msg) : "",
-          dbus_message_get_member(msg) != NULL ? dbus_message_get_member(msg) : "", name);
+          m->h.interface.off != 0 ? SBUS_MSG_FIELD(m, interface) : "",
+          m->h.member.off != 0 ? SBUS_MSG_FIELD(m, member) : "", name);
     sbus_server_emit(peer->server, NULL, "NameOwnerChanged", name, "", name);
     return false;
 }

@@ -171,7 +171,7 @@ static void sbus_server_pending_no_reply(struct sbus_peer *callee, struct sbus_p
         dbus_message_set_no_reply(err, TRUE);
         DEBUG(SSSDBG_TRACE_FUNC, "%s left owing %s an answer (serial %u)\n", from, to,
               serial);
-        sbus_server_send(caller, err);
+        sbus_server_send_dbus(caller, err);
     }
     if (err != NULL) {
         dbus_message_unref(err);

@@ -333,30 +333,6 @@ errno_t sbus_server_remove_match(struct sbus_peer *peer, const struct sbus_match
 
 /* -------- delivery -------- */
 
-bool sbus_server_send(struct sbus_peer *peer, DBusMessage *msg)
-{
-    struct sbus_server_trace *trace = peer->server->trace;
-    const char *destination;
-
-    if (!dbus_connection_send(peer->conn, msg, NULL)) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory sending to %s\n",
-              peer->unique != NULL ? peer->unique->name : "(unregistered)");
-        return false;
-    }
-    /* The routed message itself went out (not an answer of the server's own). */
-    if (trace != NULL && trace->msg == msg) {
-        trace->sent++;
-        destination = dbus_message_get_destination(msg);
-        if (destination == NULL) {
-            /* a broadcast: name the peer it was handed to */
-            destination = peer->unique != NULL ? peer->unique->name : "";
-        }
-        PROBE(SBUS_ROUTE_SENT, trace->req_id, trace->sender, destination, trace->member,
-              dbus_message_get_type(msg), sbus_message_trace_serial(msg));
-    }
-    return true;
-}
-
 /* A rule's sender may be a well-known name: the sending peer must own it now. */
 static bool sbus_server_sender_owns(const char *name, void *pvt)
 {
@@ -366,46 +342,57 @@ static bool sbus_server_sender_owns(const char *name, void *pvt)
 }
 
 static void sbus_server_deliver_slot(struct sbus_server_slot *slot, struct sbus_peer *sender,
-                                     DBusMessage *msg, uint64_t stamp)
+                                     struct sbus_server_msg *m, uint64_t stamp)
 {
-    struct sbus_server_match *m;
+    struct sbus_server_match *entry;
     struct sbus_peer *peer;
+    DBusMessage *msg = NULL;
 
-    sss_list_for_each_entry(m, &slot->rules, slot_link) {
-        peer = m->peer;
+    sss_list_for_each_entry(entry, &slot->rules, slot_link) {
+        peer = entry->peer;
         if (peer == sender || peer->disconnected || peer->delivered == stamp) {
             continue;
         }
-        if (!sbus_match_rule_matches_full(m->rule, msg, sbus_server_sender_owns, sender)) {
+        /* Rules look inside the message: libdbus reads it, once, for the first rule. */
+        if (msg == NULL) {
+            msg = sbus_server_msg_dbus(m);
+            if (msg == NULL) {
+                DEBUG(SSSDBG_CRIT_FAILURE, "Out of memory matching a signal; dropped\n");
+                return;
+            }
+        }
+        if (!sbus_match_rule_matches_full(entry->rule, msg, sbus_server_sender_owns,
+                                          sender)) {
             continue;
         }
         peer->delivered = stamp;    /* once per peer, however many rules match */
-        sbus_server_send(peer, msg);
+        sbus_server_forward(peer, m);
     }
 }
 
 /* Delivers a signal without destination; sender is NULL for the bus's own signals. */
 static void sbus_server_broadcast(struct sbus_server *server, struct sbus_peer *sender,
-                                  DBusMessage *msg)
+                                  struct sbus_server_msg *m)
 {
-    struct sbus_server_slot_key key = { dbus_message_get_interface(msg),
-                                        dbus_message_get_member(msg) };
+    struct sbus_server_slot_key key = { SBUS_MSG_FIELD(m, interface),
+                                        SBUS_MSG_FIELD(m, member) };
     struct sbus_server_slot *slot;
     uint64_t stamp = ++server->delivery;
 
     if (key.interface != NULL && key.member != NULL) {
         slot = sss_hash_table_get(server->match_index, sbus_server_slot_hash(&key), &key);
         if (slot != NULL) {
-            sbus_server_deliver_slot(slot, sender, msg, stamp);
+            sbus_server_deliver_slot(slot, sender, m, stamp);
         }
     }
-    sbus_server_deliver_slot(server->match_any, sender, msg, stamp);
+    sbus_server_deliver_slot(server->match_any, sender, m, stamp);
 }
 
 void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
                       const char *member, const char *first, const char *second,
                       const char *third)
 {
+    struct sbus_server_msg m;
     DBusMessage *msg;
     dbus_bool_t ok;
 
@@ -427,7 +414,7 @@ void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
     if (ok && third != NULL) {
         ok = dbus_message_append_args(msg, DBUS_TYPE_STRING, &third, DBUS_TYPE_INVALID);
     }
-    if (!ok) {
+    if (!ok || sbus_server_msg_from_dbus(server, msg, &m) != EOK) {
         goto oom;
     }
 
@@ -437,11 +424,12 @@ void sbus_server_emit(struct sbus_server *server, struct sbus_peer *destination,
           destination != NULL ? destination->unique->name : "(broadcast)");
     if (destination != NULL) {
         if (!destination->disconnected) {
-            sbus_server_send(destination, msg);
+            sbus_server_forward(destination, &m);
         }
     } else {
-        sbus_server_broadcast(server, NULL, msg);
+        sbus_server_broadcast(server, NULL, &m);
     }
+    sbus_server_msg_done(&m);
     dbus_message_unref(msg);
     return;
 
@@ -508,46 +496,53 @@ static void sbus_server_count_call(struct sbus_peer *target, const char *interfa
     }
 }
 
-void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg,
-                       const struct sbus_server_hdr *hdr)
+void sbus_server_route(struct sbus_peer *sender, struct sbus_server_msg *m)
 {
     struct sbus_server *server = sender->server;
-    const char *destination = hdr->destination;
-    int type = hdr->type;
+    const char *destination = SBUS_MSG_FIELD(m, destination);
+    int type = m->h.type;
     struct sbus_peer *target;
     char text[DBUS_MAXIMUM_NAME_LENGTH + 64];
 
     assert(sender->unique != NULL && !sender->disconnected);
     DEBUG(SSSDBG_TRACE_ALL, "Routing %s %s%s%s from %s to %s, serial %u\n",
           dbus_message_type_to_string(type),
-          dbus_message_get_interface(msg) != NULL ? dbus_message_get_interface(msg) : "",
-          dbus_message_get_interface(msg) != NULL ? "." : "",
-          dbus_message_get_member(msg) != NULL ? dbus_message_get_member(msg) : "",
+          m->h.interface.off != 0 ? SBUS_MSG_FIELD(m, interface) : "",
+          m->h.interface.off != 0 ? "." : "",
+          m->h.member.off != 0 ? SBUS_MSG_FIELD(m, member) : "",
           sender->unique->name, destination != NULL ? destination : "(broadcast)",
-          hdr->serial);
+          m->h.serial);
 
     if (destination != NULL) {
         target = sbus_server_name_owner(server, destination);
         if (target != NULL) {
             if (type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
-                sbus_server_count_call(target, hdr->interface);
-                if (!hdr->no_reply) {
-                    sbus_server_pending_add(target, sender->unique_id, hdr->serial,
+                sbus_server_count_call(target, m->h.interface.off != 0
+                                               ? SBUS_MSG_FIELD(m, interface) : "");
+                if (!(m->h.flags & DBUS_HEADER_FLAG_NO_REPLY_EXPECTED)) {
+                    if (target->out_bytes >= SBUS_SERVER_MAX_QUEUED) {
+                        snprintf(text, sizeof(text), "%s is not reading its messages",
+                                 destination);
+                        sbus_server_reply_error_msg(sender, m, DBUS_ERROR_LIMITS_EXCEEDED,
+                                                    text);
+                        return;
+                    }
+                    sbus_server_pending_add(target, sender->unique_id, m->h.serial,
                                             server->trace != NULL ? server->trace->req_id
                                                                   : 0);
                 }
             } else if (type == DBUS_MESSAGE_TYPE_METHOD_RETURN
                        || type == DBUS_MESSAGE_TYPE_ERROR) {
                 /* the caller by its peer: a reply may name it by a well-known name */
-                sbus_server_pending_answered(sender, target->unique_id, hdr->reply_serial);
+                sbus_server_pending_answered(sender, target->unique_id, m->h.reply_serial);
             }
-            sbus_server_send(target, msg);
+            sbus_server_forward(target, m);
             return;
         }
         if (type == DBUS_MESSAGE_TYPE_METHOD_CALL) {
             snprintf(text, sizeof(text), "The name %s is not owned by any connection",
                      destination);
-            sbus_server_reply_error(sender, msg, DBUS_ERROR_SERVICE_UNKNOWN, text);
+            sbus_server_reply_error_msg(sender, m, DBUS_ERROR_SERVICE_UNKNOWN, text);
         } else {
             DEBUG(SSSDBG_TRACE_ALL, "Nobody owns %s; message dropped\n", destination);
         }
@@ -556,11 +551,11 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg,
 
     switch (type) {
     case DBUS_MESSAGE_TYPE_SIGNAL:
-        sbus_server_broadcast(server, sender, msg);
+        sbus_server_broadcast(server, sender, m);
         break;
     case DBUS_MESSAGE_TYPE_METHOD_CALL:
-        sbus_server_reply_error(sender, msg, DBUS_ERROR_SERVICE_UNKNOWN,
-                                "Method calls on this bus need a destination");
+        sbus_server_reply_error_msg(sender, m, DBUS_ERROR_SERVICE_UNKNOWN,
+                                    "Method calls on this bus need a destination");
         break;
     default:
         DEBUG(SSSDBG_MINOR_FAILURE, "A reply without destination from %s dropped\n",
@@ -572,7 +567,6 @@ void sbus_server_route(struct sbus_peer *sender, DBusMessage *msg,
 errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t *_pid)
 {
     struct sbus_peer *peer;
-    unsigned long pid = 0;
 
     SSS_CHECK_ARG(server != NULL, EINVAL);
     SSS_CHECK_ARG(name != NULL, EINVAL);
@@ -582,9 +576,9 @@ errno_t sbus_server_name_pid(struct sbus_server *server, const char *name, pid_t
     if (peer == NULL || peer->disconnected) {
         return ENOENT;
     }
-    if (!dbus_connection_get_unix_process_id(peer->conn, &pid) || pid == 0) {
+    if (peer->pid <= 0) {
         return EIO;
     }
-    *_pid = (pid_t)pid;
+    *_pid = peer->pid;
     return EOK;
 }

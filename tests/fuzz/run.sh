@@ -29,6 +29,7 @@ util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.
 declare -A deps=(
     [fuzz_confdb]="$top/src/confdb/*.c"
     [fuzz_sbus_match]="$top/src/sbus/sbus_match.c"
+    [fuzz_sbus_wire]="$top/src/sbus/sbus_wire.c $top/src/sbus/sbus_wire_values.c"
     [fuzz_nss_reply]="$top/src/sss_client/nss/nss_parse.c"
     [fuzz_nss_netgr]="$top/src/sss_client/nss/nss_netgroup.c $top/src/sss_client/nss/nss_parse.c"
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"

@@ -4,8 +4,9 @@
 # PMU, which VMs often lack). Runs bench_bus_master under valgrind --tool=callgrind, counting
 # only inside the tevent loop (startup excluded), joins the bench_bus echo service, and
 # drives CALLERS callers for SECONDS; prints user-space instructions (Ir) per message routed
-# (a call or a reply) and where they go: libdbus reading and validating messages, the
-# dispatch, the sender stamp, sending, and our own routing. Kernel work (the socket
+# (a call or a reply) and where they go: reading and validating messages, the sender
+# stamp, sending, and our own routing (rows for whichever functions the build has: the
+# libdbus-based master of old, or the wire reader of sbus_wire.c). Kernel work (the socket
 # syscalls, wake-ups) is not counted: bench_bus.sh's "bus CPU us/msg" has it.
 #
 # Usage: bench_bus_ir.sh [-b BUILDDIR] [-c CALLERS] [-s SECONDS] [-k CALLGRIND_OUT]
@@ -72,11 +73,24 @@ for line in open(sys.argv[2]):
 rows = [
     ("libdbus: read, parse and validate (_dbus_message_loader_queue_messages)",
      "_dbus_message_loader_queue_messages"),
+    ("  of which the body against its signature (_dbus_validate_body_with_reason)",
+     "_dbus_validate_body_with_reason"),
+    ("  of which signatures (_dbus_validate_signature_with_reason)",
+     "_dbus_validate_signature_with_reason"),
     ("libdbus: dispatch, total (dbus_connection_dispatch)", "dbus_connection_dispatch"),
     ("  our filter, total (sbus_server_filter)", "sbus_server_filter"),
     ("    sender stamp (dbus_message_set_sender)", "dbus_message_set_sender"),
     ("    send (dbus_connection_send)", "dbus_connection_send"),
     ("libc mutexes, all callers (pthread_mutex_lock)", "pthread_mutex_lock@@GLIBC_2.2.5"),
+    # the master's own wire path (src/sbus/sbus_wire*.c, sbus_server_io.c)
+    ("a peer's socket, total (sbus_peer_handler)", "sbus_peer_handler"),
+    ("  one message, total (sbus_server_message)", "sbus_server_message"),
+    ("    validation, total (sbus_wire_parse)", "sbus_wire_parse"),
+    ("      the body against its signature (sbus_wire_validate_values)",
+     "sbus_wire_validate_values"),
+    ("    our routing, total (sbus_server_route)", "sbus_server_route"),
+    ("      sender stamp (sbus_wire_stamp_sender)", "sbus_wire_stamp_sender"),
+    ("      writing, total (sbus_peer_write)", "sbus_peer_write"),
 ]
 print("Master bus, user-space instructions per routed message (callgrind; %d callers, "
       "%d messages)" % (int(sys.argv[3]), msgs))
