@@ -4,10 +4,10 @@
 # "login" and "sshd"). The host is joined and its computer object moved into OU=Linux; a
 # GPO "lnx" linked there denies the interactive logon right to alice and to the group
 # gpodeny (carol); the Default Domain Policy, linked to the domain, applies too.
-# The policy files come from the DC's SYSVOL through gpo_child when its SMB server serves
-# the joined host; where it does not (this namespace's smbd refuses every session setup),
-# each GPO's GptTmpl.inf of the DC's sysvol folder is put in the back-end's cache under the
-# directory's versionNumber, the state a previous fetch leaves, and the test says so.
+# The policy files come from the DC's SYSVOL over SMB, read by gpo_child with the machine's
+# Kerberos ticket, and are cached per GPO version; the test requires that fetch (it fails
+# when the DC's SMB server refuses the joined host, and skips only when gpo_child was not
+# built, i.e. without libsmbclient).
 # Scenarios:
 #   enforcing    (the default) login: alice denied (her SID), carol denied (her group's),
 #                bob allowed; sshd (remote interactive right): alice allowed;
@@ -21,8 +21,8 @@
 #                alice denied on sshd;
 #   stale link   a link to a GPO that does not exist: everyone denied, as in SSSD, unless
 #                ad_gpo_ignore_unreadable = True;
-#   unreadable   no cache and no SYSVOL: enforcing denies (nothing granted unchecked),
-#                permissive allows and logs it (only where SMB is refused);
+#   unreadable   the GPO's SYSVOL folder unreadable (mode 000 on the DC) and no cache:
+#                enforcing denies (nothing granted unchecked), permissive allows, logs it;
 #   offline      the DC stopped: alice still denied, bob still allowed.
 # Usage: test_ad_gpo.sh PREFIX   (root; 77 without Samba's AD DC packages or pamtester)
 set -u
@@ -58,34 +58,21 @@ done
 CACHE=$PREFIX/var/lib/sss/gpo_cache/$SAMBA_AD_DOMAIN
 SYSVOL=$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies
 
-# Does the DC's SMB server serve the joined host (the machine's ticket, as sssd_be has)?
+[ -x "$PREFIX/libexec/sssd/gpo_child" ] \
+    || { echo "SKIP: gpo_child is not built (no libsmbclient)"; exit 77; }
+# The DC's SMB server must serve the joined host (the machine's ticket, as sssd_be has).
 KRB5CCNAME=FILE:$WORK/probe.cc kinit -k 'CLIENT$@AD.TEST' > /dev/null 2>&1
-if KRB5CCNAME=FILE:$WORK/probe.cc "$PREFIX/libexec/sssd/gpo_child" \
-        "smb://$SAMBA_AD_DC/SysVol/$SAMBA_AD_DOMAIN/Policies/$GUID/GPT.INI" > /dev/null 2>&1; then
-    SMB=1
-    echo "# SYSVOL is served over SMB: policies are fetched by gpo_child"
+PROBE=$(KRB5CCNAME=FILE:$WORK/probe.cc "$PREFIX/libexec/sssd/gpo_child" \
+        "smb://$SAMBA_AD_DC/SysVol/$SAMBA_AD_DOMAIN/Policies/$GUID/GPT.INI" 2>&1)
+if grep -q "Version=" <<< "$PROBE"; then
+    ok "gpo_child reads the GPO's GPT.INI from SYSVOL with the machine's ticket"
 else
-    SMB=0
-    echo "# the DC's SMB server refuses sessions here: each GPO's GptTmpl.inf is put in the"
-    echo "# back-end's cache under its versionNumber (as a previous fetch leaves it)"
+    fail "gpo_child reads the GPO's GPT.INI from SYSVOL with the machine's ticket ($PROBE)"
+    summary; exit
 fi
 
-# Every GPO container: its GUID and versionNumber.
-gpo_versions() {
-    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP \
-        -D "Administrator@$SAMBA_AD_DOMAIN" -w "$SAMBA_AD_ADMINPASS" \
-        -b "CN=Policies,CN=System,$SAMBA_AD_BASE" "(objectClass=groupPolicyContainer)" \
-        cn versionNumber | awk '/^cn: /{cn=$2} /^versionNumber: /{print cn, $2}'
-}
-seed_cache() { # without SMB: the cache as a fetch of the current versions leaves it
+seed_cache() { # every access fetches anew: no file of an earlier test is used
     rm -rf "$CACHE"
-    [ "$SMB" = 1 ] && return 0
-    gpo_versions | while read -r g v; do
-        mkdir -p "$CACHE/$g"
-        f="$SYSVOL/$g/Machine/Microsoft/Windows NT/SecEdit/GptTmpl.inf"
-        if [ -f "$f" ]; then cp "$f" "$CACHE/$g/GptTmpl.inf"; else : > "$CACHE/$g/GptTmpl.inf"; fi
-        echo "$v" > "$CACHE/$g/version"
-    done
 }
 
 start() { # start sssd on the [domain/ad.test] lines given on stdin
@@ -124,10 +111,8 @@ check "  ... the log names the service, the right and the GPO" \
 check "  ... carol, a member of gpodeny (in the deny list), denied" acct 1 login carol
 check "  ... bob allowed" acct 0 login bob
 check "enforcing, sshd (remote interactive right): alice allowed" acct 0 sshd alice
-if [ "$SMB" = 1 ]; then
-    check "  ... the GPO's file was fetched and cached under its version" \
-        test -s "$CACHE/$GUID/GptTmpl.inf"
-fi
+check "  ... the GPO's file was fetched over SMB and cached under its version" \
+    cmp -s "$CACHE/$GUID/GptTmpl.inf" "$SYSVOL/$GUID/Machine/Microsoft/Windows NT/SecEdit/GptTmpl.inf"
 
 # ---- permissive, disabled -------------------------------------------------------------------
 start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
@@ -195,19 +180,19 @@ gPLink: $OLD_LINK
 LDIF
 
 # ---- a policy that cannot be read --------------------------------------------------------------
-if [ "$SMB" = 0 ]; then
-    rm -rf "$CACHE"
-    start < /dev/null || { fail "sssd did not start"; summary; exit; }
-    check "no SYSVOL, no cache, enforcing: bob denied (nothing granted unchecked)" \
-        acct 1 login bob
-    check "  ... the log says SYSVOL could not be read" \
-        grep -q "GptTmpl.inf could not be read from SYSVOL" <<< "$(be_log)"
-    start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
-    check "  ... permissive: bob allowed, logged" acct 0 login bob
-    check "  ... the log says it could not be evaluated" \
-        grep -q "could not be evaluated for 'CN=bob,.*allowed (permissive)" <<< "$(be_log)"
-    seed_cache
-fi
+chmod 000 "$SYSVOL/$GUID"
+rm -rf "$CACHE"
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "no SYSVOL, no cache, enforcing: bob denied (nothing granted unchecked)" \
+    acct 1 login bob
+check "  ... the log says SYSVOL could not be read" \
+    grep -q "GptTmpl.inf could not be read from SYSVOL" <<< "$(be_log)"
+start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
+check "  ... permissive: bob allowed, logged" acct 0 login bob
+check "  ... the log says it could not be evaluated" \
+    grep -q "could not be evaluated for 'CN=bob,.*allowed (permissive)" <<< "$(be_log)"
+chmod 0755 "$SYSVOL/$GUID"
+seed_cache
 
 # ---- offline ----------------------------------------------------------------------------------
 start < /dev/null || { fail "sssd did not start"; summary; exit; }
