@@ -15,6 +15,10 @@
 #   disabled     alice allowed;
 #   allow list   SeInteractiveLogonRight = bob only (version bumped): dave, in no list,
 #                denied, bob allowed;
+#   security filtering  a GPO "filt" denying dave and carol the remote interactive
+#                right: both denied on sshd; Apply Group Policy denied to gpodeny in its
+#                DACL (samba-tool dsacl): carol allowed, dave still denied; denied to the
+#                host (CLIENT$): dave allowed;
 #   site         a GPO linked to the DC's site (Default-First-Site-Name) denies bob the
 #                remote interactive right: bob denied on sshd, allowed on login;
 #   map          ad_gpo_map_remote_interactive = -sshd, ad_gpo_map_interactive = +sshd:
@@ -130,6 +134,48 @@ ad_gpo_map_interactive = +sshd
 CONF
 check "sshd mapped to the interactive right: alice denied on sshd" acct 1 sshd alice
 
+# ---- security filtering (the GPO's DACL, Apply Group Policy) ---------------------------------
+ou_gplink() { # prints OU=Linux's gPLink
+    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" -b "OU=Linux,$SAMBA_AD_BASE" -s base gPLink | sed -n 's/^gPLink: //p'
+}
+set_gplink() {
+    ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" > /dev/null <<LDIF
+dn: OU=Linux,$SAMBA_AD_BASE
+changetype: modify
+replace: gPLink
+gPLink: $1
+LDIF
+}
+deny_apply() { # deny_apply GUID SID: an ACE denying SID the Apply Group Policy right
+    samba_ad_tool dsacl set --objectdn="CN=$1,CN=Policies,CN=System,$SAMBA_AD_BASE" \
+        --sddl="(OD;;CR;edacfd8f-ffb3-11d1-b41d-00a0c968f939;;$2)" > /dev/null
+}
+OLD_LINK=$(ou_gplink)
+DAVE=$(samba_ad_sid dave)
+CAROL=$(samba_ad_sid carol)
+HOST_SID=$(samba_ad_sid 'CLIENT$')
+FILT=$(samba_ad_gpo_create filt) && [ -n "$FILT" ] || fail "GPO create (filt)"
+samba_ad_gpo_link "$FILT" "OU=Linux,$SAMBA_AD_BASE" || fail "GPO link (filt)"
+samba_ad_gpo_rights "$FILT" "SeDenyRemoteInteractiveLogonRight = *$DAVE,*$CAROL" \
+    || fail "GPO rights (filt)"
+seed_cache
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "security filtering: GPO filt (default DACL) denies dave on sshd" acct 1 sshd dave
+check "  ... and carol" acct 1 sshd carol
+deny_apply "$FILT" "$GPODENY" || fail "dsacl (gpodeny)"
+check "  ... Apply Group Policy denied to gpodeny: carol, a member, allowed on sshd" \
+    acct 0 sshd carol
+check "  ... the log says filt does not apply to carol" \
+    grep -q "GPO 'filt' .* does not apply to 'CN=carol,.*security filtering" <<< "$(be_log)"
+check "  ... dave still denied on sshd" acct 1 sshd dave
+deny_apply "$FILT" "$HOST_SID" || fail "dsacl (host)"
+check "  ... Apply Group Policy denied to the host (CLIENT\$): dave allowed on sshd" \
+    acct 0 sshd dave
+check "  ... lnx still applies: alice denied on login" acct 1 login alice
+set_gplink "$OLD_LINK" || fail "restoring OU=Linux's gPLink"
+
 # ---- a GPO linked to the site ------------------------------------------------------------
 SITE_GUID=$(samba_ad_gpo_create sitewide) && [ -n "$SITE_GUID" ] || fail "GPO create (site)"
 samba_ad_gpo_link "$SITE_GUID" "CN=Default-First-Site-Name,CN=Sites,CN=Configuration,$SAMBA_AD_BASE" \
@@ -156,10 +202,6 @@ samba_ad_gpo_rights "$GUID" "SeDenyInteractiveLogonRight = *$ALICE" || fail "GPO
 seed_cache
 
 # ---- a link to a GPO that cannot be read ---------------------------------------------------
-ou_gplink() { # prints OU=Linux's gPLink
-    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
-        -w "$SAMBA_AD_ADMINPASS" -b "OU=Linux,$SAMBA_AD_BASE" -s base gPLink | sed -n 's/^gPLink: //p'
-}
 OLD_LINK=$(ou_gplink)
 samba_ad_gpo_link "{00000000-0000-0000-0000-000000000000}" "OU=Linux,$SAMBA_AD_BASE" \
     || fail "GPO link (missing GPO)"
@@ -171,13 +213,7 @@ check "  ... the log names it" \
 start <<< "ad_gpo_ignore_unreadable = True" || { fail "sssd did not start"; summary; exit; }
 check "  ... with ad_gpo_ignore_unreadable = True: bob allowed, alice still denied" \
     eval 'acct 0 login bob && acct 1 login alice'
-ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
-    -w "$SAMBA_AD_ADMINPASS" > /dev/null <<LDIF || fail "restoring OU=Linux's gPLink"
-dn: OU=Linux,$SAMBA_AD_BASE
-changetype: modify
-replace: gPLink
-gPLink: $OLD_LINK
-LDIF
+set_gplink "$OLD_LINK" || fail "restoring OU=Linux's gPLink"
 
 # ---- a policy that cannot be read --------------------------------------------------------------
 chmod 000 "$SYSVOL/$GUID"

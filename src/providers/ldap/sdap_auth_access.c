@@ -325,8 +325,7 @@ static errno_t sdap_auth_policy_search(struct tevent_req *req, const char *base,
     return EOK;
 }
 
-/* Decodes lowercase hex into out (half as long); the length, or 0 for anything else. */
-static size_t sdap_hex_decode(const char *hex, char *out)
+size_t sdap_hex_decode(const char *hex, char *out)
 {
     size_t len = strlen(hex);
     size_t i;
