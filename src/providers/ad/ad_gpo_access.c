@@ -281,24 +281,9 @@ static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope
                              tevent_req_fn fn)
 {
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    struct tevent_req *subreq;
 
-    state->args = (struct sdap_search_args){
-        .base = base,
-        .base_ref = base == NULL ? &state->id_ctx->opts->search_base : NULL,
-        .scope = scope,
-        .filter = filter,
-        .attrs = attrs,
-        .timeout = state->id_ctx->opts->search_timeout,
-        .missing_base_ok = true,
-        .sd_flags = sd_flags,
-    };
-    subreq = sdap_id_search_send(state, state->ev, state->id_ctx, &state->args);
-    if (subreq == NULL) {
-        return ENOMEM;
-    }
-    tevent_req_set_callback(subreq, fn, req);
-    return EOK;
+    return sdap_id_search_step(req, state->ev, state->id_ctx, &state->args, base, scope,
+                               filter, attrs, sd_flags, fn);
 }
 
 /* The host of the DC the lookup connection talks to: it answers the LDAP ping and serves

@@ -606,6 +606,15 @@ struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        const struct sdap_search_args *args);
 errno_t sdap_id_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                             struct sdap_entry ***_entries, size_t *_num);
+/* One search of a request that searches step by step (access rules, GPOs): *args, the
+ * caller's and alive while the search runs, becomes a search of base (NULL: the id
+ * context's search base) at scope for filter and attrs, with sd_flags (0: none), the id
+ * context's search timeout, and a missing base giving no entry; fn gets the answer
+ * (sdap_id_search_recv) with req as its data. ENOMEM. */
+errno_t sdap_id_search_step(struct tevent_req *req, struct tevent_context *ev,
+                            struct sdap_id_ctx *id_ctx, struct sdap_search_args *args,
+                            const char *base, int scope, const char *filter,
+                            const char *const *attrs, int sd_flags, tevent_req_fn fn);
 struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                            struct sdap_id_ctx *id_ctx,
                                            const char *const *dns, size_t n,
