@@ -42,11 +42,14 @@ declare -A deps=(
         $top/src/providers/krb5/krb5_child_cfg.c $top/src/providers/krb5/krb5_child_pool.c
         $top/src/lib/idmap/idmap.c
         $top/src/sss_client/murmurhash3.c $top/src/providers/ad/ad_gpo_policy.c
-        $top/src/providers/ad/ad_gpo_access.c $top/src/providers/ad/ad_gpo_fetch.c -lldap -llber"
+        $top/src/providers/ad/ad_gpo_access.c $top/src/providers/ad/ad_gpo_fetch.c
+        $top/src/providers/ad/ad_gpo_sd.c -lldap -llber"
     [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
     [fuzz_srv_answer]=""
     [fuzz_cldap_reply]="$top/src/providers/ldap/sdap_connect_cldap.c"
     [fuzz_ad_gpo_inf]="$top/src/providers/ad/ad_gpo_policy.c"
+    [fuzz_ad_gpo_sd]="$top/src/providers/ad/ad_gpo_sd.c $top/src/lib/idmap/idmap.c
+        $top/src/sss_client/murmurhash3.c"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the

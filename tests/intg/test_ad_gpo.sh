@@ -4,10 +4,10 @@
 # "login" and "sshd"). The host is joined and its computer object moved into OU=Linux; a
 # GPO "lnx" linked there denies the interactive logon right to alice and to the group
 # gpodeny (carol); the Default Domain Policy, linked to the domain, applies too.
-# The policy files come from the DC's SYSVOL through gpo_child when its SMB server serves
-# the joined host; where it does not (this namespace's smbd refuses every session setup),
-# each GPO's GptTmpl.inf of the DC's sysvol folder is put in the back-end's cache under the
-# directory's versionNumber, the state a previous fetch leaves, and the test says so.
+# The policy files come from the DC's SYSVOL over SMB, read by gpo_child with the machine's
+# Kerberos ticket, and are cached per GPO version; the test requires that fetch (it fails
+# when the DC's SMB server refuses the joined host, and skips only when gpo_child was not
+# built, i.e. without libsmbclient).
 # Scenarios:
 #   enforcing    (the default) login: alice denied (her SID), carol denied (her group's),
 #                bob allowed; sshd (remote interactive right): alice allowed;
@@ -15,14 +15,18 @@
 #   disabled     alice allowed;
 #   allow list   SeInteractiveLogonRight = bob only (version bumped): dave, in no list,
 #                denied, bob allowed;
+#   security filtering  a GPO "filt" denying dave and carol the remote interactive
+#                right: both denied on sshd; Apply Group Policy denied to gpodeny in its
+#                DACL (samba-tool dsacl): carol allowed, dave still denied; denied to the
+#                host (CLIENT$): dave allowed;
 #   site         a GPO linked to the DC's site (Default-First-Site-Name) denies bob the
 #                remote interactive right: bob denied on sshd, allowed on login;
 #   map          ad_gpo_map_remote_interactive = -sshd, ad_gpo_map_interactive = +sshd:
 #                alice denied on sshd;
 #   stale link   a link to a GPO that does not exist: everyone denied, as in SSSD, unless
 #                ad_gpo_ignore_unreadable = True;
-#   unreadable   no cache and no SYSVOL: enforcing denies (nothing granted unchecked),
-#                permissive allows and logs it (only where SMB is refused);
+#   unreadable   the GPO's SYSVOL folder unreadable (mode 000 on the DC) and no cache:
+#                enforcing denies (nothing granted unchecked), permissive allows, logs it;
 #   offline      the DC stopped: alice still denied, bob still allowed.
 # Usage: test_ad_gpo.sh PREFIX   (root; 77 without Samba's AD DC packages or pamtester)
 set -u
@@ -58,34 +62,21 @@ done
 CACHE=$PREFIX/var/lib/sss/gpo_cache/$SAMBA_AD_DOMAIN
 SYSVOL=$SAMBA_AD_DIR/state/sysvol/$SAMBA_AD_DOMAIN/Policies
 
-# Does the DC's SMB server serve the joined host (the machine's ticket, as sssd_be has)?
+[ -x "$PREFIX/libexec/sssd/gpo_child" ] \
+    || { echo "SKIP: gpo_child is not built (no libsmbclient)"; exit 77; }
+# The DC's SMB server must serve the joined host (the machine's ticket, as sssd_be has).
 KRB5CCNAME=FILE:$WORK/probe.cc kinit -k 'CLIENT$@AD.TEST' > /dev/null 2>&1
-if KRB5CCNAME=FILE:$WORK/probe.cc "$PREFIX/libexec/sssd/gpo_child" \
-        "smb://$SAMBA_AD_DC/SysVol/$SAMBA_AD_DOMAIN/Policies/$GUID/GPT.INI" > /dev/null 2>&1; then
-    SMB=1
-    echo "# SYSVOL is served over SMB: policies are fetched by gpo_child"
+PROBE=$(KRB5CCNAME=FILE:$WORK/probe.cc "$PREFIX/libexec/sssd/gpo_child" \
+        "smb://$SAMBA_AD_DC/SysVol/$SAMBA_AD_DOMAIN/Policies/$GUID/GPT.INI" 2>&1)
+if grep -q "Version=" <<< "$PROBE"; then
+    ok "gpo_child reads the GPO's GPT.INI from SYSVOL with the machine's ticket"
 else
-    SMB=0
-    echo "# the DC's SMB server refuses sessions here: each GPO's GptTmpl.inf is put in the"
-    echo "# back-end's cache under its versionNumber (as a previous fetch leaves it)"
+    fail "gpo_child reads the GPO's GPT.INI from SYSVOL with the machine's ticket ($PROBE)"
+    summary; exit
 fi
 
-# Every GPO container: its GUID and versionNumber.
-gpo_versions() {
-    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP \
-        -D "Administrator@$SAMBA_AD_DOMAIN" -w "$SAMBA_AD_ADMINPASS" \
-        -b "CN=Policies,CN=System,$SAMBA_AD_BASE" "(objectClass=groupPolicyContainer)" \
-        cn versionNumber | awk '/^cn: /{cn=$2} /^versionNumber: /{print cn, $2}'
-}
-seed_cache() { # without SMB: the cache as a fetch of the current versions leaves it
+seed_cache() { # every access fetches anew: no file of an earlier test is used
     rm -rf "$CACHE"
-    [ "$SMB" = 1 ] && return 0
-    gpo_versions | while read -r g v; do
-        mkdir -p "$CACHE/$g"
-        f="$SYSVOL/$g/Machine/Microsoft/Windows NT/SecEdit/GptTmpl.inf"
-        if [ -f "$f" ]; then cp "$f" "$CACHE/$g/GptTmpl.inf"; else : > "$CACHE/$g/GptTmpl.inf"; fi
-        echo "$v" > "$CACHE/$g/version"
-    done
 }
 
 start() { # start sssd on the [domain/ad.test] lines given on stdin
@@ -124,10 +115,8 @@ check "  ... the log names the service, the right and the GPO" \
 check "  ... carol, a member of gpodeny (in the deny list), denied" acct 1 login carol
 check "  ... bob allowed" acct 0 login bob
 check "enforcing, sshd (remote interactive right): alice allowed" acct 0 sshd alice
-if [ "$SMB" = 1 ]; then
-    check "  ... the GPO's file was fetched and cached under its version" \
-        test -s "$CACHE/$GUID/GptTmpl.inf"
-fi
+check "  ... the GPO's file was fetched over SMB and cached under its version" \
+    cmp -s "$CACHE/$GUID/GptTmpl.inf" "$SYSVOL/$GUID/Machine/Microsoft/Windows NT/SecEdit/GptTmpl.inf"
 
 # ---- permissive, disabled -------------------------------------------------------------------
 start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
@@ -144,6 +133,48 @@ ad_gpo_map_remote_interactive = -sshd
 ad_gpo_map_interactive = +sshd
 CONF
 check "sshd mapped to the interactive right: alice denied on sshd" acct 1 sshd alice
+
+# ---- security filtering (the GPO's DACL, Apply Group Policy) ---------------------------------
+ou_gplink() { # prints OU=Linux's gPLink
+    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" -b "OU=Linux,$SAMBA_AD_BASE" -s base gPLink | sed -n 's/^gPLink: //p'
+}
+set_gplink() {
+    ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
+        -w "$SAMBA_AD_ADMINPASS" > /dev/null <<LDIF
+dn: OU=Linux,$SAMBA_AD_BASE
+changetype: modify
+replace: gPLink
+gPLink: $1
+LDIF
+}
+deny_apply() { # deny_apply GUID SID: an ACE denying SID the Apply Group Policy right
+    samba_ad_tool dsacl set --objectdn="CN=$1,CN=Policies,CN=System,$SAMBA_AD_BASE" \
+        --sddl="(OD;;CR;edacfd8f-ffb3-11d1-b41d-00a0c968f939;;$2)" > /dev/null
+}
+OLD_LINK=$(ou_gplink)
+DAVE=$(samba_ad_sid dave)
+CAROL=$(samba_ad_sid carol)
+HOST_SID=$(samba_ad_sid 'CLIENT$')
+FILT=$(samba_ad_gpo_create filt) && [ -n "$FILT" ] || fail "GPO create (filt)"
+samba_ad_gpo_link "$FILT" "OU=Linux,$SAMBA_AD_BASE" || fail "GPO link (filt)"
+samba_ad_gpo_rights "$FILT" "SeDenyRemoteInteractiveLogonRight = *$DAVE,*$CAROL" \
+    || fail "GPO rights (filt)"
+seed_cache
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "security filtering: GPO filt (default DACL) denies dave on sshd" acct 1 sshd dave
+check "  ... and carol" acct 1 sshd carol
+deny_apply "$FILT" "$GPODENY" || fail "dsacl (gpodeny)"
+check "  ... Apply Group Policy denied to gpodeny: carol, a member, allowed on sshd" \
+    acct 0 sshd carol
+check "  ... the log says filt does not apply to carol" \
+    grep -q "GPO 'filt' .* does not apply to 'CN=carol,.*security filtering" <<< "$(be_log)"
+check "  ... dave still denied on sshd" acct 1 sshd dave
+deny_apply "$FILT" "$HOST_SID" || fail "dsacl (host)"
+check "  ... Apply Group Policy denied to the host (CLIENT\$): dave allowed on sshd" \
+    acct 0 sshd dave
+check "  ... lnx still applies: alice denied on login" acct 1 login alice
+set_gplink "$OLD_LINK" || fail "restoring OU=Linux's gPLink"
 
 # ---- a GPO linked to the site ------------------------------------------------------------
 SITE_GUID=$(samba_ad_gpo_create sitewide) && [ -n "$SITE_GUID" ] || fail "GPO create (site)"
@@ -171,10 +202,6 @@ samba_ad_gpo_rights "$GUID" "SeDenyInteractiveLogonRight = *$ALICE" || fail "GPO
 seed_cache
 
 # ---- a link to a GPO that cannot be read ---------------------------------------------------
-ou_gplink() { # prints OU=Linux's gPLink
-    ldapsearch -LLL -o ldif-wrap=no -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
-        -w "$SAMBA_AD_ADMINPASS" -b "OU=Linux,$SAMBA_AD_BASE" -s base gPLink | sed -n 's/^gPLink: //p'
-}
 OLD_LINK=$(ou_gplink)
 samba_ad_gpo_link "{00000000-0000-0000-0000-000000000000}" "OU=Linux,$SAMBA_AD_BASE" \
     || fail "GPO link (missing GPO)"
@@ -186,28 +213,22 @@ check "  ... the log names it" \
 start <<< "ad_gpo_ignore_unreadable = True" || { fail "sssd did not start"; summary; exit; }
 check "  ... with ad_gpo_ignore_unreadable = True: bob allowed, alice still denied" \
     eval 'acct 0 login bob && acct 1 login alice'
-ldapmodify -x -H ldap://$SAMBA_AD_DC_IP -D "Administrator@$SAMBA_AD_DOMAIN" \
-    -w "$SAMBA_AD_ADMINPASS" > /dev/null <<LDIF || fail "restoring OU=Linux's gPLink"
-dn: OU=Linux,$SAMBA_AD_BASE
-changetype: modify
-replace: gPLink
-gPLink: $OLD_LINK
-LDIF
+set_gplink "$OLD_LINK" || fail "restoring OU=Linux's gPLink"
 
 # ---- a policy that cannot be read --------------------------------------------------------------
-if [ "$SMB" = 0 ]; then
-    rm -rf "$CACHE"
-    start < /dev/null || { fail "sssd did not start"; summary; exit; }
-    check "no SYSVOL, no cache, enforcing: bob denied (nothing granted unchecked)" \
-        acct 1 login bob
-    check "  ... the log says SYSVOL could not be read" \
-        grep -q "GptTmpl.inf could not be read from SYSVOL" <<< "$(be_log)"
-    start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
-    check "  ... permissive: bob allowed, logged" acct 0 login bob
-    check "  ... the log says it could not be evaluated" \
-        grep -q "could not be evaluated for 'CN=bob,.*allowed (permissive)" <<< "$(be_log)"
-    seed_cache
-fi
+chmod 000 "$SYSVOL/$GUID"
+rm -rf "$CACHE"
+start < /dev/null || { fail "sssd did not start"; summary; exit; }
+check "no SYSVOL, no cache, enforcing: bob denied (nothing granted unchecked)" \
+    acct 1 login bob
+check "  ... the log says SYSVOL could not be read" \
+    grep -q "GptTmpl.inf could not be read from SYSVOL" <<< "$(be_log)"
+start <<< "ad_gpo_access_control = permissive" || { fail "sssd did not start"; summary; exit; }
+check "  ... permissive: bob allowed, logged" acct 0 login bob
+check "  ... the log says it could not be evaluated" \
+    grep -q "could not be evaluated for 'CN=bob,.*allowed (permissive)" <<< "$(be_log)"
+chmod 0755 "$SYSVOL/$GUID"
+seed_cache
 
 # ---- offline ----------------------------------------------------------------------------------
 start < /dev/null || { fail "sssd did not start"; summary; exit; }

@@ -130,11 +130,14 @@ samba_ad_start() { # samba_ad_start DIR
         --option="interfaces = lo" --option="bind interfaces only = yes" \
         > "$dir/provision.log" 2>&1 || { tail -20 "$dir/provision.log" >&2; return 1; }
     mkdir -p "$dir/run" "$dir/log" "$dir/cache"
+    # No "winbindd socket directory" here: smbd's libwbclient only knows the built-in one
+    # (/run/samba/winbindd, private to this namespace), and without winbindd smbd cannot
+    # map the session's SIDs to ids: every SMB session setup then fails with
+    # NT_STATUS_INTERNAL_ERROR after a successful authentication.
     sed -i -e '/dns forwarder/d' -e "/^\[global\]/a\\
 	pid directory = $dir/run\\
 	lock directory = $dir/run\\
 	ncalrpc dir = $dir/run/ncalrpc\\
-	winbindd socket directory = $dir/run/winbindd\\
 	cache directory = $dir/cache\\
 	log file = $dir/log/%m.log\\
 	ldap server require strong auth = no\\
@@ -193,8 +196,7 @@ samba_ad_stop() {
 
 # ---- GPOs (tests/intg/test_ad_gpo.sh) ---------------------------------------------------
 # Over LDAP and the DC's sysvol folder, as samba-tool gpo create/setlink would write them
-# (samba-tool's own commands need the DC's SMB server, whose session setup fails in this
-# namespace: NT_STATUS_INTERNAL_ERROR after a successful authentication).
+# (the files are then served by the DC's SMB server, from which the tests fetch them).
 #   samba_ad_gpo_create NAME           creates a GPO (container, sysvol folder), prints {GUID}
 #   samba_ad_gpo_link GUID DN [OPT]    links it first on DN (an OU or the domain), OPT 0
 #                                      (default), 1 disabled, 2 enforced

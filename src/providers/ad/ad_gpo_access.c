@@ -4,20 +4,20 @@
  *      more;
  *   2. the user's SIDs: objectSid and tokenGroups of its entry (nested groups included),
  *      Authenticated Users always;
- *   3. unless the resultant policy is younger than ad_gpo_cache_timeout: the computer
- *      object (sAMAccountName SHORTHOST$, from ad_hostname or the host name), the gPLink
- *      and gPOptions of each OU above it and of the domain, the GPOs in precedence order
- *      (ad_gpo.h), each GPO's container (gPCFunctionalityVersion 2, machine part enabled,
- *      the Security CSE named), then each GPO's GptTmpl.inf from the cache when it holds
- *      the directory's versionNumber, else from SYSVOL through gpo_child (ad_gpo_fetch.c);
- *      the resultant policy is kept in memory;
- *   4. the decision (ad_gpo_check): enforcing denies, permissive logs what would have been
+ *   3. unless the GPO list is younger than ad_gpo_cache_timeout: the computer object
+ *      (sAMAccountName SHORTHOST$, from ad_hostname or the host name) and its objectSid,
+ *      the gPLink and gPOptions of each OU above it and of the domain, the GPOs in
+ *      precedence order (ad_gpo.h), each GPO's container (gPCFunctionalityVersion 2,
+ *      machine part enabled, the Security CSE named) with its DACL (nTSecurityDescriptor
+ *      under the SD flags control, ad_gpo_sd.h); the list is kept in memory;
+ *   4. security filtering, per logon: a GPO applies when its DACL grants Apply Group
+ *      Policy to the user, its groups or the host (ad_gpo_sd_applies);
+ *   5. each applying GPO's GptTmpl.inf, from memory, else the cache when it holds the
+ *      directory's versionNumber, else from SYSVOL through gpo_child (ad_gpo_fetch.c);
+ *   6. the decision (ad_gpo_check): enforcing denies, permissive logs what would have been
  *      denied (user, service, right, the GPOs that set the lists) and allows.
  * The site is the last SOM (SSSD's order): ad_site, else the client site the DC names in
  * its answer to an LDAP ping (CLDAP), under the configurationNamingContext of the rootDSE.
- * Not evaluated (logged once): security filtering (the GPO's nTSecurityDescriptor):
- * every GPO is taken to apply to the computer, which is the default (Authenticated Users
- * have the Apply Group Policy right).
  */
 #include <ctype.h>
 #include <strings.h>
@@ -27,6 +27,7 @@
 #include "util/util.h"
 #include "providers/ad/ad_gpo_access.h"
 #include "providers/ad/ad_gpo_fetch.h"
+#include "providers/ad/ad_gpo_sd.h"
 
 #define GPO_CHILD_TIMEOUT 30
 
@@ -48,11 +49,12 @@ struct ad_gpo_ctx {
     char *account;                  /* SHORTHOST$ */
     char *dns_domain;               /* ad_domain, else the domain's name */
     char *site;                     /* ad_site; NULL: asked from the DC */
-    /* The last resultant policy and the GPOs that set each key, with its time. */
-    struct ad_gpo_settings *policy;
-    char *sources[AD_GPO_NUM_KEYS];
-    time_t policy_time;
-    bool warned;
+    /* The last GPO list (struct ad_gpo_gpo, with the files read so far), the host's SID,
+     * and when the list was read. */
+    struct ad_gpo_gpo *gpos;
+    size_t num_gpos;
+    char *host_sid;
+    time_t gpos_time;
 };
 
 enum ad_gpo_mode ad_gpo_ctx_mode(const struct ad_gpo_ctx *ctx)
@@ -174,6 +176,10 @@ struct ad_gpo_gpo {
     char *name;
     char *path;                 /* gPCFileSysPath */
     uint32_t version;
+    struct ad_gpo_sd *sd;
+    bool have_data;             /* data: its GptTmpl.inf, once read */
+    uint8_t *data;
+    size_t len;
 };
 
 struct ad_gpo_access_state {
@@ -185,6 +191,7 @@ struct ad_gpo_access_state {
     enum ad_gpo_right right;
     struct sdap_search_args args;
     char *user_sid;
+    char *host_sid;
     const char **group_sids;
     size_t num_groups;
     char **soms;                        /* OUs, domain, then the site */
@@ -197,8 +204,9 @@ struct ad_gpo_access_state {
     char **cands;
     size_t num_cands;
     size_t cand_idx;
-    struct ad_gpo_gpo *gpos;
+    struct ad_gpo_gpo *gpos;            /* the context's when from_ctx */
     size_t num_gpos;
+    bool from_ctx;
     size_t gpo_idx;
     struct ad_gpo_settings *policy;     /* being built */
     char *sources[AD_GPO_NUM_KEYS];
@@ -206,7 +214,9 @@ struct ad_gpo_access_state {
 };
 
 static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope,
-                             const char *filter, const char *const *attrs, tevent_req_fn fn);
+                             const char *filter, const char *const *attrs, int sd_flags,
+                             tevent_req_fn fn);
+static errno_t ad_gpo_lookup(struct tevent_req *req);
 static void ad_gpo_user_done(struct tevent_req *subreq);
 static void ad_gpo_computer_done(struct tevent_req *subreq);
 static void ad_gpo_site_done(struct tevent_req *subreq);
@@ -253,7 +263,7 @@ struct tevent_req *ad_gpo_access_send(TALLOC_CTX *mem_ctx, struct tevent_context
         ret = state->policy == NULL ? ENOMEM : ad_gpo_decide(req);
         goto done;
     }
-    ret = ad_gpo_search(req, state->user_dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs,
+    ret = ad_gpo_search(req, state->user_dn, LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
                         ad_gpo_user_done);
     if (ret != EOK) {
         goto done;
@@ -267,26 +277,13 @@ done:
 }
 
 static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope,
-                             const char *filter, const char *const *attrs, tevent_req_fn fn)
+                             const char *filter, const char *const *attrs, int sd_flags,
+                             tevent_req_fn fn)
 {
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    struct tevent_req *subreq;
 
-    state->args = (struct sdap_search_args){
-        .base = base,
-        .base_ref = base == NULL ? &state->id_ctx->opts->search_base : NULL,
-        .scope = scope,
-        .filter = filter,
-        .attrs = attrs,
-        .timeout = state->id_ctx->opts->search_timeout,
-        .missing_base_ok = true,
-    };
-    subreq = sdap_id_search_send(state, state->ev, state->id_ctx, &state->args);
-    if (subreq == NULL) {
-        return ENOMEM;
-    }
-    tevent_req_set_callback(subreq, fn, req);
-    return EOK;
+    return sdap_id_search_step(req, state->ev, state->id_ctx, &state->args, base, scope,
+                               filter, attrs, sd_flags, fn);
 }
 
 /* The host of the DC the lookup connection talks to: it answers the LDAP ping and serves
@@ -319,11 +316,9 @@ static void ad_gpo_user_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    static const char *const attrs[] = { "distinguishedName", NULL };
     const struct sdap_attr *tg;
     struct sdap_entry **entries = NULL;
     const char *sid;
-    char *filter;
     size_t num = 0;
     errno_t ret;
 
@@ -349,25 +344,49 @@ static void ad_gpo_user_done(struct tevent_req *subreq)
     for (size_t i = 0; i < state->num_groups; i++) {
         state->group_sids[i] = talloc_steal(state->group_sids, tg->values[i]);
     }
-    if (state->ctx->policy != NULL
-            && time(NULL) - state->ctx->policy_time < state->ctx->cache_timeout) {
-        state->policy = state->ctx->policy;
-        for (int k = 0; k < AD_GPO_NUM_KEYS; k++) {
-            state->sources[k] = state->ctx->sources[k];
-        }
-        ret = ad_gpo_decide(req);
+    if (state->ctx->gpos != NULL
+            && time(NULL) - state->ctx->gpos_time < state->ctx->cache_timeout) {
+        /* The list in memory; ad_gpo_next_file turns to ad_gpo_lookup when a file this
+         * logon needs was not read yet. */
+        state->from_ctx = true;
+        state->gpos = state->ctx->gpos;
+        state->num_gpos = state->ctx->num_gpos;
+        state->host_sid = state->ctx->host_sid;
+        state->policy = talloc_zero(state, struct ad_gpo_settings);
+        ret = state->policy == NULL ? ENOMEM : ad_gpo_next_file(req);
         goto done;
+    }
+    ret = ad_gpo_lookup(req);
+done:
+    talloc_free(entries);
+    ad_gpo_step_end(req, ret);
+}
+
+/* From the computer object on: the GPO list as the directory has it now. */
+static errno_t ad_gpo_lookup(struct tevent_req *req)
+{
+    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
+    static const char *const attrs[] = { "distinguishedName", "objectSid", NULL };
+    char *filter;
+
+    state->from_ctx = false;
+    state->gpos = NULL;
+    state->num_gpos = 0;
+    state->gpo_idx = 0;
+    state->host_sid = NULL;
+    talloc_free(state->policy);
+    state->policy = NULL;
+    for (int k = 0; k < AD_GPO_NUM_KEYS; k++) {
+        talloc_free(state->sources[k]);
+        state->sources[k] = NULL;
     }
     filter = talloc_asprintf(state, "(&(objectClass=computer)(sAMAccountName=%s))",
                              state->ctx->account);
     if (filter == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
-    ret = ad_gpo_search(req, NULL, LDAP_SCOPE_SUBTREE, filter, attrs, ad_gpo_computer_done);
-done:
-    talloc_free(entries);
-    ad_gpo_step_end(req, ret);
+    return ad_gpo_search(req, NULL, LDAP_SCOPE_SUBTREE, filter, attrs, 0,
+                         ad_gpo_computer_done);
 }
 
 static void ad_gpo_computer_done(struct tevent_req *subreq)
@@ -394,15 +413,20 @@ static void ad_gpo_computer_done(struct tevent_req *subreq)
         goto done;
     }
     DEBUG(SSSDBG_TRACE_FUNC, "GPO: computer object %s\n", entries[0]->dn);
+    /* Security filtering counts the host's SID (SSSD does). */
+    if (sdap_entry_value(entries[0], "objectSid") == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "GPO: no objectSid for %s\n", entries[0]->dn);
+        ret = ENOENT;
+        goto done;
+    }
+    state->host_sid = talloc_strdup(state, sdap_entry_value(entries[0], "objectSid"));
+    if (state->host_sid == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
     ret = ad_gpo_som_dns(state, entries[0]->dn, &state->soms, &state->num_soms);
     if (ret != EOK) {
         goto done;
-    }
-    if (!state->ctx->warned) {
-        state->ctx->warned = true;
-        DEBUG(SSSDBG_CONF_SETTINGS, "GPO: security filtering is not evaluated: every GPO "
-              "linked to the host's OUs, domain and site applies (the Authenticated Users "
-              "default)\n");
     }
     if (state->ctx->site != NULL) {
         ret = ad_gpo_site_name(req, state->ctx->site);
@@ -458,7 +482,7 @@ static errno_t ad_gpo_site_name(struct tevent_req *req, const char *site)
     if (state->site == NULL) {
         return ENOMEM;
     }
-    return ad_gpo_search(req, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs,
+    return ad_gpo_search(req, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
                          ad_gpo_config_nc_done);
 }
 
@@ -516,7 +540,7 @@ static errno_t ad_gpo_next_som(struct tevent_req *req)
 
     if (state->som_idx < state->num_soms) {
         return ad_gpo_search(req, state->soms[state->som_idx], LDAP_SCOPE_BASE,
-                             "(objectClass=*)", attrs, ad_gpo_som_done);
+                             "(objectClass=*)", attrs, 0, ad_gpo_som_done);
     }
     assert(state->som_idx == state->num_soms);
     return ad_gpo_candidates(state, state->som_links, state->num_soms, &state->cands,
@@ -567,12 +591,13 @@ static errno_t ad_gpo_next_gpo_entry(struct tevent_req *req)
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
     static const char *const attrs[] = {
         "cn", "displayName", "flags", "gPCFileSysPath", "gPCMachineExtensionNames",
-        "gPCFunctionalityVersion", "versionNumber", NULL
+        "gPCFunctionalityVersion", "versionNumber", SDAP_AD_SD, NULL
     };
 
+    /* The DACL only: what the machine account may read (SSSD asks the same). */
     if (state->cand_idx < state->num_cands) {
         return ad_gpo_search(req, state->cands[state->cand_idx], LDAP_SCOPE_BASE,
-                             "(objectClass=groupPolicyContainer)", attrs,
+                             "(objectClass=groupPolicyContainer)", attrs, 4,
                              ad_gpo_gpo_entry_done);
     }
     state->policy = talloc_zero(state, struct ad_gpo_settings);
@@ -588,9 +613,12 @@ static void ad_gpo_gpo_entry_done(struct tevent_req *subreq)
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
     const char *dn = state->cands[state->cand_idx];
     struct sdap_entry **entries = NULL;
+    struct ad_gpo_sd *sd = NULL;
     struct ad_gpo_gpo *g;
     const char *v;
+    char *bin = NULL;
     size_t num = 0;
+    size_t len = 0;
     errno_t ret;
 
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
@@ -599,11 +627,27 @@ static void ad_gpo_gpo_entry_done(struct tevent_req *subreq)
         goto done;
     }
     state->cand_idx++;
-    if (num != 1) {
+    /* Its DACL: kept as hex by the entry parser, parsed as untrusted bytes. */
+    v = num == 1 ? sdap_entry_value(entries[0], SDAP_AD_SD) : NULL;
+    if (v != NULL) {
+        bin = talloc_size(state, strlen(v) / 2 + 1);
+        len = bin != NULL ? sdap_hex_decode(v, bin) : 0;
+        if (bin == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        if (len == 0 || ad_gpo_sd_parse(state, (uint8_t *)bin, len, &sd) != EOK) {
+            DEBUG(SSSDBG_OP_FAILURE, "GPO %s: malformed nTSecurityDescriptor (%zu "
+                  "bytes)\n", dn, len);
+            sd = NULL;
+        }
+    }
+    if (num != 1 || sd == NULL) {
         /* SSSD: an unreadable linked GPO fails the check, unless ignored. */
         if (!state->ctx->ignore_unreadable) {
-            DEBUG(SSSDBG_OP_FAILURE, "GPO: linked %s cannot be read (set "
-                  "ad_gpo_ignore_unreadable = True to skip it)\n", dn);
+            DEBUG(SSSDBG_OP_FAILURE, "GPO: linked %s cannot be read%s (set "
+                  "ad_gpo_ignore_unreadable = True to skip it)\n", dn,
+                  num == 1 ? " (no usable nTSecurityDescriptor)" : "");
             ret = EACCES;
             goto done;
         }
@@ -636,6 +680,8 @@ static void ad_gpo_gpo_entry_done(struct tevent_req *subreq)
     g->name = talloc_strdup(state->gpos, v != NULL ? v : g->guid);
     g->path = talloc_strdup(state->gpos, sdap_entry_value(entries[0], "gPCFileSysPath"));
     g->version = (uint32_t)strtoul(value_or(entries[0], "versionNumber", "0"), NULL, 10);
+    g->sd = talloc_steal(state->gpos, sd);
+    sd = NULL;
     if (g->dn == NULL || g->guid == NULL || g->name == NULL || g->path == NULL) {
         ret = ENOMEM;
         goto done;
@@ -649,6 +695,8 @@ static void ad_gpo_gpo_entry_done(struct tevent_req *subreq)
     }
     ret = ad_gpo_next_gpo_entry(req);
 done:
+    talloc_free(sd);
+    talloc_free(bin);
     talloc_free(entries);
     ad_gpo_step_end(req, ret);
 }
@@ -690,30 +738,47 @@ static errno_t ad_gpo_next_file(struct tevent_req *req)
 
     for (; state->gpo_idx < state->num_gpos; state->gpo_idx++) {
         g = &state->gpos[state->gpo_idx];
-        ret = ad_gpo_cache_get(state, AD_GPO_CACHE_DIR, state->ctx->domain, g->guid,
-                               g->version, &data, &len);
-        if (ret == ENOENT) {
-            break;      /* to fetch */
+        if (!ad_gpo_sd_applies(g->sd, state->user_sid, state->host_sid,
+                               state->group_sids, state->num_groups)) {
+            DEBUG(SSSDBG_TRACE_FUNC, "GPO '%s' %s does not apply to '%s' (security "
+                  "filtering: no Apply Group Policy right for the user, its groups or the "
+                  "host)\n", g->name, g->guid, state->user_dn);
+            continue;
         }
-        if (ret == EOK) {
+        if (!g->have_data) {
+            ret = ad_gpo_cache_get(state->gpos, AD_GPO_CACHE_DIR, state->ctx->domain,
+                                   g->guid, g->version, &data, &len);
+            if (ret == ENOENT) {
+                break;      /* to fetch */
+            }
+            if (ret != EOK) {
+                return ret;
+            }
             DEBUG(SSSDBG_TRACE_FUNC, "GPO '%s' %s version %u: from the cache\n", g->name,
                   g->guid, g->version);
-            ret = ad_gpo_apply(state, g, data, len);
-            talloc_free(data);
+            g->data = data;
+            g->len = len;
+            g->have_data = true;
         }
+        ret = ad_gpo_apply(state, g, g->data, g->len);
         if (ret != EOK) {
             return ret;
         }
     }
     if (state->gpo_idx == state->num_gpos) {
-        talloc_free(state->ctx->policy);
-        state->ctx->policy = talloc_steal(state->ctx, state->policy);
-        for (int k = 0; k < AD_GPO_NUM_KEYS; k++) {
-            talloc_free(state->ctx->sources[k]);
-            state->ctx->sources[k] = talloc_steal(state->ctx, state->sources[k]);
+        if (!state->from_ctx) {
+            talloc_free(state->ctx->gpos);
+            state->ctx->gpos = talloc_steal(state->ctx, state->gpos);
+            state->ctx->num_gpos = state->num_gpos;
+            talloc_free(state->ctx->host_sid);
+            state->ctx->host_sid = talloc_steal(state->ctx, state->host_sid);
+            state->ctx->gpos_time = time(NULL);
         }
-        state->ctx->policy_time = time(NULL);
         return ad_gpo_decide(req);
+    }
+    if (state->from_ctx) {
+        /* Shared with other requests: no child runs on it; read the list anew. */
+        return ad_gpo_lookup(req);
     }
     g = &state->gpos[state->gpo_idx];
     ret = ad_gpo_smb_uri(state, state->server, g->path, &uri);
@@ -754,15 +819,15 @@ static void ad_gpo_child_done(struct tevent_req *subreq)
               "%s\n", g->name, g->guid, sss_strerror(ret));
         goto done;
     }
-    ret = ad_gpo_apply(state, g, data, len);
-    if (ret != EOK) {
-        goto done;
-    }
     if (ad_gpo_cache_put(AD_GPO_CACHE_DIR, state->ctx->domain, g->guid, g->version, data,
                          len) != EOK) {
         DEBUG(SSSDBG_MINOR_FAILURE, "GPO %s: could not be cached\n", g->guid);
     }
-    state->gpo_idx++;
+    /* ad_gpo_next_file applies it, from memory. */
+    g->data = talloc_steal(state->gpos, data);
+    g->len = len;
+    g->have_data = true;
+    data = NULL;
     ret = ad_gpo_next_file(req);
 done:
     talloc_free(data);

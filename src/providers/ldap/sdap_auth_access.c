@@ -307,26 +307,12 @@ static errno_t sdap_auth_policy_search(struct tevent_req *req, const char *base,
                                        tevent_req_fn fn)
 {
     struct sdap_auth_policy_state *state = tevent_req_data(req, struct sdap_auth_policy_state);
-    struct tevent_req *subreq;
 
-    state->args = (struct sdap_search_args){
-        .base = base,
-        .scope = LDAP_SCOPE_BASE,
-        .filter = filter,
-        .attrs = attrs,
-        .timeout = state->id_ctx->opts->search_timeout,
-        .missing_base_ok = true,
-    };
-    subreq = sdap_id_search_send(state, state->ev, state->id_ctx, &state->args);
-    if (subreq == NULL) {
-        return ENOMEM;
-    }
-    tevent_req_set_callback(subreq, fn, req);
-    return EOK;
+    return sdap_id_search_step(req, state->ev, state->id_ctx, &state->args, base,
+                               LDAP_SCOPE_BASE, filter, attrs, 0, fn);
 }
 
-/* Decodes lowercase hex into out (half as long); the length, or 0 for anything else. */
-static size_t sdap_hex_decode(const char *hex, char *out)
+size_t sdap_hex_decode(const char *hex, char *out)
 {
     size_t len = strlen(hex);
     size_t i;

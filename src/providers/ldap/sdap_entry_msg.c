@@ -45,8 +45,8 @@ static bool copy_sid_values(struct sdap_attr *attr, const char *dn, const char *
 }
 
 /* Binary attributes a rule reads byte by byte (nds's loginAllowedTimeMap, 42 bytes with
- * NUL in nearly every restrictive map): kept as lowercase hex, which the reader decodes
- * (sdap_auth_access.c), instead of dropped. */
+ * NUL in nearly every restrictive map; a GPO's nTSecurityDescriptor): kept as lowercase
+ * hex, which the reader decodes (sdap_hex_decode), instead of dropped. */
 static bool copy_hex_values(struct sdap_attr *attr, const char *dn, const char *name,
                             struct berval **vals, size_t nv, size_t *_dropped)
 {
@@ -96,8 +96,9 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
                 && strncasecmp(name, "tokenGroups", type_len) == 0)) {
         return copy_sid_values(attr, dn, name, vals, nv, _dropped);
     }
-    if (type_len == strlen(SDAP_NDS_TIME_MAP)
-            && strncasecmp(name, SDAP_NDS_TIME_MAP, type_len) == 0) {
+    if ((type_len == strlen(SDAP_NDS_TIME_MAP)
+            && strncasecmp(name, SDAP_NDS_TIME_MAP, type_len) == 0)
+            || (type_len == strlen(SDAP_AD_SD) && strncasecmp(name, SDAP_AD_SD, type_len) == 0)) {
         return copy_hex_values(attr, dn, name, vals, nv, _dropped);
     }
     for (i = 0; i < nv; i++) {

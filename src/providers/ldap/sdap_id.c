@@ -199,6 +199,32 @@ struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_contex
     return sdap_id_op_send(mem_ctx, ev, id_ctx, args, NULL, 0);
 }
 
+errno_t sdap_id_search_step(struct tevent_req *req, struct tevent_context *ev,
+                            struct sdap_id_ctx *id_ctx, struct sdap_search_args *args,
+                            const char *base, int scope, const char *filter,
+                            const char *const *attrs, int sd_flags, tevent_req_fn fn)
+{
+    struct tevent_req *subreq;
+
+    assert(req != NULL && id_ctx != NULL && args != NULL && fn != NULL);
+    *args = (struct sdap_search_args){
+        .base = base,
+        .base_ref = base == NULL ? &id_ctx->opts->search_base : NULL,
+        .scope = scope,
+        .filter = filter,
+        .attrs = attrs,
+        .timeout = id_ctx->opts->search_timeout,
+        .missing_base_ok = true,
+        .sd_flags = sd_flags,
+    };
+    subreq = sdap_id_search_send(req, ev, id_ctx, args);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, fn, req);
+    return EOK;
+}
+
 errno_t sdap_id_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                             struct sdap_entry ***_entries, size_t *_num)
 {

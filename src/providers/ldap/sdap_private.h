@@ -31,6 +31,10 @@
 #define SDAP_MAX_VALUE_LEN (64 * 1024)
 /* nds's binary time map: the entry parser keeps it as hex (sdap_entry_msg.c). */
 #define SDAP_NDS_TIME_MAP "loginAllowedTimeMap"
+/* LDAP_SERVER_SD_FLAGS_OID; its value is BER SEQUENCE { INTEGER flags }. */
+#define SDAP_SD_FLAGS_OID "1.2.840.113556.1.4.801"
+/* AD's nTSecurityDescriptor: binary, kept as hex by the entry parser like the nds map. */
+#define SDAP_AD_SD "nTSecurityDescriptor"
 /* Base lookups of member DNs kept in flight at once on the connection. */
 #define SDAP_DN_LOOKUP_WINDOW 64
 /* Values OR-ed into one filter (member=..., uid=...). */
@@ -307,6 +311,9 @@ errno_t sdap_limit_incoming(LDAP *ld);
 const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name);
 /* Its first value, or NULL. */
 const char *sdap_entry_value(const struct sdap_entry *entry, const char *name);
+/* A binary value the entry parser kept as lowercase hex (SDAP_NDS_TIME_MAP, SDAP_AD_SD)
+ * back to its bytes in out (strlen(hex) / 2 bytes); the length, or 0 for anything else. */
+size_t sdap_hex_decode(const char *hex, char *out);
 /* True when objectClass holds oc (case-insensitive). */
 bool sdap_entry_has_oc(const struct sdap_entry *entry, const char *oc);
 
@@ -548,6 +555,9 @@ struct sdap_search_args {
     bool missing_base_ok;       /* noSuchObject gives 0 entries instead of ENOENT */
     bool refs_partial;          /* a continuation reference makes the answer partial
                                  * (EOVERFLOW): for callers that need the whole subtree */
+    int sd_flags;               /* > 0: AD's SD flags control (SDAP_SD_FLAGS_OID, critical)
+                                 * asks nTSecurityDescriptor for these parts only (4: the
+                                 * DACL, which an account may read without SACL rights) */
 };
 
 /* ---- the search base from the rootDSE (sdap_rootdse.c) ------------------------------- */
@@ -596,6 +606,15 @@ struct tevent_req *sdap_id_search_send(TALLOC_CTX *mem_ctx, struct tevent_contex
                                        const struct sdap_search_args *args);
 errno_t sdap_id_search_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                             struct sdap_entry ***_entries, size_t *_num);
+/* One search of a request that searches step by step (access rules, GPOs): *args, the
+ * caller's and alive while the search runs, becomes a search of base (NULL: the id
+ * context's search base) at scope for filter and attrs, with sd_flags (0: none), the id
+ * context's search timeout, and a missing base giving no entry; fn gets the answer
+ * (sdap_id_search_recv) with req as its data. ENOMEM. */
+errno_t sdap_id_search_step(struct tevent_req *req, struct tevent_context *ev,
+                            struct sdap_id_ctx *id_ctx, struct sdap_search_args *args,
+                            const char *base, int scope, const char *filter,
+                            const char *const *attrs, int sd_flags, tevent_req_fn fn);
 struct tevent_req *sdap_id_lookup_dns_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                            struct sdap_id_ctx *id_ctx,
                                            const char *const *dns, size_t n,

@@ -191,12 +191,34 @@ done:
     return sss_req_post(req, ev, ret);
 }
 
+/* AD's SD flags control: which parts of nTSecurityDescriptor to return. */
+static errno_t sdap_sd_flags_control(int flags, LDAPControl **_ctrl)
+{
+    BerElement *ber = ber_alloc_t(LBER_USE_DER);
+    struct berval *bv = NULL;
+    int lrc;
+
+    if (ber == NULL) {
+        return ENOMEM;
+    }
+    if (ber_printf(ber, "{i}", (ber_int_t)flags) == -1 || ber_flatten(ber, &bv) == -1) {
+        ber_free(ber, 1);
+        return ENOMEM;
+    }
+    ber_free(ber, 1);
+    lrc = ldap_control_create(SDAP_SD_FLAGS_OID, 1, bv, 1, _ctrl);
+    ber_bvfree(bv);
+    return lrc == LDAP_SUCCESS ? EOK : ENOMEM;
+}
+
 /* Sends the search (or its next page). */
 static errno_t sdap_search_next(struct tevent_req *req)
 {
     struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
     LDAPControl *page_ctrl = NULL;
-    LDAPControl *ctrls[2] = { NULL, NULL };
+    LDAPControl *sd_ctrl = NULL;
+    LDAPControl *ctrls[3] = { NULL, NULL, NULL };
+    size_t nctrls = 0;
     int msgid = -1;
     int lrc;
     errno_t ret;
@@ -213,13 +235,26 @@ static errno_t sdap_search_next(struct tevent_req *req)
                   ldap_err2string(lrc));
             return ENOMEM;
         }
-        ctrls[0] = page_ctrl;
+        ctrls[nctrls++] = page_ctrl;
+    }
+    if (state->args.sd_flags > 0) {
+        ret = sdap_sd_flags_control(state->args.sd_flags, &sd_ctrl);
+        if (ret != EOK) {
+            if (page_ctrl != NULL) {
+                ldap_control_free(page_ctrl);
+            }
+            return ret;
+        }
+        ctrls[nctrls++] = sd_ctrl;
     }
     lrc = ldap_search_ext(sdap_conn_ld(state->conn), state->args.base, state->args.scope,
                           state->args.filter, discard_const_p(char *, state->args.attrs),
-                          0, page_ctrl != NULL ? ctrls : NULL, NULL, NULL, 0, &msgid);
+                          0, nctrls > 0 ? ctrls : NULL, NULL, NULL, 0, &msgid);
     if (page_ctrl != NULL) {
         ldap_control_free(page_ctrl);
+    }
+    if (sd_ctrl != NULL) {
+        ldap_control_free(sd_ctrl);
     }
     if (lrc != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s' not sent: %s\n", state->args.filter,
