@@ -56,7 +56,7 @@ struct sdap_initgroups_state {
     const char **next;              /* DNs found at this hop */
     size_t num_next;
     int hop;
-    bool with_primary;              /* rfc2307: the search also matches the user's gid */
+    bool with_primary;              /* hop 0 also matches the user's gid */
     bool by_memberof;               /* AD: hops follow memberOf, searched by DN */
     struct sdap_strset *queued;     /* canonical DNs already put in next (by_memberof) */
     /* rfc2307bis with_primary: the groups' members, resolved on the way */
