@@ -12,12 +12,18 @@
 #      operations, and the group is stored but not added to the user's group list
 #      (getent initgroups, from the cache, does not show it: what the memberUid search
 #      alone gives, and SSSD);
-#   B. rfc2307bis: a user in nested groups: at most 10 operations (it was 17): the user,
-#      getgrgid(bprim) and its member DNs, the three nesting hops of initgroups, then
-#      getgrgid(borg) with its members level by level (the users and groups of a level in
-#      one search), which also stores bdept and bteam complete, so their getgrgid costs
-#      nothing. The issue's target is 4: the DN-schema initgroups still stores groups
-#      without members;
+#   B. rfc2307bis: a user in nested groups: at most 4 operations (the issue's target; it
+#      was 17, then 10): the user, then id's getgrgid of the primary gid runs the
+#      initgroups of that user with the gid folded into its first hop, (|(member=<user
+#      DN>)(gidNumber=gid)), and each later hop also resolves the member DNs the groups
+#      found so far name ((|<hop filter>(&(objectClass=*)(|(uid=bzoe))))), so every group
+#      comes back with the member list its own lookup would store
+#      (sdap_initgroups_graph.c) and no getgrgid of id searches again;
+#   C. the same for the shapes that must stay exact: a primary group not listing the
+#      user, chains deeper than the nesting level, a loop, member DNs of another shape or
+#      dangling, a primary group holding one of the user's groups; each group compared with
+#      what its own lookup from a fresh cache stores, each group list with a fresh
+#      initgroups alone;
 # and, the correctness the savings must keep: afterwards, with slapd gone, `getent group`
 # of every group `id` listed answers from the cache with its exact, full member list, the
 # same a group lookup of a fresh cache stores (not only the members initgroups saw).
@@ -191,6 +197,84 @@ ldap_schema = rfc2307bis
 entry_cache_timeout = 600
 debug_level = 6
 CONF
-cold_id rfc2307bis "$WORK/b" balice 10 "$WORK/b.want"
+cold_id rfc2307bis "$WORK/b" balice 4 "$WORK/b.want"
+
+# ---- C. rfc2307bis, the shapes the fold and the completion must get right, checked
+# against what each group's own lookup from a fresh cache stores (ldap_group_nesting_level
+# 2): cuser's primary group cprim does not list it (stored complete, not in its list);
+# chains below the groups cuser is in, deeper than the nesting level (cdeeper not
+# expanded); a loop (cteam > csub > cloop > cteam), so csub is also above cuser; a member
+# DN whose RDN is cn (read by base lookup), a dangling member DN; chyper above the nesting
+# level (not cuser's). cflip's primary group cfprim does not list it but holds its group
+# cteam2: a nested membership (in its list). ----
+S=dc=nest,dc=test
+{
+    ldif_base $S
+    ldif_user $S cuser 60001 61001 /home/cuser
+    ldif_user $S cother 60002 61001 /home/cother
+    ldif_user $S cx 60003 61003 /home/cx
+    ldif_user $S cy 60004 61003 /home/cy
+    ldif_user $S cz 60005 61003 /home/cz
+    ldif_user $S cw 60006 61003 /home/cw
+    ldif_user $S cflip 60008 61011 /home/cflip
+    printf '%s\n' "dn: cn=C Odd,ou=People,$S" objectClass:\ top objectClass:\ account \
+        objectClass:\ posixAccount uid:\ codd cn:\ C\ Odd uidNumber:\ 60007 \
+        gidNumber:\ 61003 homeDirectory:\ /home/codd ''
+    ldif_bis_group $S cprim 61001 u:cother
+    ldif_bis_group $S cteam 61002 u:cuser g:csub
+    ldif_bis_group $S csub 61003 u:cx g:cdeep g:cloop
+    ldif_bis_group $S cdeep 61004 u:cy g:cdeeper
+    ldif_bis_group $S cdeeper 61005 u:cz
+    ldif_bis_group $S ctop 61006 g:cteam g:cside | sed '$d'
+    printf 'member: cn=C Odd,ou=People,%s\nmember: uid=ghost,ou=People,%s\n\n' $S $S
+    ldif_bis_group $S cside 61007 u:cw
+    ldif_bis_group $S cbig 61008 g:ctop
+    ldif_bis_group $S chyper 61009 g:cbig
+    ldif_bis_group $S cloop 61010 g:cteam
+    ldif_bis_group $S cfprim 61011 g:cteam2
+    ldif_bis_group $S cteam2 61012 u:cflip
+} > "$WORK/c.ldif"
+mkdir -p "$WORK/c"
+slapd_stats "$WORK/c" "$WORK/c.ldif" $S || { fail "slapd C did not start"; summary; exit 1; }
+sed -i -e "s|^ldap_uri = .*|ldap_uri = $URI|" -e "s|^ldap_search_base = .*|ldap_search_base = $S|" \
+    -e "s|^domains = .*|domains = nest.test|" -e "s|^\[domain/.*|[domain/nest.test]|" "$CONF"
+# The reference: each group looked up alone from a fresh cache; each user's group list
+# from a fresh initgroups alone (no getpwnam, no getgrgid before it).
+fresh() { # COMMAND...
+    stop_sssd
+    rm -rf "$PREFIX/var/lib/sss/db/"* "$PREFIX/var/lib/sss/mc/"*
+    start_sssd || return 1
+    in_nss_ns "$@"
+    stop_sssd
+}
+for u in cuser cflip; do
+    fresh getent initgroups $u | tr -s ' ' '\n' | tail -n +2 | sort > "$WORK/c.$u.initgr"
+    out=$(fresh id $u)
+    for g in $(grep -o 'groups=.*' <<<"$out" | tr ',' '\n' | sed -E 's/.*\((.*)\)/\1/'); do
+        fresh getent group "$g"
+    done | member_sort | sort > "$WORK/c.$u.want"
+done
+check "C: a fresh group lookup expands cteam to the nesting level: $(grep ^cteam: "$WORK/c.cuser.want")" \
+    grep -qx 'cteam:\*:61002:cuser,cx,cy' "$WORK/c.cuser.want"
+check "C: cuser's groups are cteam and those above it within the level, not chyper" \
+    test "$(paste -sd, "$WORK/c.cuser.initgr")" = 61002,61003,61006,61008,61010
+check "C: cflip's groups hold cfprim (through cteam2)" \
+    test "$(paste -sd, "$WORK/c.cflip.initgr")" = 61011,61012
+slapd_stats_stop
+# cuser: the user, three hops (two carrying member DNs), two levels below (cdeep's, then
+# cdeeper's members: csub is a group of cuser, two levels up from cdeeper); cflip: the user
+# and three hops, every member known on the way.
+for u in cuser:6 cflip:4; do
+    max=${u#*:} u=${u%:*}
+    mkdir -p "$WORK/c$u"
+    slapd_stats "$WORK/c$u" "$WORK/c.ldif" $S || { fail "slapd C did not start again"; summary; exit 1; }
+    sed -i "s|^ldap_uri = .*|ldap_uri = $URI|" "$CONF"
+    cold_id "rfc2307bis, shapes ($u)" "$WORK/c$u" $u "$max" "$WORK/c.$u.want"
+    start_sssd || fail "sssd did not start again"
+    out=$(in_nss_ns getent initgroups $u | tr -s ' ' '\n' | tail -n +2 | sort | paste -sd,)
+    check "C: $u's group list from the cache is the one a fresh initgroups gives: $out" \
+        test "$out" = "$(paste -sd, "$WORK/c.$u.initgr")"
+    stop_sssd
+done
 
 summary

@@ -7,7 +7,7 @@
  *               the cache's answer, one user, several or none, is the directory's).
  *   group       by gid, when it is the gid of the user a getpwnam stored less than
  *               BE_RECENT_USER_S ago (`id`: getpwnam, getgrgid(primary gid), initgroups):
- *               that user's initgroups, whose one rfc2307 search also matches the gid
+ *               that user's initgroups, whose (first) search also matches the gid
  *               (sdap_initgroups_primary_send), stored as an initgroups is; the group is
  *               then what that search found (stored), or nothing (removed). `id`'s
  *               initgroups right after finds a fresh list and costs the directory nothing.
@@ -129,8 +129,8 @@ done:
 
 /* Whether gid is the primary gid of the user the last getpwnam stored, less than
  * BE_RECENT_USER_S ago, and that user's fresh cache entry can start its initgroups
- * (be_id_ldap_cached_user); then *_user is that entry. Only where one search can bring
- * both (rfc2307). */
+ * (be_id_ldap_cached_user); then *_user is that entry. Only where the initgroups can bring
+ * both (not AD). */
 static bool be_id_ldap_recent_user(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t gid,
                                    struct sdap_user **_user)
 {

@@ -234,10 +234,13 @@ struct tevent_req *sdap_initgroups_send(TALLOC_CTX *mem_ctx, struct tevent_conte
 struct tevent_req *sdap_initgroups_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                              struct sdap_id_ctx *id_ctx,
                                              const struct sdap_user *user);
-/* rfc2307 only (sdap_initgroups_brings_primary): as sdap_initgroups_user_send, and the one
- * search also returns the group whose gidNumber is user->gid, complete, marked not_member
- * unless its memberUid values hold the user. What `id` asks right after getpwnam
- * (getgrgid of the primary gid, then initgroups) in one search instead of two. */
+/* Not AD (sdap_initgroups_brings_primary): as sdap_initgroups_user_send, and the (first)
+ * search also returns the group whose gidNumber is user->gid, marked not_member unless it
+ * lists the user (rfc2307bis: unless it also holds one of the user's groups). Every group
+ * comes back complete (rfc2307: its memberUid values; the DN schemas: the member DNs
+ * resolved along the walk, sdap_initgroups_graph.c, unless the graph grows too big). What
+ * `id` asks right after getpwnam (getgrgid of the primary gid, initgroups, getgrgid of each
+ * group) in the searches of one initgroups. */
 struct tevent_req *sdap_initgroups_primary_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                                 struct sdap_id_ctx *id_ctx,
                                                 const struct sdap_user *user);

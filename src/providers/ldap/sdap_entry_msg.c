@@ -169,12 +169,14 @@ errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
          * rest is read by the search (sdap_search.c), and a short range would leave a
          * member list cut short. */
         type_len = 0;
+        range.ranged = false;
         if (name[0] != '\0' && (sdap_range_parse(name, &type_len, &range) != EOK
                                  || sdap_range_check_count(&range, nv) != EOK)) {
             DEBUG(SSSDBG_OP_FAILURE, "'%s': attribute '%s' with %zu value(s): a malformed "
                   "or incomplete range, the entry is refused\n", entry->dn, name, nv);
             ret = EPROTO;
         }
+        entry->ranged = entry->ranged || range.ranged;
         if (ret == EOK) {
             attr = talloc_realloc(entry, entry->attrs, struct sdap_attr,
                                   entry->num_attrs + 1);

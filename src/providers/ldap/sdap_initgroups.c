@@ -29,11 +29,18 @@
  * the primary group comes complete with the memberships; it counts as a membership only
  * when its memberUid values hold the user (exactly: RFC 2307's memberUid matches
  * caseExactIA5Match), as the plain search would have found it.
+ * sdap_initgroups_primary_send, rfc2307bis (not AD): hop 0 is
+ * (&(objectClass=<group oc>)(|(member=<user DN>)(gidNumber=<gid>))<filter>); the primary
+ * group found by gid alone is not_member and not followed, unless a later hop finds it
+ * holding one of the user's groups. The hops read the member values, and a graph
+ * (sdap_initgroups_graph.c) resolves the member DNs, riding along in the next hop's search
+ * where it can, so that the groups come back complete.
  */
 #include <inttypes.h>
 
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_initgroups_graph.h"
 
 struct sdap_initgroups_state {
     struct tevent_context *ev;
@@ -49,9 +56,15 @@ struct sdap_initgroups_state {
     const char **next;              /* DNs found at this hop */
     size_t num_next;
     int hop;
-    bool with_primary;              /* rfc2307: the search also matches the user's gid */
+    bool with_primary;              /* hop 0 also matches the user's gid */
     bool by_memberof;               /* AD: hops follow memberOf, searched by DN */
     struct sdap_strset *queued;     /* canonical DNs already put in next (by_memberof) */
+    /* rfc2307bis with_primary: the groups' members, resolved on the way */
+    struct sdap_ig_graph *graph;
+    struct sdap_strset *fcanon;     /* canonical DNs of the frontier searched */
+    bool folded;                    /* the search in flight also resolves member DNs */
+    struct sdap_group *primary;     /* hop 0's group found by gid alone (not_member) */
+    const char *primary_canon;
 };
 
 /* AD's backlink of member, maintained by the DC. */
@@ -63,6 +76,8 @@ static void sdap_initgroups_tg_done(struct tevent_req *subreq);
 static errno_t sdap_initgroups_members(struct tevent_req *req);
 static errno_t sdap_initgroups_search(struct tevent_req *req);
 static void sdap_initgroups_search_done(struct tevent_req *subreq);
+static errno_t sdap_initgroups_complete(struct tevent_req *req);
+static void sdap_initgroups_completed(struct tevent_req *subreq);
 
 /* The state of both entry points; NULL when req is NULL or already failed. */
 static struct sdap_initgroups_state *sdap_initgroups_create(TALLOC_CTX *mem_ctx,
@@ -150,6 +165,12 @@ static struct tevent_req *sdap_initgroups_given_send(TALLOC_CTX *mem_ctx,
             || state->user->extra == NULL) {
         return sss_req_post(req, ev, ENOMEM);
     }
+    if (with_primary && id_ctx->opts->member_is_dn) {
+        state->graph = sdap_ig_graph_new(state, id_ctx->opts, user->orig_dn, user->name);
+        if (state->graph == NULL) {
+            return sss_req_post(req, ev, ENOMEM);
+        }
+    }
     ret = sdap_initgroups_start(req);
     if (ret != EAGAIN) {
         /* Every path sends a search first: EOK cannot happen here. */
@@ -174,8 +195,7 @@ struct tevent_req *sdap_initgroups_primary_send(TALLOC_CTX *mem_ctx, struct teve
 
 bool sdap_initgroups_brings_primary(const struct sdap_id_ctx *id_ctx)
 {
-    return id_ctx != NULL && !id_ctx->opts->member_is_dn
-           && id_ctx->opts->schema != SDAP_SCHEMA_AD;
+    return id_ctx != NULL && id_ctx->opts->schema != SDAP_SCHEMA_AD;
 }
 
 static void sdap_initgroups_user_done(struct tevent_req *subreq)
@@ -234,7 +254,9 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
     /* Filters per batch below; rfc2307 groups with their members (memberUid). */
     state->args = sdap_kind_search(&opts->groups, NULL, opts->search_timeout,
                                    opts->page_size);
-    state->args.attrs = sdap_group_attrs(state, opts, !opts->member_is_dn);
+    /* The graph also takes the users its folded terms bring, and reads the members. */
+    state->args.attrs = state->graph != NULL ? sdap_any_attrs(state, opts)
+                        : sdap_group_attrs(state, opts, !opts->member_is_dn);
     if (state->args.attrs == NULL) {
         return ENOMEM;
     }
@@ -264,10 +286,18 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
     state->frontier[0] = opts->member_is_dn ? state->user->orig_dn : state->user->name;
     state->frontier[1] = NULL;
     state->num_frontier = 1;
+    if (state->graph != NULL) {
+        state->fcanon = sdap_strset_new(state);
+        if (state->fcanon == NULL) {
+            return ENOMEM;
+        }
+        sdap_strset_add(state->fcanon, sdap_dn_canon(state->fcanon, state->user->orig_dn));
+    }
     return sdap_initgroups_search(req);
 }
 
-/* rfc2307: (&(objectClass=oc)(|(memberUid=name)(gidNumber=gid))<filter>). */
+/* (&(objectClass=oc)(|(memberUid=name)(gidNumber=gid))<filter>); the DN schemas match
+ * member with the user's DN. */
 static char *sdap_initgroups_primary_filter(struct sdap_initgroups_state *state)
 {
     const struct sdap_options *opts = state->id_ctx->opts;
@@ -275,7 +305,7 @@ static char *sdap_initgroups_primary_filter(struct sdap_initgroups_state *state)
     char *member_or_gid;
     char *filter;
 
-    name = sdap_filter_escape(state, state->user->name);
+    name = sdap_filter_escape(state, state->frontier[0]);
     if (name == NULL) {
         return NULL;
     }
@@ -287,6 +317,84 @@ static char *sdap_initgroups_primary_filter(struct sdap_initgroups_state *state)
     talloc_free(name);
     talloc_free(member_or_gid);
     return filter;
+}
+
+/* The canonical DNs of the new frontier: a folded search's own groups name one. */
+static errno_t sdap_initgroups_fcanon(struct sdap_initgroups_state *state)
+{
+    size_t i;
+
+    talloc_free(state->fcanon);
+    state->fcanon = sdap_strset_new(state);
+    if (state->fcanon == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < state->num_frontier; i++) {
+        sdap_strset_add(state->fcanon, sdap_dn_canon(state->fcanon, state->frontier[i]));
+    }
+    return EOK;
+}
+
+/* A hop's search with the graph: the parents of the batch, OR the member DNs queued so far
+ * by their RDN values when they can ride along (sdap_ig_graph_fold). */
+static char *sdap_initgroups_fold_filter(struct sdap_initgroups_state *state, size_t batch)
+{
+    const struct sdap_options *opts = state->id_ctx->opts;
+    char *parents;
+    char *fold;
+    char *filter;
+    errno_t ret;
+
+    parents = sdap_filter_or(state, opts->groups.oc, opts->group_map[SDAP_GA_MEMBER],
+                             &state->frontier[state->pos], batch, opts->groups.filter);
+    if (parents == NULL) {
+        return NULL;
+    }
+    fold = sdap_ig_graph_fold(state, state->graph, &ret);
+    if (fold == NULL) {
+        if (ret != EOK) {
+            talloc_free(parents);
+            return NULL;
+        }
+        return parents;
+    }
+    state->folded = true;
+    filter = talloc_asprintf(state, "(|%s%s)", parents, fold);
+    talloc_free(parents);
+    talloc_free(fold);
+    return filter;
+}
+
+/* The walk is over: the graph's remaining member DNs, then the groups' member lists.
+ * EAGAIN: under way; EOK: nothing to do. */
+static errno_t sdap_initgroups_complete(struct tevent_req *req)
+{
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    struct tevent_req *subreq;
+
+    if (state->graph == NULL) {
+        return EOK;
+    }
+    subreq = sdap_ig_graph_complete_send(state, state->ev, state->id_ctx, state->graph);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_initgroups_completed, req);
+    return EAGAIN;
+}
+
+static void sdap_initgroups_completed(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_initgroups_state *state = tevent_req_data(req, struct sdap_initgroups_state);
+    errno_t ret;
+
+    ret = sdap_ig_graph_complete_recv(subreq);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        ret = sdap_ig_graph_finish(state->graph);
+    }
+    sdap_req_step(req, ret);
 }
 
 /* Searches the parents of the next batch of the frontier, or moves to the next hop.
@@ -302,7 +410,7 @@ static errno_t sdap_initgroups_search(struct tevent_req *req)
         /* This hop is complete: go up one more level when the schema nests. */
         if (!opts->member_is_dn || state->num_next == 0
                 || state->hop + 1 > opts->nesting_level) {
-            return EOK;
+            return sdap_initgroups_complete(req);
         }
         talloc_free(state->frontier);
         state->frontier = state->next;
@@ -311,14 +419,24 @@ static errno_t sdap_initgroups_search(struct tevent_req *req)
         state->num_next = 0;
         state->pos = 0;
         state->hop++;
+        if (state->graph != NULL) {
+            errno_t ret = sdap_initgroups_fcanon(state);
+
+            if (ret != EOK) {
+                return ret;
+            }
+        }
     }
     batch = state->num_frontier - state->pos;
     if (batch > SDAP_FILTER_BATCH) {
         batch = SDAP_FILTER_BATCH;
     }
     talloc_free(discard_const(state->args.filter));
-    if (state->with_primary) {
+    state->folded = false;
+    if (state->with_primary && state->hop == 0) {
         state->args.filter = sdap_initgroups_primary_filter(state);
+    } else if (state->graph != NULL) {
+        state->args.filter = sdap_initgroups_fold_filter(state, batch);
     } else {
         /* Hop 0 (the user's own groups) is always a member search. */
         state->args.filter = sdap_filter_or(state, opts->groups.oc,
@@ -400,16 +518,22 @@ static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_
         return EOK;
     }
     if (!sdap_strset_add(state->seen, canon)) {
+        if (state->primary != NULL && state->hop > 0
+                && strcmp(canon, state->primary_canon) == 0) {
+            /* The primary group holds one of the user's groups: a membership after all. */
+            talloc_free(canon);
+            group = state->primary;
+            state->primary = NULL;
+            group->not_member = false;
+            goto follow;
+        }
         talloc_free(canon);
         return EOK;     /* already taken: a second path to it, or a loop */
     }
-    talloc_free(canon);
     ret = sdap_parse_group(state, opts, e, &group);
-    if (ret == EINVAL) {
-        return EOK;     /* unusable, logged; not followed either */
-    }
     if (ret != EOK) {
-        return ret;
+        talloc_free(canon);
+        return ret == EINVAL ? EOK : ret;   /* EINVAL: unusable, logged; not followed */
     }
     if (!opts->member_is_dn) {
         ret = sdap_group_set_members_rfc2307(group, opts, e);
@@ -419,7 +543,21 @@ static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_
         group->members_complete = true;
         group->not_member = state->with_primary && group->gid == state->user->gid
                             && !sdap_initgroups_lists(group, state->user->name);
+    } else if (state->graph != NULL) {
+        /* Hop 0's frontier is the user: the primary group found by gid alone. */
+        group->not_member = state->hop == 0 && group->gid == state->user->gid
+                            && !sdap_ig_graph_member_of(state->graph, e, state->fcanon);
+        ret = sdap_ig_graph_add_group(state->graph, e, group);
+        if (ret != EOK) {
+            return ret;
+        }
+        if (group->not_member) {
+            state->primary = group;
+            state->primary_canon = talloc_steal(group, canon);
+            canon = NULL;
+        }
     }
+    talloc_free(canon);
     groups = talloc_realloc(state, state->groups, struct sdap_group *,
                             state->num_groups + 2);
     if (groups == NULL) {
@@ -431,6 +569,10 @@ static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_
     if (state->by_memberof) {
         return queue_parents(state, e);
     }
+    if (group->not_member) {
+        return EOK;     /* not the user's group: its parents are not either */
+    }
+follow:
     next = talloc_realloc(state, state->next, const char *, state->num_next + 2);
     if (next == NULL) {
         return ENOMEM;
@@ -456,10 +598,24 @@ static void sdap_initgroups_search_done(struct tevent_req *subreq)
         goto done;
     }
     for (i = 0; i < num; i++) {
-        ret = add_group(state, entries[i]);
-        if (ret != EOK) {
-            goto done;
+        /* A folded search also brings the member DNs asked: a parent names the frontier. */
+        if (!state->folded
+                || (sdap_entry_has_oc(entries[i], state->id_ctx->opts->groups.oc)
+                    && sdap_ig_graph_member_of(state->graph, entries[i], state->fcanon))) {
+            ret = add_group(state, entries[i]);
+            if (ret != EOK) {
+                goto done;
+            }
         }
+        if (state->folded) {
+            ret = sdap_ig_graph_take(state->graph, entries[i]);
+            if (ret != EOK) {
+                goto done;
+            }
+        }
+    }
+    if (state->folded) {
+        sdap_ig_graph_fold_done(state->graph);
     }
     ret = sdap_initgroups_search(req);
     if (ret == EOK) {

@@ -290,6 +290,9 @@ struct sdap_entry {
     char *dn;
     size_t num_attrs;
     struct sdap_attr *attrs;
+    /* An attribute carries a range option ("member;range=0-1499"): set while parsing
+     * (sdap_entry_from_msg), so that the search completes only such entries. */
+    bool ranged;
 };
 
 /* One search result entry of msg as a struct on mem_ctx (sdap_entry_msg.c). Values too

@@ -457,6 +457,76 @@ static void test_initgroups(void **state)
     assert_true(has_group(groups, n, "g_mid"));
 }
 
+/* `id`'s initgroups (sdap_initgroups_primary_send), rfc2307bis: the same groups a plain
+ * initgroups gives plus the primary group (not_member unless it holds one of them), and
+ * every group it marks complete lists exactly what its own lookup gives, at every nesting
+ * level, for every user of the tree (nesting, loops, odd and absent members). */
+static void test_initgroups_primary_complete(void **state)
+{
+    static const int levels[] = { 0, 1, 2, 5 };
+    static const char *names[] = { "alice", "bob", "carol", "dave", "eve" };
+    struct test_ctx *t = *state;
+    struct sdap_group **plain = NULL;
+    struct sdap_group **groups = NULL;
+    struct sdap_group *g = NULL;
+    struct sdap_user *user = NULL;
+    struct tevent_req *req;
+    size_t complete = 0;
+    size_t primary = 0;
+    size_t np = 0;
+    size_t n = 0;
+    size_t i, k, l, u;
+
+    for (l = 0; l < sizeof(levels) / sizeof(levels[0]); l++) {
+        fx_ctx(t, BIS "ldap_group_nesting_level = %d\n", fx_env("SDAP_TEST_URI"), levels[l]);
+        for (u = 0; u < sizeof(names) / sizeof(names[0]); u++) {
+            assert_int_equal(get_user(t, SDAP_BY_NAME, names[u], 0, &user), EOK);
+            initgroups(t, names[u], EOK, &plain, &np);
+            req = sdap_initgroups_primary_send(t->mem, t->ev, t->id_ctx, user);
+            tc_wait_req(t->ev, req);
+            assert_int_equal(sdap_initgroups_recv(t->mem, req, NULL, &groups, &n), EOK);
+            talloc_free(req);
+            for (i = 0; i < n; i++) {
+                if (groups[i]->not_member) {
+                    assert_int_equal(groups[i]->gid, user->gid);
+                    assert_false(has_group(plain, np, groups[i]->name));
+                    primary++;
+                } else if (!has_group(plain, np, groups[i]->name)) {
+                    fail_msg("level %d, %s: %s is not in the plain initgroups", levels[l],
+                             names[u], groups[i]->name);
+                }
+                if (!groups[i]->members_complete) {
+                    continue;
+                }
+                complete++;
+                assert_int_equal(get_group(t, SDAP_BY_NAME, groups[i]->name, 0, &g), EOK);
+                if (groups[i]->num_member_users != g->num_member_users
+                        || groups[i]->num_member_groups != g->num_member_groups) {
+                    fail_msg("level %d, %s of %s: %zu users %zu groups, by name %zu users "
+                             "%zu groups", levels[l], g->name, names[u],
+                             groups[i]->num_member_users, groups[i]->num_member_groups,
+                             g->num_member_users, g->num_member_groups);
+                }
+                for (k = 0; k < g->num_member_users; k++) {
+                    assert_true(has(groups[i]->member_users, g->member_users[k]));
+                }
+                for (k = 0; k < g->num_member_groups; k++) {
+                    assert_true(has(groups[i]->member_groups, g->member_groups[k]));
+                }
+                talloc_free(g);
+            }
+            /* as many as the plain one, and the primary group when it is not among them */
+            assert_int_equal(n, np + (has_group(plain, np, "g_top") ? 0 : 1));
+            talloc_free(groups);
+            talloc_free(plain);
+            talloc_free(user);
+        }
+        talloc_free(t->id_ctx);
+    }
+    assert_true(primary > 0);
+    assert_true(complete > 0);
+}
+
 static void test_enumerate(void **state)
 {
     struct test_ctx *t = *state;
@@ -1071,6 +1141,7 @@ int main(void)
         FX_TEST(test_rfc2307bis_nesting),
         FX_TEST(test_rfc2307bis_nesting_levels),
         FX_TEST(test_initgroups),
+        FX_TEST(test_initgroups_primary_complete),
         FX_TEST(test_enumerate),
         FX_TEST(test_enumerate_nested_as_by_name),
         FX_TEST(test_nested_complete_as_by_name),

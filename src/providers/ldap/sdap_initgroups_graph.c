@@ -1,0 +1,658 @@
+/*
+ * rfc2307bis initgroups for `id` (sdap_initgroups_primary_send): the groups come back
+ * with the member lists their own lookups would give, so `id`'s getgrgid of each group
+ * costs the directory nothing.
+ *
+ * The upward walk reads each group's member DNs (it searched the groups anyway). The DNs
+ * among them that are not already known (the user, the groups found) are resolved by
+ * their RDN value, as sdap_member_dns.c does, but riding along in the walk's next search:
+ * (|<the walk's hop filter><(&(objectClass=*)(|(uid=a)(uid=b)))><(...(cn=g)...)>), when
+ * the user and group search bases are the same and no group search filter is set (the
+ * walk's own entries are then told apart by their member values). What is left after the
+ * walk (the last hop's new members, the nested groups below, DNs of another shape) is
+ * resolved level by level with sdap_member_dns_send. A group met on the way down is
+ * expanded while its distance from the nearest walk group is within the nesting level.
+ *
+ * Then each walk group's own lookup (sdap_groups.c) is replayed on the graph: a DN taken
+ * once by its shortest path, users flattened, direct member groups listed, groups expanded
+ * within ldap_group_nesting_level. A group whose replay needs members the graph did not
+ * read is left without a member list (its own lookup runs later), as are all of them when
+ * the graph grows past SDAP_IG_GRAPH_MAX member values.
+ */
+#include <assert.h>
+
+#include "util/util.h"
+#include "providers/ldap/sdap_initgroups_graph.h"
+#include "providers/ldap/sdap_member_dns.h"
+
+/* Member values (summed over the groups expanded) up to which the graph is kept. */
+#define SDAP_IG_GRAPH_MAX 2000
+
+struct ig_node {
+    bool is_group;
+    bool expanded;                  /* its member DNs were read (every group's are) */
+    const char *name;
+    struct sdap_group *group;
+    const char **members;           /* canonical member DNs, when expanded */
+    const char **raw;               /* the same as the entry gave them */
+    size_t num_members;
+    size_t visit;                   /* the replay that took it last */
+    size_t dist;                    /* from the nearest walk group (ig_collect) */
+};
+
+struct sdap_ig_graph {
+    const struct sdap_options *opts;
+    struct sdap_strset *nodes;      /* canonical DN -> struct ig_node */
+    struct sdap_strset *asked;      /* canonical DNs known or queued: never queued again */
+    const char **pend_dn;           /* queued: the DN as given, canonical */
+    const char **pend_canon;
+    size_t num_pend;
+    struct sdap_strset *flight;     /* canonical DNs asked by a fold */
+    struct ig_node **all;           /* every group node */
+    size_t num_all;
+    struct ig_node **roots;         /* the walk's groups */
+    size_t num_roots;
+    size_t values;
+    bool off;                       /* too big (or odd): no member lists at all */
+    size_t visit;
+};
+
+struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                                        const char *user_dn, const char *user_name)
+{
+    struct sdap_ig_graph *g = talloc_zero(mem_ctx, struct sdap_ig_graph);
+    struct ig_node *user;
+    char *canon;
+
+    if (g == NULL) {
+        return NULL;
+    }
+    g->opts = opts;
+    g->nodes = sdap_strset_new(g);
+    g->asked = sdap_strset_new(g);
+    g->flight = sdap_strset_new(g);
+    user = talloc_zero(g, struct ig_node);
+    if (g->nodes == NULL || g->asked == NULL || g->flight == NULL || user == NULL) {
+        talloc_free(g);
+        return NULL;
+    }
+    user->name = talloc_strdup(user, user_name);
+    canon = sdap_dn_canon(g, user_dn);
+    if (user->name == NULL || canon == NULL) {
+        /* A DN that does not parse cannot be matched: no member lists. */
+        g->off = true;
+        return g;
+    }
+    sdap_strset_add(g->asked, canon);
+    if (!sdap_strmap_add(g->nodes, canon, user)) {
+        g->off = true;
+    }
+    talloc_free(canon);
+    return g;
+}
+
+static errno_t ig_queue(struct sdap_ig_graph *g, const char *dn, const char *canon)
+{
+    const char *key;
+
+    if (sdap_strset_has(g->asked, canon)) {
+        return EOK;
+    }
+    key = sdap_strset_intern(g->asked, canon);
+    g->pend_dn = talloc_realloc(g, g->pend_dn, const char *, g->num_pend + 1);
+    g->pend_canon = talloc_realloc(g, g->pend_canon, const char *, g->num_pend + 1);
+    if (key == NULL || g->pend_dn == NULL || g->pend_canon == NULL) {
+        return ENOMEM;
+    }
+    g->pend_dn[g->num_pend] = talloc_strdup(g->pend_dn, dn);
+    if (g->pend_dn[g->num_pend] == NULL) {
+        return ENOMEM;
+    }
+    g->pend_canon[g->num_pend++] = key;
+    return EOK;
+}
+
+/* Records a group node's member DNs from e (ig_collect decides which to resolve). */
+static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
+                         const struct sdap_entry *e)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(e, g->opts->group_map[SDAP_GA_MEMBER]);
+    size_t n = attr != NULL ? attr->num_values : 0;
+    struct ig_node **all;
+    char *canon;
+    size_t k;
+
+    g->values += n;
+    if (g->values > SDAP_IG_GRAPH_MAX) {
+        g->off = true;
+        return EOK;
+    }
+    all = talloc_realloc(g, g->all, struct ig_node *, g->num_all + 1);
+    node->members = talloc_zero_array(node, const char *, n + 1);
+    node->raw = talloc_zero_array(node, const char *, n + 1);
+    if (all == NULL || node->members == NULL || node->raw == NULL) {
+        return ENOMEM;
+    }
+    g->all = all;
+    g->all[g->num_all++] = node;
+    node->expanded = true;
+    for (k = 0; k < n; k++) {
+        canon = sdap_dn_canon(node->members, attr->values[k]);
+        if (canon == NULL) {
+            continue;       /* not a DN: a lookup skips it too */
+        }
+        node->raw[node->num_members] = talloc_strdup(node->raw, attr->values[k]);
+        if (node->raw[node->num_members] == NULL) {
+            return ENOMEM;
+        }
+        node->members[node->num_members++] = canon;
+    }
+    return EOK;
+}
+
+/* Queues the member DNs a replay may need and nobody asked for yet: those of every group
+ * within the nesting level of a walk group (breadth first from all of them). */
+static errno_t ig_collect(struct sdap_ig_graph *g)
+{
+    struct ig_node **queue;
+    struct ig_node *m;
+    size_t head = 0;
+    size_t tail = 0;
+    size_t i;
+    size_t k;
+    errno_t ret = EOK;
+
+    if (g->off || g->num_roots == 0) {
+        return EOK;
+    }
+    queue = talloc_array(NULL, struct ig_node *, g->num_all + 1);
+    if (queue == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < g->num_all; i++) {
+        g->all[i]->dist = SIZE_MAX;
+    }
+    for (i = 0; i < g->num_roots; i++) {
+        if (g->roots[i]->dist != 0) {
+            g->roots[i]->dist = 0;
+            queue[tail++] = g->roots[i];
+        }
+    }
+    while (head < tail) {
+        struct ig_node *n = queue[head++];
+
+        for (k = 0; k < n->num_members; k++) {
+            m = sdap_strmap_get(g->nodes, n->members[k]);
+            if (m == NULL) {
+                ret = ig_queue(g, n->raw[k], n->members[k]);
+                if (ret != EOK) {
+                    goto done;
+                }
+                continue;
+            }
+            /* A group's own members matter within the level (see ig_replay). */
+            if (m->expanded && m->dist == SIZE_MAX
+                    && n->dist + 1 <= (size_t)g->opts->nesting_level) {
+                m->dist = n->dist + 1;
+                assert(tail < g->num_all + 1);
+                queue[tail++] = m;
+            }
+        }
+    }
+done:
+    talloc_free(queue);
+    return ret;
+}
+
+errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry *e,
+                                struct sdap_group *group)
+{
+    struct ig_node **roots;
+    struct ig_node *node;
+    char *canon;
+    errno_t ret = EOK;
+
+    SSS_CHECK_ARG(g != NULL && e != NULL && group != NULL, EINVAL);
+    if (g->off) {
+        return EOK;
+    }
+    if (sdap_entry_has_oc(e, g->opts->user_map[SDAP_UA_OC])) {
+        g->off = true;      /* a lookup would take it as a user: not replayed here */
+        return EOK;
+    }
+    canon = sdap_dn_canon(g, e->dn);
+    if (canon == NULL) {
+        return EOK;
+    }
+    node = sdap_strmap_get(g->nodes, canon);
+    if (node == NULL) {
+        node = talloc_zero(g->nodes, struct ig_node);
+        if (node == NULL || !sdap_strmap_add(g->nodes, canon, node)) {
+            ret = ENOMEM;
+            goto done;
+        }
+        sdap_strset_add(g->asked, canon);
+    }
+    node->is_group = true;
+    node->group = group;
+    node->name = group->name;
+    roots = talloc_realloc(g, g->roots, struct ig_node *, g->num_roots + 1);
+    if (roots == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    g->roots = roots;
+    g->roots[g->num_roots++] = node;
+    if (!node->expanded) {
+        ret = ig_expand(g, node, e);
+    }
+done:
+    talloc_free(canon);
+    return ret;
+}
+
+bool sdap_ig_graph_member_of(const struct sdap_ig_graph *g, const struct sdap_entry *e,
+                             struct sdap_strset *canons)
+{
+    const struct sdap_attr *attr = sdap_entry_attr(e, g->opts->group_map[SDAP_GA_MEMBER]);
+    bool found = false;
+    char *canon;
+    size_t k;
+
+    for (k = 0; attr != NULL && k < attr->num_values && !found; k++) {
+        canon = sdap_dn_canon(NULL, attr->values[k]);
+        found = canon != NULL && sdap_strset_has(canons, canon);
+        talloc_free(canon);
+    }
+    return found;
+}
+
+/* A resolved DN into the graph. */
+static errno_t ig_take(struct sdap_ig_graph *g, const struct sdap_entry *e, const char *canon)
+{
+    const struct sdap_options *opts = g->opts;
+    struct sdap_user *user = NULL;
+    struct ig_node *node;
+    errno_t ret;
+
+    if (g->off || sdap_strmap_get(g->nodes, canon) != NULL) {
+        return EOK;
+    }
+    node = talloc_zero(g->nodes, struct ig_node);
+    if (node == NULL) {
+        return ENOMEM;
+    }
+    if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
+        if (sdap_parse_user(node, opts, e, &user) != EOK) {
+            goto skip;      /* unusable: not a member (logged) */
+        }
+        node->name = user->name;
+    } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
+        if (sdap_parse_group(node, opts, e, &node->group) != EOK) {
+            goto skip;
+        }
+        node->is_group = true;
+        node->name = node->group->name;
+    } else {
+        goto skip;
+    }
+    if (!sdap_strmap_add(g->nodes, canon, node)) {
+        talloc_free(node);
+        return ENOMEM;
+    }
+    if (node->is_group) {
+        ret = ig_expand(g, node, e);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    return EOK;
+skip:
+    talloc_free(node);
+    return EOK;
+}
+
+errno_t sdap_ig_graph_take(struct sdap_ig_graph *g, const struct sdap_entry *e)
+{
+    char *canon;
+    errno_t ret = EOK;
+
+    SSS_CHECK_ARG(g != NULL && e != NULL, EINVAL);
+    canon = sdap_dn_canon(g, e->dn);
+    if (canon == NULL) {
+        return EOK;
+    }
+    if (sdap_strset_has(g->flight, canon)) {
+        ret = ig_take(g, e, canon);
+    }
+    talloc_free(canon);
+    return ret;
+}
+
+void sdap_ig_graph_fold_done(struct sdap_ig_graph *g)
+{
+    talloc_free(g->flight);
+    g->flight = sdap_strset_new(g);
+    if (g->flight == NULL) {
+        g->off = true;
+    }
+}
+
+/* ",<canonical base>" when users and groups are searched under one base and no group
+ * filter hides groups the RDN terms would bring; NULL otherwise. */
+static char *ig_fold_suffix(TALLOC_CTX *mem_ctx, const struct sdap_options *opts)
+{
+    char *ucanon;
+    char *gcanon;
+    char *out = NULL;
+
+    if (opts->groups.filter != NULL || opts->user_base == NULL || opts->group_base == NULL) {
+        return NULL;
+    }
+    ucanon = sdap_dn_canon(mem_ctx, opts->user_base);
+    gcanon = sdap_dn_canon(mem_ctx, opts->group_base);
+    if (ucanon != NULL && gcanon != NULL && *ucanon != '\0' && strcmp(ucanon, gcanon) == 0) {
+        out = talloc_asprintf(mem_ctx, ",%s", ucanon);
+    }
+    talloc_free(ucanon);
+    talloc_free(gcanon);
+    return out;
+}
+
+static bool ends_with(const char *str, const char *suffix)
+{
+    size_t ls = strlen(str);
+    size_t lx = strlen(suffix);
+
+    return lx < ls && strcmp(str + ls - lx, suffix) == 0;
+}
+
+char *sdap_ig_graph_fold(TALLOC_CTX *mem_ctx, struct sdap_ig_graph *g, errno_t *_ret)
+{
+    const struct sdap_options *opts = g->opts;
+    TALLOC_CTX *tmp_ctx;
+    const char **uvals;
+    const char **gvals;
+    size_t nu = 0;
+    size_t ng = 0;
+    size_t kept = 0;
+    const char *fu;
+    const char *fg;
+    char *suffix;
+    char *val;
+    char *out = NULL;
+    size_t i;
+
+    *_ret = ig_collect(g);
+    if (*_ret != EOK || g->off || g->num_pend == 0) {
+        return NULL;
+    }
+    tmp_ctx = talloc_new(NULL);
+    uvals = talloc_array(tmp_ctx, const char *, g->num_pend);
+    gvals = talloc_array(tmp_ctx, const char *, g->num_pend);
+    if (tmp_ctx == NULL || uvals == NULL || gvals == NULL) {
+        *_ret = ENOMEM;
+        goto done;
+    }
+    suffix = ig_fold_suffix(tmp_ctx, opts);
+    if (suffix == NULL) {
+        goto done;
+    }
+    for (i = 0; i < g->num_pend; i++) {
+        bool user = true;
+
+        val = NULL;
+        if (nu + ng < SDAP_DN_BATCH && ends_with(g->pend_canon[i], suffix)
+                && sdap_strmap_get(g->nodes, g->pend_canon[i]) == NULL) {
+            val = sdap_dn_rdn_value(tmp_ctx, g->pend_dn[i], opts->users.name_attr);
+            if (val == NULL) {
+                user = false;
+                val = sdap_dn_rdn_value(tmp_ctx, g->pend_dn[i], opts->groups.name_attr);
+            }
+        }
+        if (val == NULL) {
+            /* Stays queued, for the completion. */
+            g->pend_dn[kept] = g->pend_dn[i];
+            g->pend_canon[kept++] = g->pend_canon[i];
+            continue;
+        }
+        if (!sdap_strset_add(g->flight, g->pend_canon[i])) {
+            *_ret = ENOMEM;
+            goto done;
+        }
+        if (user) {
+            uvals[nu++] = val;
+        } else {
+            gvals[ng++] = val;
+        }
+    }
+    g->num_pend = kept;
+    if (nu + ng == 0) {
+        goto done;
+    }
+    fu = nu > 0 ? sdap_filter_or(tmp_ctx, "*", opts->users.name_attr, uvals, nu, NULL) : "";
+    fg = ng > 0 ? sdap_filter_or(tmp_ctx, "*", opts->groups.name_attr, gvals, ng, NULL) : "";
+    out = fu == NULL || fg == NULL ? NULL : talloc_asprintf(mem_ctx, "%s%s", fu, fg);
+    if (out == NULL) {
+        *_ret = ENOMEM;
+    }
+done:
+    talloc_free(tmp_ctx);
+    return out;
+}
+
+/* ---- the completion: what is still queued, level by level --------------------------- */
+
+struct sdap_ig_complete_state {
+    struct tevent_context *ev;
+    struct sdap_id_ctx *id_ctx;
+    struct sdap_ig_graph *g;
+    const char **attrs;
+    const char **dns;               /* this level's, aligned */
+    const char **canons;
+    size_t n;
+};
+
+static errno_t sdap_ig_complete_step(struct tevent_req *req);
+static void sdap_ig_complete_done(struct tevent_req *subreq);
+
+struct tevent_req *sdap_ig_graph_complete_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                               struct sdap_id_ctx *id_ctx,
+                                               struct sdap_ig_graph *g)
+{
+    struct sdap_ig_complete_state *state;
+    struct tevent_req *req;
+    errno_t ret;
+
+    req = tevent_req_create(mem_ctx, &state, struct sdap_ig_complete_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    SSS_CHECK_ARG(ev != NULL && id_ctx != NULL && g != NULL, sss_req_post(req, ev, EINVAL));
+    state->ev = ev;
+    state->id_ctx = id_ctx;
+    state->g = g;
+    state->attrs = sdap_any_attrs(state, id_ctx->opts);
+    if (state->attrs == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    ret = sdap_ig_complete_step(req);
+    if (ret != EAGAIN) {
+        return sss_req_post(req, ev, ret);
+    }
+    return req;
+}
+
+/* EAGAIN: a level is being resolved; EOK: nothing left. */
+static errno_t sdap_ig_complete_step(struct tevent_req *req)
+{
+    struct sdap_ig_complete_state *state = tevent_req_data(req,
+                                                           struct sdap_ig_complete_state);
+    struct sdap_ig_graph *g = state->g;
+    struct tevent_req *subreq;
+    size_t i;
+    errno_t ret;
+
+    talloc_zfree(state->dns);
+    state->n = 0;
+    ret = ig_collect(g);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (g->off || g->num_pend == 0) {
+        return EOK;
+    }
+    /* The queue moves to this level (its strings stay with the graph). */
+    state->dns = talloc_array(state, const char *, g->num_pend + 1);
+    state->canons = talloc_array(state->dns, const char *, g->num_pend + 1);
+    if (state->dns == NULL || state->canons == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < g->num_pend; i++) {
+        if (sdap_strmap_get(g->nodes, g->pend_canon[i]) != NULL) {
+            continue;       /* found by the walk meanwhile */
+        }
+        state->dns[state->n] = talloc_steal(state->dns, g->pend_dn[i]);
+        state->canons[state->n++] = g->pend_canon[i];
+    }
+    g->num_pend = 0;
+    if (state->n == 0) {
+        return EOK;
+    }
+    state->dns[state->n] = NULL;
+    state->canons[state->n] = NULL;
+    DEBUG(SSSDBG_TRACE_FUNC, "initgroups: resolving %zu member DN(s) of the groups found\n",
+          state->n);
+    subreq = sdap_member_dns_send(state, state->ev, state->id_ctx, state->dns, state->canons,
+                                  state->n, state->attrs);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_ig_complete_done, req);
+    return EAGAIN;
+}
+
+static void sdap_ig_complete_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_ig_complete_state *state = tevent_req_data(req,
+                                                           struct sdap_ig_complete_state);
+    struct sdap_entry **entries = NULL;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_member_dns_recv(state, subreq, &entries);
+    talloc_free(subreq);
+    for (i = 0; ret == EOK && i < state->n; i++) {
+        if (entries[i] != NULL) {
+            ret = ig_take(state->g, entries[i], state->canons[i]);
+        }
+    }
+    talloc_free(entries);
+    if (ret == EOK) {
+        ret = sdap_ig_complete_step(req);
+    }
+    sdap_req_step(req, ret);
+}
+
+errno_t sdap_ig_graph_complete_recv(struct tevent_req *req)
+{
+    TEVENT_REQ_RETURN_ON_ERROR(req);
+    return EOK;
+}
+
+/* ---- the replay ----------------------------------------------------------------------- */
+
+/* x's own lookup on the graph: EOK with x->group's member lists set, ENOENT when it needs
+ * members the graph does not hold. */
+static errno_t ig_replay(struct sdap_ig_graph *g, struct ig_node *x)
+{
+    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
+    size_t cap = sdap_strset_count(g->nodes) + 1;
+    struct sdap_strset *users;
+    struct sdap_strset *groups;
+    struct ig_node **frontier;
+    struct ig_node **next;
+    size_t num_frontier = 1;
+    size_t num_next;
+    int depth = 0;
+    size_t f;
+    size_t k;
+    errno_t ret;
+
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    users = sdap_strset_new(tmp_ctx);
+    groups = sdap_strset_new(tmp_ctx);
+    frontier = talloc_array(tmp_ctx, struct ig_node *, cap);
+    next = talloc_array(tmp_ctx, struct ig_node *, cap);
+    if (users == NULL || groups == NULL || frontier == NULL || next == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    x->visit = ++g->visit;
+    frontier[0] = x;
+    while (num_frontier > 0) {
+        num_next = 0;
+        for (f = 0; f < num_frontier; f++) {
+            if (!frontier[f]->expanded) {
+                ret = ENOENT;
+                goto done;
+            }
+            for (k = 0; k < frontier[f]->num_members; k++) {
+                struct ig_node *m = sdap_strmap_get(g->nodes, frontier[f]->members[k]);
+
+                if (m == NULL || m->visit == g->visit) {
+                    continue;   /* absent, unusable, or taken already */
+                }
+                m->visit = g->visit;
+                if (!m->is_group) {
+                    sdap_strset_add(users, m->name);
+                    continue;
+                }
+                if (depth == 0) {
+                    sdap_strset_add(groups, m->name);
+                }
+                if (depth + 1 <= g->opts->nesting_level) {
+                    assert(num_next < cap);
+                    next[num_next++] = m;
+                }
+            }
+        }
+        memcpy(frontier, next, num_next * sizeof(*next));
+        num_frontier = num_next;
+        depth++;
+    }
+    ret = sdap_group_set_members(x->group, users, groups);
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
+{
+    size_t done = 0;
+    size_t i;
+    errno_t ret;
+
+    SSS_CHECK_ARG(g != NULL, EINVAL);
+    if (g->off) {
+        DEBUG(SSSDBG_TRACE_FUNC, "initgroups: groups stored without members (graph too "
+              "big)\n");
+        return EOK;
+    }
+    for (i = 0; i < g->num_roots; i++) {
+        ret = ig_replay(g, g->roots[i]);
+        if (ret == ENOENT) {
+            continue;
+        }
+        if (ret != EOK) {
+            return ret;
+        }
+        g->roots[i]->group->members_complete = true;
+        done++;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "initgroups: %zu of %zu group(s) complete\n", done, g->num_roots);
+    return EOK;
+}
