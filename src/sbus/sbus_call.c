@@ -3,6 +3,12 @@
  * is already on the wire instead of sending its own; when the reply comes, every waiter gets
  * it. The pending call belongs to the connection, not to the first caller, so one caller
  * giving up does not cancel the answer the others wait for.
+ *
+ * Replies are matched here, by reply serial, when the dispatch filter hands them over
+ * (sbus_call_reply()), and each call has its own tevent timer, rather than through libdbus's
+ * DBusPendingCall: that one builds, for every call sent, the NoReply error it would deliver
+ * at the timeout (dbus_message_new_error(), ~3% of sssd_nss's CPU on a cold lookup) and
+ * arms a libdbus timeout besides.
  */
 #include "sbus/sbus_private.h"
 
@@ -10,7 +16,7 @@ struct sbus_pending {
     struct sss_list link;           /* in conn->pending */
     struct sbus_connection *conn;
     char *key;                      /* NULL: not chained */
-    DBusPendingCall *pc;
+    struct tevent_timer *timer;     /* the reply timeout; NULL once answered */
     char *destination;              /* for logs and probes */
     char *member;                   /* "interface.member" */
     uint64_t req_id;                /* of the caller that put it on the wire */
@@ -53,11 +59,6 @@ static int sbus_pending_destructor(struct sbus_pending *p)
     assert(p->conn->in_flight > 0);
     sss_list_unlink(&p->link);
     p->conn->in_flight--;
-    if (p->pc != NULL) {
-        dbus_pending_call_cancel(p->pc);
-        dbus_pending_call_unref(p->pc);
-        p->pc = NULL;
-    }
     return 0;
 }
 
@@ -125,19 +126,31 @@ static void sbus_pending_finish(struct sbus_pending *p, DBusMessage *reply, errn
     talloc_free(p);
 }
 
-static void sbus_pending_notify(DBusPendingCall *pc, void *data)
+static void sbus_pending_timeout(struct tevent_context *ev, struct tevent_timer *timer,
+                                 struct timeval now, void *data)
 {
     struct sbus_pending *p = talloc_get_type(data, struct sbus_pending);
-    DBusMessage *reply;
 
-    assert(p != NULL && p->pc == pc);
-    reply = dbus_pending_call_steal_reply(pc);
-    dbus_pending_call_unref(p->pc);
-    p->pc = NULL;
-    sbus_pending_finish(p, reply, reply == NULL ? ERR_SBUS_NO_REPLY : EOK);
-    if (reply != NULL) {
-        dbus_message_unref(reply);
+    assert(p != NULL && p->timer == timer);
+    p->timer = NULL;        /* tevent frees a timer that fired */
+    sbus_pending_finish(p, NULL, ERR_SBUS_NO_REPLY);
+}
+
+bool sbus_call_reply(struct sbus_connection *conn, DBusMessage *msg)
+{
+    dbus_uint32_t serial = dbus_message_get_reply_serial(msg);
+    struct sbus_pending *p;
+
+    if (serial == 0) {
+        return false;
     }
+    sss_list_for_each_entry(p, &conn->pending, link) {
+        if (p->serial == serial) {
+            sbus_pending_finish(p, msg, EOK);
+            return true;
+        }
+    }
+    return false;   /* a reply nobody waits for any more (its caller gave up) */
 }
 
 static struct sbus_pending *sbus_pending_find(struct sbus_connection *conn, const char *key)
@@ -180,17 +193,20 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
         ret = ENOMEM;
         goto done;
     }
-    if (!dbus_connection_send_with_reply(conn->dbus, msg, &p->pc, timeout_ms)) {
-        ret = ENOMEM;
-        goto done;
-    }
-    if (p->pc == NULL) {
+    if (!dbus_connection_get_is_connected(conn->dbus)) {
         ret = ERR_SBUS_DISCONNECTED;
         goto done;
     }
-    /* Sending gave the message its serial. */
-    p->serial = dbus_message_get_serial(msg);
-    if (!dbus_pending_call_set_notify(p->pc, sbus_pending_notify, p, NULL)) {
+    p->timer = tevent_add_timer(conn->ev, p,
+                                tevent_timeval_current_ofs(timeout_ms / 1000,
+                                                           (timeout_ms % 1000) * 1000),
+                                sbus_pending_timeout, p);
+    if (p->timer == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    /* Sending gives the message its serial (or keeps the one it was built with). */
+    if (!dbus_connection_send(conn->dbus, msg, &p->serial)) {
         ret = ENOMEM;
         goto done;
     }
@@ -206,10 +222,6 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
 
 done:
     if (ret != EOK) {
-        if (p->pc != NULL) {
-            dbus_pending_call_cancel(p->pc);
-            dbus_pending_call_unref(p->pc);
-        }
         talloc_free(p);
     }
     return ret;

@@ -254,6 +254,9 @@ DBusHandlerResult sbus_dispatch_filter(DBusConnection *dbus, DBusMessage *msg, v
         sbus_dispatch_signal(conn, msg);
         return DBUS_HANDLER_RESULT_HANDLED;
     default:
+        if (sbus_call_reply(conn, msg)) {
+            return DBUS_HANDLER_RESULT_HANDLED;
+        }
         /* Replies that no pending call waits for any more (e.g. a cancelled call). */
         return DBUS_HANDLER_RESULT_NOT_YET_HANDLED;
     }

@@ -10,6 +10,7 @@
 
 #include "sbus/sbus_private.h"
 #include "sbus/sbus_gen.h"
+#include "sbus/sbus_wire_build.h"
 
 /* -------- values libdbus accepts -------- */
 
@@ -327,11 +328,64 @@ errno_t sbus_gen_write(DBusMessage *msg, const char *signature, ...)
     return ret;
 }
 
+#define SBUS_GEN_WIRE_MAX_ARGS 16
+
+/* The values of ap for sbus_wire_build() when signature has basic types only (at most
+ * SBUS_GEN_WIRE_MAX_ARGS of them); false otherwise. */
+static bool sbus_gen_wire_args(const char *signature, va_list ap, struct sbus_wire_arg *out,
+                               size_t *_num)
+{
+    struct sbus_gen_arg arg = { 0 };
+    const char *pos = signature;
+    va_list args;
+    size_t n = 0;
+    bool ok = true;
+
+    va_copy(args, ap);
+    while (sbus_gen_take_arg(&pos, &args, &arg) != DBUS_TYPE_INVALID) {
+        if (n == SBUS_GEN_WIRE_MAX_ARGS || !sbus_wire_basic(arg.code)) {
+            ok = false;
+            break;
+        }
+        out[n].code = arg.code;
+        out[n].str = NULL;
+        switch (arg.code) {
+        case DBUS_TYPE_BYTE:    out[n].num = arg.v.y; break;
+        case DBUS_TYPE_BOOLEAN: out[n].num = arg.v.b; break;
+        case DBUS_TYPE_INT16:   out[n].num = (uint16_t)arg.v.n; break;
+        case DBUS_TYPE_UINT16:  out[n].num = arg.v.q; break;
+        case DBUS_TYPE_INT32:   out[n].num = (uint32_t)arg.v.i; break;
+        case DBUS_TYPE_UINT32:  out[n].num = arg.v.u; break;
+        case DBUS_TYPE_INT64:   out[n].num = (uint64_t)arg.v.x; break;
+        case DBUS_TYPE_UINT64:  out[n].num = arg.v.t; break;
+        default:                out[n].num = 0; out[n].str = arg.v.s; break;
+        }
+        n++;
+    }
+    va_end(args);
+    *_num = n;
+    return ok;
+}
+
+/* The message built whole by sbus_wire_build(), or NULL: append through libdbus. */
+static DBusMessage *sbus_gen_wire_va(const struct sbus_wire_head *head, const char *signature,
+                                     va_list ap)
+{
+    struct sbus_wire_arg args[SBUS_GEN_WIRE_MAX_ARGS];
+    size_t num;
+
+    if (!sbus_gen_wire_args(signature, ap, args, &num)) {
+        return NULL;
+    }
+    return sbus_wire_build(head, signature, args, num);
+}
+
 /* Creates the message (destination NULL: a signal) and appends the values. */
 static errno_t sbus_gen_new_va(DBusMessage **_msg, const char *destination, const char *path,
                                const char *interface, const char *member,
                                const char *signature, va_list ap)
 {
+    struct sbus_wire_head head;
     DBusMessage *msg;
     errno_t ret;
 
@@ -343,6 +397,17 @@ static errno_t sbus_gen_new_va(DBusMessage **_msg, const char *destination, cons
     ret = sbus_gen_check_va(signature, ap);
     if (ret != EOK) {
         return ret;
+    }
+    head.type = destination != NULL ? DBUS_MESSAGE_TYPE_METHOD_CALL : DBUS_MESSAGE_TYPE_SIGNAL;
+    head.destination = destination;
+    head.path = path;
+    head.interface = interface;
+    head.member = member;
+    head.reply_serial = 0;
+    msg = sbus_gen_wire_va(&head, signature, ap);
+    if (msg != NULL) {
+        *_msg = msg;
+        return EOK;
     }
     if (destination != NULL) {
         msg = dbus_message_new_method_call(destination, path, interface, member);
@@ -385,6 +450,45 @@ errno_t sbus_gen_new_signal(DBusMessage **_msg, const char *path, const char *in
 
     va_start(ap, signature);
     ret = sbus_gen_new_va(_msg, NULL, path, interface, member, signature, ap);
+    va_end(ap);
+    return ret;
+}
+
+errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *signature,
+                           ...)
+{
+    struct sbus_wire_head head = { 0 };
+    DBusMessage *reply;
+    va_list ap;
+    errno_t ret;
+
+    SSS_CHECK_ARG(_reply != NULL, EINVAL);
+    SSS_CHECK_ARG(call != NULL, EINVAL);
+    SSS_CHECK_ARG(signature != NULL, EINVAL);
+    va_start(ap, signature);
+    ret = sbus_gen_check_va(signature, ap);
+    if (ret != EOK) {
+        goto done;
+    }
+    /* As dbus_message_new_method_return(): to the caller, answering its serial. */
+    head.type = DBUS_MESSAGE_TYPE_METHOD_RETURN;
+    head.destination = dbus_message_get_sender(call);
+    head.reply_serial = dbus_message_get_serial(call);
+    reply = head.reply_serial != 0 ? sbus_gen_wire_va(&head, signature, ap) : NULL;
+    if (reply == NULL) {
+        reply = dbus_message_new_method_return(call);
+        if (reply == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        ret = sbus_gen_append_va(reply, signature, ap);
+        if (ret != EOK) {
+            dbus_message_unref(reply);
+            goto done;
+        }
+    }
+    *_reply = reply;
+done:
     va_end(ap);
     return ret;
 }

@@ -102,6 +102,11 @@ errno_t sbus_gen_new_call(DBusMessage **_msg, const char *destination, const cha
 errno_t sbus_gen_new_signal(DBusMessage **_msg, const char *path, const char *interface,
                             const char *member, const char *signature, ...);
 
+/* The method return to call with the values appended, in *_reply (set only on success).
+ * Errors: EINVAL (an invalid value), ENOMEM. */
+errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *signature,
+                           ...);
+
 /* -------- callers and emitters (sbus_gen_invoke.c) -------- */
 
 /*
@@ -132,15 +137,15 @@ errno_t sbus_gen_emit(struct sbus_connection *conn, errno_t build_error, DBusMes
  * args_size bytes (a struct of the inputs, then the outputs; args is NULL when there are
  * none), and five typed calls move them: read_in fills the inputs from the request,
  * sync/send call method's handler with them, recv collects the outputs of an async handler
- * and write_out appends them to the reply. read_in NULL: no inputs; write_out NULL: no
- * outputs. The calls cast method->sync/send/recv back to the member's handler types.
+ * and write_out makes the reply to call that carries them. read_in NULL: no inputs;
+ * write_out NULL: no outputs. The calls cast method->sync/send/recv back to the member's handler types.
  */
 struct sbus_gen_method {
     const char *interface;
     const char *member;
     size_t args_size;
     errno_t (*read_in)(struct sbus_request *sbus_req, void *args);
-    errno_t (*write_out)(DBusMessage *reply, void *args);
+    errno_t (*write_out)(DBusMessage *call, DBusMessage **_reply, void *args);
     errno_t (*sync)(struct sbus_request *sbus_req, const struct sbus_method *method,
                     void *args);
     struct tevent_req *(*send)(struct sbus_request *sbus_req,

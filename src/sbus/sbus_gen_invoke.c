@@ -115,23 +115,24 @@ struct sbus_gen_invoke_state {
 static void sbus_gen_reply(struct sbus_request *sbus_req, const struct sbus_gen_method *gen,
                            void *args)
 {
-    DBusMessage *reply;
+    DBusMessage *reply = NULL;
     errno_t ret;
 
-    reply = dbus_message_new_method_return(sbus_req->message);
-    if (reply == NULL) {
-        sbus_request_reply_error(sbus_req, ENOMEM);
-        return;
-    }
-    if (gen->write_out != NULL) {
-        ret = gen->write_out(reply, args);
-        if (ret != EOK) {
-            DEBUG(SSSDBG_CRIT_FAILURE, "Cannot send the outputs of %s.%s: %s\n",
-                  gen->interface, gen->member, sss_strerror(ret));
-            dbus_message_unref(reply);
-            sbus_request_reply_error(sbus_req, ret == ENOMEM ? ENOMEM : ERR_INTERNAL);
+    if (gen->write_out == NULL) {
+        reply = dbus_message_new_method_return(sbus_req->message);
+        if (reply == NULL) {
+            sbus_request_reply_error(sbus_req, ENOMEM);
             return;
         }
+        sbus_request_reply(sbus_req, reply);
+        return;
+    }
+    ret = gen->write_out(sbus_req->message, &reply, args);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot send the outputs of %s.%s: %s\n",
+              gen->interface, gen->member, sss_strerror(ret));
+        sbus_request_reply_error(sbus_req, ret == ENOMEM ? ENOMEM : ERR_INTERNAL);
+        return;
     }
     sbus_request_reply(sbus_req, reply);
 }

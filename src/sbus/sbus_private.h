@@ -54,5 +54,8 @@ void sbus_connection_mark_disconnected(struct sbus_connection *conn);
 
 /* Fails every call still waiting on conn with error (used on teardown). */
 void sbus_call_fail_all(struct sbus_connection *conn, errno_t error);
+/* Answers the call msg (a method return or error) replies to; false when no call of conn's
+ * waits for it. */
+bool sbus_call_reply(struct sbus_connection *conn, DBusMessage *msg);
 
 #endif /* SBUS_PRIVATE_H */

@@ -246,9 +246,10 @@ class Generator:
             c.append("}")
             c.append("")
         if m.outs:
-            open_thunk("errno_t ", "sbus_write_%s" % M, ["DBusMessage *reply", "void *_args"],
-                       True)
-            c += wrap("    return sbus_gen_write(", ["reply", c_string(signature(m.outs))]
+            open_thunk("errno_t ", "sbus_write_%s" % M,
+                       ["DBusMessage *call", "DBusMessage **_reply", "void *_args"], True)
+            c += wrap("    return sbus_gen_new_reply(", ["_reply", "call",
+                                                         c_string(signature(m.outs))]
                       + fields_of(m.outs, ""), ");")
             c.append("}")
             c.append("")

@@ -270,6 +270,142 @@ static void test_new_messages(void **state)
     assert_null(msg);
 }
 
+/* The same message built by libdbus, argument by argument. */
+static DBusMessage *libdbus_built(int type)
+{
+    DBusMessage *msg;
+    uint8_t y = 0xfe;
+    dbus_bool_t b = TRUE;
+    int16_t n = -2;
+    uint16_t q = 0xfffe;
+    int32_t i = -3;
+    uint32_t u = 0xfffffffd;
+    int64_t x = -4;
+    uint64_t t = 0xfffffffffffffffcULL;
+    const char *s = "user\xc3\xa9@dom";
+    const char *o = "/sssd/x";
+    const char *empty = "";
+
+    msg = type == DBUS_MESSAGE_TYPE_SIGNAL
+          ? dbus_message_new_signal("/sssd", "sssd.test", "Member")
+          : dbus_message_new_method_call("sssd.domain_a", "/sssd", "sssd.test", "Member");
+    assert_non_null(msg);
+    assert_true(dbus_message_append_args(msg, DBUS_TYPE_BYTE, &y, DBUS_TYPE_BOOLEAN, &b,
+                                         DBUS_TYPE_INT16, &n, DBUS_TYPE_STRING, &s,
+                                         DBUS_TYPE_UINT16, &q, DBUS_TYPE_INT64, &x,
+                                         DBUS_TYPE_INT32, &i, DBUS_TYPE_UINT32, &u,
+                                         DBUS_TYPE_UINT64, &t, DBUS_TYPE_OBJECT_PATH, &o,
+                                         DBUS_TYPE_STRING, &empty, DBUS_TYPE_INVALID));
+    return msg;
+}
+
+/* msg's wire form with the serial zeroed: libdbus numbers its messages when sent, the
+ * whole-message builder (sbus_wire_build.c) when built. */
+static char *wire_without_serial(DBusMessage *msg, int *_len)
+{
+    char *bytes = NULL;
+
+    dbus_message_set_serial(msg, 1);
+    assert_true(dbus_message_marshal(msg, &bytes, _len));
+    assert_true(*_len > 12);
+    memset(bytes + 8, 0, 4);
+    return bytes;
+}
+
+/* Calls and signals of basic types are written whole (sbus_wire_build.c); they must carry exactly
+ * what libdbus's own appending makes of the same values. */
+static void test_new_messages_wire(void **state)
+{
+    static const int types[] = { DBUS_MESSAGE_TYPE_METHOD_CALL, DBUS_MESSAGE_TYPE_SIGNAL };
+    const char *sig = "ybnsqxiutos";
+    DBusMessage *ours;
+    DBusMessage *theirs;
+    char *a;
+    char *b;
+    int alen;
+    int blen;
+    size_t k;
+    errno_t ret;
+
+    for (k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+        ours = NULL;
+        if (types[k] == DBUS_MESSAGE_TYPE_SIGNAL) {
+            ret = sbus_gen_new_signal(&ours, "/sssd", "sssd.test", "Member", sig, 0xfe, 1, -2,
+                                      "user\xc3\xa9@dom", 0xfffe, (int64_t)-4, (int32_t)-3,
+                                      (uint32_t)0xfffffffd, (uint64_t)0xfffffffffffffffcULL,
+                                      "/sssd/x", "");
+        } else {
+            ret = sbus_gen_new_call(&ours, "sssd.domain_a", "/sssd", "sssd.test", "Member",
+                                    sig, 0xfe, 1, -2, "user\xc3\xa9@dom", 0xfffe,
+                                    (int64_t)-4, (int32_t)-3, (uint32_t)0xfffffffd,
+                                    (uint64_t)0xfffffffffffffffcULL, "/sssd/x", "");
+        }
+        assert_int_equal(ret, EOK);
+        /* Built whole: it was numbered from the builder's range. */
+        assert_true(dbus_message_get_serial(ours) & 0x80000000U);
+        assert_int_equal(dbus_message_get_no_reply(ours),
+                         types[k] == DBUS_MESSAGE_TYPE_SIGNAL);
+        theirs = libdbus_built(types[k]);
+        a = wire_without_serial(ours, &alen);
+        b = wire_without_serial(theirs, &blen);
+        assert_int_equal(alen, blen);
+        assert_memory_equal(a, b, alen);
+        dbus_free(a);
+        dbus_free(b);
+        dbus_message_unref(ours);
+        dbus_message_unref(theirs);
+    }
+
+    /* Arrays are still appended through libdbus, numbered when sent. */
+    ours = NULL;
+    assert_int_equal(sbus_gen_new_call(&ours, "sssd.nss", "/sssd", "sssd.test", "Member",
+                                       "sau", "x", NULL, (uint32_t)0), EOK);
+    assert_int_equal(dbus_message_get_serial(ours), 0);
+    assert_string_equal(dbus_message_get_signature(ours), "sau");
+    dbus_message_unref(ours);
+}
+
+/* Replies likewise: to the caller, answering its serial, no reply expected. */
+static void test_new_reply_wire(void **state)
+{
+    DBusMessage *call;
+    DBusMessage *ours = NULL;
+    DBusMessage *theirs;
+    uint16_t q = 3;
+    uint32_t u = 22;
+    const char *s = "Success";
+    char *a;
+    char *b;
+    int alen;
+    int blen;
+
+    call = dbus_message_new_method_call("sssd.domain_a", "/sssd", "sssd.test", "Member");
+    assert_non_null(call);
+    dbus_message_set_serial(call, 0x1234);
+    assert_true(dbus_message_set_sender(call, ":1.7"));
+    assert_int_equal(sbus_gen_new_reply(&ours, call, "qus", q, u, s), EOK);
+    assert_true(dbus_message_get_serial(ours) & 0x80000000U);
+    assert_int_equal(dbus_message_get_reply_serial(ours), 0x1234);
+    theirs = dbus_message_new_method_return(call);
+    assert_non_null(theirs);
+    assert_true(dbus_message_append_args(theirs, DBUS_TYPE_UINT16, &q, DBUS_TYPE_UINT32, &u,
+                                         DBUS_TYPE_STRING, &s, DBUS_TYPE_INVALID));
+    a = wire_without_serial(ours, &alen);
+    b = wire_without_serial(theirs, &blen);
+    assert_int_equal(alen, blen);
+    assert_memory_equal(a, b, alen);
+    dbus_free(a);
+    dbus_free(b);
+    dbus_message_unref(ours);
+    dbus_message_unref(theirs);
+
+    /* An invalid value makes no reply. */
+    ours = NULL;
+    assert_int_equal(sbus_gen_new_reply(&ours, call, "s", "\xff"), EINVAL);
+    assert_null(ours);
+    dbus_message_unref(call);
+}
+
 static void test_no_connection(void **state)
 {
     DBusMessage *msg;
@@ -293,6 +429,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_mismatch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_copy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_new_messages, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_messages_wire, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_new_reply_wire, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_connection, setup, teardown),
     };
     int rc;

@@ -1,0 +1,46 @@
+/*
+ * Whole messages of basic-typed arguments written in their wire form and demarshalled by
+ * libdbus in one step, instead of appended argument by argument (sbus_wire_build.c says why).
+ * Used by the generated code's runtime (sbus_gen.c); owned by the caller like any message.
+ */
+#ifndef SSS_SBUS_WIRE_BUILD_H
+#define SSS_SBUS_WIRE_BUILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <dbus/dbus.h>
+
+/* Messages larger than this are left to libdbus's appending. */
+#define SBUS_WIRE_MAX_LEN 4096
+
+/* The header: which fields are NULL (or 0) is left out. */
+struct sbus_wire_head {
+    int type;                   /* DBUS_MESSAGE_TYPE_METHOD_CALL, _SIGNAL, _METHOD_RETURN */
+    const char *destination;
+    const char *path;
+    const char *interface;
+    const char *member;
+    uint32_t reply_serial;      /* method returns */
+};
+
+/* One argument of a basic type: numbers (y b n q i u x t) in num, s and o in str. */
+struct sbus_wire_arg {
+    int code;
+    uint64_t num;
+    const char *str;
+};
+
+/* Whether code is a type sbus_wire_build() writes. */
+bool sbus_wire_basic(int code);
+
+/*
+ * The message, or NULL when it cannot be built here (too large, or libdbus refused it, or out
+ * of memory): the caller then builds it through libdbus, which says why. signature must be
+ * the type codes of args, in order; values must be what libdbus would accept (the caller has
+ * checked them).
+ */
+DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *signature,
+                             const struct sbus_wire_arg *args, size_t num_args);
+
+#endif /* SSS_SBUS_WIRE_BUILD_H */
