@@ -95,7 +95,8 @@ struct tevent_req *be_id_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     state->be = be;
     state->type = type;
     state->filter = *filter;
-    if (filter->name != NULL) {
+    if ((filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL)
+            && filter->name != NULL) {
         state->filter.name = talloc_strdup(state, filter->name);
         if (state->filter.name == NULL) {
             ret = ENOMEM;
