@@ -1,11 +1,15 @@
 #!/bin/bash
 # Benchmark (prints figures, never fails on timing): a cold `id` of an AD user in N groups
 # (default 5,000) through our id_provider = ad against a private Samba AD DC
-# (tests/lib/samba_ad.sh), with tokenGroups (the AD default) and with the membership
-# searches (ldap_use_tokengroups = false), then a warm `id`. Each cold run starts from an
-# empty cache. BENCH_DEBUG=0x0400 adds the back-end's own initgroups time (from its log).
+# (tests/lib/samba_ad.sh), with tokenGroups (the AD default: the initgroups goes to the
+# global catalog, be_id_gc.c), tokenGroups with ad_enable_gc = false (the domain's LDAP),
+# and with the membership searches (ldap_use_tokengroups = false; BENCH_NT=0 skips it),
+# then a warm `id`. Each cold run starts from an empty cache. BENCH_DEBUG=0x0400 adds the
+# back-end's own initgroups time (from its log).
 # Load-independent figures with each cold run: the LDAP searches the back-end sent for it
-# (sssctl stats --json) and the CPU time the back-end and sssd_nss spent on it (/proc).
+# (sssctl stats --json) and the CPU time the back-end, sssd_nss and the DC (every samba
+# process) spent on it (/proc), with the load average.
+# BENCH_AFTER=FILE is sourced once the runs are done, the DC still up (experiments).
 # Not part of make perf yet (its AD system is still to come).
 # Usage: bench_ad_groups.sh PREFIX [N]   (root; 77 without Samba's AD DC)
 set -u
@@ -40,8 +44,23 @@ searches() { # LDAP searches the back-end sent so far
         | select(.labels.process == "sssd_be_ad.test" and .labels.operation == "search")
         | .value] | add // 0'
 }
-cpu_ms() { # PID: user+system CPU time so far, ms
-    awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) * 1000 / hz) }' "/proc/$1/stat"
+cpu_ms() { # PID: user+system CPU time so far, ms (after the command's name: it may hold
+           # spaces, as the DC's workers' do)
+    sed 's/.*) //' "/proc/$1/stat" |
+        awk -v hz="$(getconf CLK_TCK)" '{ print int(($12 + $13) * 1000 / hz) }'
+}
+dc_cpu_ms() { # the DC's processes (the samba master and all its descendants: its workers
+              # run under tfork helpers): CPU so far, ms
+    local p c n=0
+    for p in $(ps -e -o pid=,ppid= | awk -v r="$(cat "$SAMBA_AD_DIR/run/samba.pid")" '
+            { parent[$1] = $2 }
+            END { for (x in parent) { y = x
+                      while (y != r && (y in parent) && y > 1) { y = parent[y] }
+                      if (y == r) { print x } } }'); do
+        c=$(cpu_ms "$p" 2>/dev/null)
+        n=$(( n + ${c:-0} ))
+    done
+    echo "$n"
 }
 run() { # LABEL EXTRA_DOMAIN_LINES
     rm -f "$LOGS"/*.log
@@ -58,23 +77,28 @@ CONF
     start_sssd && wait_name sssd.domain_ad_2etest 10000 || { echo "sssd did not start"; return; }
     # The connection and its GSSAPI bind first, so the figure is the lookup's.
     in_nss_ns getent passwd u5k > /dev/null
-    local t1 t2 n s0 s1 be nss c0 c1
+    local t1 t2 t3 n s0 s1 be nss b0 b1 n0 n1 d0 d1
     be=$(be_pid ad.test)
     nss=$(service_pid sssd_nss)
     s0=$(searches)
-    c0=$(( $(cpu_ms "$be") + $(cpu_ms "$nss") ))
+    b0=$(cpu_ms "$be"); n0=$(cpu_ms "$nss"); d0=$(dc_cpu_ms)
     t1=$(now_ms)
     n=$(in_nss_ns id u5k | tr ',' '\n' | grep -c '(bg')
     t2=$(now_ms)
-    c1=$(( $(cpu_ms "$be") + $(cpu_ms "$nss") ))
+    b1=$(cpu_ms "$be"); n1=$(cpu_ms "$nss"); d1=$(dc_cpu_ms)
     s1=$(searches)
     in_nss_ns id u5k > /dev/null
-    echo "$1: cold id u5k $((t2 - t1)) ms ($n bg groups), warm $(( $(now_ms) - t2 )) ms"
-    echo "    cold id: $((s1 - s0)) LDAP searches, $((c1 - c0)) ms CPU (sssd_be + sssd_nss)"
+    t3=$(now_ms)
+    echo "$1: cold id u5k $((t2 - t1)) ms ($n bg groups), warm $((t3 - t2)) ms," \
+        "load $(cut -d' ' -f1 /proc/loadavg)"
+    echo "    cold id: $((s1 - s0)) LDAP searches; CPU ms: sssd_be $((b1 - b0))," \
+        "sssd_nss $((n1 - n0)), DC $((d1 - d0))"
     # With BENCH_DEBUG=0x0400 the back-end logs each request's duration.
     grep -o "getAccountInfo initgroups name=u5k: .*" "$LOGS/sssd_be_ad.test.log" 2>/dev/null |
         sed "s/^/    back-end: /"
     stop_sssd
 }
-run "tokenGroups" ""
-run "membership searches" "ldap_use_tokengroups = false"
+run "tokenGroups (GC)" ""
+run "tokenGroups, ad_enable_gc = false" "ad_enable_gc = false"
+[ "${BENCH_NT:-1}" = 0 ] || run "membership searches" "ldap_use_tokengroups = false"
+[ -z "${BENCH_AFTER:-}" ] || . "$BENCH_AFTER"

@@ -17,9 +17,9 @@
  * servers (sdap_connect_gc.c: the DCs on port 3268, or DNS's _gc._tcp records, the
  * site's first), connected once the domain's own connection is up (never before: they
  * share one machine TGT, which the domain's connection gets), and again after each new
- * domain connection when it has none. sssctl domain-status shows its servers. Lookups
- * are not sent to it yet: every one goes to the domain's LDAP, as with ad_enable_gc =
- * false, which never opens a connection to the GC.
+ * domain connection when it has none. sssctl domain-status shows its servers. Groups and
+ * initgroups are asked there first (be_id_gc.c), users on the domain's LDAP; with
+ * ad_enable_gc = false no connection to the GC is ever opened.
  */
 #include <stdlib.h>
 

@@ -275,7 +275,7 @@ static errno_t be_op_run(struct be_op *op)
     } else if (op->type == SSS_DP_NETGROUP) {
         subreq = be_netgr_send(op, op->be->ev, op->be, op->filter.name);
     } else {
-        subreq = be_id_ldap_send(op, op->be->ev, op->be, op->type, &op->filter);
+        subreq = be_id_send(op, op->be->ev, op->be, op->type, &op->filter);
     }
     if (subreq == NULL) {
         return ENOMEM;
@@ -492,7 +492,7 @@ static void be_op_done(struct tevent_req *subreq)
     assert(sss_list_is_linked(&op->link));
     ret = op->is_enum ? be_enum_recv(subreq)
                       : (op->type == SSS_DP_NETGROUP ? be_netgr_recv(subreq)
-                                                     : be_id_ldap_recv(subreq));
+                                                     : be_id_recv(subreq));
     talloc_free(subreq);
     if ((ret == EIO || ret == ENOTCONN) && op->restarts < BE_OP_RESTARTS) {
         /* The connection broke under the operation: again, on a new connection to the

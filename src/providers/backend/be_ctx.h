@@ -191,6 +191,23 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                    struct be_ctx *be, uint32_t type,
                                    const struct be_filter *filter);
 errno_t be_id_ldap_recv(struct tevent_req *req);
+/* The same on id_ctx (be->id_ctx or its global catalog's); keep_missing (the GC): an
+ * object the directory does not hold is ENOENT and the cache is left as it was, and an
+ * initgroups starts only from the user's fresh cache entry (ENOENT without one). */
+struct tevent_req *be_id_ldap_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct be_ctx *be, struct sdap_id_ctx *id_ctx,
+                                        bool keep_missing, uint32_t type,
+                                        const struct be_filter *filter);
+
+/* ---- be_id_gc.c --------------------------------------------------------------------- */
+
+/* One account request routed as SSSD's AD provider routes it: the global catalog first
+ * for what it serves, then the domain's LDAP (be_id_gc.c). Results and errors as
+ * be_id_ldap_send; the global catalog's own failures are never returned. */
+struct tevent_req *be_id_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                              struct be_ctx *be, uint32_t type,
+                              const struct be_filter *filter);
+errno_t be_id_recv(struct tevent_req *req);
 
 /* The end of a group request that found group: stores it (sliced when huge; the group is
  * moved onto mem_ctx, which must live until then) and ends req with the store's result.

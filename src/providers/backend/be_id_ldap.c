@@ -29,6 +29,9 @@
  *               after this request answered.
  * "Not found" is a success (EOK): the cache now answers "no such object". Every other sdap
  * error is returned as is; the caller maps it to a dp_error. Enumeration ("*") is be_enum.c.
+ * be_id_ldap_conn_send runs the same on another id context (the global catalog's,
+ * be_id_gc.c), where "not found" removes nothing and is returned as ENOENT: the domain's
+ * LDAP, asked next, decides.
  */
 #include "providers/backend/be_ctx.h"
 #include "providers/backend/be_initgr_notify.h"
@@ -39,6 +42,8 @@
 struct be_id_ldap_state {
     struct tevent_context *ev;
     struct be_ctx *be;
+    struct sdap_id_ctx *id_ctx;     /* be->id_ctx, or its global catalog's */
+    bool keep_missing;              /* not found: ENOENT, the cache untouched */
     uint32_t type;
     struct be_filter filter;
     /* initgroups with auto_private_groups = true, while be_mpg_primary runs */
@@ -66,7 +71,8 @@ static void be_id_ldap_gid_initgr_done(struct tevent_req *subreq);
  * The user an initgroups may start from instead of searching it again: its cache entry,
  * when it is within its cache timeout (as fresh as the entry getpwnam answers from), has
  * its DN, and holds the name as the directory spells it (not in a case-insensitive
- * domain, whose cache folds names: rfc2307 matches memberUid exactly). Not with
+ * domain, whose cache folds names: rfc2307 matches memberUid exactly; unless the groups
+ * are found by DN, sdap_initgroups_by_dn: AD). Not with
  * auto_private_groups = true, whose cached gid is the uid, not the gidNumber be_mpg.c
  * needs. ENOENT: search the user.
  */
@@ -97,7 +103,8 @@ static errno_t be_id_ldap_cached_user(TALLOC_CTX *mem_ctx, struct be_ctx *be,
         goto done;
     }
     /* A case-insensitive cache stores names lowercased, not as the directory spells them. */
-    if (sysdb_case_mode(be->sysdb) == SYSDB_CASE_INSENSITIVE) {
+    if (sysdb_case_mode(be->sysdb) == SYSDB_CASE_INSENSITIVE
+            && !sdap_initgroups_by_dn(be->id_ctx)) {
         ret = ENOENT;
         goto done;
     }
@@ -131,14 +138,15 @@ done:
  * BE_RECENT_USER_S ago, and that user's fresh cache entry can start its initgroups
  * (be_id_ldap_cached_user); then *_user is that entry. Only where the initgroups can bring
  * both (not AD). */
-static bool be_id_ldap_recent_user(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t gid,
+static bool be_id_ldap_recent_user(TALLOC_CTX *mem_ctx, struct be_ctx *be,
+                                   struct sdap_id_ctx *id_ctx, uint32_t gid,
                                    struct sdap_user **_user)
 {
     struct sdap_user *user = NULL;
 
     if (be->recent_user == NULL || be->recent_gid != gid
             || time(NULL) - be->recent_at > BE_RECENT_USER_S
-            || !sdap_initgroups_brings_primary(be->id_ctx)) {
+            || !sdap_initgroups_brings_primary(id_ctx)) {
         return false;
     }
     if (be_id_ldap_cached_user(mem_ctx, be, be->recent_user, &user) != EOK) {
@@ -158,6 +166,15 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                                    struct be_ctx *be, uint32_t type,
                                    const struct be_filter *filter)
 {
+    return be_id_ldap_conn_send(mem_ctx, ev, be, be != NULL ? be->id_ctx : NULL, false, type,
+                                filter);
+}
+
+struct tevent_req *be_id_ldap_conn_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                        struct be_ctx *be, struct sdap_id_ctx *id_ctx,
+                                        bool keep_missing, uint32_t type,
+                                        const struct be_filter *filter)
+{
     struct be_id_ldap_state *state;
     struct tevent_req *req;
     struct tevent_req *subreq;
@@ -169,7 +186,7 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     if (req == NULL) {
         return NULL;
     }
-    SSS_CHECK_ARG(be != NULL && be->id_ctx != NULL, sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(be != NULL && id_ctx != NULL, sss_req_post(req, ev, EINVAL));
     SSS_CHECK_ARG(filter != NULL && filter->kind != BE_FILTER_ENUM,
                  sss_req_post(req, ev, EINVAL));
     SSS_CHECK_ARG(type == SSS_DP_USER || type == SSS_DP_GROUP
@@ -179,6 +196,8 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
                  sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
+    state->id_ctx = id_ctx;
+    state->keep_missing = keep_missing;
     state->type = type;
     state->filter = *filter;
     if (filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL) {
@@ -193,11 +212,11 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
     switch (type) {
     case SSS_DP_USER:
         if (filter->kind == BE_FILTER_MAIL) {
-            subreq = sdap_get_users_by_email_send(state, ev, be->id_ctx, state->filter.name);
+            subreq = sdap_get_users_by_email_send(state, ev, id_ctx, state->filter.name);
             found = be_id_ldap_mail_done;
             break;
         }
-        subreq = sdap_get_user_send(state, ev, be->id_ctx, by, state->filter.name,
+        subreq = sdap_get_user_send(state, ev, id_ctx, by, state->filter.name,
                                     state->filter.id);
         found = be_id_ldap_user_done;
         break;
@@ -208,14 +227,14 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
             found = be_id_ldap_mpg_done;
             break;
         }
-        if (by == SDAP_BY_ID && be_id_ldap_recent_user(state, be, state->filter.id,
+        if (by == SDAP_BY_ID && be_id_ldap_recent_user(state, be, id_ctx, state->filter.id,
                                                        &state->user)) {
             state->user_cached = true;
-            subreq = sdap_initgroups_primary_send(state, ev, be->id_ctx, state->user);
+            subreq = sdap_initgroups_primary_send(state, ev, id_ctx, state->user);
             found = be_id_ldap_gid_initgr_done;
             break;
         }
-        subreq = sdap_get_group_send(state, ev, be->id_ctx, by, state->filter.name,
+        subreq = sdap_get_group_send(state, ev, id_ctx, by, state->filter.name,
                                      state->filter.id);
         found = be_id_ldap_group_done;
         break;
@@ -224,13 +243,15 @@ struct tevent_req *be_id_ldap_send(TALLOC_CTX *mem_ctx, struct tevent_context *e
         ret = be_id_ldap_cached_user(state, be, state->filter.name, &state->user);
         if (ret == EOK) {
             state->user_cached = true;
-            subreq = sdap_initgroups_user_send(state, ev, be->id_ctx, state->user);
+            subreq = sdap_initgroups_user_send(state, ev, id_ctx, state->user);
             break;
         }
-        if (ret != ENOENT) {
+        if (ret != ENOENT || keep_missing) {
+            /* The GC starts from the cached user only: one read there would be stored
+             * without the attributes the GC does not hold. */
             goto done;
         }
-        subreq = sdap_initgroups_send(state, ev, be->id_ctx, state->filter.name);
+        subreq = sdap_initgroups_send(state, ev, id_ctx, state->filter.name);
         break;
     }
     if (subreq == NULL) {
@@ -258,7 +279,7 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
     }
     ret = sdap_get_user_recv(tmp_ctx, subreq, &user);
     talloc_free(subreq);
-    if (ret == ENOENT) {
+    if (ret == ENOENT && !state->keep_missing) {
         ret = be_delete_user(state->be, &state->filter);
         goto done;
     }
@@ -404,7 +425,7 @@ static void be_id_ldap_group_done(struct tevent_req *subreq)
         be_id_ldap_store_nested(state->be, nested, num_nested);
         talloc_free(nested);
     }
-    if (ret == ENOENT) {
+    if (ret == ENOENT && !state->keep_missing) {
         ret = be_delete_group(state->be, &state->filter);
     } else if (ret == EOK) {
         ret = be_group_store_finish(req, state, state->ev, state->be, group);
@@ -716,7 +737,7 @@ static void be_id_ldap_initgr_done(struct tevent_req *subreq)
     }
     ret = sdap_initgroups_recv(tmp_ctx, subreq, &user, &groups, &num_groups);
     talloc_free(subreq);
-    if (ret == ENOENT) {
+    if (ret == ENOENT && !state->keep_missing) {
         ret = be_delete_user(state->be, &state->filter);
         goto done;
     }
@@ -832,10 +853,10 @@ static void be_id_ldap_gid_stored(struct tevent_req *subreq)
     talloc_free(subreq);
     if (ret == EOK && !state->gid_found) {
         /* The search matched every group of that gid: there is none. */
-        ret = be_delete_group(state->be, &state->filter);
+        ret = state->keep_missing ? ENOENT : be_delete_group(state->be, &state->filter);
     } else if (ret == EOK && !state->gid_complete) {
         /* A big group: its own lookup stores it (sliced). */
-        subreq = sdap_get_group_send(state, state->ev, state->be->id_ctx, SDAP_BY_ID, NULL,
+        subreq = sdap_get_group_send(state, state->ev, state->id_ctx, SDAP_BY_ID, NULL,
                                      state->filter.id);
         if (subreq == NULL) {
             be_req_finish(req, ENOMEM);

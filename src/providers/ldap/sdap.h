@@ -143,6 +143,10 @@ struct sdap_id_ctx *sdap_id_ctx_gc(struct sdap_id_ctx *dom);
 /* Connects gc unless a usable connection or an attempt is there already; the outcome is
  * in its server states (sdap_id_ctx_servers). Never waits, never fails the caller. */
 void sdap_gc_probe(struct sdap_id_ctx *gc);
+/* dom's global catalog when it may serve a lookup now: connected, and holding the ids
+ * (ldap_id_mapping, or uidNumber and gidNumber replicated to it). NULL otherwise, after
+ * starting a connection attempt (sdap_gc_probe) when it has none: never waits. */
+struct sdap_id_ctx *sdap_gc_usable(struct sdap_id_ctx *dom);
 
 /* ID mapping (ldap_id_mapping = true): the slice a domain was given, kept across restarts
  * as SSSD keeps it in the cache. At start, before any lookup, each recorded slice is put
@@ -245,6 +249,10 @@ struct tevent_req *sdap_initgroups_primary_send(TALLOC_CTX *mem_ctx, struct teve
                                                 struct sdap_id_ctx *id_ctx,
                                                 const struct sdap_user *user);
 bool sdap_initgroups_brings_primary(const struct sdap_id_ctx *id_ctx);
+/* True when an initgroups started from a user (sdap_initgroups_user_send) finds its groups
+ * by the user's DN and SID only (the AD schema: tokenGroups, member=DN), never by its name:
+ * a name folded by a case-insensitive cache serves as well as the directory's spelling. */
+bool sdap_initgroups_by_dn(const struct sdap_id_ctx *id_ctx);
 errno_t sdap_initgroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              struct sdap_user **_user,
                              struct sdap_group ***_groups, size_t *_num_groups);

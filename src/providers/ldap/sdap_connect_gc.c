@@ -7,7 +7,12 @@
  * forest is the domain, and NAME is what the domain's discovery asks (other domains of a
  * forest, which only the GC would serve, are not looked up yet).
  * Its own connection and bad marks: a dead GC never makes the domain offline; the
- * back-end falls back to the domain's LDAP (be_id_ldap.c).
+ * back-end falls back to the domain's LDAP (be_id_gc.c).
+ * Lookups use it only while it is connected (sdap_gc_usable): a GC that is down is tried
+ * again in the background, never while a lookup waits. With ldap_id_mapping = false it
+ * serves only when the schema says uidNumber and gidNumber are in the partial attribute
+ * set the GC holds (isMemberOfPartialAttributeSet), as SSSD checks once connected;
+ * otherwise every lookup stays on the domain's LDAP.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -77,6 +82,11 @@ errno_t sdap_id_ctx_create_gc(struct confdb *cdb, const char *domain,
     /* One machine TGT and ccache for both: two would race on the same ccache file. */
     talloc_free(opts->sasl);
     opts->sasl = dom->opts->sasl;
+    /* One ID map: a SID must map to the same id whichever connection read it. */
+    if (dom->opts->idmap != NULL) {
+        talloc_free(opts->idmap);
+        opts->idmap = dom->opts->idmap;
+    }
     dom->gc = gc;
     gc = NULL;
     ret = EOK;
@@ -88,6 +98,84 @@ done:
 struct sdap_id_ctx *sdap_id_ctx_gc(struct sdap_id_ctx *dom)
 {
     return dom != NULL ? dom->gc : NULL;
+}
+
+static void sdap_gc_posix_done(struct tevent_req *subreq);
+
+/* ldap_id_mapping = false: whether the GC holds uidNumber and gidNumber. The schema
+ * partition is the forest's: under the forest root's naming context, which in the
+ * one-domain forests we serve is the domain's search base. */
+static errno_t sdap_gc_posix_check(struct sdap_id_ctx *gc, struct sdap_conn *conn)
+{
+    static const char *const attrs[] = { "lDAPDisplayName", "isMemberOfPartialAttributeSet",
+                                         NULL };
+    struct sdap_search_args args = {
+        .scope = LDAP_SCOPE_SUBTREE,
+        .attrs = attrs,
+        .timeout = gc->opts->search_timeout,
+        .missing_base_ok = true,
+    };
+    struct tevent_req *subreq;
+
+    if (gc->opts->search_base == NULL) {
+        return ENOENT;
+    }
+    args.base = talloc_asprintf(gc, "CN=Schema,CN=Configuration,%s", gc->opts->search_base);
+    args.filter = talloc_asprintf(gc, "(&(objectClass=attributeSchema)(|(lDAPDisplayName=%s)"
+                                  "(lDAPDisplayName=%s)))", gc->opts->user_map[SDAP_UA_UID],
+                                  gc->opts->group_map[SDAP_GA_GID]);
+    if (args.base == NULL || args.filter == NULL) {
+        return ENOMEM;
+    }
+    subreq = sdap_search_send(gc, gc->ev, conn, &args, &gc->stats);
+    talloc_free(discard_const(args.base));
+    talloc_free(discard_const(args.filter));
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    gc->gc_probe = subreq;
+    tevent_req_set_callback(subreq, sdap_gc_posix_done, gc);
+    return EOK;
+}
+
+static void sdap_gc_posix_done(struct tevent_req *subreq)
+{
+    struct sdap_id_ctx *gc = tevent_req_callback_data(subreq, struct sdap_id_ctx);
+    struct sdap_entry **entries = NULL;
+    const char *name;
+    const char *in_gc;
+    size_t num = 0;
+    size_t i;
+    int found = 0;
+    errno_t ret;
+
+    ret = sdap_search_recv(gc, subreq, &entries, &num);
+    talloc_free(subreq);
+    gc->gc_probe = NULL;
+    for (i = 0; ret == EOK && i < num; i++) {
+        name = sdap_entry_value(entries[i], "lDAPDisplayName");
+        in_gc = sdap_entry_value(entries[i], "isMemberOfPartialAttributeSet");
+        if (name == NULL || in_gc == NULL || strcasecmp(in_gc, "TRUE") != 0) {
+            continue;
+        }
+        if (strcasecmp(name, gc->opts->user_map[SDAP_UA_UID]) == 0) {
+            found |= 1;
+        } else if (strcasecmp(name, gc->opts->group_map[SDAP_GA_GID]) == 0) {
+            found |= 2;
+        }
+    }
+    talloc_free(entries);
+    if (ret != EOK) {
+        /* Not known: lookups stay on the domain's LDAP; the next connection asks again. */
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: cannot read which POSIX attributes the global "
+              "catalog holds: %s\n", gc->opts->domain, sss_strerror(ret));
+        return;
+    }
+    gc->gc_posix = found == 3 ? SDAP_GC_USABLE : SDAP_GC_UNUSABLE;
+    DEBUG(SSSDBG_CONF_SETTINGS, "domain %s: %s\n", gc->opts->domain, found == 3
+          ? "the global catalog holds uidNumber and gidNumber: it serves lookups"
+          : "POSIX attributes are not in the global catalog: lookups use the domain's LDAP "
+            "only");
 }
 
 static void sdap_gc_probe_done(struct tevent_req *subreq)
@@ -107,6 +195,38 @@ static void sdap_gc_probe_done(struct tevent_req *subreq)
     }
     DEBUG(SSSDBG_TRACE_FUNC, "domain %s: global catalog connected (%s)\n", gc->opts->domain,
           sdap_id_ctx_server(gc));
+    if (gc->gc_posix != SDAP_GC_UNKNOWN) {
+        return;
+    }
+    if (gc->opts->id_mapping) {
+        gc->gc_posix = SDAP_GC_USABLE;     /* ids come from objectSid, which it holds */
+        return;
+    }
+    ret = sdap_gc_posix_check(gc, conn);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: cannot ask the schema about the global "
+              "catalog: %s\n", gc->opts->domain, sss_strerror(ret));
+    }
+}
+
+struct sdap_id_ctx *sdap_gc_usable(struct sdap_id_ctx *dom)
+{
+    struct sdap_id_ctx *gc = sdap_id_ctx_gc(dom);
+
+    if (gc == NULL) {
+        return NULL;
+    }
+    if (!sdap_conn_usable(gc->conn)) {
+        sdap_gc_probe(gc);
+        return NULL;
+    }
+    if (gc->gc_posix != SDAP_GC_USABLE) {
+        return NULL;
+    }
+    /* Slices the GC's lookups add to the shared map are kept as the domain's are. */
+    gc->opts->idmap_record = dom->opts->idmap_record;
+    gc->opts->idmap_record_pvt = dom->opts->idmap_record_pvt;
+    return gc;
 }
 
 void sdap_gc_probe(struct sdap_id_ctx *gc)

@@ -198,6 +198,11 @@ bool sdap_initgroups_brings_primary(const struct sdap_id_ctx *id_ctx)
     return id_ctx != NULL && id_ctx->opts->schema != SDAP_SCHEMA_AD;
 }
 
+bool sdap_initgroups_by_dn(const struct sdap_id_ctx *id_ctx)
+{
+    return id_ctx != NULL && id_ctx->opts->schema == SDAP_SCHEMA_AD;
+}
+
 static void sdap_initgroups_user_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);

@@ -533,6 +533,9 @@ struct sdap_id_ctx {
     struct sdap_id_stats stats;
     struct sdap_id_ctx *gc;             /* the global catalog's (sdap_connect_gc.c), or NULL */
     struct tevent_req *gc_probe;        /* a connection to it being tried (this is the GC's) */
+    enum { SDAP_GC_UNKNOWN, SDAP_GC_USABLE, SDAP_GC_UNUSABLE } gc_posix;   /* the GC's: may
+                                     * it serve lookups (ldap_id_mapping, or uidNumber and
+                                     * gidNumber in its partial attribute set) */
 };
 
 /* A ready connection (shared). Errors: ENETUNREACH (every server failed), EACCES, ENOMEM.
