@@ -107,21 +107,13 @@ static int sbus_gen_next_type(const char **_pos, int *_elem)
     const char *pos = *_pos;
     int code = (unsigned char)*pos;
 
+    if (code != '\0' && sbus_wire_basic(code)) {
+        *_pos = pos + 1;
+        return code;
+    }
     switch (code) {
     case '\0':
         return DBUS_TYPE_INVALID;
-    case DBUS_TYPE_BYTE:
-    case DBUS_TYPE_BOOLEAN:
-    case DBUS_TYPE_INT16:
-    case DBUS_TYPE_UINT16:
-    case DBUS_TYPE_INT32:
-    case DBUS_TYPE_UINT32:
-    case DBUS_TYPE_INT64:
-    case DBUS_TYPE_UINT64:
-    case DBUS_TYPE_STRING:
-    case DBUS_TYPE_OBJECT_PATH:
-        *_pos = pos + 1;
-        return code;
     case DBUS_TYPE_ARRAY:
         if (pos[1] == DBUS_TYPE_STRING || pos[1] == DBUS_TYPE_UINT32
                 || pos[1] == DBUS_TYPE_BYTE) {

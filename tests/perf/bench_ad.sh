@@ -20,6 +20,7 @@ OUTDIR=$(cd "$3" && pwd)
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$TOP/tests/perf
 . "$TOP/tests/lib/samba_ad.sh"
+. "$HERE/side_by_side.sh"
 reason=$(samba_ad_skip_reason)
 [ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
 [ -x "$LOAD_TOOL" ] || { echo "SKIP: no sss_load at $LOAD_TOOL"; exit 77; }
@@ -101,20 +102,7 @@ cache_credentials = false
 debug_level = 0
 EOF
 export PERF_SSSD_CONF=$WORK/sssd.conf
-: > "$OUTDIR/skipped.txt"
-for sys in $SYSTEMS; do
-    rm -rf "${OUTDIR:?}/$sys"
-    if ! why=$(PREFIX=$PREFIX bash "$HERE/systems/$sys.sh" available 2>&1); then
-        echo "== $sys skipped: $why"
-        echo "$sys: $why" >> "$OUTDIR/skipped.txt"
-        continue
-    fi
-    for run in $(seq "$AD_RUNS"); do
-        # The runner's URI/BASEDN/SCHEMA are unused: PERF_SSSD_CONF replaces its conf.
-        PREFIX=$PREFIX OUT=$OUTDIR/$sys LOAD_TOOL=$LOAD_TOOL RUN_NO=$run \
-            bash "$HERE/systems/$sys.sh" run "$AD_SYSW" "ldap://$SAMBA_AD_DC" \
-            "$SAMBA_AD_BASE" rfc2307 -- bash "$HERE/bench_ad_scenarios.sh" \
-            || { echo "$sys: run $run failed" | tee -a "$OUTDIR/skipped.txt"; break; }
-    done
-done
+# The runner's URI/BASEDN are unused: PERF_SSSD_CONF replaces its conf.
+side_by_side "$SYSTEMS" "$AD_SYSW" "ldap://$SAMBA_AD_DC" "$SAMBA_AD_BASE" "$AD_RUNS" "$OUTDIR" \
+    "$HERE/bench_ad_scenarios.sh"
 python3 "$HERE/perf_report.py" ad "$OUTDIR"

@@ -23,6 +23,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$TOP/tests/perf
 . "$TOP/tests/lib/slapd.sh"
 . "$TOP/tests/lib/krb5kdc.sh"
+. "$HERE/side_by_side.sh"
 slapd_available || { echo "SKIP: slapd is not available"; exit 77; }
 krb5kdc_available || { echo "SKIP: the MIT KDC is not installed"; exit 77; }
 [ -x "$LOAD_TOOL" ] || { echo "SKIP: no sss_load at $LOAD_TOOL"; exit 77; }
@@ -104,19 +105,6 @@ krb5_ccname_template = FILE:%d/krb5cc_%U_XXXXXX
 cache_credentials = false
 EOF
 export PERF_SSSD_CONF=$WORK/sssd.conf
-: > "$OUTDIR/skipped.txt"
-for sys in $SYSTEMS; do
-    rm -rf "${OUTDIR:?}/$sys"
-    if ! why=$(PREFIX=$PREFIX bash "$HERE/systems/$sys.sh" available 2>&1); then
-        echo "== $sys skipped: $why"
-        echo "$sys: $why" >> "$OUTDIR/skipped.txt"
-        continue
-    fi
-    for run in $(seq "$KRB5_RUNS"); do
-        PREFIX=$PREFIX OUT=$OUTDIR/$sys LOAD_TOOL=$LOAD_TOOL RUN_NO=$run \
-            bash "$HERE/systems/$sys.sh" run "$KRB5_SYSW" "$URI" "$SUFFIX" rfc2307 \
-            -- bash "$HERE/bench_krb5_scenarios.sh" \
-            || { echo "$sys: run $run failed" | tee -a "$OUTDIR/skipped.txt"; break; }
-    done
-done
+side_by_side "$SYSTEMS" "$KRB5_SYSW" "$URI" "$SUFFIX" "$KRB5_RUNS" "$OUTDIR" \
+    "$HERE/bench_krb5_scenarios.sh"
 python3 "$HERE/perf_report.py" krb5 "$OUTDIR"
