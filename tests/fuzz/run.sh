@@ -23,7 +23,8 @@ libs="$(pkg-config --libs talloc tevent dbus-1)"
 probes=""
 [ -f "$build/systemtap/sssd_probes.o" ] && probes="$build/systemtap/sssd_probes.o"
 util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c
-      $top/src/util/sss_metrics.c $top/src/util/sss_srv.c"
+      $top/src/util/sss_metrics.c $top/src/util/sss_srv.c $top/src/util/sss_offloop.c
+      $top/src/util/sss_spawn.c -lpthread"
 
 # harness name -> the sources it needs besides itself
 declare -A deps=(
