@@ -156,7 +156,9 @@ for n in null zero urandom random tty full; do
 done
 mkdir -p /dev/pts /dev/shm && mount --rbind "$WORK/olddev/pts" /dev/pts
 ln -s /proc/self/fd /dev/fd
-python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" & SYSLOGD=$!
+python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" "$WORK/syslog.ready" & SYSLOGD=$!
+# The first module line was lost under load when a run began before the sink was bound.
+for _ in $(seq 500); do [ -e "$WORK/syslog.ready" ] && break; sleep 0.01; done
 trap 'kill $SYSLOGD 2>/dev/null' EXIT
 
 # Services: pamstock-ours and pamstock-sssd name the modules by absolute path.

@@ -150,7 +150,9 @@ done
 mkdir -p /dev/pts /dev/shm && mount --rbind "$WORK/olddev/pts" /dev/pts
 ln -s /proc/self/fd /dev/fd
 ln -s /proc/self/fd/0 /dev/stdin; ln -s /proc/self/fd/1 /dev/stdout; ln -s /proc/self/fd/2 /dev/stderr
-python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" & SYSLOGD=$!
+python3 "$TOP/tests/intg/syslog_sink.py" "$WORK/syslog" "$WORK/syslog.ready" & SYSLOGD=$!
+# The first module line was lost under load when a run began before the sink was bound.
+for _ in $(seq 500); do [ -e "$WORK/syslog.ready" ] && break; sleep 0.01; done
 # Returns once every datagram sent to /dev/log before it is in $WORK/syslog: the sink
 # handles them in order, so a marker sent last and seen in the file proves it (a fixed
 # sleep lost the module's last line under load).
