@@ -6,12 +6,16 @@
 #include <limits.h>
 #include <strings.h>
 
+#include "util/sss_csv.h"
 #include "confdb/confdb_private.h"
 
 /* Longest piece of user text quoted in a message before it is cut with "...". */
 #define CONFDB_QUOTE_MAX 80
 /* Names longer than this get no suggestion (keeps the distance cheap). */
 #define CONFDB_DISTANCE_MAX 64
+
+/* confdb_is_space's characters. */
+#define CONFDB_SPACES " \t\r\n\v\f"
 
 bool confdb_is_space(char c)
 {
@@ -156,6 +160,8 @@ errno_t confdb_split_list(TALLOC_CTX *mem_ctx, const char *s, char ***_list, siz
     size_t count = 0;
     size_t alloc = 1;
     const char *p;
+    const char *item;
+    size_t ilen;
     errno_t ret;
 
     tmp_ctx = talloc_new(NULL);
@@ -174,12 +180,7 @@ errno_t confdb_split_list(TALLOC_CTX *mem_ctx, const char *s, char ***_list, siz
     }
 
     p = s;
-    while (p != NULL && *p != '\0') {
-        const char *comma = strchr(p, ',');
-        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        size_t ilen;
-        const char *item = confdb_trim(p, len, &ilen);
-
+    while (sss_csv_next(&p, CONFDB_SPACES, &item, &ilen)) {
         if (ilen > 0) {
             list[count] = talloc_strndup(list, item, ilen);
             if (list[count] == NULL) {
@@ -188,7 +189,6 @@ errno_t confdb_split_list(TALLOC_CTX *mem_ctx, const char *s, char ***_list, siz
             }
             count++;
         }
-        p = comma != NULL ? comma + 1 : NULL;
     }
     list[count] = NULL;
 

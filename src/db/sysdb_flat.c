@@ -107,7 +107,8 @@ static errno_t flat_make(TALLOC_CTX *mem_ctx, flat_write_fn *write, const void *
     struct flat_buf fb = { NULL, 0 };
 
     write(&fb, result);
-    fb.base = talloc_size(mem_ctx, fb.used);
+    /* Zeroed: the padding is sent to other processes and compared. */
+    fb.base = talloc_zero_size(mem_ctx, fb.used);
     if (fb.base == NULL) {
         return ENOMEM;
     }

@@ -11,6 +11,8 @@
 #include "db/sysdb_private.h"
 #include "db/sysdb_bigcache.h"
 
+static const struct sysdb_flat_view sysdb_group_view;
+
 static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                   struct ldb_message *msg, struct sysdb_group **_group)
 {
@@ -181,6 +183,13 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     }
     ret = sysdb_group_replace(tmp_ctx, sysdb, grp, stored, with_members, msg, now,
                               &stored_expired);
+    if (ret == EOK && with_members && sysdb->tx_depth == 1) {
+        /* Only with its members is the message the whole entry a read would return. Only
+         * a group's own store (its own transaction): the many groups an initgroups stores
+         * in one would each pay the flattening of its members for no reply. */
+        sysdb_pending_entry(sysdb, &sysdb_group_view, SYSDB_RC_GROUP_NAME, grp->name,
+                            SYSDB_RC_GROUP_GID, grp->gid, msg);
+    }
     ret = sysdb_transaction_end(sysdb, ret);
     if (ret == EOK && _stored_expired != NULL) {
         *_stored_expired = stored_expired;

@@ -191,6 +191,9 @@ static errno_t sysdb_store_initgroups_int(struct sysdb_ctx *sysdb, const char *u
     }
     ret = sysdb_initgr_write(tmp_ctx, sysdb, user, group_names, list, given_gids, msg,
                              now, cache_timeout);
+    if (ret == EOK) {
+        sysdb_pending_initgr(sysdb, user, msg);
+    }
     ret = sysdb_transaction_end(sysdb, ret);
 
 done:
@@ -290,31 +293,94 @@ struct sysdb_initgr_head {
 #define SYSDB_INITGR_USER_OFS(count) \
     ((sizeof(struct sysdb_initgr_head) + (count) * sizeof(uint32_t) + 7) & ~(size_t)7)
 
-/* The read cache's initgroups entry from one read of the user entry (sysdb_initgr_view). */
-static errno_t sysdb_initgr_flatten(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                                   struct ldb_message *msg, void **_blob, size_t *_len)
+/* The list part of the read cache's initgroups entry, from the list attributes in msg. */
+static errno_t sysdb_initgr_list(TALLOC_CTX *mem_ctx, struct ldb_message *msg,
+                                 struct sysdb_initgr_head *head, uint32_t **_gids)
 {
-    struct sysdb_initgr_head head = { 0 };
-    struct sysdb_user *user;
-    uint32_t *gids = NULL;
-    void *ublob;
-    size_t ulen;
-    char *blob;
-    size_t ofs;
     uint64_t num;
     errno_t ret;
 
+    *head = (struct sysdb_initgr_head){ 0 };
+    *_gids = NULL;
     if (ldb_msg_find_element(msg, SYSDB_A_INITGR_EXPIRE) != NULL) {
         ret = sysdb_msg_num(msg, SYSDB_A_INITGR_EXPIRE, INT64_MAX, &num);
         if (ret != EOK) {
             goto malformed;
         }
-        ret = sysdb_msg_gids(mem_ctx, msg, &gids, &head.count);
+        ret = sysdb_msg_gids(mem_ctx, msg, _gids, &head->count);
         if (ret != EOK) {
             goto malformed;
         }
-        head.expire = (int64_t)num;
-        head.have_list = 1;
+        head->expire = (int64_t)num;
+        head->have_list = 1;
+    }
+    return EOK;
+
+malformed:
+    DEBUG(SSSDBG_CRIT_FAILURE, "Malformed group list in %s\n", ldb_dn_get_linearized(msg->dn));
+    return ret;
+}
+
+/* The entry: head, gids, then at its aligned offset the flat user. */
+static errno_t sysdb_initgr_assemble(TALLOC_CTX *mem_ctx, struct sysdb_initgr_head *head,
+                                     const uint32_t *gids, const void *ublob, size_t ulen,
+                                     void **_blob, size_t *_len)
+{
+    char *blob;
+    size_t ofs;
+
+    head->user_len = ulen;
+    ofs = SYSDB_INITGR_USER_OFS(head->count);
+    blob = talloc_zero_size(mem_ctx, ofs + ulen);
+    if (blob == NULL) {
+        return ENOMEM;
+    }
+    memcpy(blob, head, sizeof(*head));
+    if (head->count > 0) {
+        memcpy(blob + sizeof(*head), gids, head->count * sizeof(uint32_t));
+    }
+    memcpy(blob + ofs, ublob, ulen);
+    *_blob = blob;
+    *_len = ofs + ulen;
+    return EOK;
+}
+
+errno_t sysdb_initgr_blob(TALLOC_CTX *mem_ctx, struct ldb_message *lists,
+                          const void *ublob, size_t ulen, void **_blob, size_t *_len)
+{
+    struct sysdb_initgr_head head;
+    uint32_t *gids;
+    TALLOC_CTX *tmp_ctx;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_initgr_list(tmp_ctx, lists, &head, &gids);
+    if (ret != EOK) {
+        goto done;
+    }
+    ret = sysdb_initgr_assemble(mem_ctx, &head, gids, ublob, ulen, _blob, _len);
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}
+
+/* The read cache's initgroups entry from one read of the user entry (sysdb_initgr_view). */
+static errno_t sysdb_initgr_flatten(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                   struct ldb_message *msg, void **_blob, size_t *_len)
+{
+    struct sysdb_initgr_head head;
+    struct sysdb_user *user;
+    uint32_t *gids;
+    void *ublob;
+    size_t ulen;
+    errno_t ret;
+
+    ret = sysdb_initgr_list(mem_ctx, msg, &head, &gids);
+    if (ret != EOK) {
+        return ret;
     }
     ldb_msg_remove_attr(msg, SYSDB_A_INITGR_GIDS);
     ret = sysdb_msg_to_user(mem_ctx, sysdb, msg, &user);
@@ -325,24 +391,7 @@ static errno_t sysdb_initgr_flatten(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb
     if (ret != EOK) {
         return ret;
     }
-    head.user_len = ulen;
-    ofs = SYSDB_INITGR_USER_OFS(head.count);
-    blob = talloc_zero_size(mem_ctx, ofs + ulen);
-    if (blob == NULL) {
-        return ENOMEM;
-    }
-    memcpy(blob, &head, sizeof(head));
-    if (head.count > 0) {
-        memcpy(blob + sizeof(head), gids, head.count * sizeof(uint32_t));
-    }
-    memcpy(blob + ofs, ublob, ulen);
-    *_blob = blob;
-    *_len = ofs + ulen;
-    return EOK;
-
-malformed:
-    DEBUG(SSSDBG_CRIT_FAILURE, "Malformed group list in %s\n", ldb_dn_get_linearized(msg->dn));
-    return ret;
+    return sysdb_initgr_assemble(mem_ctx, &head, gids, ublob, ulen, _blob, _len);
 }
 
 static const char *const sysdb_initgr_attrs[] = {

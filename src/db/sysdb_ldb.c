@@ -51,6 +51,9 @@ int sysdb_ldb_add(struct sysdb_ctx *sysdb, const struct ldb_message *msg)
     sysdb_ldb_enter();
     lret = ldb_add(sysdb->ldb, msg);
     sysdb_ldb_leave();
+    if (sysdb->pending_base != 0) {
+        sysdb_pending_written(sysdb, msg->dn, msg, true);
+    }
     return lret;
 }
 
@@ -61,6 +64,9 @@ static int sysdb_ldb_modify(struct sysdb_ctx *sysdb, const struct ldb_message *m
     sysdb_ldb_enter();
     lret = ldb_modify(sysdb->ldb, msg);
     sysdb_ldb_leave();
+    if (sysdb->pending_base != 0) {
+        sysdb_pending_written(sysdb, msg->dn, msg, false);
+    }
     return lret;
 }
 
@@ -71,6 +77,9 @@ int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
     sysdb_ldb_enter();
     lret = ldb_delete(sysdb->ldb, dn);
     sysdb_ldb_leave();
+    if (sysdb->pending_base != 0) {
+        sysdb_pending_written(sysdb, dn, NULL, false);
+    }
     return lret;
 }
 
@@ -106,6 +115,7 @@ errno_t sysdb_transaction_start(struct sysdb_ctx *sysdb)
             return sysdb_ldb_error(sysdb, lret, "Transaction start");
         }
         sysdb->tx_doomed = false;
+        sysdb_pending_begin(sysdb);
         /* After the start: begin marks the moment the write lock is held. */
         PROBE(SYSDB_TXN_BEGIN, sss_debug_req_id, sysdb->domain);
     }
@@ -133,10 +143,12 @@ static errno_t sysdb_transaction_close(struct sysdb_ctx *sysdb, bool commit)
     if (!sysdb->tx_doomed) {
         lret = ldb_transaction_commit(sysdb->ldb);
         ret = sysdb_ldb_error(sysdb, lret, "Transaction commit");
+        sysdb_pending_end(sysdb, ret == EOK);
         PROBE(SYSDB_TXN_COMMIT, sss_debug_req_id, sysdb->domain, ret);
         return ret;
     }
     sysdb->tx_doomed = false;
+    sysdb_pending_end(sysdb, false);
     if (commit) {
         DEBUG(SSSDBG_OP_FAILURE, "An inner transaction was cancelled: cancelling all\n");
         ldb_transaction_cancel(sysdb->ldb);

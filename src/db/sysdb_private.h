@@ -114,6 +114,12 @@ struct sysdb_ctx {
     bool tx_doomed;
 
     struct sysdb_rcache *rcache; /* lookups' read cache (sysdb_rcache.c); NULL: off */
+    /* What the open transaction stored, for the read cache at commit (sysdb_pending.c). */
+    struct sysdb_pending *pending;
+    TALLOC_CTX *pending_ctx;
+    size_t pending_count;
+    uint64_t pending_base;       /* generation when the write transaction began; 0: none */
+    bool pending_users_written;  /* a user entry's own attributes changed in it */
     struct sysdb_bigcache *bigcache; /* big groups' parsed results (sysdb_bigcache.c) */
 };
 
@@ -370,6 +376,35 @@ static inline void sysdb_flat_done(struct sysdb_flat *flat)
         flat->tmp = NULL;
     }
 }
+
+/* --- the writer's read cache fill at commit (sysdb_pending.c) --- */
+
+/* At the outermost transaction's start (write lock held) and close. */
+void sysdb_pending_begin(struct sysdb_ctx *sysdb);
+void sysdb_pending_end(struct sysdb_ctx *sysdb, bool committed);
+
+/* Every write inside a transaction, after it: drops the records it may change. mod: the
+ * add's or modify's message (NULL for a delete). */
+void sysdb_pending_written(struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                           const struct ldb_message *mod, bool add);
+
+/* After a store wrote msg (the whole view: every attribute view->flatten reads): record
+ * the entry under its name key and its id key. Failures only mean nothing is recorded. */
+void sysdb_pending_entry(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *view,
+                         enum sysdb_rc_kind name_kind, const char *name,
+                         enum sysdb_rc_kind id_kind, uint32_t id,
+                         const struct ldb_message *msg);
+
+/* After an initgroups store wrote the list attributes (lists) of user: record the
+ * initgroups entry when the user's own entry is known (stored in this transaction, or in
+ * the read cache and unchanged since its start). */
+void sysdb_pending_initgr(struct sysdb_ctx *sysdb, const char *user,
+                          const struct ldb_message *lists);
+
+/* The read cache's initgroups entry from the list attributes in lists (no empty elements)
+ * and the user's flat entry (sysdb_initgr.c). */
+errno_t sysdb_initgr_blob(TALLOC_CTX *mem_ctx, struct ldb_message *lists,
+                          const void *ublob, size_t ulen, void **_blob, size_t *_len);
 
 /* --- users (sysdb_users.c) --- */
 

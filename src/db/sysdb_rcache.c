@@ -119,13 +119,15 @@ void sysdb_rcache_init(struct sysdb_ctx *sysdb)
     sysdb->rcache = rc;
 }
 
-uint64_t sysdb_rcache_gen(struct sysdb_ctx *sysdb)
+/* The generation as the meta pages give it now; 0 when the cache is off. Inline in
+ * both callers: sysdb_rcache_gen() is on every warm lookup. */
+static inline uint64_t rc_gen_now(struct sysdb_ctx *sysdb)
 {
     struct sysdb_rcache *rc = sysdb->rcache;
     uint64_t a;
     uint64_t b;
 
-    if (rc == NULL || sysdb->tx_depth > 0) {
+    if (rc == NULL) {
         return 0;
     }
     /* The compiler must load the values now, not reuse an earlier read. */
@@ -135,6 +137,19 @@ uint64_t sysdb_rcache_gen(struct sysdb_ctx *sysdb)
     a = a > b ? a : b;
     /* 0 is "no caching"; +1 keeps a fresh file's txnid 0 usable. */
     return a + 1;
+}
+
+uint64_t sysdb_rcache_gen(struct sysdb_ctx *sysdb)
+{
+    if (sysdb->tx_depth > 0) {
+        return 0;
+    }
+    return rc_gen_now(sysdb);
+}
+
+uint64_t sysdb_rcache_gen_committed(struct sysdb_ctx *sysdb)
+{
+    return rc_gen_now(sysdb);
 }
 
 /*

@@ -55,6 +55,10 @@ void sysdb_rcache_init(struct sysdb_ctx *sysdb);
  */
 uint64_t sysdb_rcache_gen(struct sysdb_ctx *sysdb);
 
+/* The generation of the last commit, also inside a transaction of ours (0: cache off).
+ * Read while our write transaction holds the lock, our commit will make it exactly +1. */
+uint64_t sysdb_rcache_gen_committed(struct sysdb_ctx *sysdb);
+
 /*
  * A slot for key filled at generation gen. true: hit, *_blob and *_len give the stored entry
  * (NULL/0: "not cached" was stored), valid until the next sysdb call.

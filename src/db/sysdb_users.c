@@ -209,6 +209,10 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
         goto done;
     }
     ret = sysdb_user_replace(tmp_ctx, sysdb, user->uid, msg);
+    if (ret == EOK) {
+        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, user->name,
+                            SYSDB_RC_USER_UID, user->uid, msg);
+    }
     ret = sysdb_transaction_end(sysdb, ret);
 
 done:

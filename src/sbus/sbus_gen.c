@@ -322,8 +322,8 @@ errno_t sbus_gen_write(DBusMessage *msg, const char *signature, ...)
 
 #define SBUS_GEN_WIRE_MAX_ARGS 16
 
-/* The values of ap for sbus_wire_build() when signature has basic types only (at most
- * SBUS_GEN_WIRE_MAX_ARGS of them); false otherwise. */
+/* The values of ap for sbus_wire_build() when signature has basic types and byte or
+ * uint32 arrays only (at most SBUS_GEN_WIRE_MAX_ARGS of them); false otherwise. */
 static bool sbus_gen_wire_args(const char *signature, va_list ap, struct sbus_wire_arg *out,
                                size_t *_num)
 {
@@ -335,12 +335,25 @@ static bool sbus_gen_wire_args(const char *signature, va_list ap, struct sbus_wi
 
     va_copy(args, ap);
     while (sbus_gen_take_arg(&pos, &args, &arg) != DBUS_TYPE_INVALID) {
-        if (n == SBUS_GEN_WIRE_MAX_ARGS || !sbus_wire_basic(arg.code)) {
+        if (n == SBUS_GEN_WIRE_MAX_ARGS
+                || !(sbus_wire_basic(arg.code)
+                     || (arg.code == DBUS_TYPE_ARRAY && sbus_wire_fixed_array(arg.elem)))) {
             ok = false;
             break;
         }
         out[n].code = arg.code;
         out[n].str = NULL;
+        out[n].elem = 0;
+        out[n].values = NULL;
+        out[n].count = 0;
+        if (arg.code == DBUS_TYPE_ARRAY) {
+            out[n].num = 0;
+            out[n].elem = arg.elem;
+            out[n].values = arg.v.fixed.values;
+            out[n].count = arg.v.fixed.count;
+            n++;
+            continue;
+        }
         switch (arg.code) {
         case DBUS_TYPE_BYTE:    out[n].num = arg.v.y; break;
         case DBUS_TYPE_BOOLEAN: out[n].num = arg.v.b; break;

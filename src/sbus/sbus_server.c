@@ -13,6 +13,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "util/sss_hex.h"
 #include "sbus/sbus_server_private.h"
 
 /* -------- peers -------- */
@@ -306,18 +307,12 @@ static errno_t sbus_server_remove_stale(const char *socket_path)
 /* The GUID of OK and GetId: 32 random hex digits. */
 static errno_t sbus_server_make_id(struct sbus_server *server)
 {
-    static const char hex[] = "0123456789abcdef";
     uint8_t bytes[SBUS_AUTH_GUID_LEN / 2];
-    size_t i;
 
     if (getrandom(bytes, sizeof(bytes), 0) != (ssize_t)sizeof(bytes)) {
         return errno != 0 ? errno : EIO;
     }
-    for (i = 0; i < sizeof(bytes); i++) {
-        server->id[2 * i] = hex[bytes[i] >> 4];
-        server->id[2 * i + 1] = hex[bytes[i] & 0xf];
-    }
-    server->id[SBUS_AUTH_GUID_LEN] = '\0';
+    sss_hex_encode(bytes, sizeof(bytes), server->id);
     return EOK;
 }
 

@@ -1,7 +1,8 @@
 /*
  * Whole messages built in their wire form (sbus_wire_build.h) and handed to libdbus in one
  * dbus_message_demarshal(), for method calls, signals and method returns whose arguments are
- * all basic types (the messages of every lookup: getAccountInfo and its reply).
+ * all basic types or arrays of bytes or uint32 (the messages of every lookup: getAccountInfo
+ * and its reply, which carries the stored entry as ay).
  *
  * Why: libdbus rewrites the header's SIGNATURE field at every top-level
  * dbus_message_iter_append_basic() (it opens the signature, appends one type code and writes
@@ -151,8 +152,22 @@ static void wb_arg(struct sbus_wire_buf *b, const struct sbus_wire_arg *arg)
     case DBUS_TYPE_OBJECT_PATH:
         wb_str(b, arg->str);
         return;
+    case DBUS_TYPE_ARRAY:
+        /* The length in bytes, then the elements, aligned as an element (a uint32 is
+         * already aligned after the length). */
+        if (!sbus_wire_fixed_array(arg->elem)
+                || arg->count > SBUS_WIRE_MAX_LEN / (arg->elem == DBUS_TYPE_BYTE ? 1 : 4)) {
+            b->overflow = true;
+            return;
+        }
+        v32 = arg->count * (arg->elem == DBUS_TYPE_BYTE ? 1 : 4);
+        wb_u32(b, v32);
+        if (v32 > 0) {
+            wb_put(b, arg->values, v32);
+        }
+        return;
     default:
-        /* The caller only hands basic types (sbus_wire_basic()). */
+        /* The caller only hands what sbus_wire_basic() / _fixed_array() accept. */
         b->overflow = true;
         return;
     }
@@ -175,6 +190,11 @@ bool sbus_wire_basic(int code)
     default:
         return false;
     }
+}
+
+bool sbus_wire_fixed_array(int elem)
+{
+    return elem == DBUS_TYPE_BYTE || elem == DBUS_TYPE_UINT32;
 }
 
 DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *signature,

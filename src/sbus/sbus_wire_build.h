@@ -1,5 +1,5 @@
 /*
- * Whole messages of basic-typed arguments written in their wire form and demarshalled by
+ * Whole messages of basic-typed arguments (and byte or uint32 arrays) written in their wire form and demarshalled by
  * libdbus in one step, instead of appended argument by argument (sbus_wire_build.c says why).
  * Used by the generated code's runtime (sbus_gen.c); owned by the caller like any message.
  */
@@ -24,15 +24,23 @@ struct sbus_wire_head {
     uint32_t reply_serial;      /* method returns */
 };
 
-/* One argument of a basic type: numbers (y b n q i u x t) in num, s and o in str. */
+/* One argument of a basic type: numbers (y b n q i u x t) in num, s and o in str; or an
+ * array of bytes or uint32 (ay, au: code DBUS_TYPE_ARRAY, elem the element's code, values
+ * and count; values may be NULL when count is 0). */
 struct sbus_wire_arg {
     int code;
     uint64_t num;
     const char *str;
+    int elem;
+    const void *values;
+    uint32_t count;
 };
 
-/* Whether code is a type sbus_wire_build() writes. */
+/* Whether code is a basic type sbus_wire_build() writes. */
 bool sbus_wire_basic(int code);
+
+/* Whether sbus_wire_build() writes arrays of elem (ay, au). */
+bool sbus_wire_fixed_array(int elem);
 
 /*
  * The message, or NULL when it cannot be built here (too large, or libdbus refused it, or out

@@ -54,8 +54,19 @@ enum sss_cli_command {
     SSS_NSS_GETNETGRENT     = 0x0062,
     SSS_NSS_ENDNETGRENT     = 0x0063,
 
+    /* libsss_nss_idmap (sss_nss_idmap.h). Replies: uint32 num, 0, then one result: uint32
+     * id type (enum sss_id_type) and the SID string, name, uint32 id or key, value pairs. */
+    SSS_NSS_GETSIDBYNAME    = 0x0111,   /* name -> SID */
+    SSS_NSS_GETSIDBYID      = 0x0112,   /* uint32 id -> SID (a user first, then a group) */
+    SSS_NSS_GETNAMEBYSID    = 0x0113,   /* SID -> name */
+    SSS_NSS_GETIDBYSID      = 0x0114,   /* SID -> uint32 id */
     SSS_NSS_GETORIGBYNAME   = 0x0115,   /* libsss_nss_idmap: key, value pairs */
+    SSS_NSS_GETSIDBYUID     = 0x0118,
+    SSS_NSS_GETSIDBYGID     = 0x0119,
     SSS_NSS_GETORIGBYUSERNAME = 0x011A,
+    SSS_NSS_GETORIGBYGROUPNAME = 0x011B,
+    SSS_NSS_GETSIDBYUSERNAME = 0x011C,
+    SSS_NSS_GETSIDBYGROUPNAME = 0x011D,
 
     SSS_SUDO_GET_SUDORULES  = 0x00C1,
     SSS_SUDO_GET_DEFAULTS   = 0x00C2,

@@ -13,6 +13,12 @@
  *   reply       dp_error SSS_DP_ERR_*, error an errno_t (EOK, or why it failed), message
  *               human-readable; on DP_ERR_OK the cache holds the answer: a missing entry
  *               means the directory has no such object (the back-end removed it).
+ *               gen, entry: on DP_ERR_OK for a user or group by name or id, or an
+ *               initgroups, what a read of that key gives right after the back-end's
+ *               commit, in the read cache's flat form (sysdb_reply.h), tagged with the
+ *               database generation of that read (no bytes: no such entry). gen 0: none
+ *               carried (other requests, errors, no read cache); the caller reads the
+ *               cache. A caller uses it only while its database is still at gen.
  */
 #ifndef SSS_DP_H
 #define SSS_DP_H

@@ -50,8 +50,12 @@ class Proxy:
     async def start(self):
         self.server = await asyncio.start_server(self.handle, self.listen_host,
                                                  int(self.listen_port))
-        port = self.server.sockets[0].getsockname()[1]
-        self.listen_port = str(port)
+        self.listen_port = str(self.server.sockets[0].getsockname()[1])
+
+    def announce(self):
+        """Tells the test it may go on: only once the signals below are handled, or a test
+        that signals at once would kill the proxy before it counted anything."""
+        port = int(self.listen_port)
         if self.args.port_file:
             with open(self.args.port_file, "w") as f:
                 f.write("%d\n" % port)
@@ -178,6 +182,7 @@ async def main():
     loop.add_signal_handler(signal.SIGHUP, proxy.refuse)
     loop.add_signal_handler(signal.SIGTERM, stop.set)
     loop.add_signal_handler(signal.SIGINT, stop.set)
+    proxy.announce()
     await stop.wait()
     print("connections %(connections)d resets %(resets)d bytes_up %(bytes_up)d "
           "bytes_down %(bytes_down)d" % proxy.stats, flush=True)

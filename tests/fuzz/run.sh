@@ -24,7 +24,7 @@ probes=""
 [ -f "$build/systemtap/sssd_probes.o" ] && probes="$build/systemtap/sssd_probes.o"
 util="$top/src/util/debug.c $top/src/util/sss_errors.c $top/src/util/util_names.c $top/src/util/sss_hash.c
       $top/src/util/sss_metrics.c $top/src/util/sss_srv.c $top/src/util/sss_offloop.c
-      $top/src/util/sss_spawn.c -lpthread"
+      $top/src/util/sss_spawn.c $top/src/util/sss_csv.c $top/src/util/sss_hex.c -lpthread"
 
 # harness name -> the sources it needs besides itself
 declare -A deps=(
@@ -36,6 +36,8 @@ declare -A deps=(
     [fuzz_pam_reply]="$top/src/sss_client/pam/pam_reply.c"
     [fuzz_sudo_reply]="-DSSSD_PIPE_PATH=\"/nonexistent\" $top/src/sss_client/sudo/sss_sudo_parse.c $top/src/sss_client/sudo/sss_sudo.c $top/src/sss_client/common.c -lpthread"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
+    [fuzz_nss_idmap_reply]="$top/src/sss_client/idmap/sss_nss_idmap.c $top/src/sss_client/nss/nss_parse.c"
+    [fuzz_nss_sid]="$top/src/responder/nss/nss_protocol_sid.c $top/src/responder/common/resp_packet.c $top/src/lib/idmap/idmap.c $top/src/sss_client/murmurhash3.c"
     [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
     [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c
@@ -43,7 +45,8 @@ declare -A deps=(
         $top/src/providers/krb5/krb5_child_cfg.c $top/src/providers/krb5/krb5_child_pool.c
         $top/src/lib/idmap/idmap.c
         $top/src/sss_client/murmurhash3.c $top/src/providers/ad/ad_gpo_policy.c
-        $top/src/providers/ad/ad_gpo_access.c $top/src/providers/ad/ad_gpo_fetch.c
+        $top/src/providers/ad/ad_gpo_access.c $top/src/providers/ad/ad_gpo_list.c
+        $top/src/providers/ad/ad_gpo_fetch.c
         $top/src/providers/ad/ad_gpo_sd.c -lldap -llber"
     [fuzz_krb5_child_msg]="$top/src/providers/krb5/krb5_child_msg.c $probes"
     [fuzz_srv_answer]=""

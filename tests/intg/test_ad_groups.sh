@@ -9,6 +9,8 @@
 #   2. a fresh cache, a cold `id dana` (in 40 flat groups and 4 nested ones): at most
 #      MAX_SEARCHES LDAP searches (sssctl stats --json); it was one group search plus its
 #      member lookups per group when each getgrgid went to the directory;
+#      then a warm id right after: no request to the back-end, no search (the bench's
+#      "slow warm id" was its own sssctl and ps calls timed with it);
 #   3. the DC stopped: `getent group` of every group `id` listed answers from the cache
 #      with exactly the reference's member list (not an empty one);
 #   4. ldap_group_nesting_level = 1: the same comparison (reference, then after a cold id
@@ -101,6 +103,11 @@ searches() { # LDAP searches the back-end sent so far
         | select(.labels.process == "sssd_be_ad.test" and .labels.operation == "search")
         | .value] | add // 0'
 }
+be_requests() { # account requests the back-end received so far
+    "$SSSCTL" stats --json 2>/dev/null | jq -r '[.metrics[].samples[]
+        | select(.name == "sssd_be_requests_total")
+        | select(.labels.process == "sssd_be_ad.test") | .value] | add // 0'
+}
 # One line per group: name:gid:sorted members (the order is not part of the answer).
 group_line() { # GID
     local n p g m
@@ -189,6 +196,16 @@ check "a cold id of dana costs at most $MAX_SEARCHES searches ($((s1 - s0)))" \
 check "  ... the initgroups brought the groups with their members (back-end log)" \
     grep -q "user 'dana': $((NFLAT + 5)) of $((NFLAT + 5)) group(s) with their members" \
     "$LOGS/sssd_be_ad.test.log"
+# The warm id right after: the memory cache and the sysdb answer it; the back-end is not
+# asked (its request counter), nor the DC (the searches).
+r0=$(be_requests); s0=$(searches)
+# The counter counts (the cold id's requests): a zero below is not a missing metric.
+check "the back-end's request counter counts ($r0 so far)" test "$r0" -gt 0
+warm=$(in_nss_ns id dana)
+r1=$(be_requests); s1=$(searches)
+check "warm id dana: the same answer as the cold one" test "$warm" = "$out"
+check "warm id dana: no request to the back-end ($((r1 - r0))), no search ($((s1 - s0)))" \
+    test $((r1 - r0)) -eq 0 -a $((s1 - s0)) -eq 0
 
 # ---- 3. the DC gone: the cache holds every list, complete ----
 samba_ad_stop

@@ -190,24 +190,40 @@ for (b, c), v in res.items():
 print("messages/s = 2 x round trips/s (call + reply); bus CPU = user + system time of the "
       "routing process / messages routed")
 
+# Issue 18's targets, all against buses measured in this same run: the master adds no more
+# to a round trip than a bare relay (the extra hop any bus has), and at 16 callers carries
+# at least dbus-broker's rate and 0.8x point to point's.
 targets = {}
+def added(b):
+    return res[(b, 1)]["p50_us"]["median"] - res[("p2p", 1)]["p50_us"]["median"]
 if ("sbus", 1) in res and ("p2p", 1) in res:
-    added = res[("sbus", 1)]["p50_us"]["median"] - res[("p2p", 1)]["p50_us"]["median"]
-    targets["sbus_added_p50_us"] = round(added, 2)
-    targets["added_p50_met"] = added <= 15.0
-    print("\nTarget: master bus adds <= 15 us p50 over point to point (1 caller): "
-          "%.1f us -> %s" % (added, "met" if added <= 15.0 else "MISSED"))
-for b in ("relay", "dbus-broker", "dbus-daemon"):
-    if (b, 1) in res and ("p2p", 1) in res:
-        print("  for comparison, %s adds %.1f us p50 over point to point" %
-              (b, res[(b, 1)]["p50_us"]["median"] - res[("p2p", 1)]["p50_us"]["median"]))
+    targets["sbus_added_p50_us"] = round(added("sbus"), 2)
+    print("")
+    if ("relay", 1) in res:
+        ok = added("sbus") <= added("relay")
+        targets["relay_added_p50_us"] = round(added("relay"), 2)
+        targets["added_vs_relay_met"] = ok
+        print("Target: master bus adds <= the bare relay over point to point (1 caller): "
+              "%.1f us vs %.1f us -> %s" % (added("sbus"), added("relay"),
+                                             "met" if ok else "MISSED"))
+    for b in ("dbus-broker", "dbus-daemon"):
+        if (b, 1) in res:
+            print("  for comparison, %s adds %.1f us p50 over point to point" % (b, added(b)))
 for c in callers:
-    if ("sbus", c) in res and ("dbus-daemon", c) in res:
-        ours = res[("sbus", c)]["msgs_per_s"]["median"]
-        theirs = res[("dbus-daemon", c)]["msgs_per_s"]["median"]
-        targets["msgs_ratio_vs_dbus_daemon_%d" % c] = round(ours / theirs, 3)
-        print("Target: messages/s >= dbus-daemon at %d caller(s): %.0f vs %.0f (x%.2f) -> %s"
-              % (c, ours, theirs, ours / theirs, "met" if ours >= theirs else "MISSED"))
+    if ("sbus", c) not in res:
+        continue
+    ours = res[("sbus", c)]["msgs_per_s"]["median"]
+    for b, factor in (("dbus-broker", 1.0), ("p2p", 0.8), ("dbus-daemon", 1.0)):
+        if (b, c) not in res:
+            continue
+        theirs = res[(b, c)]["msgs_per_s"]["median"]
+        key = b.replace("-", "_")
+        targets["msgs_ratio_vs_%s_%d" % (key, c)] = round(ours / theirs, 3)
+        if c == 1 and b != "dbus-daemon":
+            continue    # the rate targets are at 16 callers (dbus-daemon's at both)
+        print("Target: messages/s >= %s%s at %d caller(s): %.0f vs %.0f (x%.2f) -> %s"
+              % ("%.1fx " % factor if factor != 1.0 else "", b, c, ours, theirs,
+                 ours / theirs, "met" if ours >= factor * theirs else "MISSED"))
 
 out = {"benchmark": "bench_bus", "date": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
        "machine": {"cpus": os.cpu_count(), "kernel": platform.release(),

@@ -437,8 +437,16 @@ def bus_section(outdir):
     t = b.get("targets", {})
     if "sbus_added_p50_us" in t:
         w.append("")
-        w.append("The master bus adds %.1f us p50 per round trip over point to point "
-                 "(target <= 15 us)." % t["sbus_added_p50_us"])
+        line = "The master bus adds %.1f us p50 per round trip over point to point" % \
+            t["sbus_added_p50_us"]
+        if "relay_added_p50_us" in t:
+            line += ", a bare relay %.1f us (target: no more than the relay)" % \
+                t["relay_added_p50_us"]
+        w.append(line + ".")
+    if "msgs_ratio_vs_dbus_broker_16" in t:
+        w.append("At 16 callers the master carries x%.2f dbus-broker's messages/s and "
+                 "x%.2f point to point's (targets: >= x1 and >= x0.8)." % (
+                     t["msgs_ratio_vs_dbus_broker_16"], t.get("msgs_ratio_vs_p2p_16", 0)))
     return w
 
 

@@ -1,23 +1,18 @@
 /*
- * GPO-based access control in sssd_be (ad_gpo_access.h), as SSSD's ad_gpo.c does it:
+ * GPO-based access control in sssd_be (ad_gpo_access.h), as SSSD's ad_gpo.c does it: the
+ * options, and the request that decides one PAM account check:
  *   1. the PAM service maps to a logon right (ad_gpo_map_*); permit and deny need nothing
  *      more;
  *   2. the user's SIDs: objectSid and tokenGroups of its entry (nested groups included),
  *      Authenticated Users always;
- *   3. unless the GPO list is younger than ad_gpo_cache_timeout: the computer object
- *      (sAMAccountName SHORTHOST$, from ad_hostname or the host name) and its objectSid,
- *      the gPLink and gPOptions of each OU above it and of the domain, the GPOs in
- *      precedence order (ad_gpo.h), each GPO's container (gPCFunctionalityVersion 2,
- *      machine part enabled, the Security CSE named) with its DACL (nTSecurityDescriptor
- *      under the SD flags control, ad_gpo_sd.h); the list is kept in memory;
+ *   3. the GPO list (ad_gpo_list.c) from memory when younger than ad_gpo_cache_timeout,
+ *      else from the directory; the list is kept in memory;
  *   4. security filtering, per logon: a GPO applies when its DACL grants Apply Group
  *      Policy to the user, its groups or the host (ad_gpo_sd_applies);
  *   5. each applying GPO's GptTmpl.inf, from memory, else the cache when it holds the
  *      directory's versionNumber, else from SYSVOL through gpo_child (ad_gpo_fetch.c);
  *   6. the decision (ad_gpo_check): enforcing denies, permissive logs what would have been
  *      denied (user, service, right, the GPOs that set the lists) and allows.
- * The site is the last SOM (SSSD's order): ad_site, else the client site the DC names in
- * its answer to an LDAP ping (CLDAP), under the configurationNamingContext of the rootDSE.
  */
 #include <ctype.h>
 #include <strings.h>
@@ -27,17 +22,10 @@
 #include "util/util.h"
 #include "providers/ad/ad_gpo_access.h"
 #include "providers/ad/ad_gpo_fetch.h"
+#include "providers/ad/ad_gpo_list.h"
 #include "providers/ad/ad_gpo_sd.h"
 
 #define GPO_CHILD_TIMEOUT 30
-
-/* An entry's first value of name, or def. */
-static const char *value_or(const struct sdap_entry *e, const char *name, const char *def)
-{
-    const char *v = sdap_entry_value(e, name);
-
-    return v != NULL ? v : def;
-}
 
 struct ad_gpo_ctx {
     char *domain;
@@ -170,18 +158,6 @@ done:
 
 /* ---- the request ------------------------------------------------------------------- */
 
-struct ad_gpo_gpo {
-    char *dn;
-    char *guid;
-    char *name;
-    char *path;                 /* gPCFileSysPath */
-    uint32_t version;
-    struct ad_gpo_sd *sd;
-    bool have_data;             /* data: its GptTmpl.inf, once read */
-    uint8_t *data;
-    size_t len;
-};
-
 struct ad_gpo_access_state {
     struct tevent_context *ev;
     struct ad_gpo_ctx *ctx;
@@ -194,16 +170,7 @@ struct ad_gpo_access_state {
     char *host_sid;
     const char **group_sids;
     size_t num_groups;
-    char **soms;                        /* OUs, domain, then the site */
-    size_t num_soms;
-    char *site;
-    char *server;                       /* the DC the lookups went to */
-    size_t som_idx;
-    struct ad_gpo_som *som_links;
-    bool enforced_only;
-    char **cands;
-    size_t num_cands;
-    size_t cand_idx;
+    char *server;                       /* the DC the list was read from */
     struct ad_gpo_gpo *gpos;            /* the context's when from_ctx */
     size_t num_gpos;
     bool from_ctx;
@@ -218,14 +185,7 @@ static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope
                              tevent_req_fn fn);
 static errno_t ad_gpo_lookup(struct tevent_req *req);
 static void ad_gpo_user_done(struct tevent_req *subreq);
-static void ad_gpo_computer_done(struct tevent_req *subreq);
-static void ad_gpo_site_done(struct tevent_req *subreq);
-static errno_t ad_gpo_site_name(struct tevent_req *req, const char *site);
-static void ad_gpo_config_nc_done(struct tevent_req *subreq);
-static errno_t ad_gpo_next_som(struct tevent_req *req);
-static void ad_gpo_som_done(struct tevent_req *subreq);
-static errno_t ad_gpo_next_gpo_entry(struct tevent_req *req);
-static void ad_gpo_gpo_entry_done(struct tevent_req *subreq);
+static void ad_gpo_list_done(struct tevent_req *subreq);
 static errno_t ad_gpo_next_file(struct tevent_req *req);
 static void ad_gpo_child_done(struct tevent_req *subreq);
 static errno_t ad_gpo_decide(struct tevent_req *req);
@@ -286,23 +246,6 @@ static errno_t ad_gpo_search(struct tevent_req *req, const char *base, int scope
                                filter, attrs, sd_flags, fn);
 }
 
-/* The host of the DC the lookup connection talks to: it answers the LDAP ping and serves
- * SYSVOL. */
-static errno_t ad_gpo_server(struct ad_gpo_access_state *state)
-{
-    const char *uri = state->id_ctx->last_uri;
-
-    if (uri != NULL && strncasecmp(uri, "ldap://", 7) == 0) {
-        uri += 7;
-    } else if (uri != NULL && strncasecmp(uri, "ldaps://", 8) == 0) {
-        uri += 8;
-    }
-    if (uri == NULL || uri[0] == '\0') {
-        return EIO;
-    }
-    state->server = talloc_strndup(state, uri, strcspn(uri, ":/"));
-    return state->server == NULL ? ENOMEM : EOK;
-}
 
 /* Ends the request with ret (EOK: already done). */
 static void ad_gpo_step_end(struct tevent_req *req, errno_t ret)
@@ -366,8 +309,7 @@ done:
 static errno_t ad_gpo_lookup(struct tevent_req *req)
 {
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    static const char *const attrs[] = { "distinguishedName", "objectSid", NULL };
-    char *filter;
+    struct tevent_req *subreq;
 
     state->from_ctx = false;
     state->gpos = NULL;
@@ -380,326 +322,34 @@ static errno_t ad_gpo_lookup(struct tevent_req *req)
         talloc_free(state->sources[k]);
         state->sources[k] = NULL;
     }
-    filter = talloc_asprintf(state, "(&(objectClass=computer)(sAMAccountName=%s))",
-                             state->ctx->account);
-    if (filter == NULL) {
-        return ENOMEM;
-    }
-    return ad_gpo_search(req, NULL, LDAP_SCOPE_SUBTREE, filter, attrs, 0,
-                         ad_gpo_computer_done);
-}
-
-static void ad_gpo_computer_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    struct sdap_entry **entries = NULL;
-    size_t num = 0;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = ad_gpo_server(state);
-    if (ret != EOK) {
-        goto done;
-    }
-    if (num != 1) {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO: the computer account %s %s in the directory\n",
-              state->ctx->account, num == 0 ? "is not" : "is not unique");
-        ret = ENOENT;
-        goto done;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "GPO: computer object %s\n", entries[0]->dn);
-    /* Security filtering counts the host's SID (SSSD does). */
-    if (sdap_entry_value(entries[0], "objectSid") == NULL) {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO: no objectSid for %s\n", entries[0]->dn);
-        ret = ENOENT;
-        goto done;
-    }
-    state->host_sid = talloc_strdup(state, sdap_entry_value(entries[0], "objectSid"));
-    if (state->host_sid == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = ad_gpo_som_dns(state, entries[0]->dn, &state->soms, &state->num_soms);
-    if (ret != EOK) {
-        goto done;
-    }
-    if (state->ctx->site != NULL) {
-        ret = ad_gpo_site_name(req, state->ctx->site);
-        goto done;
-    }
-    subreq = sdap_cldap_ping_send(state, state->ev, state->server, state->ctx->dns_domain,
-                                  state->id_ctx->opts->network_timeout);
+    subreq = ad_gpo_list_send(state, state->ev, state->id_ctx, state->ctx->account,
+                              state->ctx->dns_domain, state->ctx->site,
+                              state->ctx->ignore_unreadable);
     if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    tevent_req_set_callback(subreq, ad_gpo_site_done, req);
-done:
-    talloc_free(entries);
-    ad_gpo_step_end(req, ret);
-}
-
-/* The client's site as the DC sees it (SSSD asks the same way). */
-static void ad_gpo_site_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    char *site = NULL;
-    char *forest = NULL;
-    errno_t ret;
-
-    ret = sdap_cldap_ping_recv(state, subreq, &site, &forest);
-    talloc_free(subreq);
-    if (ret == EOK && (site == NULL || site[0] == '\0')) {
-        ret = ENOENT;
-    }
-    if (ret != EOK) {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO: the client's site could not be read from %s: %s\n",
-              state->server, sss_strerror(ret));
-        tevent_req_error(req, ret);
-        return;
-    }
-    ret = ad_gpo_site_name(req, site);
-    ad_gpo_step_end(req, ret);
-}
-
-static errno_t ad_gpo_site_name(struct tevent_req *req, const char *site)
-{
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    static const char *const attrs[] = { "configurationNamingContext", NULL };
-
-    /* A name that would change the DN's structure is not a site's. */
-    if (site[0] == '\0' || strpbrk(site, ",=+<>#;\\\"") != NULL) {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO: unusable site name '%s'\n", site);
-        return EINVAL;
-    }
-    state->site = talloc_strdup(state, site);
-    if (state->site == NULL) {
         return ENOMEM;
     }
-    return ad_gpo_search(req, "", LDAP_SCOPE_BASE, "(objectClass=*)", attrs, 0,
-                         ad_gpo_config_nc_done);
+    tevent_req_set_callback(subreq, ad_gpo_list_done, req);
+    return EOK;
 }
 
-static void ad_gpo_config_nc_done(struct tevent_req *subreq)
+static void ad_gpo_list_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    struct sdap_entry **entries = NULL;
-    const char *nc;
-    char **soms;
-    size_t num = 0;
     errno_t ret;
 
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    ret = ad_gpo_list_recv(state, subreq, &state->gpos, &state->num_gpos,
+                           &state->host_sid, &state->server);
     talloc_free(subreq);
     if (ret != EOK) {
         goto done;
-    }
-    nc = num == 1 ? sdap_entry_value(entries[0], "configurationNamingContext") : NULL;
-    if (nc == NULL) {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO: the rootDSE names no configurationNamingContext\n");
-        ret = ENOENT;
-        goto done;
-    }
-    soms = talloc_realloc(state, state->soms, char *, state->num_soms + 2);
-    if (soms == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    state->soms = soms;
-    soms[state->num_soms] = talloc_asprintf(soms, "CN=%s,CN=Sites,%s", state->site, nc);
-    soms[state->num_soms + 1] = NULL;
-    if (soms[state->num_soms] == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "GPO: site %s\n", soms[state->num_soms]);
-    state->num_soms++;
-    state->som_links = talloc_zero_array(state, struct ad_gpo_som, state->num_soms);
-    if (state->som_links == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    ret = ad_gpo_next_som(req);
-done:
-    talloc_free(entries);
-    ad_gpo_step_end(req, ret);
-}
-
-/* gPLink and gPOptions of each SOM, nearest first. */
-static errno_t ad_gpo_next_som(struct tevent_req *req)
-{
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    static const char *const attrs[] = { "gPLink", "gPOptions", NULL };
-
-    if (state->som_idx < state->num_soms) {
-        return ad_gpo_search(req, state->soms[state->som_idx], LDAP_SCOPE_BASE,
-                             "(objectClass=*)", attrs, 0, ad_gpo_som_done);
-    }
-    assert(state->som_idx == state->num_soms);
-    return ad_gpo_candidates(state, state->som_links, state->num_soms, &state->cands,
-                             &state->num_cands) != EOK ? ENOMEM : ad_gpo_next_gpo_entry(req);
-}
-
-static void ad_gpo_som_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    struct ad_gpo_som *som = &state->som_links[state->som_idx];
-    struct sdap_entry **entries = NULL;
-    const char *gplink;
-    const char *options;
-    size_t num = 0;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    som->dn = state->soms[state->som_idx];
-    gplink = num == 1 ? sdap_entry_value(entries[0], "gPLink") : NULL;
-    options = num == 1 ? sdap_entry_value(entries[0], "gPOptions") : NULL;
-    if (gplink != NULL) {
-        ret = ad_gpo_gplink_parse(state, gplink, state->enforced_only, &som->links,
-                                  &som->num_links);
-        if (ret != EOK) {
-            DEBUG(SSSDBG_OP_FAILURE, "GPO: malformed gPLink on %s\n", som->dn);
-            goto done;
-        }
-    }
-    /* Blocking inheritance here keeps only enforced links of the SOMs above. */
-    if (options != NULL && strtoul(options, NULL, 10) & 1) {
-        state->enforced_only = true;
-    }
-    state->som_idx++;
-    ret = ad_gpo_next_som(req);
-done:
-    talloc_free(entries);
-    ad_gpo_step_end(req, ret);
-}
-
-/* Each candidate GPO's container, in precedence order. */
-static errno_t ad_gpo_next_gpo_entry(struct tevent_req *req)
-{
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    static const char *const attrs[] = {
-        "cn", "displayName", "flags", "gPCFileSysPath", "gPCMachineExtensionNames",
-        "gPCFunctionalityVersion", "versionNumber", SDAP_AD_SD, NULL
-    };
-
-    /* The DACL only: what the machine account may read (SSSD asks the same). */
-    if (state->cand_idx < state->num_cands) {
-        return ad_gpo_search(req, state->cands[state->cand_idx], LDAP_SCOPE_BASE,
-                             "(objectClass=groupPolicyContainer)", attrs, 4,
-                             ad_gpo_gpo_entry_done);
     }
     state->policy = talloc_zero(state, struct ad_gpo_settings);
-    if (state->policy == NULL) {
-        return ENOMEM;
-    }
-    return ad_gpo_next_file(req);
-}
-
-static void ad_gpo_gpo_entry_done(struct tevent_req *subreq)
-{
-    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct ad_gpo_access_state *state = tevent_req_data(req, struct ad_gpo_access_state);
-    const char *dn = state->cands[state->cand_idx];
-    struct sdap_entry **entries = NULL;
-    struct ad_gpo_sd *sd = NULL;
-    struct ad_gpo_gpo *g;
-    const char *v;
-    char *bin = NULL;
-    size_t num = 0;
-    size_t len = 0;
-    errno_t ret;
-
-    ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(subreq);
-    if (ret != EOK) {
-        goto done;
-    }
-    state->cand_idx++;
-    /* Its DACL: kept as hex by the entry parser, parsed as untrusted bytes. */
-    v = num == 1 ? sdap_entry_value(entries[0], SDAP_AD_SD) : NULL;
-    if (v != NULL) {
-        bin = talloc_size(state, strlen(v) / 2 + 1);
-        len = bin != NULL ? sdap_hex_decode(v, bin) : 0;
-        if (bin == NULL) {
-            ret = ENOMEM;
-            goto done;
-        }
-        if (len == 0 || ad_gpo_sd_parse(state, (uint8_t *)bin, len, &sd) != EOK) {
-            DEBUG(SSSDBG_OP_FAILURE, "GPO %s: malformed nTSecurityDescriptor (%zu "
-                  "bytes)\n", dn, len);
-            sd = NULL;
-        }
-    }
-    if (num != 1 || sd == NULL) {
-        /* SSSD: an unreadable linked GPO fails the check, unless ignored. */
-        if (!state->ctx->ignore_unreadable) {
-            DEBUG(SSSDBG_OP_FAILURE, "GPO: linked %s cannot be read%s (set "
-                  "ad_gpo_ignore_unreadable = True to skip it)\n", dn,
-                  num == 1 ? " (no usable nTSecurityDescriptor)" : "");
-            ret = EACCES;
-            goto done;
-        }
-        DEBUG(SSSDBG_MINOR_FAILURE, "GPO: linked %s cannot be read: skipped\n", dn);
-        ret = ad_gpo_next_gpo_entry(req);
-        goto done;
-    }
-    v = sdap_entry_value(entries[0], "gPCFunctionalityVersion");
-    if (v == NULL || strcmp(v, "2") != 0
-            || (strtoul(value_or(entries[0], "flags", "0"), NULL, 10) & 2)
-            || !ad_gpo_has_security_cse(sdap_entry_value(entries[0],
-                                                         "gPCMachineExtensionNames"))
-            || sdap_entry_value(entries[0], "gPCFileSysPath") == NULL
-            || sdap_entry_value(entries[0], "cn") == NULL) {
-        DEBUG(SSSDBG_TRACE_FUNC, "GPO %s: no computer security settings: skipped\n", dn);
-        ret = ad_gpo_next_gpo_entry(req);
-        goto done;
-    }
-    g = talloc_realloc(state, state->gpos, struct ad_gpo_gpo, state->num_gpos + 1);
-    if (g == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    state->gpos = g;
-    g = &g[state->num_gpos++];
-    *g = (struct ad_gpo_gpo){ 0 };
-    g->dn = talloc_strdup(state->gpos, dn);
-    g->guid = talloc_strdup(state->gpos, sdap_entry_value(entries[0], "cn"));
-    v = sdap_entry_value(entries[0], "displayName");
-    g->name = talloc_strdup(state->gpos, v != NULL ? v : g->guid);
-    g->path = talloc_strdup(state->gpos, sdap_entry_value(entries[0], "gPCFileSysPath"));
-    g->version = (uint32_t)strtoul(value_or(entries[0], "versionNumber", "0"), NULL, 10);
-    g->sd = talloc_steal(state->gpos, sd);
-    sd = NULL;
-    if (g->dn == NULL || g->guid == NULL || g->name == NULL || g->path == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    /* A GUID names the cache directory: nothing but a {GUID} is taken. */
-    if (g->guid[0] != '{' || strspn(g->guid + 1, "0123456789abcdefABCDEF-") + 2
-            != strlen(g->guid) || g->guid[strlen(g->guid) - 1] != '}') {
-        DEBUG(SSSDBG_OP_FAILURE, "GPO %s: malformed cn '%s'\n", dn, g->guid);
-        ret = EINVAL;
-        goto done;
-    }
-    ret = ad_gpo_next_gpo_entry(req);
+    ret = state->policy == NULL ? ENOMEM : ad_gpo_next_file(req);
 done:
-    talloc_free(sd);
-    talloc_free(bin);
-    talloc_free(entries);
     ad_gpo_step_end(req, ret);
 }
+
 
 /* Applies one GPO's file to the policy being built. */
 static errno_t ad_gpo_apply(struct ad_gpo_access_state *state, const struct ad_gpo_gpo *g,

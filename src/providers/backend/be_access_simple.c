@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "util/util.h"
+#include "util/sss_csv.h"
 #include "providers/backend/be_access_simple.h"
 
 enum be_access_list {
@@ -49,9 +50,10 @@ static errno_t be_access_parse_list(struct be_access_simple *rules, enum be_acce
 {
     TALLOC_CTX *tmp_ctx;
     const char *p;
-    const char *end;
+    const char *word;
     char *item;
     char **keys = NULL;
+    size_t len;
     size_t n = 0;
     errno_t ret;
 
@@ -62,23 +64,14 @@ static errno_t be_access_parse_list(struct be_access_simple *rules, enum be_acce
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    for (p = value; ; p = end + 1) {
-        end = strchr(p, ',');
-        if (end == NULL) {
-            end = p + strlen(p);
-        }
-        while (p < end && (*p == ' ' || *p == '\t')) {
-            p++;
-        }
-        item = talloc_strndup(tmp_ctx, p, (size_t)(end - p));
-        if (item == NULL) {
-            ret = ENOMEM;
-            goto done;
-        }
-        for (size_t l = strlen(item); l > 0 && (item[l - 1] == ' ' || item[l - 1] == '\t');) {
-            item[--l] = '\0';
-        }
-        if (item[0] != '\0') {
+    p = value;
+    while (sss_csv_next(&p, " \t", &word, &len)) {
+        if (len > 0) {
+            item = talloc_strndup(tmp_ctx, word, len);
+            if (item == NULL) {
+                ret = ENOMEM;
+                goto done;
+            }
             keys = talloc_realloc(tmp_ctx, keys, char *, n + 1);
             if (keys == NULL) {
                 ret = ENOMEM;
@@ -94,9 +87,6 @@ static errno_t be_access_parse_list(struct be_access_simple *rules, enum be_acce
                 goto done;
             }
             n++;
-        }
-        if (*end == '\0') {
-            break;
         }
     }
     if (n > 0) {

@@ -93,9 +93,7 @@ static void be_account_probe_done(struct be_account_info_state *state, uint16_t 
           be_entry_name(state->type, state->filter), state->filter, (int)dp_error, result);
 }
 
-/* "name=<name>", "idnumber=<decimal uint32>", "mail=<address>" (users) or "*". EINVAL with
- * *_why set otherwise. */
-static errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
+errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
                                const char **_why)
 {
     const char *arg;

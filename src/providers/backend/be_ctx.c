@@ -4,16 +4,20 @@
  * helper every sliced job uses to give the event loop a turn, and the dp_error an
  * operation's result stands for.
  *
- * Why the yield is a short timer and not a tevent immediate: tevent runs pending immediates
- * (and due timers) before it polls file descriptors, so a chain of immediates starves every
- * socket until the chain ends. A timer BE_YIELD_USEC ahead makes the loop poll first (with a
- * timeout of at most 1 ms), so bus messages and LDAP replies are served between slices.
+ * Why the yield is a ready eventfd and not a tevent immediate or timer: tevent runs pending
+ * immediates (and due timers) before it polls file descriptors, so a chain of them starves
+ * every socket until the chain ends. A timer a little ahead does make the loop poll, but
+ * epoll waits in whole milliseconds: each yield idled ~1.1 ms (5.5 ms of a cold 5,000-member
+ * group's ~9 ms). An eventfd made readable before the loop polls is served by the same
+ * epoll_wait as every socket that is ready, with no wait at all.
  */
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "providers/backend/be_ctx.h"
 #include "providers/ldap/sdap.h"
@@ -22,8 +26,6 @@
 #include "db/sysdb.h"
 #include "db/sysdb_idmap.h"
 #include "sss_iface/sss_dp.h"
-
-#define BE_YIELD_USEC 100
 
 /* ID mapping: a slice the map just gave, kept in the domain's cache. */
 static errno_t be_idmap_record(void *pvt, const char *name, const char *sid, uint32_t slice)
@@ -298,31 +300,55 @@ done:
 /* ---- yield ------------------------------------------------------------------------- */
 
 struct be_yield_state {
-    struct tevent_timer *timer;
+    struct tevent_fd *fde;
 };
 
-static void be_yield_fire(struct tevent_context *ev, struct tevent_timer *te,
-                          struct timeval now, void *pvt)
+static void be_yield_fire(struct tevent_context *ev, struct tevent_fd *fde, uint16_t flags,
+                          void *pvt)
 {
     struct tevent_req *req = talloc_get_type(pvt, struct tevent_req);
+    struct be_yield_state *state = tevent_req_data(req, struct be_yield_state);
 
+    /* Once only (the eventfd stays readable). The fde hangs off the loop, not off the
+     * request: tevent defers freeing an fde whose handler runs, and the callback below
+     * may free the request; freed now, tevent releases it when this handler returns. */
+    state->fde = NULL;
+    talloc_free(fde);
     tevent_req_done(req);
+}
+
+static int be_yield_state_destructor(struct be_yield_state *state)
+{
+    talloc_free(state->fde);    /* a yield freed before its turn came */
+    return 0;
 }
 
 struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
 {
     struct be_yield_state *state;
     struct tevent_req *req;
+    uint64_t one = 1;
+    int fd;
 
     req = tevent_req_create(mem_ctx, &state, struct be_yield_state);
     if (req == NULL) {
         return NULL;
     }
-    state->timer = tevent_add_timer(ev, state, tevent_timeval_current_ofs(0, BE_YIELD_USEC),
-                                    be_yield_fire, req);
-    if (state->timer == NULL) {
+    fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd == -1) {
+        return sss_req_post(req, ev, errno);
+    }
+    if (write(fd, &one, sizeof(one)) != sizeof(one)) {
+        close(fd);
+        return sss_req_post(req, ev, EIO);
+    }
+    state->fde = tevent_add_fd(ev, ev, fd, TEVENT_FD_READ, be_yield_fire, req);
+    if (state->fde == NULL) {
+        close(fd);
         return sss_req_post(req, ev, ENOMEM);
     }
+    tevent_fd_set_auto_close(state->fde);
+    talloc_set_destructor(state, be_yield_state_destructor);
     return req;
 }
 

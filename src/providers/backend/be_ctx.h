@@ -181,6 +181,12 @@ struct be_filter {
     uint32_t id;                /* BE_FILTER_ID */
 };
 
+/* A getAccountInfo filter of entry type type (without flags): "name=<name>",
+ * "idnumber=<decimal uint32>", "mail=<address>" (users) or "*". *_f points into filter.
+ * EINVAL with *_why set otherwise (be_account.c). */
+errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
+                        const char **_why);
+
 /*
  * The cache refresh behind one request (type is SSS_DP_USER, _GROUP or _INITGROUPS without
  * flags). EOK: the cache holds the answer (the entry was stored, or removed because the

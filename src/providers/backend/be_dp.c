@@ -2,6 +2,9 @@
  * The bus side of the back-end: sssd.dataprovider.getAccountInfo at SSS_BUS_PATH (an
  * asynchronous handler: the reply leaves once the cache write committed) and the
  * sssd.service signals that drive the online state (GoOffline, ResetOffline).
+ * A getAccountInfo reply that says the cache is up to date also carries what a read of the
+ * asked key gives right after the commit (sysdb_reply.h), so that the responder need not
+ * read it back from ldb.
  * The handlers only check the domain and hand the request to be_account.c, and
  * sssd.dataprovider.pamHandler (never logged with its tokens) to be_pam.c.
  */
@@ -12,13 +15,82 @@
 #include "providers/backend/be_sudo.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
+#include "db/sysdb_reply.h"
 
 struct be_dp_state {
+    struct be_ctx *be;
     uint64_t req_id;
+    uint32_t entry_type;        /* without flags */
+    const char *filter;         /* a copy; NULL when out of memory (nothing carried) */
     uint16_t dp_error;
     uint32_t error;
     const char *message;
+    uint64_t gen;               /* the carried entry: gen 0 when none */
+    uint8_t *entry;
+    size_t entry_len;
 };
+
+/* The read cache key a getAccountInfo of type and filter stands for. false: none (by
+ * e-mail, enumeration, netgroups, a bad filter). */
+static bool be_dp_reply_key(uint32_t type, const char *filter, struct sysdb_reply_key *_key)
+{
+    struct be_filter f;
+    const char *why;
+
+    if (be_parse_filter(type, filter, &f, &why) != EOK) {
+        return false;
+    }
+    if (f.kind != BE_FILTER_NAME && f.kind != BE_FILTER_ID) {
+        return false;
+    }
+    switch (type) {
+    case SSS_DP_USER:
+        _key->kind = f.kind == BE_FILTER_NAME ? SYSDB_RC_USER_NAME : SYSDB_RC_USER_UID;
+        break;
+    case SSS_DP_GROUP:
+        _key->kind = f.kind == BE_FILTER_NAME ? SYSDB_RC_GROUP_NAME : SYSDB_RC_GROUP_GID;
+        break;
+    case SSS_DP_INITGROUPS:
+        if (f.kind != BE_FILTER_NAME) {
+            return false;
+        }
+        _key->kind = SYSDB_RC_INITGR;
+        break;
+    default:
+        return false;
+    }
+    _key->name = f.name;
+    _key->id = f.id;
+    return true;
+}
+
+/* After a successful request: the entry to carry, if there is one to vouch for. Nothing
+ * carried is never an error: the caller then reads its cache. */
+static void be_dp_carry_entry(struct be_ctx *be, struct be_dp_state *state)
+{
+    struct sysdb_reply_key key;
+    void *blob = NULL;
+    size_t len = 0;
+    uint64_t gen = 0;
+    errno_t ret;
+
+    if (state->dp_error != SSS_DP_ERR_OK || be->sysdb == NULL || state->filter == NULL
+            || !be_dp_reply_key(state->entry_type, state->filter, &key)) {
+        return;
+    }
+    ret = sysdb_reply_get(state, be->sysdb, &key, &gen, &blob, &len);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_TRACE_INTERNAL, "No entry carried in the reply: %s\n", sss_strerror(ret));
+        return;
+    }
+    if (len > UINT32_MAX) {
+        talloc_free(blob);
+        return;
+    }
+    state->gen = gen;
+    state->entry = blob;
+    state->entry_len = len;
+}
 
 static void be_dp_get_account_info_done(struct tevent_req *subreq);
 
@@ -39,6 +111,9 @@ be_dp_get_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
         return NULL;
     }
     state->req_id = req_id;
+    state->be = be;
+    state->entry_type = entry_type & SSS_DP_TYPE_MASK;
+    state->filter = talloc_strdup(state, filter != NULL ? filter : "");
     /* The caller's request id for the check and the request; the bus dispatch this runs
      * in (and a post of the refusal) goes on under its own. */
     {
@@ -77,12 +152,17 @@ static void be_dp_get_account_info_done(struct tevent_req *subreq)
     ret = be_account_info_recv(state, subreq, &state->dp_error, &state->error,
                                &state->message);
     talloc_free(subreq);
+    if (ret == EOK) {
+        SSS_REQ_ID_SCOPE(state->req_id);
+        be_dp_carry_entry(state->be, state);
+    }
     be_req_finish(req, ret);
 }
 
 static errno_t be_dp_get_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                                            uint16_t *_dp_error, uint32_t *_error,
-                                           const char **_message)
+                                           const char **_message, uint64_t *_gen,
+                                           const uint8_t **_entry, uint32_t *_n_entry)
 {
     struct be_dp_state *state = tevent_req_data(req, struct be_dp_state);
 
@@ -90,6 +170,9 @@ static errno_t be_dp_get_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_re
     *_dp_error = state->dp_error;
     *_error = state->error;
     *_message = talloc_steal(mem_ctx, state->message);
+    *_gen = state->gen;
+    *_entry = talloc_steal(mem_ctx, state->entry);
+    *_n_entry = (uint32_t)state->entry_len;
     return EOK;
 }
 

@@ -12,9 +12,11 @@
  *                getpwnam stored it seconds ago): a user read from the GC would lose the
  *                attributes the GC lacks when stored, so without one the request goes to
  *                the domain's LDAP whole.
- * (SSSD also sends lookups by SID there; we have none.) The GC is asked only while it is
- * connected and may serve (sdap_gc_usable: with ldap_id_mapping = false only when
- * uidNumber and gidNumber are replicated to it). Whatever the GC answers other than
+ * (SSSD also sends lookups by SID there; ours arrive as lookups by id: sssd_nss maps a
+ * SID of a domain it knows to its id, nss_sid_map.c, and the by-id search asks for the
+ * objectSid that id maps back to; SIDs of other domains of the forest are not looked
+ * up.) The GC is asked only while it is connected and may serve (sdap_gc_usable: with
+ * ldap_id_mapping = false only when uidNumber and gidNumber are replicated to it). Whatever the GC answers other than
  * "found and stored" -- not found, an error, a connection that broke -- the request runs
  * again on the domain's LDAP, which alone may remove a cache entry and whose errors
  * alone reach the caller: a dead GC never fails a lookup nor makes the domain offline.

@@ -171,6 +171,10 @@ errno_t krb5_pam(struct tevent_req *req)
         .realm = kctx->realm,
         .service = "",
     };
+    if (ks->creq.cmd == KRB5_CHILD_AUTH) {
+        /* The salt the KDC named at the principal's last login: one AS exchange. */
+        krb5_salt_hint_get(kctx, ks->item.principal, &ks->creq.hint);
+    }
     if (ks->creq.password == NULL || ks->creq.new_password == NULL) {
         return ENOMEM;
     }
@@ -248,6 +252,9 @@ static void krb5_pam_child_done(struct tevent_req *subreq)
     DEBUG(SSSDBG_TRACE_FUNC, "krb5_child for [%s]: status %u\n", state->req.user, rsp->status);
     switch (rsp->status) {
     case KRB5_CHILD_OK:
+        if (ks->creq.cmd == KRB5_CHILD_AUTH) {
+            krb5_salt_hint_set(kctx, ks->item.principal, &rsp->hint);
+        }
         krb5_pam_success(state, ks, rsp);
         if (rsp->message[0] != '\0') {
             /* libkrb5's words for the user (an expiry warning): SSSD's TEXT_MSG. */

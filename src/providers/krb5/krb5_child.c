@@ -28,6 +28,7 @@
 #include <krb5/krb5.h>
 
 #include "providers/krb5/krb5_child_msg.h"
+#include "providers/krb5/krb5_child_asreq.h"
 #include "providers/krb5/krb5_child_s2k.h"
 
 struct k5c {
@@ -41,6 +42,7 @@ struct k5c {
     krb5_creds *svc2;               /* ... and under the realm's name, when svc is a referral */
     bool have_svc;
     char banner[1024];              /* what libkrb5 had to tell the user (SSS_PAM_TEXT_MSG) */
+    TALLOC_CTX *mem_ctx;            /* the request's */
 };
 
 /* libkrb5's prompter. The password is always given, so a prompt asking for input (a
@@ -122,46 +124,24 @@ static krb5_error_code k5c_parse_principal(struct k5c *c)
                                  &c->princ);
 }
 
-/* The AS-REQ; service NULL: a TGT, else a ticket for that service (kadmin/changepw). */
-static krb5_error_code k5c_get_creds(struct k5c *c, const char *password, const char *service)
+/* The AS exchange (krb5_child_asreq.c); service NULL: a TGT, optimistic with hint, and a
+ * key from the KDC's AES salt gives the response's salt hint. */
+static krb5_error_code k5c_get_creds(struct k5c *c, const char *password, const char *service,
+                                     const struct krb5_child_salt_hint *hint)
 {
-    krb5_get_init_creds_opt *opts = NULL;
+    struct k5c_asreq a = {
+        .kctx = c->kctx, .req = c->req, .princ = c->princ, .password = password,
+        .service = service, .prompter = service == NULL ? k5c_prompter : NULL,
+        .prompter_data = c, .hint = hint,
+    };
     krb5_error_code kerr;
 
-    kerr = krb5_get_init_creds_opt_alloc(c->kctx, &opts);
-    if (kerr != 0) {
-        return kerr;
-    }
-    if (service == NULL) {
-        if (c->req->lifetime > 0) {
-            krb5_get_init_creds_opt_set_tkt_life(opts, c->req->lifetime);
-        }
-        if (c->req->renewable_lifetime > 0) {
-            krb5_get_init_creds_opt_set_renew_life(opts, c->req->renewable_lifetime);
-        }
-        krb5_get_init_creds_opt_set_forwardable(opts, 1);
-    } else {
-        /* A ticket for kpasswd: short-lived, never forwarded nor renewed. */
-        krb5_get_init_creds_opt_set_tkt_life(opts, 5 * 60);
-        krb5_get_init_creds_opt_set_forwardable(opts, 0);
-        krb5_get_init_creds_opt_set_proxiable(opts, 0);
-        krb5_get_init_creds_opt_set_renew_life(opts, 0);
-    }
-    krb5_get_init_creds_opt_set_canonicalize(opts,
-                                             (c->req->flags & KRB5_CHILD_F_CANONICALIZE) != 0);
-    /* An expired password is reported (PASSWORD_EXPIRED), never changed in a dialogue. */
-    krb5_get_init_creds_opt_set_change_password_prompt(opts, 0);
     if (c->have_creds) {
         krb5_free_cred_contents(c->kctx, &c->creds);
         c->have_creds = false;
     }
-    kerr = krb5_get_init_creds_password(c->kctx, &c->creds, c->princ, password,
-                                        service == NULL ? k5c_prompter : NULL, c, 0,
-                                        service, opts);
-    if (kerr == 0) {
-        c->have_creds = true;
-    }
-    krb5_get_init_creds_opt_free(c->kctx, opts);
+    kerr = k5c_asreq_password(c->mem_ctx, &a, &c->creds, &c->rsp.hint);
+    c->have_creds = kerr == 0;
     return kerr;
 }
 
@@ -421,7 +401,7 @@ static uint32_t k5c_auth(TALLOC_CTX *mem_ctx, struct k5c *c)
 {
     krb5_error_code kerr;
 
-    kerr = k5c_get_creds(c, c->req->password, NULL);
+    kerr = k5c_get_creds(c, c->req->password, NULL, &c->req->hint);
     if (kerr != 0) {
         k5c_log_krb(c, kerr, "AS-REQ");
         return k5c_status(kerr);
@@ -437,7 +417,7 @@ static uint32_t k5c_chpass(TALLOC_CTX *mem_ctx, struct k5c *c, bool prelim)
     int code = 0;
     krb5_error_code kerr;
 
-    kerr = k5c_get_creds(c, c->req->password, "kadmin/changepw");
+    kerr = k5c_get_creds(c, c->req->password, "kadmin/changepw", NULL);
     if (kerr != 0) {
         k5c_log_krb(c, kerr, "AS-REQ for kadmin/changepw");
         return k5c_status(kerr);
@@ -472,7 +452,7 @@ static uint32_t k5c_chpass(TALLOC_CTX *mem_ctx, struct k5c *c, bool prelim)
     krb5_free_data_contents(c->kctx, &result);
     DEBUG(SSSDBG_TRACE_FUNC, "password of [%s] changed\n", c->req->principal);
     /* A fresh TGT with the new password, as SSSD does (the KDC may need a moment). */
-    kerr = k5c_get_creds(c, c->req->new_password, NULL);
+    kerr = k5c_get_creds(c, c->req->new_password, NULL, NULL);
     if (kerr != 0) {
         k5c_log_krb(c, kerr, "AS-REQ with the new password");
         return KRB5_CHILD_OK;
@@ -723,6 +703,7 @@ int main(int argc, char *argv[])
     c.rsp.ccname = "";
     c.rsp.message = "";
     c.rsp.status = KRB5_CHILD_ERROR;
+    c.mem_ctx = tmp_ctx;
     /* Before the request: a spare (krb5_child_pool.c) gets this done while it waits, and
      * holds no secret meanwhile. */
     kerr = krb5_init_context(&c.kctx);
@@ -783,6 +764,9 @@ int main(int argc, char *argv[])
     }
     if (c.req->cmd == KRB5_CHILD_AUTH && c.rsp.status == KRB5_CHILD_OK) {
         c.rsp.message = c.banner;
+    } else {
+        /* A hint only from a login that worked (its key decrypted the KDC's answer). */
+        memset(&c.rsp.hint, 0, sizeof(c.rsp.hint));
     }
     DEBUG(SSSDBG_TRACE_FUNC, "command %u for [%s]: status %u\n", c.req->cmd, c.req->principal,
           c.rsp.status);

@@ -80,18 +80,29 @@ static errno_t k5m_start(TALLOC_CTX *mem_ctx, size_t total, struct k5m_out *o)
     return EOK;
 }
 
+/* A hint is no hint (etype 0, no salt, no count) or an AES enctype with a salt. */
+static bool k5m_hint_valid(const struct krb5_child_salt_hint *h, const char *salt)
+{
+    if (h->etype == 0) {
+        return h->iter == 0 && salt[0] == '\0';
+    }
+    return h->etype >= KRB5_CHILD_HINT_ETYPE_MIN && h->etype <= KRB5_CHILD_HINT_ETYPE_MAX
+           && h->iter > 0 && strlen(salt) <= KRB5_CHILD_HINT_SALT_MAX;
+}
+
 errno_t krb5_child_req_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_req *req,
                               uint8_t **_buf, size_t *_len)
 {
-    const char *strs[7];
+    const char *strs[8];
     struct k5m_out o;
     size_t total = 0;
     size_t i;
     errno_t ret;
 
     SSS_CHECK_ARG(req != NULL && _buf != NULL && _len != NULL, EINVAL);
+    strs[6] = req->hint.salt != NULL ? req->hint.salt : "";
     if (req->cmd < KRB5_CHILD_AUTH || req->cmd > KRB5_CHILD_CMD_MAX
-            || (req->flags & ~KRB5_CHILD_F_ALL) != 0) {
+            || (req->flags & ~KRB5_CHILD_F_ALL) != 0 || !k5m_hint_valid(&req->hint, strs[6])) {
         return EINVAL;
     }
     strs[0] = req->principal;
@@ -100,8 +111,8 @@ errno_t krb5_child_req_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_req *
     strs[3] = req->password;
     strs[4] = req->new_password;
     strs[5] = req->realm;
-    strs[6] = req->service;
-    ret = k5m_size(strs, SSS_ARRAY_SIZE(strs), 7 * sizeof(uint32_t), &total);
+    strs[7] = req->service;
+    ret = k5m_size(strs, SSS_ARRAY_SIZE(strs), 9 * sizeof(uint32_t), &total);
     if (ret != EOK) {
         return ret;
     }
@@ -116,6 +127,8 @@ errno_t krb5_child_req_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_req *
     k5m_put_u32(&o, req->gid);
     k5m_put_u32(&o, (uint32_t)req->lifetime);
     k5m_put_u32(&o, (uint32_t)req->renewable_lifetime);
+    k5m_put_u32(&o, (uint32_t)req->hint.etype);
+    k5m_put_u32(&o, req->hint.iter);
     for (i = 0; i < SSS_ARRAY_SIZE(strs); i++) {
         k5m_put_str(&o, strs[i]);
     }
@@ -128,18 +141,19 @@ errno_t krb5_child_req_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_req *
 errno_t krb5_child_rsp_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_rsp *rsp,
                               uint8_t **_buf, size_t *_len)
 {
-    const char *strs[2];
+    const char *strs[3];
     struct k5m_out o;
     size_t total = 0;
     errno_t ret;
 
     SSS_CHECK_ARG(rsp != NULL && _buf != NULL && _len != NULL, EINVAL);
-    if (rsp->status > KRB5_CHILD_STATUS_MAX) {
+    strs[1] = rsp->hint.salt != NULL ? rsp->hint.salt : "";
+    if (rsp->status > KRB5_CHILD_STATUS_MAX || !k5m_hint_valid(&rsp->hint, strs[1])) {
         return EINVAL;
     }
     strs[0] = rsp->ccname;
-    strs[1] = rsp->message;
-    ret = k5m_size(strs, 2, 2 * sizeof(uint32_t) + 2 * sizeof(int64_t), &total);
+    strs[2] = rsp->message;
+    ret = k5m_size(strs, 3, 4 * sizeof(uint32_t) + 2 * sizeof(int64_t), &total);
     if (ret != EOK) {
         return ret;
     }
@@ -151,8 +165,11 @@ errno_t krb5_child_rsp_encode(TALLOC_CTX *mem_ctx, const struct krb5_child_rsp *
     k5m_put_u32(&o, rsp->status);
     k5m_put_i64(&o, rsp->endtime);
     k5m_put_i64(&o, rsp->renew_till);
+    k5m_put_u32(&o, (uint32_t)rsp->hint.etype);
+    k5m_put_u32(&o, rsp->hint.iter);
     k5m_put_str(&o, strs[0]);
     k5m_put_str(&o, strs[1]);
+    k5m_put_str(&o, strs[2]);
     assert(o.len == total);
     *_buf = o.buf;
     *_len = o.len;
@@ -209,8 +226,8 @@ errno_t krb5_child_req_decode(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t le
     struct k5m_in in = { buf, len };
     struct krb5_child_req *req = NULL;
     uint32_t magic = 0;
-    uint32_t u[6];
-    const char **strs[7];
+    uint32_t u[8];
+    const char **strs[8];
     size_t i;
     errno_t ret;
 
@@ -237,6 +254,8 @@ errno_t krb5_child_req_decode(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t le
     req->gid = u[3];
     req->lifetime = (int32_t)u[4];
     req->renewable_lifetime = (int32_t)u[5];
+    req->hint.etype = (int32_t)u[6];
+    req->hint.iter = u[7];
     if (req->cmd < KRB5_CHILD_AUTH || req->cmd > KRB5_CHILD_CMD_MAX
             || (req->flags & ~KRB5_CHILD_F_ALL) != 0
             || req->lifetime < 0 || req->renewable_lifetime < 0) {
@@ -249,14 +268,15 @@ errno_t krb5_child_req_decode(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t le
     strs[3] = &req->password;
     strs[4] = &req->new_password;
     strs[5] = &req->realm;
-    strs[6] = &req->service;
+    strs[6] = &req->hint.salt;
+    strs[7] = &req->service;
     for (i = 0; i < SSS_ARRAY_SIZE(strs); i++) {
         ret = k5m_get_str(req, &in, strs[i]);
         if (ret != EOK) {
             goto done;
         }
     }
-    if (in.left != 0) {
+    if (!k5m_hint_valid(&req->hint, req->hint.salt) || in.left != 0) {
         ret = EBADMSG;
         goto done;
     }
@@ -295,18 +315,27 @@ errno_t krb5_child_rsp_decode(TALLOC_CTX *mem_ctx, const uint8_t *buf, size_t le
     if (ret == EOK) {
         ret = k5m_get(&in, &rsp->renew_till, sizeof(rsp->renew_till));
     }
+    if (ret == EOK) {
+        ret = k5m_get(&in, &rsp->hint.etype, sizeof(rsp->hint.etype));
+    }
+    if (ret == EOK) {
+        ret = k5m_get(&in, &rsp->hint.iter, sizeof(rsp->hint.iter));
+    }
     if (ret != EOK || magic != KRB5_CHILD_RSP_MAGIC || rsp->status > KRB5_CHILD_STATUS_MAX) {
         ret = EBADMSG;
         goto done;
     }
     ret = k5m_get_str(rsp, &in, &rsp->ccname);
     if (ret == EOK) {
+        ret = k5m_get_str(rsp, &in, &rsp->hint.salt);
+    }
+    if (ret == EOK) {
         ret = k5m_get_str(rsp, &in, &rsp->message);
     }
     if (ret != EOK) {
         goto done;
     }
-    if (in.left != 0) {
+    if (!k5m_hint_valid(&rsp->hint, rsp->hint.salt) || in.left != 0) {
         ret = EBADMSG;
         goto done;
     }

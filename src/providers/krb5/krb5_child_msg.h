@@ -7,11 +7,16 @@
  *
  * Wire format (host byte order: both ends are the same machine):
  *   request   u32 magic, u32 cmd, u32 flags, u32 uid, u32 gid, i32 lifetime,
- *             i32 renewable_lifetime, then strings (u32 len + bytes, no NUL):
- *             principal, ccname, keytab, password, new_password, realm, service
- *   response  u32 magic, u32 status, i64 endtime, i64 renew_till, then strings:
- *             ccname (the final name, XXXXXX filled in), message (the KDC's or
- *             kpasswd's text, shown to the user)
+ *             i32 renewable_lifetime, i32 hint enctype, u32 hint iterations, then
+ *             strings (u32 len + bytes, no NUL): principal, ccname, keytab, password,
+ *             new_password, realm, hint salt, service
+ *   response  u32 magic, u32 status, i64 endtime, i64 renew_till, i32 hint enctype,
+ *             u32 hint iterations, then strings: ccname (the final name, XXXXXX filled
+ *             in), hint salt (the one learned), message (the KDC's or kpasswd's text,
+ *             shown to the user)
+ * A salt hint is what the KDC answered for the principal's long-term key (its
+ * PA-ETYPE-INFO2: an AES enctype, the salt, the iteration count) at the last login that
+ * succeeded; enctype 0: none. The salt is not secret (the KDC gives it to anyone asking).
  */
 #ifndef SSS_KRB5_CHILD_MSG_H
 #define SSS_KRB5_CHILD_MSG_H
@@ -39,6 +44,18 @@ enum krb5_child_cmd {
 #define KRB5_CHILD_F_CANONICALIZE  0x02
 #define KRB5_CHILD_F_ENTERPRISE    0x04    /* parse the principal as an enterprise name */
 #define KRB5_CHILD_F_ALL           0x07
+
+/* The enctypes a salt hint may name (krb5_child derives their keys itself): RFC 3962's
+ * aes128/256-cts-hmac-sha1-96 (17, 18) and RFC 8009's (19, 20). */
+#define KRB5_CHILD_HINT_ETYPE_MIN  17
+#define KRB5_CHILD_HINT_ETYPE_MAX  20
+#define KRB5_CHILD_HINT_SALT_MAX   512
+
+struct krb5_child_salt_hint {
+    int32_t etype;                  /* 0: no hint */
+    uint32_t iter;                  /* the PBKDF2 rounds the KDC named */
+    const char *salt;               /* NULL is encoded as "" */
+};
 
 enum krb5_child_status {
     KRB5_CHILD_OK = 0,
@@ -68,6 +85,7 @@ struct krb5_child_req {
     const char *new_password;
     const char *realm;
     const char *service;            /* KEYTAB_TGT: a service ticket to get as well ("") */
+    struct krb5_child_salt_hint hint;   /* AUTH: the first AS-REQ pre-authenticates */
 };
 
 struct krb5_child_rsp {
@@ -76,6 +94,7 @@ struct krb5_child_rsp {
     int64_t renew_till;
     const char *ccname;
     const char *message;
+    struct krb5_child_salt_hint hint;   /* AUTH, OK: what this login's key was made from */
 };
 
 /* Encodes into a buffer on mem_ctx (wiped when freed: it carries passwords).

@@ -42,6 +42,30 @@ errno_t k5s2k_derive(int32_t enctype, const uint8_t *password, size_t pw_len,
  * krb5_child while it waits, so a login pays none of it. Holds no secret. */
 void k5s2k_warm_up(void);
 
+/* ---- krb5_child_s2k_hook.c: what the derivations were made from ------------------------ */
+
+#define K5S2K_SEEN_SALT_MAX     512
+
+/* The inputs of one AES derivation, the password aside: what the KDC's PA-ETYPE-INFO2
+ * named (or what the caller gave libkrb5 as its salt). No secret. */
+struct k5s2k_seen {
+    int32_t enctype;            /* 0: none */
+    uint32_t iter;
+    size_t salt_len;
+    uint8_t salt[K5S2K_SEEN_SALT_MAX];
+};
+
+/* The last AES derivation the hook made (enctype 0 after k5s2k_seen_reset, or when the
+ * salt was too long to record): the key of a successful AS exchange comes from it. */
+extern struct k5s2k_seen k5s2k_last;
+void k5s2k_seen_reset(void);
+
+/* While set, a derivation with exactly these inputs is refused (KRB5_PREAUTH_FAILED) and
+ * k5s2k_refused is set: the retry after a failed optimistic pre-authentication uses it
+ * so that a wrong password is not tried a second time with the same key. */
+extern const struct k5s2k_seen *k5s2k_refuse;
+extern bool k5s2k_refused;
+
 /* RFC 3961 section 5.1: the n-fold of in into out (out_len bytes); for the tests. */
 void k5s2k_nfold(const uint8_t *in, size_t in_len, uint8_t *out, size_t out_len);
 

@@ -13,6 +13,11 @@
  * it (the expiry warning, kpasswd, error codes) is libkrb5's own. Only the arithmetic
  * moves. Anything unusual (an AFS salt, parameters that are not a 4-byte count, counts
  * libk5crypto refuses: below the default, from 2^24 on) goes to libk5crypto, so its errors stay what they were.
+ *
+ * The hook also notes the inputs of the last AES derivation (k5s2k_last: enctype, salt,
+ * count; never the password nor the key): krb5_child_asreq.c hands them to sssd_be as the
+ * principal's salt hint after a login they worked for, and refuses a derivation the
+ * caller names (k5s2k_refuse) for its retry after a failed optimistic attempt.
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -26,6 +31,37 @@
 /* libk5crypto refuses counts from 2^24 on (a KDC cannot make the client spin), and
  * counts below the enctype's default (a KDC cannot weaken the key). */
 #define K5S2K_ITER_LIMIT 0x1000000u
+
+struct k5s2k_seen k5s2k_last;
+const struct k5s2k_seen *k5s2k_refuse;
+bool k5s2k_refused;
+
+void k5s2k_seen_reset(void)
+{
+    memset(&k5s2k_last, 0, sizeof(k5s2k_last));
+    k5s2k_refused = false;
+}
+
+static bool k5s2k_seen_is(const struct k5s2k_seen *s, krb5_enctype enctype,
+                          const krb5_data *salt, uint32_t iter)
+{
+    return s->enctype == enctype && s->iter == iter && s->salt_len == salt->length
+           && (salt->length == 0 || memcmp(s->salt, salt->data, salt->length) == 0);
+}
+
+static void k5s2k_note(krb5_enctype enctype, const krb5_data *salt, uint32_t iter)
+{
+    memset(&k5s2k_last, 0, sizeof(k5s2k_last));
+    if (salt->length > sizeof(k5s2k_last.salt)) {
+        return;     /* not recorded: no hint for such a principal */
+    }
+    k5s2k_last.enctype = enctype;
+    k5s2k_last.iter = iter;
+    k5s2k_last.salt_len = salt->length;
+    if (salt->length > 0) {
+        memcpy(k5s2k_last.salt, salt->data, salt->length);
+    }
+}
 
 typedef krb5_error_code (KRB5_CALLCONV *k5s2k_fn)(krb5_context, krb5_enctype,
                                                   const krb5_data *, const krb5_data *,
@@ -85,7 +121,13 @@ krb5_c_string_to_key_with_params(krb5_context kctx, krb5_enctype enctype,
             || (string->length > 0 && string->data == NULL)
             || (salt->length > 0 && salt->data == NULL)
             || !k5s2k_iter(enctype, params, &iter)) {
+        memset(&k5s2k_last, 0, sizeof(k5s2k_last));
         return k5s2k_next(kctx, enctype, string, salt, params, key);
+    }
+    if (k5s2k_refuse != NULL && k5s2k_seen_is(k5s2k_refuse, enctype, salt, iter)) {
+        DEBUG(SSSDBG_TRACE_FUNC, "the KDC names the salt already tried: not tried again\n");
+        k5s2k_refused = true;
+        return KRB5_PREAUTH_FAILED;
     }
     contents = malloc(len);     /* freed by libkrb5: krb5_free_keyblock_contents */
     if (contents == NULL) {
@@ -99,6 +141,7 @@ krb5_c_string_to_key_with_params(krb5_context kctx, krb5_enctype enctype,
     }
     DEBUG(SSSDBG_TRACE_FUNC, "string-to-key of enctype %d with OpenSSL (%u rounds)\n",
           (int)enctype, iter);
+    k5s2k_note(enctype, salt, iter);
     key->magic = KV5M_KEYBLOCK;
     key->enctype = enctype;
     key->length = (unsigned int)len;

@@ -43,6 +43,7 @@ struct krb5_ctx {
     time_t offline_until;
     struct tevent_context *ev;
     struct krb5_renew *renew;   /* krb5_renew.c */
+    struct sss_hash_table *salt_hints;  /* krb5_salt_hints.c; made at the first hint */
 };
 
 /* Reads the options of section (a domain) and writes the KDC list snippet under
@@ -105,6 +106,16 @@ void krb5_renew_add(struct krb5_ctx *kctx, const struct krb5_renew_item *item);
  * KDC is back. */
 void krb5_renew_add_offline(struct krb5_ctx *kctx, const struct krb5_renew_item *item,
                             const uint8_t *pw, size_t len);
+
+/* ---- krb5_salt_hints.c ------------------------------------------------------------- */
+
+/* The salt hint kept for principal (etype 0: none); the salt stays kctx's, valid until
+ * the next krb5_salt_hint_set. */
+void krb5_salt_hint_get(struct krb5_ctx *kctx, const char *principal,
+                        struct krb5_child_salt_hint *_hint);
+/* Keeps hint for principal (copied); etype 0 forgets the principal's. */
+void krb5_salt_hint_set(struct krb5_ctx *kctx, const char *principal,
+                        const struct krb5_child_salt_hint *hint);
 
 /* ---- krb5_pwkey.c -------------------------------------------------------------------- */
 

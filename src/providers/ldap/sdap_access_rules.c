@@ -13,6 +13,7 @@
 #include <strings.h>
 
 #include "util/util.h"
+#include "util/sss_csv.h"
 #include "providers/ldap/sdap_access_rules.h"
 
 #define SDAP_DAY 86400
@@ -223,8 +224,8 @@ errno_t sdap_access_order_parse(TALLOC_CTX *mem_ctx, const char *value,
                                 enum sdap_access_rule **_rules, size_t *_count)
 {
     enum sdap_access_rule *rules;
+    const char *pos;
     const char *p;
-    const char *end;
     size_t n = 0;
     size_t len;
     size_t i;
@@ -238,17 +239,8 @@ errno_t sdap_access_order_parse(TALLOC_CTX *mem_ctx, const char *value,
     if (rules == NULL) {
         return ENOMEM;
     }
-    for (p = value; ; p = end + 1) {
-        end = strchr(p, ',');
-        if (end == NULL) {
-            end = p + strlen(p);
-        }
-        while (p < end && (*p == ' ' || *p == '\t')) {
-            p++;
-        }
-        for (len = (size_t)(end - p); len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t');) {
-            len--;
-        }
+    pos = value;
+    while (sss_csv_next(&pos, " \t", &p, &len)) {
         for (i = 0; i < SSS_ARRAY_SIZE(sdap_access_words); i++) {
             if (strlen(sdap_access_words[i].word) == len
                     && strncasecmp(sdap_access_words[i].word, p, len) == 0) {
@@ -269,9 +261,6 @@ errno_t sdap_access_order_parse(TALLOC_CTX *mem_ctx, const char *value,
                   sdap_access_words[i].word);
         } else {
             rules[n++] = sdap_access_words[i].rule;
-        }
-        if (*end == '\0') {
-            break;
         }
     }
     *_rules = rules;

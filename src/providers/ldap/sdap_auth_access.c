@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "util/util.h"
+#include "util/sss_hex.h"
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_auth.h"
@@ -312,27 +313,6 @@ static errno_t sdap_auth_policy_search(struct tevent_req *req, const char *base,
                                LDAP_SCOPE_BASE, filter, attrs, 0, fn);
 }
 
-size_t sdap_hex_decode(const char *hex, char *out)
-{
-    size_t len = strlen(hex);
-    size_t i;
-    int hi;
-    int lo;
-
-    if (len % 2 != 0) {
-        return 0;
-    }
-    for (i = 0; i < len / 2; i++) {
-        hi = hex[2 * i] >= 'a' ? hex[2 * i] - 'a' + 10 : hex[2 * i] - '0';
-        lo = hex[2 * i + 1] >= 'a' ? hex[2 * i + 1] - 'a' + 10 : hex[2 * i + 1] - '0';
-        if (hi < 0 || hi > 15 || lo < 0 || lo > 15) {
-            return 0;
-        }
-        out[i] = (char)((hi << 4) | lo);
-    }
-    return len / 2;
-}
-
 /* The entry as the rules take it: each value as a berval (values are NUL-free strings,
  * but for the nds time map, decoded from the parser's hex). */
 static errno_t sdap_auth_policy_attrs_of(TALLOC_CTX *mem_ctx, const struct sdap_entry *e,
@@ -365,7 +345,7 @@ static errno_t sdap_auth_policy_attrs_of(TALLOC_CTX *mem_ctx, const struct sdap_
                 if (vals[k]->bv_val == NULL) {
                     return ENOMEM;
                 }
-                vals[k]->bv_len = sdap_hex_decode(a->values[k], vals[k]->bv_val);
+                vals[k]->bv_len = sss_hex_decode(a->values[k], vals[k]->bv_val);
             }
         }
         attrs[i].name = a->name;

@@ -100,42 +100,82 @@ struct sdap_id_ctx *sdap_id_ctx_gc(struct sdap_id_ctx *dom)
     return dom != NULL ? dom->gc : NULL;
 }
 
+static void sdap_gc_schema_done(struct tevent_req *subreq);
 static void sdap_gc_posix_done(struct tevent_req *subreq);
 
 /* ldap_id_mapping = false: whether the GC holds uidNumber and gidNumber. The schema
- * partition is the forest's: under the forest root's naming context, which in the
- * one-domain forests we serve is the domain's search base. */
+ * partition is the forest's, named by the rootDSE's schemaNamingContext (as SSSD reads
+ * it): not under the domain's search base, which may be a subtree of the domain or the
+ * naming context of a child domain of the forest. */
 static errno_t sdap_gc_posix_check(struct sdap_id_ctx *gc, struct sdap_conn *conn)
+{
+    struct tevent_req *subreq;
+
+    subreq = sdap_rootdse_schema_send(gc, gc->ev, conn, gc->opts->search_timeout,
+                                      &gc->stats);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    gc->gc_probe = subreq;
+    tevent_req_set_callback(subreq, sdap_gc_schema_done, gc);
+    return EOK;
+}
+
+static void sdap_gc_schema_done(struct tevent_req *subreq)
 {
     static const char *const attrs[] = { "lDAPDisplayName", "isMemberOfPartialAttributeSet",
                                          NULL };
+    struct sdap_id_ctx *gc = tevent_req_callback_data(subreq, struct sdap_id_ctx);
     struct sdap_search_args args = {
         .scope = LDAP_SCOPE_SUBTREE,
         .attrs = attrs,
         .timeout = gc->opts->search_timeout,
         .missing_base_ok = true,
     };
-    struct tevent_req *subreq;
+    TALLOC_CTX *tmp_ctx = NULL;
+    char *schema_dn = NULL;
+    errno_t ret;
 
-    if (gc->opts->search_base == NULL) {
-        return ENOENT;
+    tmp_ctx = talloc_new(NULL);
+    ret = tmp_ctx != NULL ? sdap_rootdse_schema_recv(tmp_ctx, subreq, &schema_dn) : ENOMEM;
+    talloc_free(subreq);
+    gc->gc_probe = NULL;
+    if (ret != EOK) {
+        /* Not known: lookups stay on the domain's LDAP; the next connection asks again. */
+        DEBUG(SSSDBG_OP_FAILURE, "domain %s: cannot read the schema's naming context from "
+              "the global catalog's rootDSE: %s\n", gc->opts->domain,
+              ret == ENOENT ? "it names none" : sss_strerror(ret));
+        goto done;
     }
-    args.base = talloc_asprintf(gc, "CN=Schema,CN=Configuration,%s", gc->opts->search_base);
-    args.filter = talloc_asprintf(gc, "(&(objectClass=attributeSchema)(|(lDAPDisplayName=%s)"
-                                  "(lDAPDisplayName=%s)))", gc->opts->user_map[SDAP_UA_UID],
+    if (!sdap_conn_usable(gc->conn)) {
+        ret = ENOTCONN;         /* the connection went away meanwhile: asked next time */
+        goto done;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "domain %s: reading the global catalog's partial attribute "
+          "set from the schema at %s\n", gc->opts->domain, schema_dn);
+    args.base = schema_dn;
+    args.filter = talloc_asprintf(tmp_ctx, "(&(objectClass=attributeSchema)(|(lDAPDisplayName"
+                                  "=%s)(lDAPDisplayName=%s)))",
+                                  gc->opts->user_map[SDAP_UA_UID],
                                   gc->opts->group_map[SDAP_GA_GID]);
-    if (args.base == NULL || args.filter == NULL) {
-        return ENOMEM;
+    if (args.filter == NULL) {
+        ret = ENOMEM;
+        goto done;
     }
-    subreq = sdap_search_send(gc, gc->ev, conn, &args, &gc->stats);
-    talloc_free(discard_const(args.base));
-    talloc_free(discard_const(args.filter));
+    subreq = sdap_search_send(gc, gc->ev, gc->conn, &args, &gc->stats);
     if (subreq == NULL) {
-        return ENOMEM;
+        ret = ENOMEM;
+        goto done;
     }
     gc->gc_probe = subreq;
     tevent_req_set_callback(subreq, sdap_gc_posix_done, gc);
-    return EOK;
+    ret = EOK;
+done:
+    if (ret == ENOMEM) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "domain %s: cannot ask the schema about the global "
+              "catalog: out of memory\n", gc->opts->domain);
+    }
+    talloc_free(tmp_ctx);
 }
 
 static void sdap_gc_posix_done(struct tevent_req *subreq)

@@ -10,31 +10,32 @@
  * to hex.
  */
 #include "util/util.h"
+#include "util/sss_hex.h"
 #include "lib/idmap/idmap.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_entry_range.h"
 
-static bool value_kept(struct berval *val)
+static bool value_kept(const struct berval *val)
 {
     return val->bv_len <= SDAP_MAX_VALUE_LEN && memchr(val->bv_val, '\0', val->bv_len) == NULL;
 }
 
 /* AD's SID-syntax attributes are binary: kept as their string form (S-1-5-...). */
 static bool copy_sid_values(struct sdap_attr *attr, const char *dn, const char *name,
-                            struct berval **vals, size_t nv, size_t *_dropped)
+                            const struct berval *vals, size_t nv, size_t *_dropped)
 {
     errno_t ret;
     size_t i;
 
     for (i = 0; i < nv; i++) {
-        ret = idmap_bin_sid_to_str(attr->values, (const uint8_t *)vals[i]->bv_val,
-                                   vals[i]->bv_len, &attr->values[attr->num_values]);
+        ret = idmap_bin_sid_to_str(attr->values, (const uint8_t *)vals[i].bv_val,
+                                   vals[i].bv_len, &attr->values[attr->num_values]);
         if (ret == ENOMEM) {
             return false;
         }
         if (ret != EOK) {
             DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is not a SID: "
-                  "dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+                  "dropped\n", dn, name, (unsigned long)vals[i].bv_len);
             (*_dropped)++;
             continue;
         }
@@ -46,33 +47,25 @@ static bool copy_sid_values(struct sdap_attr *attr, const char *dn, const char *
 
 /* Binary attributes a rule reads byte by byte (nds's loginAllowedTimeMap, 42 bytes with
  * NUL in nearly every restrictive map; a GPO's nTSecurityDescriptor): kept as lowercase
- * hex, which the reader decodes (sdap_hex_decode), instead of dropped. */
+ * hex, which the reader decodes (sss_hex_decode), instead of dropped. */
 static bool copy_hex_values(struct sdap_attr *attr, const char *dn, const char *name,
-                            struct berval **vals, size_t nv, size_t *_dropped)
+                            const struct berval *vals, size_t nv, size_t *_dropped)
 {
-    static const char digits[] = "0123456789abcdef";
-    const unsigned char *in;
     char *out;
     size_t i;
-    size_t k;
 
     for (i = 0; i < nv; i++) {
-        if (vals[i]->bv_len > SDAP_MAX_VALUE_LEN / 2) {
+        if (vals[i].bv_len > SDAP_MAX_VALUE_LEN / 2) {
             DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is too long: "
-                  "dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+                  "dropped\n", dn, name, (unsigned long)vals[i].bv_len);
             (*_dropped)++;
             continue;
         }
-        out = talloc_array(attr->values, char, vals[i]->bv_len * 2 + 1);
+        out = talloc_array(attr->values, char, vals[i].bv_len * 2 + 1);
         if (out == NULL) {
             return false;
         }
-        in = (const unsigned char *)vals[i]->bv_val;
-        for (k = 0; k < vals[i]->bv_len; k++) {
-            out[2 * k] = digits[in[k] >> 4];
-            out[2 * k + 1] = digits[in[k] & 0x0f];
-        }
-        out[2 * k] = '\0';
+        sss_hex_encode((const uint8_t *)vals[i].bv_val, vals[i].bv_len, out);
         attr->values[attr->num_values++] = out;
     }
     attr->values[attr->num_values] = NULL;
@@ -84,7 +77,7 @@ static bool copy_hex_values(struct sdap_attr *attr, const char *dn, const char *
  * chunk apiece more than doubled their size. No value is ever freed or used as a talloc
  * context on its own. false on ENOMEM. */
 static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name,
-                        size_t type_len, struct berval **vals, size_t nv, size_t *_dropped)
+                        size_t type_len, const struct berval *vals, size_t nv, size_t *_dropped)
 {
     size_t total = 0;
     char *buf;
@@ -102,8 +95,8 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
         return copy_hex_values(attr, dn, name, vals, nv, _dropped);
     }
     for (i = 0; i < nv; i++) {
-        if (value_kept(vals[i])) {
-            total += vals[i]->bv_len + 1;
+        if (value_kept(&vals[i])) {
+            total += vals[i].bv_len + 1;
         }
     }
     buf = total > 0 ? talloc_size(attr->values, total) : NULL;
@@ -111,17 +104,17 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
         return false;
     }
     for (i = 0; i < nv; i++) {
-        if (!value_kept(vals[i])) {
+        if (!value_kept(&vals[i])) {
             /* At the default level: the directory holds data we cannot keep. */
             DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
-                  "holds NUL: dropped\n", dn, name, (unsigned long)vals[i]->bv_len);
+                  "holds NUL: dropped\n", dn, name, (unsigned long)vals[i].bv_len);
             (*_dropped)++;
             continue;
         }
-        memcpy(buf, vals[i]->bv_val, vals[i]->bv_len);
-        buf[vals[i]->bv_len] = '\0';
+        memcpy(buf, vals[i].bv_val, vals[i].bv_len);
+        buf[vals[i].bv_len] = '\0';
         attr->values[attr->num_values++] = buf;
-        buf += vals[i]->bv_len + 1;
+        buf += vals[i].bv_len + 1;
     }
     attr->values[attr->num_values] = NULL;
     return true;
@@ -132,37 +125,54 @@ errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
 {
     struct sdap_entry *entry;
     BerElement *ber = NULL;
-    struct berval **vals;
-    char *dn;
+    struct berval dn = { 0, NULL };
+    struct berval type;
+    struct berval *vals;
     char *name;
     errno_t ret = EOK;
 
     SSS_CHECK_ARG(ld != NULL && msg != NULL && _entry != NULL && _dropped != NULL, EINVAL);
-    dn = ldap_get_dn(ld, msg);
-    if (dn == NULL) {
+    /* One pass over the entry: the DN, then each attribute with its values, which point
+     * into the message. ldap_get_values_len() per attribute scanned the entry from its
+     * start each time, most of the work of parsing an entry. */
+    if (ldap_get_dn_ber(ld, msg, &ber, &dn) != LDAP_SUCCESS || dn.bv_val == NULL) {
         DEBUG(SSSDBG_OP_FAILURE, "entry without DN skipped\n");
+        if (ber != NULL) {
+            ber_free(ber, 0);
+        }
         return ENOENT;
     }
     entry = talloc_zero(mem_ctx, struct sdap_entry);
-    if (entry == NULL) {
-        ldap_memfree(dn);
-        return ENOMEM;
+    if (entry != NULL) {
+        entry->dn = talloc_strndup(entry, dn.bv_val, dn.bv_len);
     }
-    entry->dn = talloc_strdup(entry, dn);
-    ldap_memfree(dn);
-    if (entry->dn == NULL) {
+    if (entry == NULL || entry->dn == NULL) {
         talloc_free(entry);
+        ber_free(ber, 0);
         return ENOMEM;
     }
-    for (name = ldap_first_attribute(ld, msg, &ber); name != NULL;
-         name = ldap_next_attribute(ld, msg, ber)) {
+    while (ret == EOK) {
         struct sdap_attr *attr;
         struct sdap_range range;
         size_t type_len;
         size_t nv = 0;
 
-        vals = ldap_get_values_len(ld, msg, name);
-        while (vals != NULL && vals[nv] != NULL) {
+        vals = NULL;
+        /* A decoding error ends the attributes here, as the end of the list does. */
+        if (ldap_get_attribute_ber(ld, msg, ber, &type, &vals) != LDAP_SUCCESS
+                || type.bv_val == NULL) {
+            if (vals != NULL) {
+                ber_memfree(vals);
+            }
+            break;
+        }
+        name = talloc_strndup(entry, type.bv_val, type.bv_len);
+        if (name == NULL) {
+            ber_memfree(vals);
+            ret = ENOMEM;
+            break;
+        }
+        while (vals != NULL && vals[nv].bv_val != NULL) {
             nv++;
         }
         /* A ranged description ("member;range=0-1499") must hold its whole range: the
@@ -185,25 +195,23 @@ errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
             } else {
                 entry->attrs = attr;
                 attr = &entry->attrs[entry->num_attrs++];
-                attr->name = talloc_strdup(entry->attrs, name);
+                attr->name = talloc_steal(entry->attrs, name);
+                name = NULL;
                 attr->values = talloc_array(entry->attrs, char *, nv + 1);
                 attr->num_values = 0;
-                if (attr->name == NULL || attr->values == NULL
-                        || !copy_values(attr, entry->dn, name, type_len, vals, nv,
+                if (attr->values == NULL
+                        || !copy_values(attr, entry->dn, attr->name, type_len, vals, nv,
                                         _dropped)) {
                     ret = ENOMEM;
                 }
             }
         }
-        ldap_value_free_len(vals);
-        ldap_memfree(name);
-        if (ret != EOK) {
-            break;
+        talloc_free(name);
+        if (vals != NULL) {
+            ber_memfree(vals);
         }
     }
-    if (ber != NULL) {
-        ber_free(ber, 0);
-    }
+    ber_free(ber, 0);
     if (ret != EOK) {
         talloc_free(entry);
         return ret;

@@ -12,10 +12,8 @@
  *      first met at round r lies r + 1 hops from the nearest enumerated group; its own
  *      members are read at the next round only when that is within the nesting level (no
  *      group of the enumeration needs them otherwise);
- *   3. each enumerated group walks the graph breadth first, exactly as sdap_groups.c does
- *      level by level: a DN is taken once (by its first, shortest path), users give names,
- *      groups at depth 0 are the direct member groups, and a group is expanded while its
- *      depth is within the nesting level.
+ *   3. each enumerated group walks the graph with the walker every member list comes
+ *      from (sdap_member_walk.c), so its lists are those of a lookup by name.
  *
  * The CPU work (canonical forms of every member DN, the walks) is done in slices of about
  * 10 ms (SDAP_ENUM_WORK_PER_TURN) with a loop turn in between, so a directory of big groups
@@ -25,6 +23,7 @@
 
 #include "util/util.h"
 #include "providers/ldap/sdap_member_dns.h"
+#include "providers/ldap/sdap_member_walk.h"
 
 /* Work per loop turn: a member visited by a walk costs 1, a member DN put in canonical
  * form (ldap_str2dn and back) SDAP_ENUM_CANON_COST: about 10 ms per turn. */
@@ -33,17 +32,11 @@
 /* The loop turn between slices: a timer this far ahead lets tevent poll first. */
 #define SDAP_ENUM_YIELD_USEC 100
 
-enum node_kind { NODE_NONE, NODE_USER, NODE_GROUP };
-
 struct enum_node {
-    enum node_kind kind;
-    const char *name;                   /* user or group name */
+    struct sdap_mw_node mw;             /* first: the walker's view. Groups whose members
+                                         * were read are expanded, members aligned with
+                                         * their member values */
     const struct sdap_entry *entry;     /* groups: where the member DNs come from */
-    struct enum_node **members;         /* groups whose members were read: aligned with
-                                         * their member values, NULL for a value that is
-                                         * not a DN */
-    size_t num_members;
-    size_t visit;                       /* the walk that took it last */
 };
 
 enum enum_phase { PH_CANON, PH_CLASSIFY, PH_WALK };
@@ -70,8 +63,7 @@ struct sdap_enum_members_state {
     size_t num_next;
     size_t num_dns;
     const char **attrs;
-    struct enum_node **frontier;        /* walk buffers */
-    struct enum_node **wnext;
+    struct sdap_mw *walker;
 };
 
 static void sdap_enum_members_work(struct tevent_req *req);
@@ -79,7 +71,7 @@ static void sdap_enum_members_read(struct tevent_req *subreq);
 static errno_t round_start(struct sdap_enum_members_state *state);
 
 static struct enum_node *node_new(struct sdap_enum_members_state *state, const char *canon,
-                                  enum node_kind kind)
+                                  enum sdap_mw_kind kind)
 {
     struct enum_node *node = talloc_zero(state->nodes, struct enum_node);
 
@@ -87,7 +79,7 @@ static struct enum_node *node_new(struct sdap_enum_members_state *state, const c
         talloc_free(node);
         return NULL;
     }
-    node->kind = kind;
+    node->mw.kind = kind;
     return node;
 }
 
@@ -138,13 +130,13 @@ struct tevent_req *sdap_enum_members_send(TALLOC_CTX *mem_ctx, struct tevent_con
         if (canon == NULL) {
             continue;       /* cannot be a member of anything; keeps its own members */
         }
-        state->tops[i] = node_new(state, canon, NODE_GROUP);
+        state->tops[i] = node_new(state, canon, SDAP_MW_GROUP);
         talloc_free(canon);
         if (state->tops[i] == NULL) {
             ret = ENOMEM;
             goto done;
         }
-        state->tops[i]->name = groups[i]->name;
+        state->tops[i]->mw.name = groups[i]->name;
         state->tops[i]->entry = entries[i];
         ret = expand_add(state, state->tops[i]);
         if (ret != EOK) {
@@ -206,11 +198,12 @@ static errno_t canon_step(struct sdap_enum_members_state *state, size_t *budget)
         size_t nv = attr != NULL ? attr->num_values : 0;
 
         if (state->pos2 == 0) {
-            g->members = talloc_zero_array(g, struct enum_node *, nv + 1);
-            if (g->members == NULL) {
+            g->mw.members = talloc_zero_array(g, struct sdap_mw_node *, nv + 1);
+            if (g->mw.members == NULL) {
                 return ENOMEM;
             }
-            g->num_members = nv;
+            g->mw.num_members = nv;
+            g->mw.expanded = true;
         }
         for (; state->pos2 < nv; state->pos2++) {
             struct enum_node *m;
@@ -226,7 +219,7 @@ static errno_t canon_step(struct sdap_enum_members_state *state, size_t *budget)
             }
             m = sdap_strmap_get(state->nodes, canon);
             if (m == NULL) {
-                m = node_new(state, canon, NODE_NONE);
+                m = node_new(state, canon, SDAP_MW_NONE);
                 if (m == NULL) {
                     return ENOMEM;
                 }
@@ -238,73 +231,21 @@ static errno_t canon_step(struct sdap_enum_members_state *state, size_t *budget)
             } else {
                 talloc_free(canon);
             }
-            g->members[state->pos2] = m;
+            g->mw.members[state->pos2] = &m->mw;
         }
     }
     return EOK;
 }
 
-/* The walk from tops[i]: its member lists, as sdap_resolve_members gives them. */
+/* The walk from tops[i]: its member lists, as sdap_resolve_members gives them. Every
+ * group within the nesting level of a top was expanded (classify_step), so no ENOENT. */
 static errno_t walk_one(struct sdap_enum_members_state *state, size_t i, size_t *budget)
 {
-    struct enum_node *top = state->tops[i];
-    struct sdap_strset *users;
-    struct sdap_strset *groups;
-    struct enum_node **swap;
-    size_t num_frontier = 1;
-    size_t num_next;
-    int depth = 0;
-    size_t f;
-    size_t k;
-    errno_t ret;
-
-    if (top == NULL) {
+    if (state->tops[i] == NULL) {
         return EOK;
     }
-    users = sdap_strset_new(NULL);
-    groups = sdap_strset_new(users);
-    if (users == NULL || groups == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    top->visit = i + 1;
-    state->frontier[0] = top;
-    while (num_frontier > 0) {
-        num_next = 0;
-        for (f = 0; f < num_frontier; f++) {
-            struct enum_node *g = state->frontier[f];
-
-            for (k = 0; k < g->num_members; k++) {
-                struct enum_node *m = g->members[k];
-
-                *budget = *budget > 0 ? *budget - 1 : 0;
-                if (m == NULL || m->visit == i + 1) {
-                    continue;
-                }
-                m->visit = i + 1;
-                if (m->kind == NODE_USER) {
-                    sdap_strset_add(users, m->name);
-                } else if (m->kind == NODE_GROUP) {
-                    if (depth == 0) {
-                        sdap_strset_add(groups, m->name);
-                    }
-                    if (depth + 1 <= state->opts->nesting_level) {
-                        assert(m->members != NULL || m->num_members == 0);
-                        state->wnext[num_next++] = m;
-                    }
-                }
-            }
-        }
-        swap = state->frontier;
-        state->frontier = state->wnext;
-        state->wnext = swap;
-        num_frontier = num_next;
-        depth++;
-    }
-    ret = sdap_group_set_members(state->groups[i], users, groups);
-done:
-    talloc_free(users);
-    return ret;
+    return sdap_mw_group_members(state->walker, &state->tops[i]->mw, state->groups[i],
+                                 budget);
 }
 
 /* What each DN read this round is (as sdap_resolve_members: a user entry, else a group
@@ -330,14 +271,14 @@ static errno_t classify_step(struct sdap_enum_members_state *state, size_t *budg
         state->read[state->pos] = NULL;
         if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
             if (sdap_parse_user(NULL, opts, e, &user) == EOK) {
-                node->kind = NODE_USER;
-                node->name = talloc_steal(node, user->name);
+                node->mw.kind = SDAP_MW_USER;
+                node->mw.name = talloc_steal(node, user->name);
                 talloc_free(user);
             }
         } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
             if (sdap_parse_group(node, opts, e, &group) == EOK) {
-                node->kind = NODE_GROUP;
-                node->name = group->name;
+                node->mw.kind = SDAP_MW_GROUP;
+                node->mw.name = group->name;
                 node->entry = talloc_steal(node, e);
                 e = NULL;
                 if (state->round + 1 <= opts->nesting_level) {
@@ -350,14 +291,10 @@ static errno_t classify_step(struct sdap_enum_members_state *state, size_t *budg
     return EOK;
 }
 
-/* The walks need two buffers as large as the graph. */
 static errno_t walk_setup(struct sdap_enum_members_state *state)
 {
-    size_t n = sdap_strset_count(state->nodes) + 1;
-
-    state->frontier = talloc_array(state, struct enum_node *, n);
-    state->wnext = talloc_array(state, struct enum_node *, n);
-    if (state->frontier == NULL || state->wnext == NULL) {
+    state->walker = sdap_mw_new(state, state->opts->nesting_level);
+    if (state->walker == NULL) {
         return ENOMEM;
     }
     state->pos = 0;

@@ -18,30 +18,33 @@
  *
  * The nested groups such a walk reads are often looked up next (`id` asks for each group
  * of the user): a walk of a modest size (SDAP_NESTED_TRACK_MAX member values) keeps the
- * graph it read, and afterwards replays each nested group's own walk on it, with the same
- * rules (a DN taken once, by its shortest path from that group; groups expanded within
- * the nesting level counted from that group). A nested group whose replay needs the
- * members of a group the walk did not expand is left out; the others come back with the
- * member lists their own lookup would give, members_complete, for the back-end to store.
+ * graph it read, and afterwards replays each nested group's own walk on it with the
+ * member-graph walker (sdap_member_walk.c: a DN taken once, by its shortest path from
+ * that group; groups expanded within the nesting level counted from that group). A
+ * nested group whose replay needs the members of a group the walk did not expand is left
+ * out; the others come back with the member lists their own lookup would give,
+ * members_complete, for the back-end to store.
  */
 #include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "util/util.h"
+#include "util/sss_hash.h"
 #include "providers/ldap/sdap_member_dns.h"
+#include "providers/ldap/sdap_member_walk.h"
 
 /* Member values (summed over the groups expanded) up to which a walk keeps its graph. */
 #define SDAP_NESTED_TRACK_MAX 2000
 
 /* A DN a walk resolved, or the looked-up group itself. */
 struct rm_node {
-    bool is_group;
-    bool expanded;                  /* its member DNs were read */
-    const char *name;
+    struct sdap_mw_node mw;         /* first: the walker's view; expanded: its member DNs
+                                     * were read (mw.members is linked before the replays) */
     struct sdap_group *group;       /* groups: parsed from the entry */
-    const char **members;           /* expanded groups: the canonical member DNs */
-    size_t num_members;
-    size_t visit;                   /* the replay that took it last */
+    const char **canons;            /* expanded groups: the canonical member DNs */
+    size_t num_canons;
 };
 
 errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *users,
@@ -76,29 +79,79 @@ errno_t sdap_group_set_members(struct sdap_group *group, struct sdap_strset *use
     return EOK;
 }
 
+/* The duplicate check of sdap_group_set_members_rfc2307: the kept value is its own key. */
+static bool rfc2307_name_equal(const void *item, const void *key, void *ctx)
+{
+    return strcmp(item, key) == 0;
+}
+
 errno_t sdap_group_set_members_rfc2307(struct sdap_group *group,
                                        const struct sdap_options *opts,
                                        const struct sdap_entry *entry)
 {
     const struct sdap_attr *attr = sdap_entry_attr(entry, opts->group_map[SDAP_GA_MEMBER]);
-    struct sdap_strset *set;
+    size_t n = attr != NULL ? attr->num_values : 0;
+    TALLOC_CTX *tmp_ctx;
+    struct sss_hash_table *seen;
+    const char **keep;
+    const char **out;
+    size_t num = 0;
+    size_t total = 0;
+    size_t len;
     size_t i;
+    char *buf;
     errno_t ret;
 
-    set = sdap_strset_new(NULL);
-    if (set == NULL) {
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    for (i = 0; attr != NULL && i < attr->num_values; i++) {
-        if (!sdap_valid_name(attr->values[i])) {
+    keep = talloc_array(tmp_ctx, const char *, n + 1);
+    seen = sss_hash_table_new(tmp_ctx, n, rfc2307_name_equal, NULL);
+    if (keep == NULL || seen == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < n; i++) {
+        const char *v = attr->values[i];
+
+        if (!sdap_valid_name(v)) {
             DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': invalid member name skipped\n",
                   group->name);
             continue;
         }
-        sdap_strset_add(set, attr->values[i]);
+        ret = sss_hash_table_insert(seen, sss_hash_str(v), v, (void *)(uintptr_t)v, NULL);
+        if (ret == EEXIST) {
+            continue;
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        keep[num++] = v;
+        total += strlen(v) + 1;
     }
-    ret = sdap_group_set_members(group, set, NULL);
-    talloc_free(set);
+    /* Every name in one block owned by the array: a talloc chunk per name (500,000 of
+     * them for a user in 5,000 groups of 100) cost more than the names. */
+    out = talloc_array(group, const char *, num + 1);
+    buf = out != NULL ? talloc_size(out, total > 0 ? total : 1) : NULL;
+    if (buf == NULL) {
+        talloc_free(out);
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < num; i++) {
+        len = strlen(keep[i]) + 1;
+        memcpy(buf, keep[i], len);
+        out[i] = buf;
+        buf += len;
+    }
+    out[num] = NULL;
+    talloc_free(group->member_users);
+    group->member_users = out;
+    group->num_member_users = num;
+    ret = EOK;
+done:
+    talloc_free(tmp_ctx);
     return ret;
 }
 
@@ -114,12 +167,14 @@ struct sdap_resolve_members_state {
     struct sdap_strset *groups;     /* direct member groups */
     const struct sdap_entry **frontier;
     size_t num_frontier;
+    struct sdap_entry **level;      /* the entries read last: the frontier's groups */
     const char **dns;               /* being looked up */
     const char **canons;            /* their canonical forms */
     size_t num_dns;
     const char **attrs;
     /* The graph, while tracked (NULL: not, or no longer: too big) */
     struct sdap_strset *nodes;      /* canonical DN -> struct rm_node */
+    struct rm_node *top;
     struct rm_node **fnodes;        /* aligned with frontier */
     struct rm_node **nested;        /* group nodes met, in order */
     size_t num_nested;
@@ -151,10 +206,10 @@ static errno_t rm_track(struct sdap_resolve_members_state *state, const char *ca
         talloc_free(group);
         return ENOMEM;
     }
-    node->is_group = is_group;
+    node->mw.kind = is_group ? SDAP_MW_GROUP : SDAP_MW_USER;
     if (is_group) {
         node->group = talloc_steal(node, group);
-        node->name = group->name;
+        node->mw.name = group->name;
         nested = talloc_realloc(state, state->nested, struct rm_node *,
                                 state->num_nested + 1);
         if (nested == NULL) {
@@ -163,8 +218,8 @@ static errno_t rm_track(struct sdap_resolve_members_state *state, const char *ca
         state->nested = nested;
         state->nested[state->num_nested++] = node;
     } else {
-        node->name = talloc_strdup(node, user_name);
-        if (node->name == NULL) {
+        node->mw.name = talloc_strdup(node, user_name);
+        if (node->mw.name == NULL) {
             return ENOMEM;
         }
     }
@@ -222,10 +277,11 @@ struct tevent_req *sdap_resolve_members_send(TALLOC_CTX *mem_ctx, struct tevent_
                                             &top->group) != EOK) {
             rm_untrack(state);
         } else {
-            top->is_group = true;
-            top->name = top->group->name;
+            top->mw.kind = SDAP_MW_GROUP;
+            top->mw.name = top->group->name;
             sdap_strmap_add(state->nodes, canon, top);
             state->fnodes[0] = top;
+            state->top = top;
         }
     }
     ret = sdap_resolve_members_step(req);
@@ -268,10 +324,10 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
         struct rm_node *node = state->nodes != NULL ? state->fnodes[i] : NULL;
 
         if (node != NULL) {
-            node->expanded = true;
-            node->members = talloc_zero_array(node, const char *,
-                                              attr != NULL ? attr->num_values + 1 : 1);
-            if (node->members == NULL) {
+            node->mw.expanded = true;
+            node->canons = talloc_zero_array(node, const char *,
+                                             attr != NULL ? attr->num_values + 1 : 1);
+            if (node->canons == NULL) {
                 return ENOMEM;
             }
         }
@@ -285,8 +341,8 @@ static errno_t sdap_resolve_members_step(struct tevent_req *req)
                 continue;
             }
             if (node != NULL) {
-                node->members[node->num_members] = talloc_strdup(node->members, canon);
-                if (node->members[node->num_members++] == NULL) {
+                node->canons[node->num_canons] = talloc_strdup(node->canons, canon);
+                if (node->canons[node->num_canons++] == NULL) {
                     talloc_free(canon);
                     return ENOMEM;
                 }
@@ -362,6 +418,9 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
                     return;
                 }
             }
+            /* Done with it: freed now, its memory serves the next entries parsed
+             * (keeping thousands of them grew the heap, page by page). */
+            TALLOC_FREE(entries[i]);
         } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
             if (sdap_parse_group(state, opts, e, &group) != EOK) {
                 continue;
@@ -384,9 +443,14 @@ static void sdap_resolve_members_done(struct tevent_req *subreq)
         } else {
             DEBUG(SSSDBG_TRACE_FUNC, "member '%s' is neither a user nor a group: skipped\n",
                   e->dn);
+            TALLOC_FREE(entries[i]);
         }
     }
-    /* The next level's entries stay alive: entries hangs off state until the end. */
+    /* The next level's group entries stay alive (entries holds them) until their
+     * members are read; the level before, whose member values this step looked up, is
+     * done with (state->dns pointed into it: the step frees that array unread). */
+    talloc_free(state->level);
+    state->level = entries;
     talloc_free(state->frontier);
     talloc_free(state->fnodes);
     state->frontier = next;
@@ -406,72 +470,25 @@ errno_t sdap_resolve_members_recv(struct tevent_req *req, struct sdap_group *gro
     return sdap_group_set_members(group, state->users, state->groups);
 }
 
-/* The walk a lookup of x would do, replayed on the graph: EOK with x->group's member lists
- * set, ENOENT when it needs members the walk did not read. */
-static errno_t rm_replay(struct sdap_resolve_members_state *state, struct rm_node *x,
-                         size_t visit)
+/* Points an expanded node's members at their nodes (NULL: not read, or unusable). */
+static errno_t rm_link(struct sdap_resolve_members_state *state, struct rm_node *node)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
-    struct sdap_strset *users;
-    struct sdap_strset *groups;
-    struct rm_node **frontier;
-    struct rm_node **next;
-    size_t num_frontier = 1;
-    size_t num_next;
-    size_t cap = sdap_strset_count(state->nodes) + 1;
-    int depth = 0;
-    size_t f;
+    struct rm_node *m;
     size_t k;
-    errno_t ret;
 
-    if (tmp_ctx == NULL) {
+    if (!node->mw.expanded || node->mw.members != NULL) {
+        return EOK;
+    }
+    node->mw.members = talloc_zero_array(node, struct sdap_mw_node *, node->num_canons + 1);
+    if (node->mw.members == NULL) {
         return ENOMEM;
     }
-    users = sdap_strset_new(tmp_ctx);
-    groups = sdap_strset_new(tmp_ctx);
-    frontier = talloc_array(tmp_ctx, struct rm_node *, cap);
-    next = talloc_array(tmp_ctx, struct rm_node *, cap);
-    if (users == NULL || groups == NULL || frontier == NULL || next == NULL) {
-        ret = ENOMEM;
-        goto done;
+    for (k = 0; k < node->num_canons; k++) {
+        m = sdap_strmap_get(state->nodes, node->canons[k]);
+        node->mw.members[k] = m != NULL ? &m->mw : NULL;
     }
-    x->visit = visit;
-    frontier[0] = x;
-    while (num_frontier > 0) {
-        num_next = 0;
-        for (f = 0; f < num_frontier; f++) {
-            if (!frontier[f]->expanded) {
-                ret = ENOENT;       /* beyond what the walk read */
-                goto done;
-            }
-            for (k = 0; k < frontier[f]->num_members; k++) {
-                struct rm_node *m = sdap_strmap_get(state->nodes, frontier[f]->members[k]);
-
-                if (m == NULL || m->visit == visit) {
-                    continue;       /* no such entry, unusable, or taken already */
-                }
-                m->visit = visit;
-                if (!m->is_group) {
-                    sdap_strset_add(users, m->name);
-                    continue;
-                }
-                if (depth == 0) {
-                    sdap_strset_add(groups, m->name);
-                }
-                if (depth + 1 <= state->nesting_level) {
-                    assert(num_next < cap);
-                    next[num_next++] = m;
-                }
-            }
-        }
-        memcpy(frontier, next, num_next * sizeof(*next));
-        num_frontier = num_next;
-        depth++;
-    }
-    ret = sdap_group_set_members(x->group, users, groups);
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    node->mw.num_members = node->num_canons;
+    return EOK;
 }
 
 errno_t sdap_resolve_members_nested(TALLOC_CTX *mem_ctx, struct tevent_req *req,
@@ -480,6 +497,7 @@ errno_t sdap_resolve_members_nested(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     struct sdap_resolve_members_state *state =
         tevent_req_data(req, struct sdap_resolve_members_state);
     struct sdap_group **out;
+    struct sdap_mw *walker = NULL;
     size_t n = 0;
     size_t i;
     errno_t ret;
@@ -490,21 +508,38 @@ errno_t sdap_resolve_members_nested(TALLOC_CTX *mem_ctx, struct tevent_req *req,
     if (out == NULL) {
         return ENOMEM;
     }
-    for (i = 0; state->nodes != NULL && i < state->num_nested; i++) {
-        ret = rm_replay(state, state->nested[i], i + 1);
-        if (ret == ENOENT) {
-            continue;
+    if (state->nodes != NULL && state->num_nested > 0) {
+        assert(state->top != NULL);
+        walker = sdap_mw_new(state, state->nesting_level);
+        ret = walker != NULL ? rm_link(state, state->top) : ENOMEM;
+        for (i = 0; ret == EOK && i < state->num_nested; i++) {
+            ret = rm_link(state, state->nested[i]);
         }
         if (ret != EOK) {
-            talloc_free(out);
-            return ret;
+            goto done;
+        }
+    }
+    for (i = 0; walker != NULL && i < state->num_nested; i++) {
+        ret = sdap_mw_group_members(walker, &state->nested[i]->mw, state->nested[i]->group,
+                                    NULL);
+        if (ret == ENOENT) {
+            continue;       /* needs members the walk did not read */
+        }
+        if (ret != EOK) {
+            goto done;
         }
         state->nested[i]->group->members_complete = true;
         out[n++] = talloc_steal(out, state->nested[i]->group);
     }
     *_groups = out;
     *_num_groups = n;
-    return EOK;
+    ret = EOK;
+done:
+    talloc_free(walker);
+    if (ret != EOK) {
+        talloc_free(out);
+    }
+    return ret;
 }
 
 /* ---- get group ---------------------------------------------------------------------- */

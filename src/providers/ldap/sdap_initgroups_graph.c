@@ -13,30 +13,31 @@
  * resolved level by level with sdap_member_dns_send. A group met on the way down is
  * expanded while its distance from the nearest walk group is within the nesting level.
  *
- * Then each walk group's own lookup (sdap_groups.c) is replayed on the graph: a DN taken
- * once by its shortest path, users flattened, direct member groups listed, groups expanded
- * within ldap_group_nesting_level. A group whose replay needs members the graph did not
- * read is left without a member list (its own lookup runs later), as are all of them when
- * the graph grows past SDAP_IG_GRAPH_MAX member values.
+ * Then each walk group's own lookup (sdap_groups.c) is replayed on the graph with the
+ * member-graph walker (sdap_member_walk.c): a DN taken once by its shortest path, users
+ * flattened, direct member groups listed, groups expanded within ldap_group_nesting_level.
+ * A group whose replay needs members the graph did not read is left without a member list
+ * (its own lookup runs later), as are all of them when the graph grows past
+ * SDAP_IG_GRAPH_MAX member values.
  */
 #include <assert.h>
 
 #include "util/util.h"
 #include "providers/ldap/sdap_initgroups_graph.h"
 #include "providers/ldap/sdap_member_dns.h"
+#include "providers/ldap/sdap_member_walk.h"
 
 /* Member values (summed over the groups expanded) up to which the graph is kept. */
 #define SDAP_IG_GRAPH_MAX 2000
 
 struct ig_node {
-    bool is_group;
-    bool expanded;                  /* its member DNs were read (every group's are) */
-    const char *name;
+    struct sdap_mw_node mw;         /* first: the walker's view; expanded: its member DNs
+                                     * were read (every group's are); mw.members is linked
+                                     * before the replays */
     struct sdap_group *group;
-    const char **members;           /* canonical member DNs, when expanded */
+    const char **canons;            /* canonical member DNs, when expanded */
     const char **raw;               /* the same as the entry gave them */
-    size_t num_members;
-    size_t visit;                   /* the replay that took it last */
+    size_t num_canons;
     size_t dist;                    /* from the nearest walk group (ig_collect) */
 };
 
@@ -54,7 +55,6 @@ struct sdap_ig_graph {
     size_t num_roots;
     size_t values;
     bool off;                       /* too big (or odd): no member lists at all */
-    size_t visit;
 };
 
 struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
@@ -76,9 +76,10 @@ struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_o
         talloc_free(g);
         return NULL;
     }
-    user->name = talloc_strdup(user, user_name);
+    user->mw.kind = SDAP_MW_USER;
+    user->mw.name = talloc_strdup(user, user_name);
     canon = sdap_dn_canon(g, user_dn);
-    if (user->name == NULL || canon == NULL) {
+    if (user->mw.name == NULL || canon == NULL) {
         /* A DN that does not parse cannot be matched: no member lists. */
         g->off = true;
         return g;
@@ -128,24 +129,24 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
         return EOK;
     }
     all = talloc_realloc(g, g->all, struct ig_node *, g->num_all + 1);
-    node->members = talloc_zero_array(node, const char *, n + 1);
+    node->canons = talloc_zero_array(node, const char *, n + 1);
     node->raw = talloc_zero_array(node, const char *, n + 1);
-    if (all == NULL || node->members == NULL || node->raw == NULL) {
+    if (all == NULL || node->canons == NULL || node->raw == NULL) {
         return ENOMEM;
     }
     g->all = all;
     g->all[g->num_all++] = node;
-    node->expanded = true;
+    node->mw.expanded = true;
     for (k = 0; k < n; k++) {
-        canon = sdap_dn_canon(node->members, attr->values[k]);
+        canon = sdap_dn_canon(node->canons, attr->values[k]);
         if (canon == NULL) {
             continue;       /* not a DN: a lookup skips it too */
         }
-        node->raw[node->num_members] = talloc_strdup(node->raw, attr->values[k]);
-        if (node->raw[node->num_members] == NULL) {
+        node->raw[node->num_canons] = talloc_strdup(node->raw, attr->values[k]);
+        if (node->raw[node->num_canons] == NULL) {
             return ENOMEM;
         }
-        node->members[node->num_members++] = canon;
+        node->canons[node->num_canons++] = canon;
     }
     return EOK;
 }
@@ -181,17 +182,17 @@ static errno_t ig_collect(struct sdap_ig_graph *g)
     while (head < tail) {
         struct ig_node *n = queue[head++];
 
-        for (k = 0; k < n->num_members; k++) {
-            m = sdap_strmap_get(g->nodes, n->members[k]);
+        for (k = 0; k < n->num_canons; k++) {
+            m = sdap_strmap_get(g->nodes, n->canons[k]);
             if (m == NULL) {
-                ret = ig_queue(g, n->raw[k], n->members[k]);
+                ret = ig_queue(g, n->raw[k], n->canons[k]);
                 if (ret != EOK) {
                     goto done;
                 }
                 continue;
             }
             /* A group's own members matter within the level (see ig_replay). */
-            if (m->expanded && m->dist == SIZE_MAX
+            if (m->mw.expanded && m->dist == SIZE_MAX
                     && n->dist + 1 <= (size_t)g->opts->nesting_level) {
                 m->dist = n->dist + 1;
                 assert(tail < g->num_all + 1);
@@ -233,9 +234,9 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
         }
         sdap_strset_add(g->asked, canon);
     }
-    node->is_group = true;
+    node->mw.kind = SDAP_MW_GROUP;
     node->group = group;
-    node->name = group->name;
+    node->mw.name = group->name;
     roots = talloc_realloc(g, g->roots, struct ig_node *, g->num_roots + 1);
     if (roots == NULL) {
         ret = ENOMEM;
@@ -243,7 +244,7 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
     }
     g->roots = roots;
     g->roots[g->num_roots++] = node;
-    if (!node->expanded) {
+    if (!node->mw.expanded) {
         ret = ig_expand(g, node, e);
     }
 done:
@@ -286,13 +287,14 @@ static errno_t ig_take(struct sdap_ig_graph *g, const struct sdap_entry *e, cons
         if (sdap_parse_user(node, opts, e, &user) != EOK) {
             goto skip;      /* unusable: not a member (logged) */
         }
-        node->name = user->name;
+        node->mw.kind = SDAP_MW_USER;
+        node->mw.name = user->name;
     } else if (sdap_entry_has_oc(e, opts->group_map[SDAP_GA_OC])) {
         if (sdap_parse_group(node, opts, e, &node->group) != EOK) {
             goto skip;
         }
-        node->is_group = true;
-        node->name = node->group->name;
+        node->mw.kind = SDAP_MW_GROUP;
+        node->mw.name = node->group->name;
     } else {
         goto skip;
     }
@@ -300,7 +302,7 @@ static errno_t ig_take(struct sdap_ig_graph *g, const struct sdap_entry *e, cons
         talloc_free(node);
         return ENOMEM;
     }
-    if (node->is_group) {
+    if (node->mw.kind == SDAP_MW_GROUP) {
         ret = ig_expand(g, node, e);
         if (ret != EOK) {
             return ret;
@@ -563,76 +565,28 @@ errno_t sdap_ig_graph_complete_recv(struct tevent_req *req)
 
 /* ---- the replay ----------------------------------------------------------------------- */
 
-/* x's own lookup on the graph: EOK with x->group's member lists set, ENOENT when it needs
- * members the graph does not hold. */
-static errno_t ig_replay(struct sdap_ig_graph *g, struct ig_node *x)
+/* Points an expanded node's members at their nodes (NULL: not read, or unusable). */
+static errno_t ig_link(struct sdap_ig_graph *g, struct ig_node *node)
 {
-    TALLOC_CTX *tmp_ctx = talloc_new(NULL);
-    size_t cap = sdap_strset_count(g->nodes) + 1;
-    struct sdap_strset *users;
-    struct sdap_strset *groups;
-    struct ig_node **frontier;
-    struct ig_node **next;
-    size_t num_frontier = 1;
-    size_t num_next;
-    int depth = 0;
-    size_t f;
+    struct ig_node *m;
     size_t k;
-    errno_t ret;
 
-    if (tmp_ctx == NULL) {
+    node->mw.members = talloc_zero_array(node, struct sdap_mw_node *, node->num_canons + 1);
+    if (node->mw.members == NULL) {
         return ENOMEM;
     }
-    users = sdap_strset_new(tmp_ctx);
-    groups = sdap_strset_new(tmp_ctx);
-    frontier = talloc_array(tmp_ctx, struct ig_node *, cap);
-    next = talloc_array(tmp_ctx, struct ig_node *, cap);
-    if (users == NULL || groups == NULL || frontier == NULL || next == NULL) {
-        ret = ENOMEM;
-        goto done;
+    for (k = 0; k < node->num_canons; k++) {
+        m = sdap_strmap_get(g->nodes, node->canons[k]);
+        node->mw.members[k] = m != NULL ? &m->mw : NULL;
     }
-    x->visit = ++g->visit;
-    frontier[0] = x;
-    while (num_frontier > 0) {
-        num_next = 0;
-        for (f = 0; f < num_frontier; f++) {
-            if (!frontier[f]->expanded) {
-                ret = ENOENT;
-                goto done;
-            }
-            for (k = 0; k < frontier[f]->num_members; k++) {
-                struct ig_node *m = sdap_strmap_get(g->nodes, frontier[f]->members[k]);
-
-                if (m == NULL || m->visit == g->visit) {
-                    continue;   /* absent, unusable, or taken already */
-                }
-                m->visit = g->visit;
-                if (!m->is_group) {
-                    sdap_strset_add(users, m->name);
-                    continue;
-                }
-                if (depth == 0) {
-                    sdap_strset_add(groups, m->name);
-                }
-                if (depth + 1 <= g->opts->nesting_level) {
-                    assert(num_next < cap);
-                    next[num_next++] = m;
-                }
-            }
-        }
-        memcpy(frontier, next, num_next * sizeof(*next));
-        num_frontier = num_next;
-        depth++;
-    }
-    ret = sdap_group_set_members(x->group, users, groups);
-done:
-    talloc_free(tmp_ctx);
-    return ret;
+    node->mw.num_members = node->num_canons;
+    return EOK;
 }
 
 errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
 {
-    size_t done = 0;
+    struct sdap_mw *walker;
+    size_t num_done = 0;
     size_t i;
     errno_t ret;
 
@@ -642,17 +596,32 @@ errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
               "big)\n");
         return EOK;
     }
-    for (i = 0; i < g->num_roots; i++) {
-        ret = ig_replay(g, g->roots[i]);
-        if (ret == ENOENT) {
-            continue;
-        }
+    /* The graph is final: member DNs become pointers once, not a lookup per replay. */
+    for (i = 0; i < g->num_all; i++) {
+        ret = ig_link(g, g->all[i]);
         if (ret != EOK) {
             return ret;
         }
-        g->roots[i]->group->members_complete = true;
-        done++;
     }
-    DEBUG(SSSDBG_TRACE_FUNC, "initgroups: %zu of %zu group(s) complete\n", done, g->num_roots);
-    return EOK;
+    walker = sdap_mw_new(NULL, g->opts->nesting_level);
+    if (walker == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < g->num_roots; i++) {
+        ret = sdap_mw_group_members(walker, &g->roots[i]->mw, g->roots[i]->group, NULL);
+        if (ret == ENOENT) {
+            continue;       /* needs members the graph did not read */
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        g->roots[i]->group->members_complete = true;
+        num_done++;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "initgroups: %zu of %zu group(s) complete\n", num_done,
+          g->num_roots);
+    ret = EOK;
+done:
+    talloc_free(walker);
+    return ret;
 }

@@ -314,9 +314,6 @@ errno_t sdap_limit_incoming(LDAP *ld);
 const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name);
 /* Its first value, or NULL. */
 const char *sdap_entry_value(const struct sdap_entry *entry, const char *name);
-/* A binary value the entry parser kept as lowercase hex (SDAP_NDS_TIME_MAP, SDAP_AD_SD)
- * back to its bytes in out (strlen(hex) / 2 bytes); the length, or 0 for anything else. */
-size_t sdap_hex_decode(const char *hex, char *out);
 /* True when objectClass holds oc (case-insensitive). */
 bool sdap_entry_has_oc(const struct sdap_entry *entry, const char *oc);
 
@@ -581,6 +578,12 @@ struct tevent_req *sdap_rootdse_base_send(TALLOC_CTX *mem_ctx, struct tevent_con
                                           struct sdap_conn *conn, struct sdap_options *opts,
                                           const char *uri);
 errno_t sdap_rootdse_base_recv(struct tevent_req *req);
+/* The rootDSE's schemaNamingContext (AD: the forest's schema partition). ENOENT: the
+ * server names none. */
+struct tevent_req *sdap_rootdse_schema_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
+                                            struct sdap_conn *conn, int timeout,
+                                            struct sdap_id_stats *stats);
+errno_t sdap_rootdse_schema_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, char **_dn);
 
 /* Entries of one search (all pages). stats may be NULL. */
 struct tevent_req *sdap_search_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,

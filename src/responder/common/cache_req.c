@@ -24,6 +24,7 @@
 #include "responder/common/cache_req_private.h"
 #include "responder/common/resp_names.h"
 #include "sss_iface/sss_dp.h"
+#include "db/sysdb_reply.h"
 
 struct cache_req_state {
     struct tevent_context *ev;
@@ -582,10 +583,46 @@ static errno_t cache_req_next(struct tevent_req *req)
     }
 }
 
+/* The entry the back-end's reply carried goes into this process's read cache, where the
+ * read that follows finds it instead of going to ldb (sysdb_reply.h: only while the
+ * database is still at the reply's generation, and only a well-formed entry of the key
+ * asked). Whatever happens the read runs: this only saves it work. */
+static void cache_req_take_entry(struct cache_req_state *state,
+                                 const struct cache_req_dp_entry *entry)
+{
+    struct sysdb_reply_key key = { .name = state->short_name, .id = state->id };
+    struct sysdb_ctx *sysdb;
+    errno_t ret;
+
+    if (entry->gen == 0 || state->by_mail) {
+        return;
+    }
+    switch (state->type) {
+    case CACHE_REQ_USER_BY_NAME: key.kind = SYSDB_RC_USER_NAME; break;
+    case CACHE_REQ_USER_BY_ID: key.kind = SYSDB_RC_USER_UID; break;
+    case CACHE_REQ_GROUP_BY_NAME: key.kind = SYSDB_RC_GROUP_NAME; break;
+    case CACHE_REQ_GROUP_BY_ID: key.kind = SYSDB_RC_GROUP_GID; break;
+    case CACHE_REQ_INITGROUPS: key.kind = SYSDB_RC_INITGR; break;
+    default: return;
+    }
+    if (key.kind != SYSDB_RC_USER_UID && key.kind != SYSDB_RC_GROUP_GID
+            && key.name == NULL) {
+        return;
+    }
+    ret = resp_domain_sysdb(state->rctx, state->dom, &sysdb);
+    if (ret == EOK) {
+        ret = sysdb_reply_put(sysdb, &key, entry->gen, entry->blob, entry->len);
+    }
+    DEBUG(SSSDBG_TRACE_INTERNAL, "Entry carried by the reply (gen %llu, %zu bytes): %s\n",
+          (unsigned long long)entry->gen, entry->len,
+          ret == EOK ? "taken" : ret == ESTALE ? "older than the cache, not taken"
+                                               : sss_strerror(ret));
+}
+
 /* After the back-end answered (or could not): the re-read cache, the expired entry, or
  * the next domain. */
 static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint16_t dp_error,
-                                  uint32_t error)
+                                  uint32_t error, const struct cache_req_dp_entry *entry)
 {
     struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
     struct cache_req_entry *fresh = NULL;
@@ -594,6 +631,7 @@ static errno_t cache_req_after_dp(struct tevent_req *req, errno_t call_ret, uint
     /* A back-end call is only made for the domain being tried (cache_req_try_domain()). */
     assert(state->dom != NULL);
     if (call_ret == EOK && dp_error == SSS_DP_ERR_OK) {
+        cache_req_take_entry(state, entry);
         ret = cache_req_read(state, &fresh);
         if (ret == ENOENT) {
             DEBUG(SSSDBG_TRACE_INTERNAL, "Not in domain %s\n", state->dom->name);
@@ -629,6 +667,7 @@ static void cache_req_dp_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct cache_req_state *state = tevent_req_data(req, struct cache_req_state);
+    struct cache_req_dp_entry entry = { 0 };
     uint16_t dp_error = 0;
     uint32_t error = 0;
     errno_t ret;
@@ -636,9 +675,10 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     /* The back-end's answer resumes this request: what it does next is logged (and the
      * events it schedules are tagged) under its id. */
     SSS_REQ_ID_SCOPE(state->req_id);
-    ret = cache_req_dp_recv(subreq, &dp_error, &error);
+    ret = cache_req_dp_recv(state, subreq, &dp_error, &error, &entry);
     talloc_free(subreq);
-    ret = cache_req_after_dp(req, ret, dp_error, error);
+    ret = cache_req_after_dp(req, ret, dp_error, error, &entry);
+    talloc_free(entry.blob);
     if (ret == ENOENT) {
         ret = cache_req_next(req);
     }

@@ -10,7 +10,10 @@
  *     cached and valid            -> answer (past entry_cache_nowait_percentage of its
  *                                    lifetime: also refresh it in the background)
  *     cached, domain offline      -> answer the expired entry at once, no back-end call
- *     otherwise                   -> getAccountInfo, then read the cache again:
+ *     otherwise                   -> getAccountInfo, then read the cache again (the
+ *                                    reply's carried entry, when it is still current,
+ *                                    is put in the read cache first: the read finds it
+ *                                    there instead of in ldb, sysdb_reply.h):
  *         OK and found            -> answer
  *         OK and missing          -> negative cache, next domain
  *         offline, back-end gone, no reply, other failure

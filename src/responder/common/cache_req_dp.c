@@ -4,6 +4,8 @@
  * functions so that identical calls in flight are one call on the bus, and sent with the
  * responder's reply timeout. Also the fire-and-forget refresh of
  * entry_cache_nowait_percentage, whose call hangs on the struct resp_ctx.
+ * The reply may carry the entry the back-end stored (gen, entry: sss_dp.h); a back-end
+ * that sends only (dp_error, error, message) is read as carrying none.
  */
 #include <stdio.h>
 
@@ -40,6 +42,7 @@ char *cache_req_dp_filter(TALLOC_CTX *mem_ctx, const char *name, uint32_t id)
 struct cache_req_dp_state {
     uint16_t dp_error;
     uint32_t error;
+    struct cache_req_dp_entry carried;  /* blob on the state */
     /* for sssd:dp_request_done */
     uint64_t req_id;
     const char *domain;
@@ -157,6 +160,9 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     const char *message = NULL;
     dbus_uint16_t dp_error = 0;
     dbus_uint32_t error = 0;
+    dbus_uint64_t gen = 0;
+    const uint8_t *blob = NULL;
+    int len = 0;
     TALLOC_CTX *tmp_ctx = talloc_new(NULL);
     errno_t ret;
 
@@ -172,12 +178,28 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     }
     if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT16, &dp_error,
                                DBUS_TYPE_UINT32, &error, DBUS_TYPE_STRING, &message,
-                               DBUS_TYPE_INVALID)) {
-        ret = ERR_SBUS_INVALID_ARGS;
-        goto done;
+                               DBUS_TYPE_UINT64, &gen, DBUS_TYPE_ARRAY, DBUS_TYPE_BYTE,
+                               &blob, &len, DBUS_TYPE_INVALID)) {
+        /* An older back-end: the three first arguments only, no entry carried. */
+        gen = 0;
+        len = 0;
+        if (!dbus_message_get_args(reply, NULL, DBUS_TYPE_UINT16, &dp_error,
+                                   DBUS_TYPE_UINT32, &error, DBUS_TYPE_STRING, &message,
+                                   DBUS_TYPE_INVALID)) {
+            ret = ERR_SBUS_INVALID_ARGS;
+            goto done;
+        }
     }
     state->dp_error = dp_error;
     state->error = error;
+    if (dp_error == SSS_DP_ERR_OK && gen != 0) {
+        /* A copy: the message goes, and the read cache wants it aligned. */
+        state->carried.blob = len > 0 ? talloc_memdup(state, blob, (size_t)len) : NULL;
+        if (len == 0 || state->carried.blob != NULL) {
+            state->carried.gen = gen;
+            state->carried.len = (size_t)len;
+        }
+    }
     if (dp_error != 0) {
         DEBUG(SSSDBG_TRACE_FUNC, "Back-end answered dp_error %u, error %u: %s\n", dp_error,
               error, message);
@@ -187,13 +209,18 @@ done:
     cache_req_dp_finish(req, ret);
 }
 
-errno_t cache_req_dp_recv(struct tevent_req *req, uint16_t *_dp_error, uint32_t *_error)
+errno_t cache_req_dp_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, uint16_t *_dp_error,
+                          uint32_t *_error, struct cache_req_dp_entry *_entry)
 {
     struct cache_req_dp_state *state = tevent_req_data(req, struct cache_req_dp_state);
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_dp_error = state->dp_error;
     *_error = state->error;
+    if (_entry != NULL) {
+        *_entry = state->carried;
+        _entry->blob = talloc_steal(mem_ctx, state->carried.blob);
+    }
     return EOK;
 }
 
@@ -203,7 +230,7 @@ static void cache_req_refresh_done(struct tevent_req *subreq)
     uint32_t error;
     errno_t ret;
 
-    ret = cache_req_dp_recv(subreq, &dp_error, &error);
+    ret = cache_req_dp_recv(NULL, subreq, &dp_error, &error, NULL);
     talloc_free(subreq);
     if (ret != EOK) {
         DEBUG(SSSDBG_TRACE_FUNC, "Background refresh failed: %s\n", sss_strerror(ret));

@@ -47,13 +47,23 @@ uint32_t cache_req_dp_type(enum cache_req_type type);
 /* "name=<name>" or "idnumber=<id>". NULL on ENOMEM. */
 char *cache_req_dp_filter(TALLOC_CTX *mem_ctx, const char *name, uint32_t id);
 
+/* The entry a back-end's OK reply carried (sss_dp.h, sysdb_reply.h): gen 0 when none;
+ * len 0 with gen set: "no such entry". */
+struct cache_req_dp_entry {
+    uint64_t gen;
+    uint8_t *blob;
+    size_t len;
+};
+
 /* One getAccountInfo call to dom's back-end (chained with identical calls in flight).
- * _recv: EOK with the dp_error and error the back-end answered, or the call's failure
+ * _recv: EOK with the dp_error and error the back-end answered and, when _entry is not
+ * NULL, the entry it carried (blob on mem_ctx), or the call's failure
  * (ERR_SBUS_UNKNOWN_SERVICE, ERR_SBUS_NO_REPLY, ERR_SBUS_DISCONNECTED, ...). */
 struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
                                      struct resp_domain *dom, uint32_t dp_type,
                                      const char *filter, uint64_t req_id);
-errno_t cache_req_dp_recv(struct tevent_req *req, uint16_t *_dp_error, uint32_t *_error);
+errno_t cache_req_dp_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, uint16_t *_dp_error,
+                          uint32_t *_error, struct cache_req_dp_entry *_entry);
 
 /* Fires a getAccountInfo call nobody waits for (entry_cache_nowait_percentage). */
 void cache_req_dp_refresh(struct resp_ctx *rctx, struct resp_domain *dom, uint32_t dp_type,

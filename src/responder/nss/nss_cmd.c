@@ -30,7 +30,6 @@ static errno_t nss_cmd_type(uint32_t cmd, enum cache_req_type *_type,
     switch (cmd) {
     case SSS_NSS_GETPWNAM:
     case SSS_NSS_GETPWNAM_EX:
-    case SSS_NSS_GETORIGBYNAME:     /* users only here: no group has extra attributes */
     case SSS_NSS_GETORIGBYUSERNAME:
         *_type = CACHE_REQ_USER_BY_NAME;
         *_mc = NSS_MC_PASSWD;
@@ -59,9 +58,10 @@ static errno_t nss_cmd_type(uint32_t cmd, enum cache_req_type *_type,
     return EINVAL;
 }
 
+/* GETORIGBYNAME goes to nss_cmd_sid.c (a user, else a group); only the user form is here. */
 static bool nss_cmd_is_orig(uint32_t cmd)
 {
-    return cmd == SSS_NSS_GETORIGBYNAME || cmd == SSS_NSS_GETORIGBYUSERNAME;
+    return cmd == SSS_NSS_GETORIGBYUSERNAME;
 }
 
 uint32_t nss_mc_record_ttl(struct nss_ctx *nctx, struct cache_req_result *res)
@@ -96,8 +96,7 @@ static bool nss_earlier_domain_takes_name(struct resp_ctx *rctx, struct resp_dom
     return false;
 }
 
-/* Whether a domain before dom could answer a by-id lookup of id. */
-static bool nss_earlier_domain_takes_id(struct resp_ctx *rctx, struct resp_domain *dom,
+bool nss_earlier_domain_takes_id(struct resp_ctx *rctx, struct resp_domain *dom,
                                         uint32_t id)
 {
     struct resp_domain *d;

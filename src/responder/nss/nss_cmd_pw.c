@@ -2,16 +2,14 @@
  * passwd answers: a user found by cache_req becomes one passwd record in the reply and in
  * the memory cache (nss_mc_record_ttl() decides whether and for how long,
  * nss_mc_record_keys() under which keys). And its original data for libsss_nss_idmap
- * (GETORIGBYNAME), as SSSD 2.8 sends it (nss_protocol_fill_orig): its fixed attributes
- * where the cache has them (mail, originalDN), then every value of each attribute [nss]
- * user_attributes names, from the user's ldap_user_extra_attrs; no memory cache.
+ * (GETORIGBYNAME, GETORIGBYUSERNAME), as SSSD 2.8 sends it (nss_protocol_fill_orig): its
+ * fixed attributes in SSSD's order where we have them (objectSIDString, mail, originalDN),
+ * then every value of each attribute [nss] user_attributes names, from the user's
+ * ldap_user_extra_attrs; no memory cache. GETORIGBYNAME of a group: nss_cmd_sid.c.
  */
 #include <strings.h>
 
-#include "responder/nss/nss_private.h"
-
-/* sss_nss_idmap.h's enum sss_id_type: a user. */
-#define NSS_ID_TYPE_UID 1
+#include "responder/nss/nss_sid.h"
 
 /* The attribute user_attributes[i] names ("+name": name), or NULL: "-name" (it removes
  * from InfoPipe's defaults; NSS has none), or named before (sent once). */
@@ -46,6 +44,7 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     const struct sysdb_user *u = res->user;
     const char *want;
     const char **pairs;
+    char *sid = NULL;
     size_t num_extra = 0;
     size_t n = 0;
     size_t i, j;
@@ -54,10 +53,16 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     while (u->extra != NULL && u->extra[num_extra] != NULL) {
         num_extra++;
     }
-    pairs = talloc_zero_array(NULL, const char *, 4 + num_extra + 1);
+    pairs = talloc_zero_array(NULL, const char *, 6 + num_extra + 1);
     if (pairs == NULL) {
         return ENOMEM;
     }
+    /* SSSD sends the SID first; a user without one (not mapped here) is sent without. */
+    ret = nss_sid_of_id(pairs, nctx->rctx, res->domain, u->uid, &sid);
+    if (ret == ENOMEM) {
+        goto done;
+    }
+    nss_orig_put(pairs, &n, "objectSIDString", sid);
     nss_orig_put(pairs, &n, "mail", u->email);
     nss_orig_put(pairs, &n, "originalDN", u->orig_dn);
     for (i = 0; nctx->user_attributes != NULL && nctx->user_attributes[i] != NULL; i++) {
@@ -68,7 +73,8 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
             }
         }
     }
-    ret = nss_reply_orig_add(reply, NSS_ID_TYPE_UID, pairs);
+    ret = nss_reply_orig_add(reply, NSS_SID_TYPE_UID, pairs);
+done:
     talloc_free(pairs);
     return ret;
 }

@@ -5,6 +5,7 @@
  * The lookups themselves are nss_cmd*.c (nss_private.h).
  */
 #include "responder/nss/nss_private.h"
+#include "responder/nss/nss_sid.h"
 #include "sss_iface/sss_iface.h"
 
 /* SSSD raises a smaller client_idle_timeout to this. */
@@ -33,8 +34,17 @@ static const struct resp_cmd nss_cmds[] = {
     { SSS_NSS_SETNETGRENT, nss_cmd_setnetgrent },
     { SSS_NSS_GETNETGRENT, nss_cmd_getnetgrent },
     { SSS_NSS_ENDNETGRENT, nss_cmd_endnetgrent },
-    { SSS_NSS_GETORIGBYNAME, nss_cmd_lookup },
+    { SSS_NSS_GETORIGBYNAME, nss_cmd_sid },
     { SSS_NSS_GETORIGBYUSERNAME, nss_cmd_lookup },
+    { SSS_NSS_GETSIDBYNAME, nss_cmd_sid },
+    { SSS_NSS_GETNAMEBYSID, nss_cmd_sid },
+    { SSS_NSS_GETIDBYSID, nss_cmd_sid },
+    { SSS_NSS_GETSIDBYID, nss_cmd_sid },
+    { SSS_NSS_GETSIDBYUID, nss_cmd_sid },
+    { SSS_NSS_GETSIDBYGID, nss_cmd_sid },
+    { SSS_NSS_GETORIGBYGROUPNAME, nss_cmd_sid },
+    { SSS_NSS_GETSIDBYUSERNAME, nss_cmd_sid },
+    { SSS_NSS_GETSIDBYGROUPNAME, nss_cmd_sid },
     RESP_CMD_END
 };
 

@@ -454,3 +454,35 @@ bool nss_mc_drop(struct nss_mc *mc, int which, const char *key, uint32_t id)
     nss_mc_repair(mc);
     return found;
 }
+
+bool nss_mc_has_id(struct nss_mc *mc, uint32_t id)
+{
+    char idkey[16];
+    uint32_t bucket;
+    uint32_t slot;
+    uint32_t guard;
+    struct sss_mc_rec *rec;
+    uint64_t now = (uint64_t)time(NULL);
+    bool found = false;
+
+    if (mc == NULL || mc->base == NULL || mc->type == NSS_MC_INITGROUPS) {
+        return false;
+    }
+    snprintf(idkey, sizeof(idkey), "%ld", (long)id);
+    bucket = nss_mc_bucket(mc, idkey);
+    slot = mc->ht[bucket];
+    for (guard = 0; slot != MC_INVALID_VAL32 && guard < mc->slots; guard++) {
+        rec = rec_valid(mc, slot);
+        if (rec == NULL) {
+            break;
+        }
+        if (rec->hash2 == bucket && nss_mc_rec_matches(mc, slot, 2, idkey, id)
+                && rec->expire > now) {
+            found = true;
+            break;
+        }
+        slot = rec_next(rec, bucket);
+    }
+    nss_mc_repair(mc);
+    return found;
+}

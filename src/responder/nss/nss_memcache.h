@@ -102,6 +102,10 @@ errno_t nss_mc_invalidate_initgr_unique(struct nss_mc *mc, const char *unique_na
  * the initgroups file. */
 errno_t nss_mc_invalidate_id(struct nss_mc *mc, uint32_t id);
 
+/* passwd, group: whether a record that has not expired is linked under id (its key2), so
+ * that a client's lookup by that id is answered from the file. */
+bool nss_mc_has_id(struct nss_mc *mc, uint32_t id);
+
 /* Empties the file in place (InvalidateAllUsers, ...Groups, ...Initgroups). */
 errno_t nss_mc_invalidate_all(struct nss_mc *mc);
 

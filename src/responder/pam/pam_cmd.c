@@ -28,6 +28,7 @@
 #include "sbus/sbus_gen.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
+#include "util/sss_csv.h"
 #include "util/sss_hash.h"
 
 #include <security/pam_appl.h>
@@ -203,26 +204,14 @@ bool pam_uid_trusted(struct pam_ctx *pctx, uid_t uid)
  * blanks around the names. */
 static bool pam_in_csv(const char *list, const char *name)
 {
-    const char *p = list;
-    const char *end;
+    const char *pos = list;
+    const char *item;
     size_t n = strlen(name);
     size_t len;
 
-    while (*p != '\0') {
-        while (*p == ' ' || *p == ',') {
-            p++;
-        }
-        end = strchr(p, ',');
-        len = end != NULL ? (size_t)(end - p) : strlen(p);
-        while (len > 0 && p[len - 1] == ' ') {
-            len--;
-        }
-        if (len == n && strncasecmp(p, name, n) == 0) {
+    while (sss_csv_next(&pos, " ", &item, &len)) {
+        if (len > 0 && len == n && strncasecmp(item, name, n) == 0) {
             return true;
-        }
-        p = end != NULL ? end + 1 : p + len;
-        if (end == NULL) {
-            break;
         }
     }
     return false;

@@ -212,14 +212,20 @@ write_sssd_conf() { # FILE [EXTRA [sssd] LINES]
 }
 
 # The PAM service the scenarios log in through (PAM_SERVICE, auth and account by the
-# system's pam_sss.so), in a copy of /etc/pam.d bound over it inside the namespace.
+# system's pam_sss.so), in a private /etc/pam.d bound over the host's inside the namespace.
+# It holds that service and a deny-all "other", nothing of the host's: libpam reads "other"
+# on every pam_start, and Debian's (common-auth and friends) loads pam_unix, pam_winbind,
+# pam_systemd and pam_cap with their libraries each time, 1.5 ms per login that is neither
+# system's work (a login measured 6.0 ms with them, 4.4 ms without).
 PAM_SERVICE=sss-perf
 pam_service_setup() {
-    local module
+    local module kind
     module=$(sys_pam_module) || return 1
     if [ ! -f "$RUN/pam.d/$PAM_SERVICE" ]; then
         mkdir -p "$RUN/pam.d"
-        cp -a /etc/pam.d/. "$RUN/pam.d/" 2> /dev/null
+        for kind in auth account password session; do
+            echo "$kind required pam_deny.so"
+        done > "$RUN/pam.d/other"
         mount --bind "$RUN/pam.d" /etc/pam.d || return 1
     fi
     printf 'auth required %s\naccount required %s\n' "$module" "$module" \

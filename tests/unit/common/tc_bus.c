@@ -1,4 +1,4 @@
-/* The in-process bus fixture of tc_bus.h. */
+/* The in-process bus fixture of tc_bus.h: connections (the server is tc_bus_server.c). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -8,18 +8,6 @@
 #include "util/util.h"
 #include "tests/unit/common/tc_common.h"
 #include "tests/unit/common/tc_bus.h"
-
-struct sbus_server *tc_bus_server(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
-                                  const char *dir)
-{
-    struct sbus_server *server = NULL;
-    char *path = talloc_asprintf(mem_ctx, "%s/bus", dir);
-
-    assert_non_null(path);
-    assert_int_equal(sbus_server_create(mem_ctx, ev, path, geteuid(), &server), EOK);
-    talloc_free(path);
-    return server;
-}
 
 struct sbus_connection *tc_bus_connect(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                        struct sbus_server *server, const char *name)

@@ -356,12 +356,19 @@ static void test_new_messages_wire(void **state)
         dbus_message_unref(theirs);
     }
 
-    /* Arrays are still appended through libdbus, numbered when sent. */
+    /* Byte and uint32 arrays are built whole too; string arrays are still appended
+     * through libdbus, numbered when sent. */
     ours = NULL;
     assert_int_equal(sbus_gen_new_call(&ours, "sssd.nss", "/sssd", "sssd.test", "Member",
                                        "sau", "x", NULL, (uint32_t)0), EOK);
-    assert_int_equal(dbus_message_get_serial(ours), 0);
+    assert_true(dbus_message_get_serial(ours) & 0x80000000U);
     assert_string_equal(dbus_message_get_signature(ours), "sau");
+    dbus_message_unref(ours);
+    ours = NULL;
+    assert_int_equal(sbus_gen_new_call(&ours, "sssd.nss", "/sssd", "sssd.test", "Member",
+                                       "sas", "x", NULL), EOK);
+    assert_int_equal(dbus_message_get_serial(ours), 0);
+    assert_string_equal(dbus_message_get_signature(ours), "sas");
     dbus_message_unref(ours);
 }
 
@@ -398,6 +405,41 @@ static void test_new_reply_wire(void **state)
     dbus_free(b);
     dbus_message_unref(ours);
     dbus_message_unref(theirs);
+
+    /* getAccountInfo's reply with a carried entry (ay), and au: the same bytes as libdbus
+     * appends, for a few lengths (alignment after the length and after the array). */
+    {
+        static const uint8_t bytes[7] = { 1, 2, 3, 4, 5, 6, 7 };
+        static const uint32_t words[3] = { 10, 20, 30 };
+        const uint8_t *bp = bytes;
+        const uint32_t *wp = words;
+        uint64_t t = 77;
+        int n;
+
+        for (n = 0; n <= 7; n += 3) {
+            ours = NULL;
+            assert_int_equal(sbus_gen_new_reply(&ours, call, "qustayau", q, u, s, t,
+                                                n ? bytes : NULL, (uint32_t)n, words,
+                                                (uint32_t)(n % 4)), EOK);
+            assert_true(dbus_message_get_serial(ours) & 0x80000000U);
+            theirs = dbus_message_new_method_return(call);
+            assert_non_null(theirs);
+            assert_true(dbus_message_append_args(theirs, DBUS_TYPE_UINT16, &q,
+                                                 DBUS_TYPE_UINT32, &u, DBUS_TYPE_STRING, &s,
+                                                 DBUS_TYPE_UINT64, &t,
+                                                 DBUS_TYPE_ARRAY, DBUS_TYPE_BYTE, &bp, n,
+                                                 DBUS_TYPE_ARRAY, DBUS_TYPE_UINT32, &wp,
+                                                 n % 4, DBUS_TYPE_INVALID));
+            a = wire_without_serial(ours, &alen);
+            b = wire_without_serial(theirs, &blen);
+            assert_int_equal(alen, blen);
+            assert_memory_equal(a, b, alen);
+            dbus_free(a);
+            dbus_free(b);
+            dbus_message_unref(ours);
+            dbus_message_unref(theirs);
+        }
+    }
 
     /* An invalid value makes no reply. */
     ours = NULL;

@@ -24,17 +24,14 @@
 
 #include "sbus/sbus_server_private.h"
 #include "tests/unit/common/tc_common.h"
+#include "tests/unit/common/tc_bus.h"
 
 #define TEST_DEADLINE_SEC 60
 #define CHILD_ALARM_SEC 50
 #define MAX_CHILDREN 4
 
 struct test_ctx {
-    TALLOC_CTX *mem;                /* holds only the server: checked empty in teardown */
-    struct tevent_context *ev;
-    char *dir;
-    char *socket_path;
-    struct sbus_server *server;
+    struct tc_bus_fixture bus;      /* the server, its loop and directory */
     size_t server_blocks;           /* talloc blocks of an idle server */
     pid_t children[MAX_CHILDREN];
     int num_children;
@@ -47,9 +44,9 @@ static errno_t test_server_start(struct test_ctx *t, uid_t allowed_uid)
 {
     errno_t ret;
 
-    ret = sbus_server_create(t->mem, t->ev, t->socket_path, allowed_uid, &t->server);
+    ret = tc_bus_fixture_restart(&t->bus, allowed_uid);
     if (ret == EOK) {
-        t->server_blocks = talloc_total_blocks(t->server);
+        t->server_blocks = talloc_total_blocks(t->bus.server);
     }
     return ret;
 }
@@ -60,14 +57,8 @@ static int setup(void **state)
 
     t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
-    t->mem = talloc_new(NULL);
-    t->ev = tevent_context_init(t);
-    assert_non_null(t->mem);
-    assert_non_null(t->ev);
-    t->dir = tc_tmpdir(t, "test_sbus_server");
-    t->socket_path = talloc_asprintf(t, "%s/sbus-master", t->dir);
-    assert_non_null(t->socket_path);
-    assert_int_equal(test_server_start(t, getuid()), EOK);
+    tc_bus_fixture_start(t, &t->bus, "test_sbus_server", getuid());
+    t->server_blocks = talloc_total_blocks(t->bus.server);
     *state = t;
     return 0;
 }
@@ -75,14 +66,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct test_ctx *t = *state;
-    struct stat st;
 
-    talloc_zfree(t->server);
-    assert_int_equal(talloc_total_blocks(t->mem), 1);
-    assert_int_equal(stat(t->socket_path, &st), -1);
-    assert_int_equal(errno, ENOENT);
-    tc_tmpdir_remove(t->dir);
-    talloc_free(t->mem);
+    tc_bus_fixture_stop(&t->bus);
     talloc_free(t);
     return 0;
 }
@@ -115,10 +100,10 @@ static void loop_until(struct test_ctx *t, bool (*cond)(struct test_ctx *))
             fail_msg("timed out waiting for the test to finish");
         }
         fired = false;
-        te = tevent_add_timer(t->ev, t, tevent_timeval_current_ofs(0, 5000),
+        te = tevent_add_timer(t->bus.ev, t, tevent_timeval_current_ofs(0, 5000),
                               test_wakeup, &fired);
         assert_non_null(te);
-        assert_int_equal(tevent_loop_once(t->ev), 0);
+        assert_int_equal(tevent_loop_once(t->bus.ev), 0);
         if (!fired) {
             talloc_free(te);
         }
@@ -131,7 +116,7 @@ static char self_path[PATH_MAX];
 
 static void start_child(struct test_ctx *t, const char *name, const char *arg)
 {
-    const char *address = sbus_server_get_address(t->server);
+    const char *address = sbus_server_get_address(t->bus.server);
     pid_t pid;
 
     assert_true(t->num_children < MAX_CHILDREN);
@@ -173,7 +158,7 @@ static bool children_done(struct test_ctx *t)
 
 static bool server_idle(struct test_ctx *t)
 {
-    return sss_list_is_empty(&t->server->peers);
+    return sss_list_is_empty(&t->bus.server->peers);
 }
 
 /* Waits for every child, then for the server to forget every peer, and checks that it
@@ -183,10 +168,10 @@ static void run_children(struct test_ctx *t)
     loop_until(t, children_done);
     t->num_children = 0;
     loop_until(t, server_idle);
-    assert_int_equal(sbus_server_connection_count(t->server), 0);
-    assert_int_equal(sss_hash_table_count(t->server->names), 0);
-    assert_int_equal(sss_hash_table_count(t->server->match_index), 0);
-    assert_int_equal(talloc_total_blocks(t->server), t->server_blocks);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 0);
+    assert_int_equal(sss_hash_table_count(t->bus.server->names), 0);
+    assert_int_equal(sss_hash_table_count(t->bus.server->match_index), 0);
+    assert_int_equal(talloc_total_blocks(t->bus.server), t->server_blocks);
 }
 
 /* -------- child side (blocking libdbus) -------- */
@@ -1087,13 +1072,13 @@ static void test_create(void **state)
     struct stat st;
     char *expected;
 
-    assert_int_equal(lstat(t->socket_path, &st), 0);
+    assert_int_equal(lstat(t->bus.socket_path, &st), 0);
     assert_true(S_ISSOCK(st.st_mode));
     assert_int_equal(st.st_mode & 07777, 0600);
-    expected = talloc_asprintf(t, "unix:path=%s", t->socket_path);
-    assert_string_equal(sbus_server_get_address(t->server), expected);
+    expected = talloc_asprintf(t, "unix:path=%s", t->bus.socket_path);
+    assert_string_equal(sbus_server_get_address(t->bus.server), expected);
     talloc_free(expected);
-    assert_int_equal(sbus_server_connection_count(t->server), 0);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 0);
     assert_null(sbus_server_get_address(NULL));
     assert_int_equal(sbus_server_connection_count(NULL), 0);
 }
@@ -1107,35 +1092,35 @@ static void test_create_errors(void **state)
     char *path;
     int fd;
 
-    assert_int_equal(sbus_server_create(t->mem, NULL, "/x", 0, &server), EINVAL);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, NULL, 0, &server), EINVAL);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, "", 0, &server), EINVAL);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, "/x", 0, NULL), EINVAL);
+    assert_int_equal(sbus_server_create(t->bus.mem, NULL, "/x", 0, &server), EINVAL);
+    assert_int_equal(sbus_server_create(t->bus.mem, t->bus.ev, NULL, 0, &server), EINVAL);
+    assert_int_equal(sbus_server_create(t->bus.mem, t->bus.ev, "", 0, &server), EINVAL);
+    assert_int_equal(sbus_server_create(t->bus.mem, t->bus.ev, "/x", 0, NULL), EINVAL);
 
     /* A regular file is not replaced. */
-    path = talloc_asprintf(t, "%s/file", t->dir);
+    path = talloc_asprintf(t, "%s/file", t->bus.dir);
     fd = open(path, O_CREAT | O_WRONLY, 0600);
     assert_true(fd >= 0);
     close(fd);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, path, 0, &server), EEXIST);
+    assert_int_equal(sbus_server_create(t->bus.mem, t->bus.ev, path, 0, &server), EEXIST);
     assert_null(server);
     assert_int_equal(unlink(path), 0);
     talloc_free(path);
 
     /* Nowhere to listen. */
-    path = talloc_asprintf(t, "%s/nodir/socket", t->dir);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, path, 0, &server), EIO);
+    path = talloc_asprintf(t, "%s/nodir/socket", t->bus.dir);
+    assert_int_equal(sbus_server_create(t->bus.mem, t->bus.ev, path, 0, &server), EIO);
     talloc_free(path);
 
     /* A stale socket is replaced. */
-    path = talloc_asprintf(t, "%s/stale", t->dir);
+    path = talloc_asprintf(t, "%s/stale", t->bus.dir);
     fd = socket(AF_UNIX, SOCK_STREAM, 0);
     assert_true(fd >= 0);
     snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
     assert_int_equal(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
     close(fd);
     assert_int_equal(chmod(path, 0666), 0);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, path, 0, &server), EOK);
+    assert_int_equal(sbus_server_create(t->bus.mem, t->bus.ev, path, 0, &server), EOK);
     assert_int_equal(lstat(path, &st), 0);
     assert_int_equal(st.st_mode & 07777, 0600);
     talloc_free(server);
@@ -1207,8 +1192,8 @@ static void test_no_hello(void **state)
 
 static bool one_peer_named(struct test_ctx *t)
 {
-    return sbus_server_connection_count(t->server) == 1
-           && sbus_server_name_owner(t->server, "test.stay") != NULL;
+    return sbus_server_connection_count(t->bus.server) == 1
+           && sbus_server_name_owner(t->bus.server, "test.stay") != NULL;
 }
 
 static bool children_reaped(struct test_ctx *t)
@@ -1224,8 +1209,8 @@ static void test_free_with_peers(void **state)
 
     start_child(t, "stay", NULL);
     loop_until(t, one_peer_named);
-    talloc_zfree(t->server);
-    assert_int_equal(stat(t->socket_path, &st), -1);
+    talloc_zfree(t->bus.server);
+    assert_int_equal(stat(t->bus.socket_path, &st), -1);
     loop_until(t, children_reaped);
     t->num_children = 0;
 }
@@ -1275,10 +1260,10 @@ static void test_in_process(void **state)
     DBusMessage *msg;
     TALLOC_CTX *owner;
 
-    conn = dbus_connection_open_private(sbus_server_get_address(t->server), NULL);
+    conn = dbus_connection_open_private(sbus_server_get_address(t->bus.server), NULL);
     assert_non_null(conn);
     owner = talloc_new(t);
-    assert_int_equal(sbus_tevent_connection_setup(owner, t->ev, conn), EOK);
+    assert_int_equal(sbus_tevent_connection_setup(owner, t->bus.ev, conn), EOK);
 
     reply = in_process_call(t, conn, dbus_message_new_method_call(DBUS_SERVICE_DBUS,
                             DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS, "Hello"));
@@ -1286,7 +1271,7 @@ static void test_in_process(void **state)
                                       DBUS_TYPE_INVALID));
     assert_string_equal(unique, ":1.1");
     dbus_message_unref(reply);
-    assert_int_equal(sbus_server_connection_count(t->server), 1);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 1);
 
     msg = dbus_message_new_method_call(DBUS_SERVICE_DBUS, DBUS_PATH_DBUS, DBUS_INTERFACE_DBUS,
                                        "RequestName");
@@ -1311,7 +1296,7 @@ static void test_in_process(void **state)
     dbus_connection_close(conn);
     dbus_connection_unref(conn);
     loop_until(t, server_idle);
-    assert_int_equal(talloc_total_blocks(t->server), t->server_blocks);
+    assert_int_equal(talloc_total_blocks(t->bus.server), t->server_blocks);
 }
 
 /* Only uid 0 and the allowed uid get in (needs root to become another user). */
@@ -1323,17 +1308,17 @@ static void test_uid(void **state)
         skip();
     }
     /* Let nobody reach the socket at all, so the refusal is the bus's own. */
-    assert_int_equal(chmod(t->dir, 0755), 0);
+    assert_int_equal(chmod(t->bus.dir, 0755), 0);
 
-    talloc_zfree(t->server);
+    talloc_zfree(t->bus.server);
     assert_int_equal(test_server_start(t, 12345), EOK);
-    assert_int_equal(chmod(t->socket_path, 0666), 0);
+    assert_int_equal(chmod(t->bus.socket_path, 0666), 0);
     start_child(t, "nobody", "refuse");
     run_children(t);
 
-    talloc_zfree(t->server);
+    talloc_zfree(t->bus.server);
     assert_int_equal(test_server_start(t, 65534), EOK);
-    assert_int_equal(chmod(t->socket_path, 0666), 0);
+    assert_int_equal(chmod(t->bus.socket_path, 0666), 0);
     start_child(t, "nobody", "accept");
     run_children(t);
 }

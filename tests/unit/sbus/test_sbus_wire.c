@@ -26,15 +26,12 @@
 #include "sbus/sbus_server_auth.h"
 #include "sbus/sbus_wire.h"
 #include "tests/unit/common/tc_common.h"
+#include "tests/unit/common/tc_bus.h"
 
 #define TEST_DEADLINE_SEC 30
 
 struct test_ctx {
-    TALLOC_CTX *mem;
-    struct tevent_context *ev;
-    char *dir;
-    char *socket_path;
-    struct sbus_server *server;
+    struct tc_bus_fixture bus;      /* the server, its loop and directory */
 };
 
 static int setup(void **state)
@@ -43,15 +40,7 @@ static int setup(void **state)
 
     t = talloc_zero(NULL, struct test_ctx);
     assert_non_null(t);
-    t->mem = talloc_new(NULL);
-    t->ev = tevent_context_init(t);
-    assert_non_null(t->mem);
-    assert_non_null(t->ev);
-    t->dir = tc_tmpdir(t, "test_sbus_wire");
-    t->socket_path = talloc_asprintf(t, "%s/sbus-master", t->dir);
-    assert_non_null(t->socket_path);
-    assert_int_equal(sbus_server_create(t->mem, t->ev, t->socket_path, getuid(), &t->server),
-                     EOK);
+    tc_bus_fixture_start(t, &t->bus, "test_sbus_wire", getuid());
     *state = t;
     return 0;
 }
@@ -60,10 +49,7 @@ static int teardown(void **state)
 {
     struct test_ctx *t = *state;
 
-    talloc_zfree(t->server);
-    assert_int_equal(talloc_total_blocks(t->mem), 1);
-    tc_tmpdir_remove(t->dir);
-    talloc_free(t->mem);
+    tc_bus_fixture_stop(&t->bus);
     talloc_free(t);
     return 0;
 }
@@ -91,9 +77,9 @@ static void turn(struct test_ctx *t, struct raw *c)
     bool fired = false;
     ssize_t n;
 
-    te = tevent_add_timer(t->ev, t, tevent_timeval_current_ofs(0, 2000), wakeup, &fired);
+    te = tevent_add_timer(t->bus.ev, t, tevent_timeval_current_ofs(0, 2000), wakeup, &fired);
     assert_non_null(te);
-    assert_int_equal(tevent_loop_once(t->ev), 0);
+    assert_int_equal(tevent_loop_once(t->bus.ev), 0);
     if (!fired) {
         talloc_free(te);
     }
@@ -173,7 +159,7 @@ static void raw_connect(struct test_ctx *t, struct raw *c)
     struct sockaddr_un sa = { .sun_family = AF_UNIX };
 
     memset(c, 0, sizeof(*c));
-    strcpy(sa.sun_path, t->socket_path);
+    strcpy(sa.sun_path, t->bus.socket_path);
     c->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     assert_true(c->fd >= 0);
     assert_int_equal(connect(c->fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
@@ -409,13 +395,13 @@ static void test_unix_fds_refused(void **state)
     assert_true(strncmp(line, "ERROR", 5) == 0);
     raw_send(&c, "BEGIN\r\n", 7);
     raw_hello(t, &c, false, name, sizeof(name));
-    assert_int_equal(sbus_server_connection_count(t->server), 1);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 1);
 
     raw_send(&c, b.buf, b_call(&b, false, 2, name, "/x", NULL, "Poke", 1));
     turn_until(t, &c, has_eof);
     raw_close(&c);
     turn(t, NULL);
-    assert_int_equal(sbus_server_connection_count(t->server), 0);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 0);
 }
 
 /* Bytes that are not a D-Bus message, or a message larger than the specification allows,
@@ -448,7 +434,7 @@ static void test_garbage_and_oversize(void **state)
     raw_close(&c);
 
     turn(t, NULL);
-    assert_int_equal(sbus_server_connection_count(t->server), 1);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 1);
     /* the first peer is still served */
     raw_poke_self(t, &ok, false, name, 2);
     raw_close(&ok);
@@ -512,7 +498,7 @@ static void test_auth_refusals(void **state)
     turn_until(t, &c, has_eof);
     raw_close(&c);
     turn(t, NULL);
-    assert_int_equal(sbus_server_connection_count(t->server), 0);
+    assert_int_equal(sbus_server_connection_count(t->bus.server), 0);
 }
 
 /* The parser alone: framing refuses what no buffer should be grown for. */

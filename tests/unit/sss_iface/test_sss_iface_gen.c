@@ -513,14 +513,19 @@ static struct tevent_req *account_send(TALLOC_CTX *mem_ctx, struct tevent_contex
 }
 
 static errno_t account_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req, uint16_t *_dp_error,
-                            uint32_t *_error, const char **_message)
+                            uint32_t *_error, const char **_message, uint64_t *_gen,
+                            const uint8_t **_entry, uint32_t *_n_entry)
 {
     struct account_state *state = tevent_req_data(req, struct account_state);
+    static const uint8_t entry[] = { 1, 2, 3 };
 
     TEVENT_REQ_RETURN_ON_ERROR(req);
     *_dp_error = 0;
     *_error = state->entry_type + 1000;
     *_message = talloc_steal(mem_ctx, state->message);
+    *_gen = state->entry_type + 7000;
+    *_entry = entry;
+    *_n_entry = sizeof(entry);
     return EOK;
 }
 
@@ -559,7 +564,7 @@ static void test_invoke_async(void **state)
     run_until_replied(1);
 
     assert_int_equal(sbus_capture.reply_error, EOK);
-    assert_string_equal(dbus_message_get_signature(sbus_capture.reply), "qus");
+    assert_string_equal(dbus_message_get_signature(sbus_capture.reply), "qustay");
     assert_true(dbus_message_get_args(sbus_capture.reply, NULL, DBUS_TYPE_UINT16, &dp_error,
                                       DBUS_TYPE_UINT32, &error, DBUS_TYPE_STRING, &message,
                                       DBUS_TYPE_INVALID));
@@ -631,6 +636,9 @@ static void test_call_keyed(void **state)
     uint16_t dp_error = 99;
     uint32_t error = 99;
     const char *message = NULL;
+    uint64_t gen = 0;
+    const uint8_t *entry = NULL;
+    uint32_t n_entry = 0;
     char *key;
 
     sbus_capture.answer = loopback_answer;
@@ -649,10 +657,14 @@ static void test_call_keyed(void **state)
 
     tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_dataprovider_getAccountInfo_recv(out_ctx, req, &dp_error,
-                                                                     &error, &message), EOK);
+                                                                     &error, &message, &gen,
+                                                                     &entry, &n_entry), EOK);
     talloc_free(req);
     assert_int_equal(dp_error, 0);
     assert_int_equal(error, 1001);
+    assert_true(gen == 7001);
+    assert_int_equal(n_entry, 3);
+    assert_int_equal(entry[2], 3);
     assert_string_equal(message, "name=bob@ldap.test");
     assert_ptr_equal(talloc_parent(message), out_ctx);     /* outlives the request */
     assert_true(rec.req_id == 777);
@@ -663,7 +675,8 @@ static void test_call_keyed(void **state)
                                                           "ldap.test", "", 5, 778);
     tc_wait_req(tctx->ev, req);
     assert_int_equal(sbus_call_sssd_dataprovider_getAccountInfo_recv(out_ctx, req, NULL, &error,
-                                                                     NULL), EOK);
+                                                                     NULL, NULL, NULL, NULL),
+                     EOK);
     talloc_free(req);
     talloc_free(out_ctx);
 }

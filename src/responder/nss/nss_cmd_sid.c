@@ -1,0 +1,364 @@
+/*
+ * The by-SID commands of libsss_nss_idmap (nss_sid.h), as SSSD 2.8's nss responder
+ * answers them:
+ *   GETSIDBYNAME      a user of that name, else a group: its SID (type UID, or BOTH in a
+ *                     domain with auto_private_groups = true; GID for a group);
+ *   GETSIDBYUSERNAME, GETSIDBYGROUPNAME    the same, users or groups only;
+ *   GETSIDBYID        a user with that uid, else a group with that gid; GETSIDBYUID,
+ *                     GETSIDBYGID: users or groups only;
+ *   GETNAMEBYSID, GETIDBYSID   the object a SID names: its output name, or its id;
+ *   GETORIGBYGROUPNAME         a group's objectSIDString and originalDN (key, value pairs);
+ *   GETORIGBYNAME     a user's original data (nss_orig_answer), else a group's, as SSSD
+ *                     looks up an object by name.
+ * Names and ids go through cache_req, as getpwnam does: the cache, else the back-end,
+ * whose answer is cached (and a miss kept in the negative cache). A SID is turned into
+ * the domain and id the domain's ID map gives it (nss_sid_map.c), then looked up by id:
+ * a SID of a known domain that no object has is a by-id miss, asked once and then
+ * answered from the negative cache; a SID no domain maps is "not found" at once. The SID
+ * of an object is computed from its id the same way (ldap_id_mapping = true; with
+ * ldap_id_mapping = false there is none here: not found).
+ * A malformed SID string is answered with status EINVAL; a body no client sends closes
+ * the connection (EBADMSG), as for the other commands.
+ */
+#include <stdio.h>
+#include <strings.h>
+
+#include "responder/nss/nss_sid.h"
+#include "responder/common/resp_names.h"
+#include "confdb/confdb.h"
+#include "sss_client/sss_cli.h"
+
+#define NSS_SID_MAX_STEPS 2
+
+struct nss_sid_state {
+    struct resp_request *rreq;
+    struct nss_ctx *nctx;
+    uint32_t cmd;
+    const char *name;                   /* by name */
+    const char *sid;                    /* by SID */
+    struct resp_domain *sid_dom;        /* by SID: the domain whose map holds it */
+    uint32_t id;                        /* by id, or the id the SID maps to */
+    enum cache_req_type steps[NSS_SID_MAX_STEPS];
+    size_t num_steps;
+    size_t step;
+    uint64_t start_usec;
+};
+
+static const char *nss_sid_cmd_name(uint32_t cmd)
+{
+    switch (cmd) {
+    case SSS_NSS_GETSIDBYNAME: return "GETSIDBYNAME";
+    case SSS_NSS_GETNAMEBYSID: return "GETNAMEBYSID";
+    case SSS_NSS_GETIDBYSID: return "GETIDBYSID";
+    case SSS_NSS_GETSIDBYID: return "GETSIDBYID";
+    case SSS_NSS_GETSIDBYUID: return "GETSIDBYUID";
+    case SSS_NSS_GETSIDBYGID: return "GETSIDBYGID";
+    case SSS_NSS_GETORIGBYGROUPNAME: return "GETORIGBYGROUPNAME";
+    case SSS_NSS_GETORIGBYNAME: return "GETORIGBYNAME";
+    case SSS_NSS_GETSIDBYUSERNAME: return "GETSIDBYUSERNAME";
+    case SSS_NSS_GETSIDBYGROUPNAME: return "GETSIDBYGROUPNAME";
+    }
+    return "?";
+}
+
+static bool nss_sid_is_user_step(enum cache_req_type t)
+{
+    return t == CACHE_REQ_USER_BY_NAME || t == CACHE_REQ_USER_BY_ID;
+}
+
+/* The request's key and lookups. EBADMSG, EINVAL as nss_request_parse() gives them. */
+static errno_t nss_sid_setup(struct nss_sid_state *state, const uint8_t *body, size_t len)
+{
+    struct nss_request nreq;
+    bool by_name = false;
+    bool by_id = false;
+    errno_t ret;
+
+    switch (state->cmd) {
+    case SSS_NSS_GETSIDBYNAME:
+    case SSS_NSS_GETORIGBYNAME:
+        state->steps[state->num_steps++] = CACHE_REQ_USER_BY_NAME;
+        state->steps[state->num_steps++] = CACHE_REQ_GROUP_BY_NAME;
+        by_name = true;
+        break;
+    case SSS_NSS_GETSIDBYUSERNAME:
+        state->steps[state->num_steps++] = CACHE_REQ_USER_BY_NAME;
+        by_name = true;
+        break;
+    case SSS_NSS_GETSIDBYGROUPNAME:
+    case SSS_NSS_GETORIGBYGROUPNAME:
+        state->steps[state->num_steps++] = CACHE_REQ_GROUP_BY_NAME;
+        by_name = true;
+        break;
+    case SSS_NSS_GETSIDBYID:
+        state->steps[state->num_steps++] = CACHE_REQ_USER_BY_ID;
+        state->steps[state->num_steps++] = CACHE_REQ_GROUP_BY_ID;
+        by_id = true;
+        break;
+    case SSS_NSS_GETSIDBYUID:
+        state->steps[state->num_steps++] = CACHE_REQ_USER_BY_ID;
+        by_id = true;
+        break;
+    case SSS_NSS_GETSIDBYGID:
+        state->steps[state->num_steps++] = CACHE_REQ_GROUP_BY_ID;
+        by_id = true;
+        break;
+    case SSS_NSS_GETNAMEBYSID:
+    case SSS_NSS_GETIDBYSID:
+        state->steps[state->num_steps++] = CACHE_REQ_USER_BY_ID;
+        state->steps[state->num_steps++] = CACHE_REQ_GROUP_BY_ID;
+        return nss_sid_request_parse(body, len, &state->sid);
+    default:
+        return EINVAL;
+    }
+    /* Names and ids have the bodies of getpwnam and getpwuid. */
+    ret = nss_request_parse(by_name ? SSS_NSS_GETPWNAM : SSS_NSS_GETPWUID, body, len, &nreq);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (by_name) {
+        state->name = nreq.name;
+    }
+    if (by_id) {
+        state->id = nreq.id;
+    }
+    return EOK;
+}
+
+static void nss_sid_log(struct nss_sid_state *state, struct cache_req_result *res,
+                        errno_t ret)
+{
+    uint64_t d = sss_monotonic_usec() - state->start_usec;
+    char key[32];
+
+    if (!debug_enabled(SSSDBG_TRACE_FUNC)) {
+        return;
+    }
+    snprintf(key, sizeof(key), "%u", state->id);
+    DEBUG(SSSDBG_TRACE_FUNC, "%s %s: %s%s, %llu.%03llu ms\n", nss_sid_cmd_name(state->cmd),
+          state->sid != NULL ? state->sid : (state->name != NULL ? state->name : key),
+          ret == EOK ? "found in " : (ret == ENOENT ? "not found" : "failed: "),
+          ret == EOK ? res->domain->name : (ret == ENOENT ? "" : sss_strerror(ret)),
+          (unsigned long long)(d / 1000), (unsigned long long)(d % 1000));
+}
+
+static void nss_sid_step_done(struct tevent_req *subreq);
+
+static errno_t nss_sid_step(struct nss_sid_state *state)
+{
+    struct tevent_req *subreq;
+    enum cache_req_type type = state->steps[state->step];
+    bool by_name = type == CACHE_REQ_USER_BY_NAME || type == CACHE_REQ_GROUP_BY_NAME;
+
+    subreq = cache_req_send(state, resp_request_ev(state->rreq), state->nctx->rctx, type,
+                            by_name ? state->name : NULL, state->id, 0,
+                            resp_request_id(state->rreq));
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, nss_sid_step_done, state);
+    return EOK;
+}
+
+/* The type of an object: a user is BOTH where every user is its own group. */
+static uint32_t nss_sid_type(struct resp_ctx *rctx, struct resp_domain *dom, bool user)
+{
+    char section[256];
+    char *mpg = NULL;
+    bool both;
+
+    if (!user) {
+        return NSS_SID_TYPE_GID;
+    }
+    snprintf(section, sizeof(section), "domain/%s", dom->name);
+    both = confdb_get_string(rctx->cdb, NULL, section, "auto_private_groups", &mpg) == EOK
+           && mpg != NULL && strcasecmp(mpg, "true") == 0;
+    talloc_free(mpg);
+    return both ? NSS_SID_TYPE_BOTH : NSS_SID_TYPE_UID;
+}
+
+/* GETORIGBYGROUPNAME: the group's SID and DN, as SSSD's key names. */
+static struct resp_reply *nss_sid_orig_group(struct nss_sid_state *state,
+                                             struct cache_req_result *res, const char *sid)
+{
+    const char *pairs[5] = { NULL };
+    struct nss_reply *reply;
+    size_t n = 0;
+
+    if (sid != NULL) {
+        pairs[n++] = "objectSIDString";
+        pairs[n++] = sid;
+    }
+    if (res->group->orig_dn != NULL) {
+        pairs[n++] = "originalDN";
+        pairs[n++] = res->group->orig_dn;
+    }
+    reply = nss_reply_new(state, state->cmd, state->nctx->pwfield);
+    if (reply == NULL || nss_reply_orig_add(reply, NSS_SID_TYPE_GID, pairs) != EOK) {
+        talloc_free(reply);
+        return NULL;
+    }
+    return nss_reply_finish(state->rreq, reply);
+}
+
+/* GETORIGBYNAME of a user: what GETORIGBYUSERNAME sends. */
+static struct resp_reply *nss_sid_orig_user(struct nss_sid_state *state,
+                                            struct cache_req_result *res)
+{
+    struct nss_reply *reply;
+
+    reply = nss_reply_new(state, state->cmd, state->nctx->pwfield);
+    if (reply == NULL || nss_orig_answer(state->nctx, reply, res) != EOK) {
+        talloc_free(reply);
+        return NULL;
+    }
+    return nss_reply_finish(state->rreq, reply);
+}
+
+/* The reply for res; ENOENT when it has nothing to say about it (no SID). */
+static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_result *res,
+                              bool user, struct resp_reply **_reply)
+{
+    struct resp_ctx *rctx = state->nctx->rctx;
+    uint32_t id = user ? res->user->uid : res->group->gid;
+    uint32_t type = nss_sid_type(rctx, res->domain, user);
+    struct resp_reply *reply = NULL;
+    char *sid = NULL;
+    char *name;
+    errno_t ret;
+
+    switch (state->cmd) {
+    case SSS_NSS_GETORIGBYNAME:
+        if (user) {
+            reply = nss_sid_orig_user(state, res);
+            break;
+        }
+        /* A group: as GETORIGBYGROUPNAME. */
+        ret = nss_sid_of_id(state, rctx, res->domain, id, &sid);
+        if (ret == ENOMEM) {
+            return ENOMEM;
+        }
+        reply = nss_sid_orig_group(state, res, ret == EOK ? sid : NULL);
+        break;
+    case SSS_NSS_GETNAMEBYSID:
+        name = resp_output_name(state, rctx, res->domain, res->short_name);
+        reply = name != NULL ? nss_sid_reply_str(state->rreq, state->cmd, type, name) : NULL;
+        break;
+    case SSS_NSS_GETIDBYSID:
+        reply = nss_sid_reply_id(state->rreq, state->cmd, type, id);
+        break;
+    default:
+        ret = nss_sid_of_id(state, rctx, res->domain, id, &sid);
+        if (ret == ENOMEM) {
+            return ENOMEM;
+        }
+        if (state->cmd == SSS_NSS_GETORIGBYGROUPNAME) {
+            reply = nss_sid_orig_group(state, res, ret == EOK ? sid : NULL);
+            break;
+        }
+        if (ret != EOK) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s: %s of %s has no SID here (%s)\n",
+                  nss_sid_cmd_name(state->cmd), user ? "user" : "group", res->domain->name,
+                  ret == ENOTSUP ? "ldap_id_mapping = false" : "id not mapped");
+            return ENOENT;
+        }
+        reply = nss_sid_reply_str(state->rreq, state->cmd, type, sid);
+        break;
+    }
+    if (reply == NULL) {
+        return ENOMEM;
+    }
+    *_reply = reply;
+    return EOK;
+}
+
+static void nss_sid_step_done(struct tevent_req *subreq)
+{
+    struct nss_sid_state *state = tevent_req_callback_data(subreq, struct nss_sid_state);
+    struct resp_request *rreq = state->rreq;
+    struct cache_req_result *res = NULL;
+    struct resp_reply *reply = NULL;
+    bool user = nss_sid_is_user_step(state->steps[state->step]);
+    errno_t ret;
+
+    SSS_REQ_ID_SCOPE(resp_request_id(rreq));
+    ret = cache_req_recv(state, subreq, &res);
+    talloc_free(subreq);
+    if (ret == EOK && state->sid_dom != NULL && res->domain != state->sid_dom) {
+        /* Another domain's object with the same id: not the one the SID names. */
+        ret = ENOENT;
+    }
+    if (ret == EOK) {
+        ret = nss_sid_answer(state, res, user, &reply);
+    }
+    if (ret == ENOENT && ++state->step < state->num_steps) {
+        ret = nss_sid_step(state);
+        if (ret == EOK) {
+            return;
+        }
+    }
+    nss_sid_log(state, res, ret);
+    if (ret == ENOENT) {
+        reply = nss_sid_reply_none(rreq, state->cmd);
+        ret = reply != NULL ? EOK : ENOMEM;
+    }
+    if (ret == EOK) {
+        ret = resp_request_done(rreq, reply);
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "Cannot answer %s: %s\n", nss_sid_cmd_name(state->cmd),
+              sss_strerror(ret));
+        resp_request_done_status(rreq, ret == ENOMEM ? ENOMEM : EIO);
+    }
+    talloc_free(state);
+}
+
+errno_t nss_cmd_sid(struct resp_request *rreq)
+{
+    struct nss_ctx *nctx = talloc_get_type(resp_request_pvt(rreq), struct nss_ctx);
+    struct nss_sid_state *state;
+    struct resp_reply *reply;
+    const uint8_t *body;
+    size_t len;
+    errno_t ret;
+
+    state = talloc_zero(rreq, struct nss_sid_state);
+    if (state == NULL) {
+        return ENOMEM;
+    }
+    state->rreq = rreq;
+    state->nctx = nctx;
+    state->cmd = resp_request_cmd(rreq);
+    state->start_usec = sss_monotonic_usec();
+    body = resp_request_body(rreq, &len);
+    ret = nss_sid_setup(state, body, len);
+    if (ret == EBADMSG) {
+        talloc_free(state);
+        return EBADMSG;
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s: refused: %s\n", nss_sid_cmd_name(state->cmd),
+              state->cmd == SSS_NSS_GETNAMEBYSID || state->cmd == SSS_NSS_GETIDBYSID
+                  ? "not a SID string" : "not a valid name");
+        talloc_free(state);
+        return resp_request_done_status(rreq, EINVAL);
+    }
+    if (state->sid != NULL) {
+        ret = nss_sid_to_id(nctx->rctx, state->sid, &state->sid_dom, &state->id);
+        if (ret == ENOENT) {
+            nss_sid_log(state, NULL, ret);
+            reply = nss_sid_reply_none(rreq, state->cmd);
+            talloc_free(state);
+            return reply != NULL ? resp_request_done(rreq, reply) : ENOMEM;
+        }
+        if (ret != EOK) {
+            talloc_free(state);
+            return ret;
+        }
+    }
+    ret = nss_sid_step(state);
+    if (ret != EOK) {
+        talloc_free(state);
+    }
+    return ret;
+}

@@ -1,0 +1,199 @@
+#!/bin/bash
+# Lookups by SID (libsss_nss_idmap) against our sssd_nss and sssd_be on a real Samba AD DC
+# (tests/lib/samba_ad.sh), id_provider = ad with its default ldap_id_mapping = true.
+# The client is SSSD 2.8's own libsss_nss_idmap.so.0 (Debian's libsss-nss-idmap0,
+# downloaded and unpacked, never installed), and then ours, each loaded by
+# tests/intg/sid_client.c; SSSD's library has /var/lib/sss compiled in: a private mount
+# namespace shows our $PREFIX/var/lib/sss there. The expected values come from the DC
+# (objectSid read with ldapsearch and decoded here) and from glibc (`id` through our
+# libnss_sss), never from the daemon's own mapping code.
+# Checks: getsidbyname of a user and a group, getsidbyuid/gid/id, getnamebysid and
+# getidbysid back (also for a user no lookup touched before: the back-end searches by the
+# id the SID maps to), getorigbygroupname, getorigbyname of a user (objectSIDString
+# first) and of a group name (falls back to the group); an unknown RID of the domain and
+# a SID of an unknown domain -> not found (ENOENT), the first one kept in the negative
+# cache (asked again: no second back-end request); a malformed SID -> refused with
+# EINVAL (which SSSD's library, and ours, report as ENOENT), and sssd_nss still answers. Then
+# id_provider = ldap with ldap_id_mapping = true on the same DC: the same answers.
+# Usage: test_ad_sid.sh PREFIX   (root; 77 without Samba's AD DC packages or the mirror)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+if [ -z "${SAMBA_AD_IN_NS:-}" ]; then
+    . "$TOP/tests/lib/samba_ad.sh"
+    reason=$(samba_ad_skip_reason)
+    [ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
+    ADSID_DEBS=$(mktemp -d /tmp/sssd-adsid-debs.XXXXXX)
+    chmod 0755 "$ADSID_DEBS"     # apt's _apt user writes the downloads here
+    if ! (cd "$ADSID_DEBS" && apt-get download -q libsss-nss-idmap0) \
+            > "$ADSID_DEBS/apt.log" 2>&1; then
+        echo "SKIP: cannot download SSSD's libsss-nss-idmap0 (no mirror?):"
+        tail -n 5 "$ADSID_DEBS/apt.log" | sed 's/^/    /'
+        rm -rf "$ADSID_DEBS"
+        exit 77
+    fi
+    export ADSID_DEBS
+fi
+AD_TEST=test_ad_sid
+AD_NEEDS="cc objdump"
+. "$(dirname "$0")/ad_env.sh"
+trap '_ad_env_exit; rm -rf "$ADSID_DEBS"' EXIT
+
+dpkg-deb -x "$ADSID_DEBS"/libsss-nss-idmap0_*.deb "$WORK/stock" ||
+    { echo "FAIL: dpkg-deb -x"; exit 1; }
+SSSD_IDMAP=$(find "$WORK/stock" -name libsss_nss_idmap.so.0 | head -n1)
+OUR_IDMAP=$PREFIX/lib/libsss_nss_idmap.so.0
+[ -n "$SSSD_IDMAP" ] || { echo "FAIL: no libsss_nss_idmap.so.0 in the package"; exit 1; }
+CLIENT=$WORK/sid_client
+cc -O1 -o "$CLIENT" "$TOP/tests/intg/sid_client.c" -ldl || { echo "FAIL: sid_client"; exit 1; }
+
+# sid LIB OP KEY: the client in a mount namespace where /var/lib/sss is our prefix's.
+sid() {
+    unshare --mount --propagation private -- bash -c '
+        if [ ! -d /var/lib/sss ]; then
+            mount -t tmpfs -o mode=0755,size=64k sid-var-lib /var/lib || exit 125
+            mkdir /var/lib/sss || exit 125
+        fi
+        mount --bind "$1" /var/lib/sss || exit 125
+        shift
+        exec timeout 20 "$@"
+    ' sid-ns "$PREFIX/var/lib/sss" "$CLIENT" "$@"
+}
+
+samba_ad_user alice Alice-Pass1 || exit 1
+samba_ad_user bob Bob-Pass1 || exit 1
+samba_ad_tool group add g_sid > /dev/null || { echo "FAIL: group add"; exit 1; }
+samba_ad_tool group addmembers g_sid alice > /dev/null || { echo "FAIL: addmembers"; exit 1; }
+samba_ad_join || { echo "FAIL: adcli join"; exit 1; }
+ALICE_SID=$(samba_ad_sid alice)
+BOB_SID=$(samba_ad_sid bob)
+G_SID=$(samba_ad_sid g_sid)
+DOM_SID=${ALICE_SID%-*}
+echo "# from the DC: alice $ALICE_SID, bob $BOB_SID, g_sid $G_SID"
+[ -n "$ALICE_SID" ] && [ -n "$G_SID" ] || { echo "FAIL: no objectSid from the DC"; exit 1; }
+
+write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss
+[domain/ad.test]
+id_provider = ad
+debug_level = 0xfff0
+[nss]
+debug_level = 0xfff0
+CONF
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not start"
+BE_LOG=$LOGS/sssd_be_ad.test.log
+ALICE_UID=$(in_nss_ns id -u alice)
+G_GID=$(in_nss_ns getent group g_sid | cut -d: -f3)
+echo "# from glibc: alice uid $ALICE_UID, g_sid gid $G_GID"
+[ -n "$ALICE_UID" ] && [ -n "$G_GID" ] || fail "alice or g_sid not resolved through glibc"
+
+# The ABI: every symbol of SSSD's library, under the same version, in ours.
+syms() { objdump -T "$1" | awk '$NF ~ /^sss_nss_/ { print $(NF-1), $NF }' | sort; }
+missing=$(comm -23 <(syms "$SSSD_IDMAP") <(syms "$OUR_IDMAP") | tr '\n' ' ')
+check "our libsss_nss_idmap.so.0 exports SSSD 2.8's $(syms "$SSSD_IDMAP" | wc -l) symbols \
+under SSSD's versions (missing: ${missing:-none})" test -z "$missing" -a -f "$OUR_IDMAP"
+
+for lib in "$SSSD_IDMAP" "$OUR_IDMAP"; do
+    who=$([ "$lib" = "$SSSD_IDMAP" ] && echo "SSSD's library" || echo "our library")
+    if [ ! -f "$lib" ]; then
+        fail "$who: $lib is not installed"
+        continue
+    fi
+    out=$(sid "$lib" sidbyname alice)
+    check "$who: getsidbyname alice ($out)" test "$out" = "rc=0 type=1 value=$ALICE_SID"
+    out=$(sid "$lib" sidbyname alice@ad.test)
+    check "$who: getsidbyname alice@ad.test ($out)" test "$out" = "rc=0 type=1 value=$ALICE_SID"
+    out=$(sid "$lib" sidbyname g_sid)
+    check "$who: getsidbyname g_sid ($out)" test "$out" = "rc=0 type=2 value=$G_SID"
+    out=$(sid "$lib" sidbyuid "$ALICE_UID")
+    check "$who: getsidbyuid $ALICE_UID ($out)" test "$out" = "rc=0 type=1 value=$ALICE_SID"
+    out=$(sid "$lib" sidbygid "$G_GID")
+    check "$who: getsidbygid $G_GID ($out)" test "$out" = "rc=0 type=2 value=$G_SID"
+    out=$(sid "$lib" sidbyid "$G_GID")
+    check "$who: getsidbyid $G_GID ($out)" test "$out" = "rc=0 type=2 value=$G_SID"
+    out=$(sid "$lib" namebysid "$ALICE_SID")
+    check "$who: getnamebysid alice's SID ($out)" test "$out" = "rc=0 type=1 value=alice"
+    out=$(sid "$lib" namebysid "$G_SID")
+    check "$who: getnamebysid g_sid's SID ($out)" test "$out" = "rc=0 type=2 value=g_sid"
+    out=$(sid "$lib" idbysid "$ALICE_SID")
+    check "$who: getidbysid alice's SID = id -u alice ($out)" \
+        test "$out" = "rc=0 type=1 value=$ALICE_UID"
+    out=$(sid "$lib" idbysid "$G_SID")
+    check "$who: getidbysid g_sid's SID ($out)" test "$out" = "rc=0 type=2 value=$G_GID"
+    out=$(sid "$lib" origbygroupname g_sid)
+    check "$who: getorigbygroupname g_sid ($(echo $out))" \
+        grep -qx "objectSIDString=$G_SID" <<< "$out"
+    # getorigbyname: a user's objectSIDString comes first, as SSSD sends it; a group
+    # name falls back to the group.
+    out=$(sid "$lib" origbyname alice)
+    check "$who: getorigbyname alice: objectSIDString first ($(echo $out))" \
+        test "$(sed -n 1,2p <<< "$out" | tr '\n' ' ')" = "rc=0 type=1 objectSIDString=$ALICE_SID "
+    out=$(sid "$lib" origbyname g_sid)
+    check "$who: getorigbyname g_sid: the group ($(echo $out))" \
+        test "$(sed -n 1,2p <<< "$out" | tr '\n' ' ')" = "rc=0 type=2 objectSIDString=$G_SID "
+    out=$(sid "$lib" namebysid "S-1-5-21-1-2-3-1000")
+    check "$who: a SID of an unknown domain: not found ($out)" test "$out" = "rc=2 type=-1 value="
+    # SSSD's library turns every error status into ENOENT (nss_status_to_errno): the
+    # daemon's refusal is seen in its log.
+    n0=$(grep -c "GETNAMEBYSID: refused: not a SID string" "$LOGS/sssd_nss.log")
+    out=$(sid "$lib" namebysid "S-1-5-21-x")
+    n1=$(grep -c "GETNAMEBYSID: refused: not a SID string" "$LOGS/sssd_nss.log")
+    check "$who: a malformed SID: an error ($out), sssd_nss refused it (EINVAL)" \
+        test "$out" = "rc=2 type=-1 value=" -a "$n1" = $((n0 + 1))
+    out=$(sid "$lib" sidbyname alice)
+    check "$who: ... and sssd_nss still answers ($out)" test "$out" = "rc=0 type=1 value=$ALICE_SID"
+done
+
+# bob: never looked up; by SID first (the back-end's by-id search), then glibc agrees.
+out=$(sid "$SSSD_IDMAP" namebysid "$BOB_SID")
+check "a cold user by SID: getnamebysid bob's SID ($out)" test "$out" = "rc=0 type=1 value=bob"
+out=$(sid "$SSSD_IDMAP" idbysid "$BOB_SID")
+bob_uid=$(in_nss_ns id -u bob)
+check "  ... getidbysid = id -u bob ($out, $bob_uid)" test "$out" = "rc=0 type=1 value=$bob_uid"
+
+# An unknown RID of the domain: not found, then answered from the negative cache.
+unknown="$DOM_SID-99999"
+n0=$(grep -c "getAccountInfo\|account request" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" namebysid "$unknown")
+check "an unknown RID of the domain: not found ($out)" test "$out" = "rc=2 type=-1 value="
+n1=$(grep -c "getAccountInfo\|account request" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" idbysid "$unknown")
+check "  ... asked again: not found ($out)" test "$out" = "rc=2 type=-1 value="
+n2=$(grep -c "getAccountInfo\|account request" "$BE_LOG")
+check "  ... the back-end was asked the first time ($n0 -> $n1) only ($n1 -> $n2)" \
+    test "$n1" -gt "$n0" -a "$n2" = "$n1"
+# id_provider = ldap with ldap_id_mapping = true (objectSid read, ids mapped), on the same
+# DC: the same answers through SSSD's library.
+write_conf <<CONF
+[sssd]
+domains = corp
+services = nss
+[domain/corp]
+id_provider = ldap
+ldap_uri = ldap://$SAMBA_AD_DC
+ldap_schema = ad
+ldap_id_mapping = true
+ldap_search_base = $SAMBA_AD_BASE
+ldap_sasl_mech = GSSAPI
+ldap_sasl_authid = CLIENT\$
+krb5_realm = $SAMBA_AD_REALM
+debug_level = 0xfff0
+[nss]
+debug_level = 0xfff0
+CONF
+start_sssd && wait_name sssd.domain_corp 10000 || fail "sssd did not start (id_provider = ldap)"
+uid=$(in_nss_ns id -u alice)
+out=$(sid "$SSSD_IDMAP" sidbyname alice)
+check "id_provider = ldap, ldap_id_mapping: getsidbyname alice ($out)" \
+    test "$out" = "rc=0 type=1 value=$ALICE_SID"
+out=$(sid "$SSSD_IDMAP" idbysid "$G_SID")
+gid=$(in_nss_ns getent group g_sid | cut -d: -f3)
+check "  ... getidbysid g_sid's SID = getent group's gid ($out, $gid)" \
+    test "$out" = "rc=0 type=2 value=$gid" -a -n "$gid"
+out=$(sid "$SSSD_IDMAP" namebysid "$BOB_SID")
+check "  ... getnamebysid bob's SID ($out)" test "$out" = "rc=0 type=1 value=bob"
+out=$(sid "$SSSD_IDMAP" sidbyuid "$uid")
+check "  ... getsidbyuid $uid ($out)" test "$out" = "rc=0 type=1 value=$ALICE_SID"
+summary

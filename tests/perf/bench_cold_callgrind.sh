@@ -1,0 +1,69 @@
+#!/bin/bash
+# Instructions (callgrind Ir) that sssd_be and sssd_nss execute per cold lookup: a count,
+# not a timing, so it does not move with the machine's load (bench_wakeups.sh's CPU column
+# swings 2x on a shared machine). A private slapd (gen_directory.py, 3,000 users) and our
+# sssd with sssd_be and sssd_nss started under valgrind --tool=callgrind (their binaries in
+# PREFIX are swapped for a wrapper for the run and put back on exit, so use a scratch
+# install, never one in use); three warm-up lookups, the counters zeroed, then N lookups of
+# users never seen, the counters dumped. Prints Ir per lookup per process.
+# Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
+#   id: id USER, initgroups and its groups). Output files in ${CG_OUT:-/tmp/sssd-cg}/LABEL.
+set -u
+PREFIX=$1; LABEL=$2; N=${3:-200}; OP=${4:-pw}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=${CG_OUT:-/tmp/sssd-cg}/$LABEL
+rm -rf $OUT; mkdir -p $OUT
+. $TOP/tests/intg/lib.sh
+. $TOP/tests/intg/nss_ns.sh
+. $TOP/tests/lib/slapd.sh
+WORK=$(mktemp -d /tmp/sssd-cg-work.XXXXXX)
+L=$PREFIX/libexec/sssd
+restore() {
+    for b in sssd_nss sssd_be; do
+        [ -f $L/$b.real ] && mv -f $L/$b.real $L/$b
+    done
+}
+cleanup() { stop_sssd; slapd_stop "$WORK/ldap" 2>/dev/null; restore; rm -rf $WORK; }
+trap cleanup EXIT
+python3 $TOP/tests/perf/gen_directory.py 3000 100 50 10 dc=perf,dc=test rfc2307 > $WORK/dir.ldif
+mkdir -p $WORK/ldap
+URI=$(SLAPD_LOGLEVEL=none slapd_start "$WORK/ldap" "$WORK/dir.ldif" dc=perf,dc=test) || exit 1
+for b in sssd_nss sssd_be; do
+    mv $L/$b $L/$b.real
+    printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s/%s.%%p.out "$0.real" "$@"\n' $OUT $b > $L/$b
+    chmod 755 $L/$b
+done
+write_conf <<CONF
+[sssd]
+services = nss
+domains = perf.test
+[nss]
+timeout = 120
+[domain/perf.test]
+timeout = 120
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = dc=perf,dc=test
+ldap_schema = rfc2307
+CONF
+start_sssd || { echo "no start"; exit 1; }
+sleep 2
+# Warm-up: connection to slapd, first-request work.
+for i in 2990 2991 2992; do SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $i) > /dev/null; done
+nss=$(pgrep -f "valgrind.*sssd_nss" | head -1); be=$(pgrep -f "valgrind.*sssd_be" | head -1)
+callgrind_control -z $nss $be > /dev/null
+for i in $(seq 1 $N); do
+    u=$(printf 'user%06d' $i)
+    if [ "$OP" = id ]; then
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns id $u > /dev/null || echo "lookup $i failed"
+    else
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $u > /dev/null || echo "lookup $i failed"
+    fi
+done
+
+callgrind_control -d $nss $be > /dev/null
+sleep 1
+for f in $OUT/*.out.*; do
+    ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
+    echo "$LABEL $(basename $f) Ir=$ir per_lookup=$(( ${ir:-0} / N ))"
+done

@@ -1,0 +1,368 @@
+/*
+ * Unit tests of the writer's read cache fill at commit (src/db/sysdb_pending.c): after a
+ * store commits, the back-end's reply entry (sysdb_reply_get) comes from its read cache,
+ * not from an ldb read, and it is byte for byte what a fresh read returns. The fresh read
+ * is made by another process (this binary re-executed as a reader, with an empty read
+ * cache) at the same generation. Covered: a new user and a changed one (attributes
+ * cleared), a group with members and nested groups, an initgroups stored with its user in
+ * one transaction or of a user already cached, and writes later in the same transaction (an expire, a delete, another
+ * user taking the uid) that must not let a stale entry through.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/unit/common/tc_common.h"
+#include "util/util.h"
+#include "db/sysdb.h"
+#include "db/sysdb_rcache.h"
+#include "db/sysdb_reply.h"
+
+#define DOM "reply.dom"
+#define NOW 1700000000
+#define TMO 5400
+
+struct rs_test {
+    TALLOC_CTX *mem;
+    char *dir;                  /* on mem */
+    struct sysdb_ctx *sysdb;
+};
+
+static int setup(void **state)
+{
+    struct rs_test *t = calloc(1, sizeof(*t));
+
+    assert_non_null(t);
+    t->mem = talloc_new(NULL);
+    assert_non_null(t->mem);
+    t->dir = tc_tmpdir(t->mem, "test_sysdb_reply_store");
+    assert_int_equal(sysdb_open_ext(t->mem, t->dir, DOM, SYSDB_CASE_INSENSITIVE,
+                                    SYSDB_BACKEND_MDB, &t->sysdb), EOK);
+    *state = t;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct rs_test *t = *state;
+
+    talloc_free(t->sysdb);
+    tc_tmpdir_remove(t->dir);
+    talloc_free(t->mem);
+    free(t);
+    return 0;
+}
+
+static uint64_t hits(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_rcache_stats st;
+
+    sysdb_rcache_stats(sysdb, &st);
+    return st.hits;
+}
+
+static uint64_t misses(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_rcache_stats st;
+
+    sysdb_rcache_stats(sysdb, &st);
+    return st.misses;
+}
+
+/* The reader: this binary run as another process, writing gen and the blob to out. */
+static int reader(const char *dir, const char *kind, const char *arg, const char *out)
+{
+    struct sysdb_reply_key key = { .kind = (enum sysdb_rc_kind)atoi(kind) };
+    struct sysdb_ctx *sysdb;
+    uint64_t gen = 0;
+    void *blob = NULL;
+    size_t len = 0;
+    FILE *f;
+    errno_t ret;
+
+    if (key.kind == SYSDB_RC_USER_UID || key.kind == SYSDB_RC_GROUP_GID) {
+        key.id = (uint32_t)strtoul(arg, NULL, 10);
+    } else {
+        key.name = arg;
+    }
+    ret = sysdb_open_ext(NULL, dir, DOM, SYSDB_CASE_INSENSITIVE, SYSDB_BACKEND_MDB, &sysdb);
+    if (ret != EOK) {
+        return 2;
+    }
+    ret = sysdb_reply_get(sysdb, sysdb, &key, &gen, &blob, &len);
+    f = fopen(out, "w");
+    if (ret != EOK || f == NULL || fwrite(&gen, sizeof(gen), 1, f) != 1
+            || (len > 0 && fwrite(blob, 1, len, f) != len)) {
+        ret = EIO;
+    }
+    if (f != NULL && fclose(f) != 0) {
+        ret = EIO;
+    }
+    talloc_free(sysdb);
+    return ret == EOK ? 0 : 1;
+}
+
+/* The whole file at path, on mem_ctx. */
+static char *read_whole(TALLOC_CTX *mem_ctx, const char *path, size_t *_len)
+{
+    char *data = talloc_size(mem_ctx, 1 << 20);
+    size_t len = 0;
+    ssize_t n;
+    int fd;
+
+    assert_non_null(data);
+    fd = open(path, O_RDONLY);
+    assert_true(fd >= 0);
+    while ((n = read(fd, data + len, (1 << 20) - len)) > 0) {
+        len += (size_t)n;
+    }
+    assert_int_equal(n, 0);
+    close(fd);
+    *_len = len;
+    return data;
+}
+
+/* A fresh read of key by another process: its generation and flat entry (on mem_ctx). */
+static void fresh_read(struct rs_test *t, const struct sysdb_reply_key *key, uint64_t *_gen,
+                       char **_blob, size_t *_len)
+{
+    char *out = talloc_asprintf(t->mem, "%s/reply.out", t->dir);
+    char kind[16];
+    char arg[16];
+    char *data;
+    size_t len;
+    int status;
+    pid_t pid;
+
+    snprintf(kind, sizeof(kind), "%d", (int)key->kind);
+    snprintf(arg, sizeof(arg), "%u", key->id);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", "test_sysdb_reply_store", "--reader", t->dir, kind,
+              key->name != NULL ? key->name : arg, out, (char *)NULL);
+        _exit(3);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    data = read_whole(t->mem, out, &len);
+    assert_true(len >= sizeof(uint64_t));
+    memcpy(_gen, data, sizeof(uint64_t));
+    *_len = len - sizeof(uint64_t);
+    *_blob = data + sizeof(uint64_t);
+}
+
+/*
+ * The writer's reply entry for key: served by its read cache (filled by the store, no ldb
+ * read) when from_store, and equal to a fresh read by another process at the same
+ * generation.
+ */
+static void assert_reply(struct rs_test *t, const struct sysdb_reply_key *key, bool from_store)
+{
+    uint64_t before = hits(t->sysdb);
+    uint64_t missed = misses(t->sysdb);
+    uint64_t gen;
+    uint64_t fresh_gen;
+    void *blob;
+    size_t len;
+    char *fresh;
+    size_t fresh_len;
+
+    assert_int_equal(sysdb_reply_get(t->mem, t->sysdb, key, &gen, &blob, &len), EOK);
+    if (from_store) {
+        /* The entry the store left: one hit, no miss (no read). */
+        assert_int_equal(hits(t->sysdb), before + 1);
+        assert_int_equal(misses(t->sysdb), missed);
+    }
+    assert_true(len > 0);
+    fresh_read(t, key, &fresh_gen, &fresh, &fresh_len);
+    assert_int_equal(fresh_gen, gen);
+    assert_int_equal(fresh_len, len);
+    assert_memory_equal(fresh, blob, len);
+    talloc_free(blob);
+}
+
+static void store_user(struct sysdb_ctx *sysdb, const char *name, uint32_t uid,
+                       const char *gecos, bool full)
+{
+    const char *extra[] = { "employeeNumber", "42", "l", "Brno", NULL };
+    struct sysdb_user u = { .name = name, .uid = uid, .gid = uid + 1, .gecos = gecos,
+                            .home = "/home/x", .shell = "/bin/sh" };
+
+    if (full) {
+        u.orig_dn = "uid=x,ou=people,dc=example,dc=com";
+        u.email = "X.Person@Example.com";
+        u.upn = "x@EXAMPLE.COM";
+        u.extra = extra;
+    }
+    assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
+}
+
+static void test_user(void **state)
+{
+    struct rs_test *t = *state;
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = "Joe" };
+    struct sysdb_reply_key by_uid = { .kind = SYSDB_RC_USER_UID, .id = 5000 };
+
+    store_user(t->sysdb, "Joe", 5000, "Joe Bloggs", true);
+    assert_reply(t, &by_name, true);
+    store_user(t->sysdb, "Joe", 5000, "Joe Bloggs", true);
+    assert_reply(t, &by_uid, true);
+    /* Changed, with the optional attributes gone: the cleared ones are not carried. */
+    store_user(t->sysdb, "joe", 5000, "Joe B.", false);
+    assert_reply(t, &by_name, true);
+    assert_reply(t, &by_uid, false);
+    /* Another name takes the uid: the old entry is deleted, the new one carried. */
+    store_user(t->sysdb, "ann", 5000, "Ann", true);
+    by_name.name = "ann";
+    assert_reply(t, &by_name, true);
+    store_user(t->sysdb, "ann", 5000, "Ann", true);
+    assert_reply(t, &by_uid, true);
+}
+
+static void test_group(void **state)
+{
+    struct rs_test *t = *state;
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_GROUP_NAME, .name = "devs" };
+    struct sysdb_reply_key by_gid = { .kind = SYSDB_RC_GROUP_GID, .id = 7000 };
+    struct sysdb_group g = {
+        .name = "devs", .gid = 7000, .orig_dn = "cn=devs,ou=groups,dc=example,dc=com",
+        .members = (const char *[]){ "joe", "Ann", "bob", NULL },
+        .member_groups = (const char *[]){ "admins", NULL },
+    };
+
+    assert_int_equal(sysdb_store_group(t->sysdb, &g, true, NOW, TMO), EOK);
+    assert_reply(t, &by_name, true);
+    g.members = (const char *[]){ "carl", NULL };
+    g.member_groups = NULL;
+    assert_int_equal(sysdb_store_group(t->sysdb, &g, true, NOW + 1, TMO), EOK);
+    assert_reply(t, &by_gid, true);
+    assert_reply(t, &by_name, false);
+}
+
+/* The cold `id`: the user, its groups and its list in one transaction. */
+static void test_initgroups(void **state)
+{
+    struct rs_test *t = *state;
+    struct sysdb_reply_key initgr = { .kind = SYSDB_RC_INITGR, .name = "joe" };
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = "joe" };
+    struct sysdb_group g1 = { .name = "g1", .gid = 6001 };
+    struct sysdb_group g2 = { .name = "g2", .gid = 6002,
+                              .members = (const char *[]){ "joe", NULL } };
+
+    for (int round = 0; round < 2; round++) {
+        assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+        store_user(t->sysdb, "joe", 5000, round == 0 ? "first" : "second", round == 0);
+        assert_int_equal(sysdb_store_group(t->sysdb, &g1, false, NOW, TMO), EOK);
+        assert_int_equal(sysdb_store_group(t->sysdb, &g2, true, NOW, TMO), EOK);
+        assert_int_equal(sysdb_store_initgroups_gids(t->sysdb, "joe",
+                                                     (const char *[]){ "g1", "g2", NULL },
+                                                     (const uint32_t[]){ 6001, 6002 },
+                                                     NOW + round, TMO), EOK);
+        assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+        assert_reply(t, &initgr, true);
+        assert_reply(t, &by_name, true);
+    }
+    /* The user already cached (`id` after getpwnam): its part comes from the read cache
+     * as of the transaction's start; then the same after a change to the user entry in
+     * the transaction (an expire), which must not be missed. */
+    store_user(t->sysdb, "joe", 5000, "cached", true);
+    for (int round = 0; round < 2; round++) {
+        struct sysdb_user *u;
+
+        /* The user in the read cache at the current generation. */
+        assert_int_equal(sysdb_get_user_by_name(t->mem, t->sysdb, "joe", &u), EOK);
+        talloc_free(u);
+        assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+        assert_int_equal(sysdb_store_group(t->sysdb, &g2, true, NOW + 5, TMO), EOK);
+        if (round == 1) {
+            assert_int_equal(sysdb_expire_user(t->sysdb, "joe"), EOK);
+        }
+        assert_int_equal(sysdb_store_initgroups_gids(t->sysdb, "joe",
+                                                     (const char *[]){ "g2", NULL },
+                                                     (const uint32_t[]){ 6002 },
+                                                     NOW + 5, TMO), EOK);
+        assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+        assert_reply(t, &initgr, round == 0);
+    }
+    /* An empty list, stored with the user. */
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    store_user(t->sysdb, "joe", 5000, "third", true);
+    assert_int_equal(sysdb_store_initgroups(t->sysdb, "joe", (const char *[]){ NULL },
+                                            NOW, TMO), EOK);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    assert_reply(t, &initgr, true);
+}
+
+/* Writes after the store in the same transaction: what a read returns is carried. */
+static void test_later_writes(void **state)
+{
+    struct rs_test *t = *state;
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = "joe" };
+    struct sysdb_reply_key by_uid = { .kind = SYSDB_RC_USER_UID, .id = 5000 };
+    struct sysdb_reply_key initgr = { .kind = SYSDB_RC_INITGR, .name = "joe" };
+    struct sysdb_user *u;
+    uint64_t gen;
+    void *blob;
+    size_t len;
+
+    /* Expired after the store: the expiry a read sees. */
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    store_user(t->sysdb, "joe", 5000, "Joe", true);
+    assert_int_equal(sysdb_store_initgroups(t->sysdb, "joe", (const char *[]){ NULL },
+                                            NOW, TMO), EOK);
+    assert_int_equal(sysdb_expire_user(t->sysdb, "joe"), EOK);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    assert_reply(t, &by_name, false);
+    assert_reply(t, &initgr, false);
+    assert_int_equal(sysdb_get_user_by_name(t->mem, t->sysdb, "joe", &u), EOK);
+    assert_int_equal(u->expire, 1);
+    talloc_free(u);
+
+    /* Another user takes the uid in the same transaction: joe is gone. */
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    store_user(t->sysdb, "joe", 5000, "Joe", true);
+    store_user(t->sysdb, "bob", 5000, "Bob", false);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    assert_int_equal(sysdb_reply_get(t->mem, t->sysdb, &by_name, &gen, &blob, &len), EOK);
+    assert_int_equal(len, 0);
+    assert_reply(t, &by_uid, false);
+
+    /* Stored, then deleted; and a cancelled store leaves nothing behind. */
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    store_user(t->sysdb, "carl", 5002, "Carl", true);
+    assert_int_equal(sysdb_delete_user(t->sysdb, "carl"), EOK);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    by_name.name = "carl";
+    assert_int_equal(sysdb_reply_get(t->mem, t->sysdb, &by_name, &gen, &blob, &len), EOK);
+    assert_int_equal(len, 0);
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    store_user(t->sysdb, "dave", 5003, "Dave", true);
+    assert_int_equal(sysdb_transaction_cancel(t->sysdb), EOK);
+    by_name.name = "dave";
+    assert_int_equal(sysdb_reply_get(t->mem, t->sysdb, &by_name, &gen, &blob, &len), EOK);
+    assert_int_equal(len, 0);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_user, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_group, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_initgroups, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_later_writes, setup, teardown),
+    };
+
+    if (argc == 6 && strcmp(argv[1], "--reader") == 0) {
+        return reader(argv[2], argv[3], argv[4], argv[5]);
+    }
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
