@@ -101,6 +101,9 @@ static errno_t sysdb_setup_indexes(struct sysdb_ctx *sysdb)
     if (lret == LDB_SUCCESS) {
         lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_EMAIL_KEY);
     }
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_SID);
+    }
     if (lret == LDB_SUCCESS && sysdb->backend == SYSDB_BACKEND_MDB) {
         /* ldb_mdb keys records by GUID (its full scans read only the GUID key range); the
          * DN -> GUID index is then built in. */
@@ -183,12 +186,17 @@ done:
     return ret;
 }
 
-/* The format this one upgrades in place rather than emptying: 2 lacked only the index of
- * users' e-mail addresses (mailk). Entries are kept, cached credentials with them; a user
- * stored before has no address until its next refresh stores one. */
-#define SYSDB_VERSION_PREV "2"
+/* The formats this one upgrades in place rather than emptying: 2 lacked the index of
+ * users' e-mail addresses (mailk), 3 the index of SIDs (objectSIDString). Entries are
+ * kept, cached credentials with them; an entry stored before has no address or SID until
+ * its next refresh stores one. */
+static bool sysdb_version_upgradable(const char *version)
+{
+    return strcmp(version, "2") == 0 || strcmp(version, "3") == 0;
+}
 
-static errno_t sysdb_upgrade_prev(struct sysdb_ctx *sysdb, struct ldb_dn *base)
+static errno_t sysdb_upgrade_prev(struct sysdb_ctx *sysdb, struct ldb_dn *base,
+                                  const char *version)
 {
     struct ldb_message *msg;
     int lret;
@@ -200,8 +208,11 @@ static errno_t sysdb_upgrade_prev(struct sysdb_ctx *sysdb, struct ldb_dn *base)
     }
     /* Adding a value to @INDEXLIST makes ldb index the new attribute over every record. */
     lret = ldb_msg_add_empty(msg, "@IDXATTR", LDB_FLAG_MOD_ADD, NULL);
-    if (lret == LDB_SUCCESS) {
+    if (lret == LDB_SUCCESS && strcmp(version, "2") == 0) {
         lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_EMAIL_KEY);
+    }
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_SID);
     }
     if (lret != LDB_SUCCESS) {
         ret = ENOMEM;
@@ -210,7 +221,7 @@ static errno_t sysdb_upgrade_prev(struct sysdb_ctx *sysdb, struct ldb_dn *base)
     sysdb_ldb_enter();
     lret = ldb_modify(sysdb->ldb, msg);
     sysdb_ldb_leave();
-    ret = sysdb_ldb_error(sysdb, lret, "Adding the e-mail index");
+    ret = sysdb_ldb_error(sysdb, lret, "Adding the indexes of the new format");
     if (ret != EOK) {
         goto done;
     }
@@ -225,8 +236,8 @@ static errno_t sysdb_upgrade_prev(struct sysdb_ctx *sysdb, struct ldb_dn *base)
         ret = sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_YES);
     }
     if (ret == EOK) {
-        DEBUG(SSSDBG_TRACE_FUNC, "%s upgraded from format version " SYSDB_VERSION_PREV
-              " to " SYSDB_VERSION "\n", sysdb->path);
+        DEBUG(SSSDBG_TRACE_FUNC, "%s upgraded from format version %s to " SYSDB_VERSION
+              "\n", sysdb->path, version);
     }
 done:
     talloc_free(msg);
@@ -235,7 +246,7 @@ done:
 
 /*
  * Inside the first setup transaction: unless the version was set up by another process
- * meanwhile (*_current), or the file is of the previous version (upgraded in place, then
+ * meanwhile (*_current), or the file is of a previous version (upgraded in place, then
  * *_current too), empties the file (logged when it held another version) and writes
  * the indexes. The version is read under the write lock, so that two processes opening an
  * old cache at once rebuild it once.
@@ -259,8 +270,8 @@ static errno_t sysdb_setup_rebuild(struct sysdb_ctx *sysdb, struct ldb_dn *base,
             *_current = true;
             goto done;
         }
-        if (version != NULL && strcmp(version, SYSDB_VERSION_PREV) == 0) {
-            ret = sysdb_upgrade_prev(sysdb, base);
+        if (version != NULL && sysdb_version_upgradable(version)) {
+            ret = sysdb_upgrade_prev(sysdb, base, version);
             *_current = ret == EOK;
             goto done;
         }

@@ -87,6 +87,7 @@ struct sysdb_user {
     const char *upn;        /* Kerberos principal (ldap_user_principal), may be NULL;
                              * stores only: lookups leave it NULL (sysdb_get_user_upn) */
     const char *email;      /* ldap_user_email; may be NULL */
+    const char *sid;        /* ldap_user_objectsid as "S-1-5-..."; may be NULL */
     const char **extra;     /* ldap_user_extra_attrs: name, value, name, value ...,
                              * NULL-terminated (a name once per value); stores: may be
                              * NULL; results: never NULL */
@@ -102,6 +103,7 @@ struct sysdb_group {
                                   * results: never NULL */
     const char **member_groups;  /* direct nested group names, same rules */
     const char *orig_dn;         /* may be NULL */
+    const char *sid;             /* ldap_group_objectsid as "S-1-5-..."; may be NULL */
     /* set in results, ignored by stores: */
     time_t last_update;
     time_t expire;
@@ -112,8 +114,9 @@ struct sysdb_group {
  * The case mode is the domain's; opening an existing cache with another mode is refused
  * (EINVAL, logged): names were stored folded, or not, according to the old one; remove the
  * cache file to change it. A cache of another format version is emptied (logged) and set up
- * again: entries are fetched again; but one of the previous version (2, without the
- * e-mail index) is upgraded in place, keeping its entries and cached credentials. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
+ * again: entries are fetched again; but one of versions 2 (without the e-mail index) or 3
+ * (without the SID index) is upgraded in place, keeping its entries and cached
+ * credentials. Errors: EINVAL, ENOMEM, EIO (cannot open or set up the
  * file), ERR_INTERNAL (the file holds the cache of another domain).
  */
 errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
@@ -271,6 +274,15 @@ errno_t sysdb_get_users_by_email(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                  size_t *_count);
 errno_t sysdb_get_group_by_gid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                uint32_t gid, struct sysdb_group **_group);
+/*
+ * The user or group whose SID (objectSIDString, indexed) is sid, compared exactly: one
+ * index read, then the lookup by uid or gid (through the read cache). ENOENT when no entry
+ * of that kind holds it; EINVAL for an empty sid or one over SYSDB_NAME_MAX bytes.
+ */
+errno_t sysdb_get_user_by_sid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              const char *sid, struct sysdb_user **_user);
+errno_t sysdb_get_group_by_sid(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               const char *sid, struct sysdb_group **_group);
 
 /*
  * The gids of the groups of the user's last initgroups (in the order given then, not

@@ -80,6 +80,7 @@ static void flat_user_write(struct flat_buf *fb, const void *result)
     f.shell = (const char *)flat_str(fb, u->shell);
     f.orig_dn = (const char *)flat_str(fb, u->orig_dn);
     f.email = (const char *)flat_str(fb, u->email);
+    f.sid = (const char *)flat_str(fb, u->sid);
     f.extra = (const char **)flat_list(fb, u->extra);
     if (fb->base != NULL) {
         memcpy(fb->base, &f, sizeof(f));
@@ -96,6 +97,7 @@ static void flat_group_write(struct flat_buf *fb, const void *result)
     f.member_groups = (const char **)flat_list(fb, g->member_groups);
     f.name = (const char *)flat_str(fb, g->name);
     f.orig_dn = (const char *)flat_str(fb, g->orig_dn);
+    f.sid = (const char *)flat_str(fb, g->sid);
     if (fb->base != NULL) {
         memcpy(fb->base, &f, sizeof(f));
     }
@@ -182,6 +184,7 @@ struct sysdb_user *sysdb_unflat_user(TALLOC_CTX *mem_ctx, const void *blob, size
     u->shell = flat_ptr(base, u->shell);
     u->orig_dn = flat_ptr(base, u->orig_dn);
     u->email = flat_ptr(base, u->email);
+    u->sid = flat_ptr(base, u->sid);
     u->extra = flat_ptr_list(base, u->extra);
     return u;
 }
@@ -198,6 +201,7 @@ struct sysdb_group *sysdb_unflat_group(TALLOC_CTX *mem_ctx, const void *blob, si
     g = (struct sysdb_group *)(void *)base;
     g->name = flat_ptr(base, g->name);
     g->orig_dn = flat_ptr(base, g->orig_dn);
+    g->sid = flat_ptr(base, g->sid);
     g->members = flat_ptr_list(base, g->members);
     g->member_groups = flat_ptr_list(base, g->member_groups);
     return g;

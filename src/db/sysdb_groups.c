@@ -41,6 +41,7 @@ static errno_t sysdb_msg_to_group(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
         goto done;
     }
     grp->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
+    grp->sid = sysdb_msg_str(msg, SYSDB_A_SID);
 
     ret = sysdb_msg_names(grp, msg, SYSDB_A_MEMBERS, &grp->members, &count);
     if (ret != EOK) {
@@ -103,7 +104,8 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
      * whose groups are looked up. */
     if (!with_members && kept && kept_msg != NULL
             && sysdb_same_str(sysdb_msg_name(sysdb, kept_msg), stored)
-            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_ORIG_DN), grp->orig_dn)) {
+            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_ORIG_DN), grp->orig_dn)
+            && sysdb_same_str(sysdb_msg_str(kept_msg, SYSDB_A_SID), grp->sid)) {
         return EOK;
     }
     /* Without members (a group seen through initgroups) the entry is not fresh: a group
@@ -128,7 +130,7 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
                                      bool *_stored_expired)
 {
     TALLOC_CTX *tmp_ctx;
-    struct sysdb_str_attr odn;
+    struct sysdb_str_attr strs[2];
     struct ldb_message *msg;
     bool stored_expired = false;
     const char *stored;
@@ -142,8 +144,9 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
         DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache group %s with gid 0\n", grp->name);
         return EINVAL;
     }
-    odn = (struct sysdb_str_attr){ SYSDB_A_ORIG_DN, "original DN", grp->orig_dn };
-    ret = sysdb_check_attrs(&odn, 1);
+    strs[0] = (struct sysdb_str_attr){ SYSDB_A_ORIG_DN, "original DN", grp->orig_dn };
+    strs[1] = (struct sysdb_str_attr){ SYSDB_A_SID, "SID", grp->sid };
+    ret = sysdb_check_attrs(strs, 2);
     if (ret != EOK) {
         return ret;
     }
@@ -157,7 +160,7 @@ static errno_t sysdb_store_group_int(struct sysdb_ctx *sysdb, const struct sysdb
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_msg_set_strs(msg, &odn, 1);
+    ret = sysdb_msg_set_strs(msg, strs, 2);
     if (ret != EOK) {
         goto done;
     }

@@ -453,7 +453,7 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                struct ldb_message **_kept_msg)
 {
     TALLOC_CTX *tmp_ctx;
-    const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, NULL }; /* + the DN, always */
+    const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, SYSDB_A_SID, NULL }; /* + the DN */
     struct ldb_message *kept_msg = NULL;
     struct ldb_message **msgs;
     bool kept = false;

@@ -27,7 +27,9 @@
  * deliberately not indexed (10,000 users sharing gid 100 would make one index record that
  * every user save rewrites). It also indexes mailk, a user's e-mail address in the key form
  * of a name (folded unless the domain is case-sensitive, "@domain" appended), for the
- * lookup by e-mail; only users with an address have one.
+ * lookup by e-mail; only users with an address have one. And objectSIDString, the SID of
+ * a user or group (ldap_user_objectsid / ldap_group_objectsid) as "S-1-5-...", for lookups
+ * by SID where ids are not mapped from SIDs; only entries whose directory gave one have it.
  * Member and group lists are single values holding NUL-terminated names back to back
  * ("packed"): one value for 50,000 names is written and read in O(N) with no per-value work
  * inside ldb.
@@ -43,7 +45,7 @@
 #include "db/sysdb.h"
 #include "db/sysdb_rcache.h"
 
-#define SYSDB_VERSION "3"
+#define SYSDB_VERSION "4"
 
 
 #define SYSDB_BASE_DN "cn=sysdb"
@@ -61,6 +63,7 @@
 #define SYSDB_A_UPN "upn"      /* users: the Kerberos principal */
 #define SYSDB_A_EMAIL "mail"               /* as the directory gave it */
 #define SYSDB_A_EMAIL_KEY "mailk"          /* indexed: its key form (sysdb_name_key_buf) */
+#define SYSDB_A_SID "objectSIDString"     /* indexed: SSSD's name, "S-1-5-..." */
 #define SYSDB_A_EXTRA "extra"              /* packed name, value pairs */
 #define SYSDB_A_LAST_UPDATE "upd"
 #define SYSDB_A_EXPIRE "exp"
@@ -410,8 +413,8 @@ errno_t sysdb_initgr_blob(TALLOC_CTX *mem_ctx, struct ldb_message *lists,
 
 /* Every attribute a struct sysdb_user needs (not the possibly large group list). */
 #define SYSDB_USER_ATTRS SYSDB_A_NAME, SYSDB_A_UID, SYSDB_A_PRIMARY_GID, SYSDB_A_GECOS, \
-    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_EMAIL, SYSDB_A_EXTRA, \
-    SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
+    SYSDB_A_HOME, SYSDB_A_SHELL, SYSDB_A_ORIG_DN, SYSDB_A_EMAIL, SYSDB_A_SID, \
+    SYSDB_A_EXTRA, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE
 
 /* A user entry read as a struct sysdb_user on mem_ctx, which takes msg. EIO (logged) for a
  * malformed entry. */

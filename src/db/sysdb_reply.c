@@ -256,6 +256,7 @@ static bool reply_user_ok(struct sysdb_ctx *sysdb, const char *b, size_t len,
             || !reply_str_ok(b, len, hdr, (uintptr_t)h.shell, true, &sp)
             || !reply_str_ok(b, len, hdr, (uintptr_t)h.orig_dn, true, &sp)
             || !reply_str_ok(b, len, hdr, (uintptr_t)h.email, true, &sp)
+            || !reply_str_ok(b, len, hdr, (uintptr_t)h.sid, true, &sp)
             || !reply_list_strs_ok(b, len, hdr, (uintptr_t)h.extra, nextra, &sp)) {
         return false;
     }
@@ -285,6 +286,7 @@ static bool reply_group_ok(struct sysdb_ctx *sysdb, const char *b, size_t len,
     }
     if (!reply_str_ok(b, len, hdr, (uintptr_t)h.name, false, &sp)
             || !reply_str_ok(b, len, hdr, (uintptr_t)h.orig_dn, true, &sp)
+            || !reply_str_ok(b, len, hdr, (uintptr_t)h.sid, true, &sp)
             || !reply_list_strs_ok(b, len, hdr, (uintptr_t)h.members, nmembers, &sp)
             || !reply_list_strs_ok(b, len, hdr, (uintptr_t)h.member_groups, ngroups, &sp)) {
         return false;

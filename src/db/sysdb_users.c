@@ -45,6 +45,7 @@ errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     user->shell = sysdb_msg_str(msg, SYSDB_A_SHELL);
     user->orig_dn = sysdb_msg_str(msg, SYSDB_A_ORIG_DN);
     user->email = sysdb_msg_str(msg, SYSDB_A_EMAIL);
+    user->sid = sysdb_msg_str(msg, SYSDB_A_SID);
     ret = sysdb_msg_names(user, msg, SYSDB_A_EXTRA, &user->extra, &count);
     if (ret != EOK || count % 2 != 0) {
         ret = EIO;
@@ -98,7 +99,7 @@ static errno_t sysdb_user_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, 
 }
 
 /* A user's optional string attributes, as they are checked and stored. */
-#define SYSDB_USER_NSTRS 6
+#define SYSDB_USER_NSTRS 7
 static void sysdb_user_strs(const struct sysdb_user *user, struct sysdb_str_attr *strs)
 {
     strs[0] = (struct sysdb_str_attr){ SYSDB_A_GECOS, "gecos", user->gecos };
@@ -107,6 +108,7 @@ static void sysdb_user_strs(const struct sysdb_user *user, struct sysdb_str_attr
     strs[3] = (struct sysdb_str_attr){ SYSDB_A_ORIG_DN, "original DN", user->orig_dn };
     strs[4] = (struct sysdb_str_attr){ SYSDB_A_UPN, "user principal", user->upn };
     strs[5] = (struct sysdb_str_attr){ SYSDB_A_EMAIL, "e-mail address", user->email };
+    strs[6] = (struct sysdb_str_attr){ SYSDB_A_SID, "SID", user->sid };
 }
 
 /* The indexed key form of the user's address (none when it has none). An address that

@@ -687,6 +687,78 @@ static void test_user_email(void **state)
                      EINVAL);
 }
 
+/* SIDs (objectSIDString): stored for users and groups, returned by every lookup (read
+ * cache included, so through the flat form), found through the index by kind, changed or
+ * removed by the next store, gone with the entry. */
+static void test_sid(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct sysdb_user u = { .name = "alice", .uid = 1001, .gid = 2001,
+                            .sid = "S-1-5-21-1-2-3-1104" };
+    struct sysdb_group g = { .name = "devs", .gid = 2001, .sid = "S-1-5-21-1-2-3-1105" };
+    struct sysdb_user *r;
+    struct sysdb_group *rg;
+    int i;
+
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_store_group(tc->sysdb, &g, true, NOW, TMO), EOK);
+    /* Twice: the ldb read, then the read cache's flat copy. */
+    for (i = 0; i < 2; i++) {
+        assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
+        assert_string_equal(r->sid, "S-1-5-21-1-2-3-1104");
+        talloc_free(r);
+        assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 2001, &rg), EOK);
+        assert_string_equal(rg->sid, "S-1-5-21-1-2-3-1105");
+        talloc_free(rg);
+        assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-1104", &r),
+                         EOK);
+        assert_string_equal(r->name, "alice@" DOM);
+        assert_int_equal(r->uid, 1001);
+        talloc_free(r);
+        assert_int_equal(sysdb_get_group_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-1105",
+                                                &rg), EOK);
+        assert_string_equal(rg->name, "devs@" DOM);
+        talloc_free(rg);
+    }
+    /* By kind: a user's SID is no group's, and the other way round; exact match only. */
+    assert_int_equal(sysdb_get_group_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-1104", &rg),
+                     ENOENT);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-1105", &r),
+                     ENOENT);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-110", &r),
+                     ENOENT);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "", &r), EINVAL);
+    /* A filter's special characters are a value, not a filter. */
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "*", &r), ENOENT);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-1104)(x=*",
+                                           &r), ENOENT);
+
+    /* Changed, then removed. */
+    u.sid = "S-1-5-21-1-2-3-2000";
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-1104", &r),
+                     ENOENT);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-2000", &r),
+                     EOK);
+    talloc_free(r);
+    u.sid = NULL;
+    assert_int_equal(sysdb_store_user(tc->sysdb, &u, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-2000", &r),
+                     ENOENT);
+    assert_int_equal(sysdb_get_user_by_name(tc->mem, tc->sysdb, "alice", &r), EOK);
+    assert_null(r->sid);
+    talloc_free(r);
+    /* A group seen again without members (initgroups) takes its new SID too. */
+    g.sid = "S-1-5-21-1-2-3-3000";
+    assert_int_equal(sysdb_store_group(tc->sysdb, &g, false, NOW, TMO), EOK);
+    assert_int_equal(sysdb_get_group_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-3000", &rg),
+                     EOK);
+    talloc_free(rg);
+    assert_int_equal(sysdb_delete_group(tc->sysdb, "devs"), EOK);
+    assert_int_equal(sysdb_get_group_by_sid(tc->mem, tc->sysdb, "S-1-5-21-1-2-3-3000", &rg),
+                     ENOENT);
+}
+
 /* ldap_user_extra_attrs: name, value pairs (a name once per value) kept in order, returned
  * by every lookup (read cache included), replaced or removed by the next store; an odd
  * list is refused. */
@@ -736,11 +808,11 @@ static void test_user_email_insensitive(void **state)
     talloc_free(users);
 }
 
-/* A cache of format version 2 (no e-mail index) is upgraded in place on open: its users
- * and their cached credentials stay; a user stored then is found by e-mail address. */
-static void test_prev_version_upgraded(void **state)
+/* A cache of format version 2 (no e-mail nor SID index) or 3 (no SID index) is upgraded in
+ * place on open: its users and their cached credentials stay; a user stored then is found
+ * by e-mail address and by SID. */
+static void prev_version_upgraded(struct test_ctx *tc, const char *version)
 {
-    struct test_ctx *tc = *state;
     struct sysdb_user u = { .name = "old", .uid = 1001, .gid = 1001 };
     const struct sysdb_creds_policy pol = { 0 };
     const uint8_t pw[] = "Secret123";
@@ -751,24 +823,27 @@ static void test_prev_version_upgraded(void **state)
     size_t count;
     char *dir;
 
-    dir = tc_tmpdir(tc->mem, "test_sysdb_v2");
+    dir = tc_tmpdir(tc->mem, "test_sysdb_prev");
     assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
                      EOK);
     assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
     assert_int_equal(sysdb_creds_save(sysdb, "old", pw, sizeof(pw) - 1, &pol, NOW), EOK);
-    /* Made a version 2 file: that version, and no mailk in @INDEXLIST. */
+    /* Made a file of that version: the version, and @INDEXLIST without what came later. */
     msg = ldb_msg_new(tc->mem);
     msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
     assert_int_equal(ldb_msg_add_empty(msg, "@IDXATTR", LDB_FLAG_MOD_DELETE, NULL),
                      LDB_SUCCESS);
-    assert_int_equal(ldb_msg_add_string(msg, "@IDXATTR", "mailk"), LDB_SUCCESS);
+    if (strcmp(version, "2") == 0) {
+        assert_int_equal(ldb_msg_add_string(msg, "@IDXATTR", "mailk"), LDB_SUCCESS);
+    }
+    assert_int_equal(ldb_msg_add_string(msg, "@IDXATTR", "objectSIDString"), LDB_SUCCESS);
     assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
     talloc_free(msg);
     msg = ldb_msg_new(tc->mem);
     msg->dn = ldb_dn_new(msg, sysdb->ldb, "cn=sysdb");
     assert_int_equal(ldb_msg_add_empty(msg, "version", LDB_FLAG_MOD_REPLACE, NULL),
                      LDB_SUCCESS);
-    assert_int_equal(ldb_msg_add_string(msg, "version", "2"), LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "version", version), LDB_SUCCESS);
     assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
     talloc_free(msg);
     talloc_free(sysdb);
@@ -780,20 +855,31 @@ static void test_prev_version_upgraded(void **state)
     assert_int_equal(sysdb_creds_check(sysdb, "old", pw, sizeof(pw) - 1, &pol, NOW, NULL, NULL),
                      EOK);
     u.email = "old@mail.example";
+    u.sid = "S-1-5-21-7-8-9-1001";
     assert_int_equal(sysdb_store_user(sysdb, &u, NOW, TMO), EOK);
     assert_int_equal(sysdb_get_users_by_email(tc->mem, sysdb, "old@mail.example", &users,
                                               &count), EOK);
     assert_int_equal(count, 1);
     talloc_free(users);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, sysdb, u.sid, &r), EOK);
+    talloc_free(r);
     talloc_free(sysdb);
-    /* Reopened: version 3 now, nothing emptied. */
+    /* Reopened: the current version now, nothing emptied. */
     assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
                      EOK);
     assert_int_equal(sysdb_get_users_by_email(tc->mem, sysdb, "old@mail.example", &users,
                                               &count), EOK);
     talloc_free(users);
+    assert_int_equal(sysdb_get_user_by_sid(tc->mem, sysdb, u.sid, &r), EOK);
+    talloc_free(r);
     talloc_free(sysdb);
     tc_tmpdir_remove(dir);
+}
+
+static void test_prev_version_upgraded(void **state)
+{
+    prev_version_upgraded(*state, "2");
+    prev_version_upgraded(*state, "3");
 }
 
 static const struct CMUnitTest tests[] = {
@@ -804,6 +890,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown(test_case_insensitive, setup_insensitive, teardown),
     T(test_user_email),
     T(test_user_extra),
+    T(test_sid),
     cmocka_unit_test_setup_teardown(test_user_email_insensitive, setup_insensitive, teardown),
     cmocka_unit_test_setup_teardown(test_case_preserving, setup_preserving, teardown),
     T(test_expiry),

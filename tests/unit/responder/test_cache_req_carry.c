@@ -73,8 +73,9 @@ struct be_state {
 static void store_alice(struct test_ctx *t, const char *gecos)
 {
     struct sysdb_user u = { .name = "alice", .uid = 1001, .gid = 1001, .gecos = gecos,
-                            .home = "/home/alice", .shell = "/bin/sh" };
-    struct sysdb_group g = { .name = "devs", .gid = 1500 };
+                            .home = "/home/alice", .shell = "/bin/sh",
+                            .sid = "S-1-5-21-1-2-3-1001" };
+    struct sysdb_group g = { .name = "devs", .gid = 1500, .sid = "S-1-5-21-1-2-3-1500" };
     const char *members[] = { "alice", NULL };
     const char *groups[] = { "devs", NULL };
 
@@ -395,7 +396,8 @@ static void damage_and_read(struct test_ctx *t, const struct sysdb_reply_key *ke
             if (ret == EOK) {
                 assert_non_null(user->name);
                 assert_non_null(user->extra);
-                count = strlen(user->name) + (user->gecos ? strlen(user->gecos) : 0);
+                count = strlen(user->name) + (user->gecos ? strlen(user->gecos) : 0)
+                        + (user->sid ? strlen(user->sid) : 0);
                 (void)count;
             }
             break;
@@ -405,6 +407,7 @@ static void damage_and_read(struct test_ctx *t, const struct sysdb_reply_key *ke
                 for (count = 0; group->members[count] != NULL; count++) {
                     assert_true(strlen(group->members[count]) < 1024);
                 }
+                assert_true(group->sid == NULL || strlen(group->sid) < 1024);
             }
             break;
         default:
