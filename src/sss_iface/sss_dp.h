@@ -7,7 +7,9 @@
  *               only) (| SSS_DP_FAST: answer from a quick path if one exists; never changes
  *               the result)
  *   filter      "name=<name>" (the name as the domain stores it, not fully qualified),
- *               "idnumber=<decimal id>", or "*" (enumeration)
+ *               "idnumber=<decimal id>", "mail=<address>" (users), "secid=<SID>" (users
+ *               and groups: the entry whose ldap_user_objectsid / ldap_group_objectsid
+ *               is that SID, "S-1-..."; SSSD's filter), or "*" (enumeration)
  *   domain      the domain name (as in [sssd] domains)
  *   extra       "" for now
  *   reply       dp_error SSS_DP_ERR_*, error an errno_t (EOK, or why it failed), message
@@ -53,6 +55,7 @@
 #define SSS_DP_FILTER_NAME      "name="
 #define SSS_DP_FILTER_ID        "idnumber="
 #define SSS_DP_FILTER_MAIL      "mail="         /* users only: by ldap_user_email */
+#define SSS_DP_FILTER_SID       "secid="        /* users, groups: by objectSid */
 #define SSS_DP_FILTER_ENUM      "*"
 
 #define SSS_DP_ERR_OK           0   /* the cache is up to date for this request */

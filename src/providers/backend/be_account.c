@@ -26,6 +26,7 @@
 #include "providers/backend/be_ctx.h"
 #include "providers/backend/be_netgr.h"
 #include "sss_iface/sss_dp.h"
+#include "lib/idmap/idmap.h"
 
 struct be_account_info_state;
 
@@ -93,6 +94,18 @@ static void be_account_probe_done(struct be_account_info_state *state, uint16_t 
           be_entry_name(state->type, state->filter), state->filter, (int)dp_error, result);
 }
 
+/* A SID string the directory could hold: "S-1-..." that converts to its binary form. */
+static bool be_sid_valid(const char *sid)
+{
+    uint8_t *bin = NULL;
+    size_t len = 0;
+    bool ok;
+
+    ok = idmap_str_sid_to_bin(NULL, sid, &bin, &len) == EOK;
+    talloc_free(bin);
+    return ok;
+}
+
 errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
                                const char **_why)
 {
@@ -139,6 +152,20 @@ errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
             return EINVAL;
         }
         _f->kind = BE_FILTER_MAIL;
+        _f->name = arg;
+        return EOK;
+    }
+    if (strncmp(filter, SSS_DP_FILTER_SID, strlen(SSS_DP_FILTER_SID)) == 0) {
+        arg = filter + strlen(SSS_DP_FILTER_SID);
+        if (type != SSS_DP_USER && type != SSS_DP_GROUP) {
+            *_why = "only users and groups are looked up by SID";
+            return EINVAL;
+        }
+        if (!be_sid_valid(arg)) {
+            *_why = "not a SID string";
+            return EINVAL;
+        }
+        _f->kind = BE_FILTER_SID;
         _f->name = arg;
         return EOK;
     }

@@ -173,16 +173,19 @@ enum be_filter_kind {
     BE_FILTER_ID,
     BE_FILTER_ENUM,
     BE_FILTER_MAIL,             /* users by e-mail address (SSSD's fallback by e-mail) */
+    BE_FILTER_SID,              /* users, groups by SID (SSSD's BE_FILTER_SECID) */
 };
 
 struct be_filter {
     enum be_filter_kind kind;
-    const char *name;           /* BE_FILTER_NAME; BE_FILTER_MAIL: the address */
+    const char *name;           /* BE_FILTER_NAME; BE_FILTER_MAIL: the address;
+                                 * BE_FILTER_SID: the SID string */
     uint32_t id;                /* BE_FILTER_ID */
 };
 
 /* A getAccountInfo filter of entry type type (without flags): "name=<name>",
- * "idnumber=<decimal uint32>", "mail=<address>" (users) or "*". *_f points into filter.
+ * "idnumber=<decimal uint32>", "mail=<address>" (users), "secid=<SID>" (users, groups; a
+ * well-formed SID string) or "*". *_f points into filter.
  * EINVAL with *_why set otherwise (be_account.c). */
 errno_t be_parse_filter(uint32_t type, const char *filter, struct be_filter *_f,
                         const char **_why);

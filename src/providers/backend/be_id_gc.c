@@ -12,10 +12,12 @@
  *                getpwnam stored it seconds ago): a user read from the GC would lose the
  *                attributes the GC lacks when stored, so without one the request goes to
  *                the domain's LDAP whole.
- * (SSSD also sends lookups by SID there; ours arrive as lookups by id: sssd_nss maps a
- * SID of a domain it knows to its id, nss_sid_map.c, and the by-id search asks for the
- * objectSid that id maps back to; SIDs of other domains of the forest are not looked
- * up.) The GC is asked only while it is connected and may serve (sdap_gc_usable: with
+ * Lookups by SID ("secid=", SSSD's BE_REQ_BY_SECID, which SSSD sends to the GC first):
+ * groups as above, the GC first; users the domain's LDAP only, for the reason above.
+ * With ldap_id_mapping = true sssd_nss maps a SID of a domain it knows to its id
+ * (nss_sid_map.c) and asks by id. SIDs of other domains of the forest are found only when
+ * the GC holds them: the entry is then stored in this domain's cache (no subdomains).
+ * The GC is asked only while it is connected and may serve (sdap_gc_usable: with
  * ldap_id_mapping = false only when uidNumber and gidNumber are replicated to it). Whatever the GC answers other than
  * "found and stored" -- not found, an error, a connection that broke -- the request runs
  * again on the domain's LDAP, which alone may remove a cache entry and whose errors
@@ -97,8 +99,8 @@ struct tevent_req *be_id_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
     state->be = be;
     state->type = type;
     state->filter = *filter;
-    if ((filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL)
-            && filter->name != NULL) {
+    if ((filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL
+         || filter->kind == BE_FILTER_SID) && filter->name != NULL) {
         state->filter.name = talloc_strdup(state, filter->name);
         if (state->filter.name == NULL) {
             ret = ENOMEM;
@@ -137,7 +139,7 @@ static void be_id_gc_done(struct tevent_req *subreq)
     if (ret == EOK) {
         DEBUG(SSSDBG_TRACE_FUNC, "%s %s: answered by the global catalog\n",
               state->type == SSS_DP_GROUP ? "group" : "initgroups",
-              state->filter.kind == BE_FILTER_NAME ? state->filter.name : "(by id)");
+              state->filter.kind != BE_FILTER_ID ? state->filter.name : "(by id)");
         tevent_req_done(req);
         return;
     }
@@ -148,7 +150,7 @@ static void be_id_gc_done(struct tevent_req *subreq)
     DEBUG(ret == ENOENT ? SSSDBG_TRACE_FUNC : SSSDBG_MINOR_FAILURE,
           "%s %s: the global catalog %s: asking the domain's LDAP\n",
           state->type == SSS_DP_GROUP ? "group" : "initgroups",
-          state->filter.kind == BE_FILTER_NAME ? state->filter.name : "(by id)",
+          state->filter.kind != BE_FILTER_ID ? state->filter.name : "(by id)",
           ret == ENOENT ? "does not hold it" : sss_strerror(ret));
     subreq = be_id_ldap_send(state, state->ev, state->be, state->type, &state->filter);
     if (subreq == NULL) {

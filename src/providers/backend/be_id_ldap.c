@@ -1,7 +1,7 @@
 /*
  * The LDAP side of one account request: ask sdap, then make the cache say what the
  * directory said.
- *   user        found: store it; ENOENT: remove the cached user of that name or uid.
+ *   user        found: store it; ENOENT: remove the cached user of that name, uid or SID.
  *               By e-mail address: store every user the directory says holds it, and
  *               remove the cached users holding it that the directory did not return (so
  *               the cache's answer, one user, several or none, is the directory's).
@@ -12,7 +12,8 @@
  *               then what that search found (stored), or nothing (removed). `id`'s
  *               initgroups right after finds a fresh list and costs the directory nothing.
  *               Otherwise:
- *               found: store it with its members (sliced when huge), and the nested groups
+ *               found (by name, gid or SID): store it with its members (sliced when huge),
+ *               and the nested groups
  *               sdap read completely on the way (rfc2307bis: the member lists their own
  *               lookup would store now, so `id`'s getgrgid of them needs no search);
  *               ENOENT: remove it.
@@ -194,20 +195,24 @@ struct tevent_req *be_id_ldap_conn_send(TALLOC_CTX *mem_ctx, struct tevent_conte
                  sss_req_post(req, ev, EINVAL));
     SSS_CHECK_ARG(filter->kind != BE_FILTER_MAIL || type == SSS_DP_USER,
                  sss_req_post(req, ev, EINVAL));
+    SSS_CHECK_ARG(filter->kind != BE_FILTER_SID || type != SSS_DP_INITGROUPS,
+                 sss_req_post(req, ev, EINVAL));
     state->ev = ev;
     state->be = be;
     state->id_ctx = id_ctx;
     state->keep_missing = keep_missing;
     state->type = type;
     state->filter = *filter;
-    if (filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL) {
+    if (filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_MAIL
+            || filter->kind == BE_FILTER_SID) {
         state->filter.name = talloc_strdup(state, filter->name);
         if (state->filter.name == NULL) {
             ret = ENOMEM;
             goto done;
         }
     }
-    by = filter->kind == BE_FILTER_NAME ? SDAP_BY_NAME : SDAP_BY_ID;
+    by = filter->kind == BE_FILTER_NAME ? SDAP_BY_NAME
+         : filter->kind == BE_FILTER_SID ? SDAP_BY_SID : SDAP_BY_ID;
 
     switch (type) {
     case SSS_DP_USER:
@@ -221,7 +226,7 @@ struct tevent_req *be_id_ldap_conn_send(TALLOC_CTX *mem_ctx, struct tevent_conte
         found = be_id_ldap_user_done;
         break;
     case SSS_DP_GROUP:
-        if (be->mpg != BE_MPG_FALSE) {
+        if (be->mpg != BE_MPG_FALSE && by != SDAP_BY_SID) {
             /* auto_private_groups: a group may be a user's private group (be_mpg.c). */
             subreq = be_mpg_group_send(state, ev, be, &state->filter);
             found = be_id_ldap_mpg_done;

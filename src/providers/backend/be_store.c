@@ -54,6 +54,7 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     su.orig_dn = be_opt_str(user->orig_dn);
     su.upn = user->upn;
     su.email = be_opt_str(user->email);
+    su.sid = be_opt_str(user->sid);
     su.extra = user->extra;
     ret = sysdb_store_user(be->sysdb, &su, now, be->user_timeout);
     if (ret == EOK && be->mpg == BE_MPG_TRUE) {
@@ -81,6 +82,7 @@ static void be_group_to_sysdb(const struct sdap_group *group, struct sysdb_group
     sg->members = group->member_users;
     sg->member_groups = group->member_groups;
     sg->orig_dn = be_opt_str(group->orig_dn);
+    sg->sid = be_opt_str(group->sid);
 }
 
 static errno_t be_store_group_int(struct be_ctx *be, const struct sdap_group *group,
@@ -274,13 +276,26 @@ static errno_t be_delete(struct be_ctx *be, bool user, const struct be_filter *f
     errno_t ret;
 
     SSS_CHECK_ARG(filter != NULL, EINVAL);
-    SSS_CHECK_ARG(filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_ID, EINVAL);
+    SSS_CHECK_ARG(filter->kind == BE_FILTER_NAME || filter->kind == BE_FILTER_ID
+                  || filter->kind == BE_FILTER_SID, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
     if (filter->kind == BE_FILTER_NAME) {
         name = filter->name;
+    } else if (filter->kind == BE_FILTER_SID) {
+        /* The cached entry holding that SID, if any. */
+        ret = user ? sysdb_get_user_by_sid(tmp_ctx, be->sysdb, filter->name, &su)
+                   : sysdb_get_group_by_sid(tmp_ctx, be->sysdb, filter->name, &sg);
+        if (ret == ENOENT || ret == EINVAL) {
+            ret = EOK;
+            goto done;
+        }
+        if (ret != EOK) {
+            goto done;
+        }
+        name = user ? su->name : sg->name;
     } else {
         if (filter->id == 0) {
             ret = EOK;      /* never cached */

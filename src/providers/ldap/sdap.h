@@ -46,6 +46,7 @@ struct sdap_id_ctx;
 enum sdap_by {
     SDAP_BY_NAME,
     SDAP_BY_ID,
+    SDAP_BY_SID,            /* the name argument is a SID string "S-1-..." */
 };
 
 /* A POSIX user as the directory describes it. */
@@ -59,6 +60,7 @@ struct sdap_user {
     const char *orig_dn;
     const char *upn;        /* ldap_user_principal's first value; NULL when absent */
     const char *email;      /* ldap_user_email (its first value); NULL when absent */
+    const char *sid;        /* ldap_user_objectsid as "S-1-..."; NULL when absent */
     const char **extra;     /* ldap_user_extra_attrs: name, value, name, value ... (the
                              * cache name once per value), NULL-terminated; never NULL */
 };
@@ -68,6 +70,7 @@ struct sdap_group {
     const char *name;
     uint32_t gid;
     const char *orig_dn;
+    const char *sid;        /* ldap_group_objectsid as "S-1-..."; NULL when absent */
     /* User names: rfc2307 the memberUid values; rfc2307bis the users reached through
      * member DNs, flattened through nested groups down to ldap_group_nesting_level,
      * without duplicates. Empty for groups returned by a DN-schema initgroups. */
@@ -187,7 +190,9 @@ struct sdap_server_info {
 errno_t sdap_id_ctx_servers(TALLOC_CTX *mem_ctx, struct sdap_id_ctx *id_ctx,
                             struct sdap_server_info **_servers, size_t *_count);
 
-/* One user by name (by == SDAP_BY_NAME, id ignored) or by uid (name ignored). */
+/* One user by name (by == SDAP_BY_NAME, id ignored), by uid (name ignored) or by SID
+ * (SDAP_BY_SID, name the SID string; ENOENT when the map has no SID attribute or name is
+ * not a SID). */
 struct tevent_req *sdap_get_user_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                       struct sdap_id_ctx *id_ctx, enum sdap_by by,
                                       const char *name, uint32_t id);

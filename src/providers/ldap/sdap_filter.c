@@ -430,6 +430,18 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
             filter = sdap_filter_eq(mem_ctx, kind->oc, kind->id_attr, idstr, kind->filter);
         }
         what = talloc_asprintf(mem_ctx, "%s %u", kind->id_label, id);
+    } else if (by == SDAP_BY_SID) {
+        /* The SID in its binary form, each byte escaped (sdap_sid_filter). */
+        filter = NULL;
+        ret = name != NULL ? sdap_sid_filter(mem_ctx, opts, kind, &name, 1, &filter) : ENOENT;
+        if (ret == ENOENT) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s SID %s: not a SID, or no SID attribute mapped\n",
+                  kind->label, name != NULL ? name : "(null)");
+        }
+        if (ret != EOK) {
+            return ret;
+        }
+        what = talloc_asprintf(mem_ctx, "%s SID %s", kind->label, name);
     } else {
         return EINVAL;
     }

@@ -495,18 +495,21 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
     if (ret != EOK) {
         goto done;
     }
+    /* The SID attributes: required to map ids; otherwise read when the schema maps them
+     * (AD: objectSid), so that entries carry their SID for lookups by SID. */
+    ret = get_attr_name(cdb, opts, section, "ldap_user_objectsid", opts->id_mapping,
+                        &opts->user_map[SDAP_UA_OBJSID]);
+    if (ret == EOK) {
+        ret = get_attr_name(cdb, opts, section, "ldap_group_objectsid", opts->id_mapping,
+                            &opts->group_map[SDAP_GA_OBJSID]);
+    }
+    if (ret != EOK) {
+        goto done;
+    }
     if (opts->id_mapping) {
-        /* Read only for id mapping: an rfc2307 directory never sends them. */
-        ret = get_attr_name(cdb, opts, section, "ldap_user_objectsid", true,
-                            &opts->user_map[SDAP_UA_OBJSID]);
-        if (ret == EOK) {
-            ret = get_attr_name(cdb, opts, section, "ldap_user_primary_group", true,
-                                &opts->user_map[SDAP_UA_PRIMARY_GID]);
-        }
-        if (ret == EOK) {
-            ret = get_attr_name(cdb, opts, section, "ldap_group_objectsid", true,
-                                &opts->group_map[SDAP_GA_OBJSID]);
-        }
+        /* Read only for id mapping: an rfc2307 directory never sends it. */
+        ret = get_attr_name(cdb, opts, section, "ldap_user_primary_group", true,
+                            &opts->user_map[SDAP_UA_PRIMARY_GID]);
         if (ret == EOK) {
             ret = sdap_idmap_init(opts, cdb, section);
         }

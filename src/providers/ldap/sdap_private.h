@@ -117,8 +117,8 @@ enum sdap_user_attr {
     SDAP_UA_SHELL,
     SDAP_UA_PRINCIPAL,
     SDAP_UA_EMAIL,
-    SDAP_UA_OBJSID,             /* ldap_user_objectsid, ldap_user_primary_group: read with */
-    SDAP_UA_PRIMARY_GID,        /* ldap_id_mapping only (sdap_idmap.c) */
+    SDAP_UA_OBJSID,             /* ldap_user_objectsid: ids (ldap_id_mapping) or the SID */
+    SDAP_UA_PRIMARY_GID,        /* ldap_user_primary_group: ldap_id_mapping only */
     SDAP_UA_MAX
 };
 
@@ -126,7 +126,7 @@ enum sdap_group_attr {
     SDAP_GA_OC,
     SDAP_GA_NAME,
     SDAP_GA_GID,
-    SDAP_GA_OBJSID,             /* ldap_group_objectsid (ldap_id_mapping) */
+    SDAP_GA_OBJSID,             /* ldap_group_objectsid: the gid (ldap_id_mapping), the SID */
     SDAP_GA_MEMBER,             /* keep last but MAX: the member list is read on demand */
     SDAP_GA_MAX
 };
@@ -350,8 +350,10 @@ char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value);
 char *sdap_filter_eq(TALLOC_CTX *mem_ctx, const char *oc, const char *attr,
                      const char *value, const char *extra);
 /* The filter and a log label ("user 'x'", "gid 5") of a lookup of one entry of kind by
- * name (name attribute = name) or by id (id attribute = id). EINVAL for an invalid name or
- * an unknown `by`; ENOENT for an id outside [min_id, max_id] (nothing to ask); ENOMEM. */
+ * name (name attribute = name), by id (id attribute = id) or by SID (name: the SID string;
+ * the SID attribute = its binary form, sdap_sid_filter). EINVAL for an invalid name or
+ * an unknown `by`; ENOENT for an id outside [min_id, max_id], a malformed SID or no SID
+ * attribute mapped (nothing to ask); ENOMEM. */
 errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                            const struct sdap_kind *kind, enum sdap_by by,
                            const char *name, uint32_t id, char **_filter, char **_what);

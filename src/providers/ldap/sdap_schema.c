@@ -10,6 +10,7 @@
 
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+#include "lib/idmap/idmap.h"
 
 const struct sdap_attr *sdap_entry_attr(const struct sdap_entry *entry, const char *name)
 {
@@ -289,6 +290,32 @@ static const char *entry_text(const struct sdap_entry *entry, const char *attr_n
     return value;
 }
 
+/* The entry's SID (attr, converted to "S-1-..." by sdap_entry_msg.c when it is objectSid;
+ * other attributes hold the string form): its first value when it is a well-formed SID,
+ * else NULL (logged when malformed: the entry is kept, without a SID). */
+static const char *entry_sid_value(const struct sdap_entry *entry, const char *attr)
+{
+    const char *value;
+    uint8_t *bin = NULL;
+    size_t len = 0;
+    errno_t ret;
+
+    if (attr == NULL) {
+        return NULL;
+    }
+    value = sdap_entry_value(entry, attr);
+    if (value == NULL) {
+        return NULL;
+    }
+    ret = idmap_str_sid_to_bin(NULL, value, &bin, &len);
+    talloc_free(bin);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "'%s': %s is not a SID: ignored\n", entry->dn, attr);
+        return NULL;
+    }
+    return value;
+}
+
 /* What every entry of a kind must have: a usable name and id. EINVAL (logged): unusable. */
 static errno_t entry_name_id(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                              const struct sdap_kind *kind, const struct sdap_entry *entry,
@@ -339,6 +366,7 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     const char *home;
     const char *shell;
     const char *upn;
+    const char *sid;
     errno_t ret;
 
     user = talloc_zero(mem_ctx, struct sdap_user);
@@ -382,13 +410,15 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     user->orig_dn = talloc_strdup(user, entry->dn);
     user->upn = upn != NULL ? talloc_strdup(user, upn) : NULL;
     user->email = talloc_strdup(user, entry_text(entry, opts->user_map[SDAP_UA_EMAIL], "user"));
+    sid = entry_sid_value(entry, opts->user_map[SDAP_UA_OBJSID]);
+    user->sid = sid != NULL ? talloc_strdup(user, sid) : NULL;
     ret = sdap_user_extra(user, opts, entry, &user->extra);
     if (ret != EOK) {
         goto done;
     }
     if (user->name == NULL || user->gecos == NULL || user->home == NULL
             || user->shell == NULL || user->orig_dn == NULL
-            || (upn != NULL && user->upn == NULL)) {
+            || (upn != NULL && user->upn == NULL) || (sid != NULL && user->sid == NULL)) {
         ret = ENOMEM;
     }
 done:
@@ -405,6 +435,7 @@ errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
 {
     struct sdap_group *group;
     const char *name = NULL;
+    const char *sid;
     errno_t ret;
 
     group = talloc_zero(mem_ctx, struct sdap_group);
@@ -424,10 +455,12 @@ errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     }
     group->name = talloc_strdup(group, name);
     group->orig_dn = talloc_strdup(group, entry->dn);
+    sid = entry_sid_value(entry, opts->group_map[SDAP_GA_OBJSID]);
+    group->sid = sid != NULL ? talloc_strdup(group, sid) : NULL;
     group->member_users = talloc_zero_array(group, const char *, 1);
     group->member_groups = talloc_zero_array(group, const char *, 1);
     if (group->name == NULL || group->orig_dn == NULL || group->member_users == NULL
-            || group->member_groups == NULL) {
+            || group->member_groups == NULL || (sid != NULL && group->sid == NULL)) {
         ret = ENOMEM;
     }
 done:
