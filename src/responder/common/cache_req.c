@@ -15,6 +15,11 @@
  * whether it has the name (its back-end failed or was offline, nothing cached): the name
  * may well exist there, and answering with another account that happens to hold it as
  * an address would hand out the wrong identity.
+ *
+ * Lookup by SID (libsss_nss_idmap where ids are not mapped from SIDs): every active
+ * domain, the cache's entry holding that objectSIDString, else the back-end
+ * ("secid=<SID>"); a miss is negatively cached under "@" + the SID (no name starts with
+ * '@', and no e-mail key holds a SID: those hold an '@' after their first character).
  */
 #include <assert.h>
 #include <stdio.h>
@@ -40,6 +45,7 @@ struct cache_req_state {
                                      * (holds '@', user or initgroups); NULL otherwise */
     bool by_mail;                   /* the walk by e-mail address is running */
     bool name_unsure;               /* a domain could not say whether it has the name */
+    char *sid;                      /* by SID: the SID string; NULL otherwise */
     size_t next_dom;
     struct resp_domain *dom;        /* the domain being tried */
     struct cache_req_entry *entry;  /* its cache entry before the back-end call, or NULL */
@@ -76,8 +82,15 @@ static const char *cache_req_type_str(enum cache_req_type type)
     case CACHE_REQ_GROUP_BY_ID: return "group_by_id";
     case CACHE_REQ_INITGROUPS: return "initgroups";
     case CACHE_REQ_NETGROUP: return "netgroup";
+    case CACHE_REQ_USER_BY_SID: return "user_by_sid";
+    case CACHE_REQ_GROUP_BY_SID: return "group_by_sid";
     }
     return "?";
+}
+
+static bool cache_req_by_sid(enum cache_req_type type)
+{
+    return type == CACHE_REQ_USER_BY_SID || type == CACHE_REQ_GROUP_BY_SID;
 }
 
 /* The key of the probes: the short name, or the id in decimal (in buf). Only called while
@@ -86,6 +99,9 @@ static const char *cache_req_probe_key(struct cache_req_state *state, char *buf,
 {
     if (state->short_name != NULL) {
         return state->short_name;
+    }
+    if (state->sid != NULL) {
+        return state->sid;
     }
     if (cache_req_by_name(state->type)) {
         return "";
@@ -127,7 +143,8 @@ static void cache_req_finish(struct tevent_req *req, errno_t ret)
 
 static bool cache_req_is_user(enum cache_req_type type)
 {
-    return type != CACHE_REQ_GROUP_BY_NAME && type != CACHE_REQ_GROUP_BY_ID;
+    return type != CACHE_REQ_GROUP_BY_NAME && type != CACHE_REQ_GROUP_BY_ID
+           && type != CACHE_REQ_GROUP_BY_SID;
 }
 
 static enum resp_ncache_type cache_req_nc_type(enum cache_req_type type)
@@ -170,7 +187,7 @@ static bool cache_req_local(struct cache_req_state *state)
     bool user = cache_req_is_user(state->type);
 
     if (rctx->local == NULL || rctx->local_neg_timeout == 0
-            || state->type == CACHE_REQ_NETGROUP) {
+            || state->type == CACHE_REQ_NETGROUP || state->sid != NULL) {
         return false;
     }
     if (state->short_name != NULL) {
@@ -201,14 +218,23 @@ struct tevent_req *cache_req_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     state->flags = flags;
     state->req_id = req_id;
     state->id = id;
-    if (rctx == NULL || type > CACHE_REQ_NETGROUP
-            || (cache_req_by_name(type) && name == NULL)) {
+    if (rctx == NULL || type > CACHE_REQ_GROUP_BY_SID
+            || ((cache_req_by_name(type) || cache_req_by_sid(type)) && name == NULL)) {
         DEBUG(SSSDBG_CRIT_FAILURE, "invalid argument: rctx %s, type %d, name %s\n",
               rctx == NULL ? "NULL" : "set", (int)type, name == NULL ? "NULL" : "set");
         ret = EINVAL;
         goto done;
     }
-    if (cache_req_by_name(type)) {
+    if (cache_req_by_sid(type)) {
+        state->sid = talloc_strdup(state, name);
+        if (PROBE_ENABLED(CACHE_REQ_START)) {
+            PROBE(CACHE_REQ_START, req_id, cache_req_type_str(type), name);
+        }
+        if (state->sid == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+    } else if (cache_req_by_name(type)) {
         ret = resp_parse_name(state, rctx, name, &state->only, &state->short_name);
         state->qualified = strchr(name, '@') != NULL;
         if (state->qualified && (type == CACHE_REQ_USER_BY_NAME
@@ -288,6 +314,12 @@ static char *cache_req_mail_nc_key(struct cache_req_state *state, struct resp_do
     return key;
 }
 
+/* The negative-cache key of the SID: "@" + the SID (see the head of this file). */
+static char *cache_req_sid_nc_key(struct cache_req_state *state)
+{
+    return talloc_asprintf(state, "@%s", state->sid);
+}
+
 /* Whether dom is worth looking at for this request. */
 static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_domain *dom)
 {
@@ -303,6 +335,15 @@ static bool cache_req_domain_applies(struct cache_req_state *state, struct resp_
         /* Every domain, qualified names or not, as SSSD's search by UPN; filter_users
          * applies to the user found (cache_req_answer). */
         key = cache_req_mail_nc_key(state, dom);
+        hit = key != NULL && resp_ncache_check_name(nc, nct, dom->name, key);
+        talloc_free(key);
+        if (hit) {
+            cache_req_probe_lookup(state, dom, "negcache");
+        }
+        return !hit;
+    }
+    if (state->sid != NULL) {
+        key = cache_req_sid_nc_key(state);
         hit = key != NULL && resp_ncache_check_name(nc, nct, dom->name, key);
         talloc_free(key);
         if (hit) {
@@ -347,10 +388,11 @@ static void cache_req_negative(struct cache_req_state *state)
     char *key;
     errno_t ret;
 
-    if (state->short_name == NULL) {
+    if (state->short_name == NULL && state->sid == NULL) {
         ret = resp_ncache_add_id(state->rctx->ncache, nct, state->dom->name, state->id);
     } else {
-        key = state->by_mail ? cache_req_mail_nc_key(state, state->dom)
+        key = state->sid != NULL ? cache_req_sid_nc_key(state)
+              : state->by_mail ? cache_req_mail_nc_key(state, state->dom)
                              : resp_ncache_name(state, state->dom, state->short_name);
         ret = key == NULL ? ENOMEM
                           : resp_ncache_add_name(state->rctx->ncache, nct, state->dom->name,
@@ -405,6 +447,9 @@ static char *cache_req_filter(struct cache_req_state *state)
     if (state->by_mail) {
         return talloc_asprintf(state, SSS_DP_FILTER_MAIL "%s", state->mail);
     }
+    if (state->sid != NULL) {
+        return talloc_asprintf(state, SSS_DP_FILTER_SID "%s", state->sid);
+    }
     return cache_req_dp_filter(state, state->short_name, state->id);
 }
 
@@ -421,7 +466,8 @@ static errno_t cache_req_read(struct cache_req_state *state, struct cache_req_en
     if (state->by_mail) {
         return cache_req_cache_read_mail(state, state->rctx, state->dom, state->mail, _entry);
     }
-    return cache_req_cache_read(state, state->rctx, state->dom, state->type, state->short_name,
+    return cache_req_cache_read(state, state->rctx, state->dom, state->type,
+                                state->sid != NULL ? state->sid : state->short_name,
                                 state->id, _entry);
 }
 

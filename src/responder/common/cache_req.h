@@ -51,6 +51,8 @@ enum cache_req_type {
     CACHE_REQ_GROUP_BY_ID,
     CACHE_REQ_INITGROUPS,       /* by name */
     CACHE_REQ_NETGROUP,         /* by name: a NIS netgroup (no filters, no local files) */
+    CACHE_REQ_USER_BY_SID,      /* name: a SID string "S-1-..." (objectSIDString); every */
+    CACHE_REQ_GROUP_BY_SID,     /* active domain, back-end filter "secid=<SID>" */
 };
 
 /* Flags */

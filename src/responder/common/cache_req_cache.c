@@ -152,6 +152,12 @@ errno_t cache_req_cache_read(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     case CACHE_REQ_GROUP_BY_ID:
         ret = sysdb_get_group_by_gid(entry, sysdb, id, &entry->group);
         break;
+    case CACHE_REQ_USER_BY_SID:
+        ret = sysdb_get_user_by_sid(entry, sysdb, name, &entry->user);
+        break;
+    case CACHE_REQ_GROUP_BY_SID:
+        ret = sysdb_get_group_by_sid(entry, sysdb, name, &entry->group);
+        break;
     case CACHE_REQ_INITGROUPS:
         ret = cache_req_read_initgr(entry, sysdb, name, entry);
         break;

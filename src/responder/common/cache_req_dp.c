@@ -19,9 +19,11 @@ uint32_t cache_req_dp_type(enum cache_req_type type)
     switch (type) {
     case CACHE_REQ_USER_BY_NAME:
     case CACHE_REQ_USER_BY_ID:
+    case CACHE_REQ_USER_BY_SID:
         return SSS_DP_USER;
     case CACHE_REQ_GROUP_BY_NAME:
     case CACHE_REQ_GROUP_BY_ID:
+    case CACHE_REQ_GROUP_BY_SID:
         return SSS_DP_GROUP;
     case CACHE_REQ_INITGROUPS:
         return SSS_DP_INITGROUPS;

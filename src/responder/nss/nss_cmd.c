@@ -280,7 +280,9 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
             ret = nss_initgr_answer(state->nctx, reply, res, state->nreq.name);
             break;
         case CACHE_REQ_NETGROUP:
-            ret = EINVAL;   /* nss_cmd_netgr.c */
+        case CACHE_REQ_USER_BY_SID:
+        case CACHE_REQ_GROUP_BY_SID:
+            ret = EINVAL;   /* nss_cmd_netgr.c, nss_cmd_sid.c */
             break;
         }
         if (ret != EOK) {

@@ -57,8 +57,9 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     if (pairs == NULL) {
         return ENOMEM;
     }
-    /* SSSD sends the SID first; a user without one (not mapped here) is sent without. */
-    ret = nss_sid_of_id(pairs, nctx->rctx, res->domain, u->uid, &sid);
+    /* SSSD sends the SID first; a user without one (none stored, not mapped) is sent
+     * without. */
+    ret = nss_sid_of_entry(pairs, nctx->rctx, res->domain, u->sid, u->uid, &sid);
     if (ret == ENOMEM) {
         goto done;
     }

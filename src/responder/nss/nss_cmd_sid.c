@@ -14,9 +14,12 @@
  * whose answer is cached (and a miss kept in the negative cache). A SID is turned into
  * the domain and id the domain's ID map gives it (nss_sid_map.c), then looked up by id:
  * a SID of a known domain that no object has is a by-id miss, asked once and then
- * answered from the negative cache; a SID no domain maps is "not found" at once. The SID
- * of an object is computed from its id the same way (ldap_id_mapping = true; with
- * ldap_id_mapping = false there is none here: not found).
+ * answered from the negative cache. A SID no domain maps (ldap_id_mapping = false, or a
+ * SID of no domain a map knows) is looked up as itself: the cache entry holding that
+ * objectSIDString, else the back-end ("secid=<SID>", users then groups, every domain;
+ * misses negatively cached). The SID of an object is the one its cache entry holds (the
+ * directory's objectSid), else the one computed from its id through the map; with neither,
+ * not found.
  * A malformed SID string is answered with status EINVAL; a body no client sends closes
  * the connection (EBADMSG), as for the other commands.
  */
@@ -63,7 +66,8 @@ static const char *nss_sid_cmd_name(uint32_t cmd)
 
 static bool nss_sid_is_user_step(enum cache_req_type t)
 {
-    return t == CACHE_REQ_USER_BY_NAME || t == CACHE_REQ_USER_BY_ID;
+    return t == CACHE_REQ_USER_BY_NAME || t == CACHE_REQ_USER_BY_ID
+           || t == CACHE_REQ_USER_BY_SID;
 }
 
 /* The request's key and lookups. EBADMSG, EINVAL as nss_request_parse() gives them. */
@@ -149,10 +153,11 @@ static errno_t nss_sid_step(struct nss_sid_state *state)
     struct tevent_req *subreq;
     enum cache_req_type type = state->steps[state->step];
     bool by_name = type == CACHE_REQ_USER_BY_NAME || type == CACHE_REQ_GROUP_BY_NAME;
+    bool by_sid = type == CACHE_REQ_USER_BY_SID || type == CACHE_REQ_GROUP_BY_SID;
 
     subreq = cache_req_send(state, resp_request_ev(state->rreq), state->nctx->rctx, type,
-                            by_name ? state->name : NULL, state->id, 0,
-                            resp_request_id(state->rreq));
+                            by_name ? state->name : (by_sid ? state->sid : NULL), state->id,
+                            0, resp_request_id(state->rreq));
     if (subreq == NULL) {
         return ENOMEM;
     }
@@ -234,7 +239,7 @@ static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_resu
             break;
         }
         /* A group: as GETORIGBYGROUPNAME. */
-        ret = nss_sid_of_id(state, rctx, res->domain, id, &sid);
+        ret = nss_sid_of_entry(state, rctx, res->domain, res->group->sid, id, &sid);
         if (ret == ENOMEM) {
             return ENOMEM;
         }
@@ -248,7 +253,8 @@ static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_resu
         reply = nss_sid_reply_id(state->rreq, state->cmd, type, id);
         break;
     default:
-        ret = nss_sid_of_id(state, rctx, res->domain, id, &sid);
+        ret = nss_sid_of_entry(state, rctx, res->domain,
+                               user ? res->user->sid : res->group->sid, id, &sid);
         if (ret == ENOMEM) {
             return ENOMEM;
         }
@@ -317,7 +323,6 @@ errno_t nss_cmd_sid(struct resp_request *rreq)
 {
     struct nss_ctx *nctx = talloc_get_type(resp_request_pvt(rreq), struct nss_ctx);
     struct nss_sid_state *state;
-    struct resp_reply *reply;
     const uint8_t *body;
     size_t len;
     errno_t ret;
@@ -346,10 +351,10 @@ errno_t nss_cmd_sid(struct resp_request *rreq)
     if (state->sid != NULL) {
         ret = nss_sid_to_id(nctx->rctx, state->sid, &state->sid_dom, &state->id);
         if (ret == ENOENT) {
-            nss_sid_log(state, NULL, ret);
-            reply = nss_sid_reply_none(rreq, state->cmd);
-            talloc_free(state);
-            return reply != NULL ? resp_request_done(rreq, reply) : ENOMEM;
+            /* No map holds it: the object whose stored SID it is. */
+            state->steps[0] = CACHE_REQ_USER_BY_SID;
+            state->steps[1] = CACHE_REQ_GROUP_BY_SID;
+            ret = EOK;
         }
         if (ret != EOK) {
             talloc_free(state);

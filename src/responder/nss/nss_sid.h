@@ -63,6 +63,12 @@ errno_t nss_sid_map_get(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_
 errno_t nss_sid_of_id(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
                       uint32_t id, char **_sid);
 
+/* The SID of an object of dom with id and, when the cache holds one, its stored SID
+ * (objectSIDString, from the directory's objectSid): the stored one first, as SSSD answers
+ * from the cache, else what dom's map gives (nss_sid_of_id: ENOENT, ENOTSUP, ENOMEM). */
+errno_t nss_sid_of_entry(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
+                         const char *stored, uint32_t id, char **_sid);
+
 /* The domain and id a SID maps to; ENOENT when no domain's map holds it (another forest's
  * domain, a BUILTIN or well-known SID, a RID in a secondary slice), ENOMEM. */
 errno_t nss_sid_to_id(struct resp_ctx *rctx, const char *sid, struct resp_domain **_dom,

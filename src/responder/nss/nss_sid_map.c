@@ -6,6 +6,8 @@
  * gave. Only the primary slices are recorded: ids of RIDs beyond ldap_idmap_range_size
  * live in secondary slices whose place depends on the order the back-end met them, and
  * are not answered here (not found).
+ * An object whose cache entry holds its SID (objectSIDString: ldap_id_mapping = false with
+ * the SID attributes mapped, AD's objectSid) is answered with that one (nss_sid_of_entry).
  * The map is rebuilt per request: these commands are rare and not on the warm path, and a
  * slice the back-end records later is seen at once.
  */
@@ -164,6 +166,16 @@ errno_t nss_sid_of_id(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_do
 done:
     talloc_free(tmp_ctx);
     return ret;
+}
+
+errno_t nss_sid_of_entry(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
+                         const char *stored, uint32_t id, char **_sid)
+{
+    if (stored != NULL && stored[0] != '\0') {
+        *_sid = talloc_strdup(mem_ctx, stored);
+        return *_sid != NULL ? EOK : ENOMEM;
+    }
+    return nss_sid_of_id(mem_ctx, rctx, dom, id, _sid);
 }
 
 errno_t nss_sid_to_id(struct resp_ctx *rctx, const char *sid, struct resp_domain **_dom,
