@@ -14,7 +14,12 @@
 # a SID of an unknown domain -> not found (ENOENT), the first one kept in the negative
 # cache (asked again: no second back-end request); a malformed SID -> refused with
 # EINVAL (which SSSD's library, and ours, report as ENOENT), and sssd_nss still answers. Then
-# id_provider = ldap with ldap_id_mapping = true on the same DC: the same answers.
+# id_provider = ldap with ldap_id_mapping = true on the same DC: the same answers. Last,
+# id_provider = ad with ldap_id_mapping = false (POSIX attributes on the DC): the SIDs come
+# from the entries' objectSid stored in the cache (objectSIDString) and lookups by SID
+# search objectSid: getsidbyname = ldapsearch's objectSid, getnamebysid / getidbysid
+# (id = uidNumber, = id -u), a group by SID (gid = gidNumber), a user never looked up
+# found by SID (the back-end's search by SID), an unknown SID not found.
 # Usage: test_ad_sid.sh PREFIX   (root; 77 without Samba's AD DC packages or the mirror)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -64,6 +69,14 @@ samba_ad_user alice Alice-Pass1 || exit 1
 samba_ad_user bob Bob-Pass1 || exit 1
 samba_ad_tool group add g_sid > /dev/null || { echo "FAIL: group add"; exit 1; }
 samba_ad_tool group addmembers g_sid alice > /dev/null || { echo "FAIL: addmembers"; exit 1; }
+# POSIX users and a group for the ldap_id_mapping = false domain (the last part).
+samba_ad_user carol Carol-Pass1 --uid-number=10201 --gid-number=10301 \
+    --unix-home=/home/carol --login-shell=/bin/bash --nis-domain=ad || exit 1
+samba_ad_user dave Dave-Pass1 --uid-number=10202 --gid-number=10301 \
+    --unix-home=/home/dave --login-shell=/bin/bash --nis-domain=ad || exit 1
+samba_ad_tool group add g_posix --gid-number=10301 --nis-domain=ad > /dev/null ||
+    { echo "FAIL: group add g_posix"; exit 1; }
+samba_ad_tool group addmembers g_posix carol > /dev/null || { echo "FAIL: addmembers"; exit 1; }
 samba_ad_join || { echo "FAIL: adcli join"; exit 1; }
 ALICE_SID=$(samba_ad_sid alice)
 BOB_SID=$(samba_ad_sid bob)
@@ -196,4 +209,68 @@ out=$(sid "$SSSD_IDMAP" namebysid "$BOB_SID")
 check "  ... getnamebysid bob's SID ($out)" test "$out" = "rc=0 type=1 value=bob"
 out=$(sid "$SSSD_IDMAP" sidbyuid "$uid")
 check "  ... getsidbyuid $uid ($out)" test "$out" = "rc=0 type=1 value=$ALICE_SID"
+
+# id_provider = ad, ldap_id_mapping = false: SIDs from the stored objectSid.
+CAROL_SID=$(samba_ad_sid carol)
+DAVE_SID=$(samba_ad_sid dave)
+GP_SID=$(samba_ad_sid g_posix)
+echo "# from the DC: carol $CAROL_SID, dave $DAVE_SID, g_posix $GP_SID"
+write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss
+[domain/ad.test]
+id_provider = ad
+ldap_id_mapping = false
+debug_level = 0xfff0
+[nss]
+debug_level = 0xfff0
+CONF
+start_sssd && wait_name sssd.domain_ad_2etest 10000 ||
+    fail "sssd did not start (ldap_id_mapping = false)"
+BE_LOG=$LOGS/sssd_be_ad.test.log
+uid=$(in_nss_ns id -u carol)
+check "ldap_id_mapping = false: id -u carol is its uidNumber ($uid)" test "$uid" = 10201
+for lib in "$SSSD_IDMAP" "$OUR_IDMAP"; do
+    who=$([ "$lib" = "$SSSD_IDMAP" ] && echo "SSSD's library" || echo "our library")
+    out=$(sid "$lib" sidbyname carol)
+    check "no id mapping, $who: getsidbyname carol = its objectSid ($out)" \
+        test "$out" = "rc=0 type=1 value=$CAROL_SID" -a -n "$CAROL_SID"
+    out=$(sid "$lib" sidbyuid 10201)
+    check "no id mapping, $who: getsidbyuid 10201 ($out)" \
+        test "$out" = "rc=0 type=1 value=$CAROL_SID"
+    out=$(sid "$lib" namebysid "$CAROL_SID")
+    check "no id mapping, $who: getnamebysid carol's SID ($out)" \
+        test "$out" = "rc=0 type=1 value=carol"
+    out=$(sid "$lib" idbysid "$CAROL_SID")
+    check "no id mapping, $who: getidbysid carol's SID = uidNumber ($out)" \
+        test "$out" = "rc=0 type=1 value=10201"
+    out=$(sid "$lib" namebysid "$GP_SID")
+    check "no id mapping, $who: getnamebysid g_posix's SID ($out)" \
+        test "$out" = "rc=0 type=2 value=g_posix"
+    out=$(sid "$lib" idbysid "$GP_SID")
+    check "no id mapping, $who: getidbysid g_posix's SID = gidNumber ($out)" \
+        test "$out" = "rc=0 type=2 value=10301"
+    out=$(sid "$lib" sidbyname g_posix)
+    check "no id mapping, $who: getsidbyname g_posix ($out)" \
+        test "$out" = "rc=0 type=2 value=$GP_SID"
+done
+# dave: never looked up; found by SID (the back-end searches objectSid), glibc agrees.
+n0=$(grep -c "secid=" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" namebysid "$DAVE_SID")
+n1=$(grep -c "secid=" "$BE_LOG")
+check "no id mapping: a cold user by SID: getnamebysid dave's SID ($out), \
+the back-end asked by SID ($n0 -> $n1)" test "$out" = "rc=0 type=1 value=dave" -a "$n1" -gt "$n0"
+out=$(sid "$SSSD_IDMAP" idbysid "$DAVE_SID")
+check "  ... getidbysid = id -u dave ($out, $(in_nss_ns id -u dave))" \
+    test "$out" = "rc=0 type=1 value=10202" -a "$(in_nss_ns id -u dave)" = 10202
+n0=$(grep -c "secid=" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" namebysid "${CAROL_SID%-*}-99998")
+check "no id mapping: an unknown SID of the domain: not found ($out)" \
+    test "$out" = "rc=2 type=-1 value="
+n1=$(grep -c "secid=" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" idbysid "${CAROL_SID%-*}-99998")
+n2=$(grep -c "secid=" "$BE_LOG")
+check "  ... asked again: not found ($out), the back-end asked the first time ($n0 -> $n1) \
+only ($n1 -> $n2)" test "$out" = "rc=2 type=-1 value=" -a "$n1" -gt "$n0" -a "$n2" = "$n1"
 summary
