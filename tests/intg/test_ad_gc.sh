@@ -17,7 +17,8 @@
 #     kernel counts on sssd_be's sockets (ss -i) show which port answered. getpwnam stays
 #     on 389 (SSSD sends the joined domain's users to LDAP), a group and `id`'s
 #     initgroups are read from the GC, and every answer equals the one ad_enable_gc =
-#     false gives (the domain's LDAP only); the relay killed under a running back-end,
+#     false gives (the domain's LDAP only); a group by SID (secid=) is read from the GC,
+#     a user by SID from 389; the relay killed under a running back-end,
 #     then dead from the start: the answers come from 389, the same, the domain online;
 #   - ldap_id_mapping = false: the GC serves only when the DC's schema has uidNumber and
 #     gidNumber in the partial attribute set (asked here with ldapsearch): otherwise not a
@@ -215,6 +216,25 @@ check "  ... the back-end says so" grep -q "initgroups alice: answered by the gl
 got=$(lookups)
 check "  ... every answer equals the domain's LDAP's" test "$got" = "$ref"
 [ "$got" = "$ref" ] || diff <(echo "$ref") <(echo "$got") | sed 's/^/#   /'
+# Lookups by SID (getAccountInfo "secid=", SSSD's BE_REQ_BY_SECID), asked of the back-end
+# directly: a group's goes to the GC first, a user's to the domain's LDAP (as by name).
+secid() { # secid TYPE SID -> "dp_error error message"
+    dbus-send --address="$BUS_ADDR" --print-reply --reply-timeout=20000 \
+        --dest=sssd.domain_ad_2etest /sssd sssd.dataprovider.getAccountInfo uint32:0 \
+        "uint32:$1" "string:secid=$2" string:ad.test string: uint32:0 uint64:77 2>&1 |
+        awk '/^ *uint16 /{d=$2} /^ *uint32 /{e=$2} END {print d, e}'
+}
+gc0=$(rx_bytes $PROXY_PORT); ld0=$(rx_bytes 389)
+out=$(secid 2 "$(samba_ad_sid g_two)")
+gc1=$(rx_bytes $PROXY_PORT); ld1=$(rx_bytes 389)
+check "  ... group by SID (secid=) answered ($out) from the GC ($gc0 -> $gc1 bytes), \
+not 389 ($ld0 -> $ld1)" test "$out" = "0 0" -a "$gc1" -gt "$gc0" -a "$ld1" = "$ld0"
+check "  ... the back-end says so" \
+    grep -q "group S-1-5-21-[0-9-]*: answered by the global catalog" "$BE_LOG"
+out=$(secid 1 "$(samba_ad_sid bob)")
+gc2=$(rx_bytes $PROXY_PORT); ld2=$(rx_bytes 389)
+check "  ... user by SID answered ($out) from 389 ($ld1 -> $ld2 bytes), not the GC \
+($gc1 -> $gc2)" test "$out" = "0 0" -a "$ld2" -gt "$ld1" -a "$gc2" = "$gc1"
 
 # The GC killed under a running back-end: new lookups fall back to 389.
 conf "" || fail "sssd did not start (GC to be killed)"
