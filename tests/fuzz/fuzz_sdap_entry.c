@@ -3,8 +3,9 @@
  * server's side of a connection. A real libldap handle reads it from a socket pair after
  * it sent one search (message id 1), exactly as sssd_be's connections do, and every
  * message it hands back goes through our code: search entries through
- * sdap_entry_from_msg() and then the user and group parsers of both schemas (rfc2307
- * memberUid, rfc2307bis member DNs with the DN helpers), the rootDSE base choice; the
+ * sdap_entry_from_msg() and then the user and group parsers of three schemas (rfc2307
+ * memberUid, rfc2307bis member DNs with the DN helpers, AD without ID mapping: objectSid
+ * kept as the entry's SID), the rootDSE base choice; the
  * final result through ldap_parse_result() and sdap_page_cookie() (the paged-results
  * control, whose missing value made libldap abort the process). Ranged attributes
  * ("member;range=0-1499", AD): each entry's ranges parsed, and each entry merged into the
@@ -28,6 +29,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static struct sdap_options *opts_2307;
 static struct sdap_options *opts_bis;
+static struct sdap_options *opts_ad;
 static TALLOC_CTX *setup_ctx;   /* the configurations read once; kept for the whole run */
 
 static struct sdap_options *load_opts(const char *schema)
@@ -56,6 +58,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     opts_2307 = load_opts("rfc2307");
     opts_bis = load_opts("rfc2307bis");
+    opts_ad = load_opts("ad");
     return 0;
 }
 
@@ -68,11 +71,13 @@ static void parse_as(const struct sdap_options *opts, const struct sdap_entry *e
     size_t i;
 
     if (sdap_parse_user(tmp, opts, entry, &user) == EOK
-            && (user->name == NULL || !sdap_valid_name(user->name) || user->uid == 0)) {
+            && (user->name == NULL || !sdap_valid_name(user->name) || user->uid == 0
+                || (user->sid != NULL && strncmp(user->sid, "S-1-", 4) != 0))) {
         abort();    /* an accepted user is a usable one */
     }
     if (sdap_parse_group(tmp, opts, entry, &group) == EOK) {
-        if (group->name == NULL || group->gid == 0) {
+        if (group->name == NULL || group->gid == 0
+                || (group->sid != NULL && strncmp(group->sid, "S-1-", 4) != 0)) {
             abort();
         }
         (void)sdap_group_set_members_rfc2307(group, opts, entry);
@@ -151,6 +156,7 @@ static void read_messages(LDAP *ld, int msgid)
             if (sdap_entry_from_msg(NULL, ld, msg, &entry, &dropped) == EOK) {
                 parse_as(opts_2307, entry);
                 parse_as(opts_bis, entry);
+                parse_as(opts_ad, entry);
                 (void)sdap_rootdse_pick_base(entry, &base);
                 range_as_followup(prev, entry);
                 talloc_free(prev);

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 # Writes seed inputs for fuzz_sdap_entry: the server's side of a search (message id 1),
-# BER-encoded by hand (RFC 4511): entries of both schemas, a rootDSE, paged results, a
+# BER-encoded by hand (RFC 4511): entries of both schemas, AD entries with POSIX ids and a
+# binary objectSid (a user, a group), a rootDSE, paged results, a
 # ranged member attribute (AD) over three entries.
 #   make_sdap_seeds.py DIR
 import os
@@ -61,6 +62,16 @@ seeds = {
         ("gidNumber", ["20002"]),
         ("member", ["uid=alice,ou=People,dc=f", "cn=devs,ou=Groups,dc=f", "cn=x\\,y+uid=z,dc=f"])])
         + done(4),
+    # AD without ID mapping: objectSid in binary (S-1-5-21-1-2-3-1106, -1108).
+    "userad": entry("CN=carol,CN=Users,DC=f", [
+        ("objectClass", ["user"]), ("sAMAccountName", ["carol"]), ("uidNumber", ["10201"]),
+        ("gidNumber", ["10301"]),
+        ("objectSid", [bytes.fromhex("010500000000000515000000010000000200000003000000"
+                                     "52040000")])]) + done(),
+    "groupad": entry("CN=g_posix,CN=Users,DC=f", [
+        ("objectClass", ["group"]), ("sAMAccountName", ["g_posix"]), ("gidNumber", ["10301"]),
+        ("objectSid", [bytes.fromhex("010500000000000515000000010000000200000003000000"
+                                     "54040000")])]) + done(),
     "rootdse": entry("", [("namingContexts", ["dc=f", "cn=config"]),
                           ("defaultNamingContext", ["dc=f"])]) + done(),
     "paged": entry("uid=bob,ou=People,dc=f", [
