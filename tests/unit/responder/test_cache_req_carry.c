@@ -8,7 +8,8 @@
  * entry answers; a carried entry older than the cache never does; "not found" carried still
  * negative-caches; a reply without entry and any malformed or foreign entry fall back to
  * the cache read; initgroups and groups carried; every single-byte corruption and every
- * truncation of a carried entry is refused or harmless (run under ASan in CI).
+ * truncation of a carried entry is refused or harmless (run under ASan in CI); lookups
+ * by SID.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -58,6 +59,7 @@ struct test_ctx {
     enum carry carry;
     bool exists;                /* the directory has alice (and her groups) */
     unsigned int calls;
+    char last_filter[128];      /* of the last back-end call */
 };
 
 static struct tc_leaks leaks;
@@ -135,6 +137,7 @@ static struct tevent_req *be_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     req = tevent_req_create(mem_ctx, &state, struct be_state);
     assert_non_null(req);
     t->calls++;
+    snprintf(t->last_filter, sizeof(t->last_filter), "%s", filter);
     if (t->exists) {
         store_alice(t, "Alice New");
     } else {
@@ -363,6 +366,42 @@ static void test_initgroups_and_groups(void **state)
     talloc_free(res);
 }
 
+/* Lookups by SID (CACHE_REQ_*_BY_SID): a SID never seen asks the back-end with
+ * "secid=<SID>", then the entry holding it answers from the cache; groups too; a SID
+ * nobody holds is not found and negatively cached (asked once). */
+static void test_by_sid(void **state)
+{
+    struct test_ctx *t = *state;
+    struct cache_req_result *res;
+
+    t->carry = CARRY_NONE;
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_SID, "S-1-5-21-1-2-3-1001", 0, &res), EOK);
+    assert_int_equal(t->calls, 1);
+    assert_string_equal(t->last_filter, "secid=S-1-5-21-1-2-3-1001");
+    assert_int_equal(res->source, CACHE_REQ_SRC_DP);
+    assert_string_equal(res->short_name, "alice");
+    assert_int_equal(res->user->uid, 1001);
+    assert_string_equal(res->user->sid, "S-1-5-21-1-2-3-1001");
+    talloc_free(res);
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_SID, "S-1-5-21-1-2-3-1001", 0, &res), EOK);
+    assert_int_equal(res->source, CACHE_REQ_SRC_CACHE);
+    talloc_free(res);
+    /* The group's SID is no user's; the group stored with alice answers from the cache. */
+    assert_int_equal(lookup(t, CACHE_REQ_GROUP_BY_SID, "S-1-5-21-1-2-3-1500", 0, &res), EOK);
+    assert_int_equal(res->source, CACHE_REQ_SRC_CACHE);
+    assert_string_equal(res->short_name, "devs");
+    assert_int_equal(res->group->gid, 1500);
+    talloc_free(res);
+    assert_int_equal(t->calls, 1);
+    /* Unknown: asked once, then the negative cache. */
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_SID, "S-1-5-21-1-2-3-1500", 0, NULL), ENOENT);
+    assert_int_equal(t->calls, 2);
+    assert_int_equal(lookup(t, CACHE_REQ_USER_BY_SID, "S-1-5-21-1-2-3-1500", 0, NULL), ENOENT);
+    assert_int_equal(t->calls, 2);
+    /* No SID: refused as a bad argument. */
+    assert_int_equal(lookup(t, CACHE_REQ_GROUP_BY_SID, NULL, 0, NULL), EINVAL);
+}
+
 /* Every single-byte change and every truncation of carried entries: refused (EINVAL), or
  * taken and then read back without harm (a byte of a string changed). */
 static void damage_and_read(struct test_ctx *t, const struct sysdb_reply_key *key)
@@ -458,6 +497,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_not_found_negative_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_initgroups_and_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_by_sid, setup, teardown),
     };
 
     talloc_enable_null_tracking();
