@@ -19,7 +19,8 @@
 # from the entries' objectSid stored in the cache (objectSIDString) and lookups by SID
 # search objectSid: getsidbyname = ldapsearch's objectSid, getnamebysid / getidbysid
 # (id = uidNumber, = id -u), a group by SID (gid = gidNumber), a user never looked up
-# found by SID (the back-end's search by SID), an unknown SID not found.
+# found by SID (the back-end's search by SID), another spelling of a SID (a leading zero),
+# an unknown SID not found.
 # Usage: test_ad_sid.sh PREFIX   (root; 77 without Samba's AD DC packages or the mirror)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -255,6 +256,10 @@ for lib in "$SSSD_IDMAP" "$OUR_IDMAP"; do
     check "no id mapping, $who: getsidbyname g_posix ($out)" \
         test "$out" = "rc=0 type=2 value=$GP_SID"
 done
+# Another spelling of carol's SID (a leading zero in the RID): the same object.
+out=$(sid "$SSSD_IDMAP" namebysid "${CAROL_SID%-*}-0${CAROL_SID##*-}")
+check "no id mapping: carol's SID written with a leading zero ($out)" \
+    test "$out" = "rc=0 type=1 value=carol"
 # dave: never looked up; found by SID (the back-end searches objectSid), glibc agrees.
 n0=$(grep -c "secid=" "$BE_LOG")
 out=$(sid "$SSSD_IDMAP" namebysid "$DAVE_SID")

@@ -129,6 +129,28 @@ static errno_t nss_sid_setup(struct nss_sid_state *state, const uint8_t *body, s
     return EOK;
 }
 
+/* The SID spelled as the directory's objectSid reads back (decimal, no leading zeros): the
+ * form the cache stores and the ID maps compare, so that "S-1-5-21-1-2-3-01104" finds what
+ * "...-1104" finds. EINVAL: the binary form cannot hold it (an authority written in hex):
+ * no directory entry has that SID. */
+static errno_t nss_sid_canonical(struct nss_sid_state *state)
+{
+    uint8_t *bin = NULL;
+    char *canon = NULL;
+    size_t len = 0;
+    errno_t ret;
+
+    ret = idmap_str_sid_to_bin(state, state->sid, &bin, &len);
+    if (ret == EOK) {
+        ret = idmap_bin_sid_to_str(state, bin, len, &canon);
+    }
+    talloc_free(bin);
+    if (ret == EOK) {
+        state->sid = canon;
+    }
+    return ret == ENOMEM ? ENOMEM : (ret == EOK ? EOK : EINVAL);
+}
+
 static void nss_sid_log(struct nss_sid_state *state, struct cache_req_result *res,
                         errno_t ret)
 {
@@ -323,6 +345,7 @@ errno_t nss_cmd_sid(struct resp_request *rreq)
 {
     struct nss_ctx *nctx = talloc_get_type(resp_request_pvt(rreq), struct nss_ctx);
     struct nss_sid_state *state;
+    struct resp_reply *reply;
     const uint8_t *body;
     size_t len;
     errno_t ret;
@@ -349,7 +372,16 @@ errno_t nss_cmd_sid(struct resp_request *rreq)
         return resp_request_done_status(rreq, EINVAL);
     }
     if (state->sid != NULL) {
-        ret = nss_sid_to_id(nctx->rctx, state->sid, &state->sid_dom, &state->id);
+        ret = nss_sid_canonical(state);
+        if (ret == EOK) {
+            ret = nss_sid_to_id(nctx->rctx, state->sid, &state->sid_dom, &state->id);
+        }
+        if (ret == EINVAL) {
+            nss_sid_log(state, NULL, ENOENT);
+            reply = nss_sid_reply_none(rreq, state->cmd);
+            talloc_free(state);
+            return reply != NULL ? resp_request_done(rreq, reply) : ENOMEM;
+        }
         if (ret == ENOENT) {
             /* No map holds it: the object whose stored SID it is. */
             state->steps[0] = CACHE_REQ_USER_BY_SID;
