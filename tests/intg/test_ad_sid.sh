@@ -20,7 +20,8 @@
 # search objectSid: getsidbyname = ldapsearch's objectSid, getnamebysid / getidbysid
 # (id = uidNumber, = id -u), a group by SID (gid = gidNumber), a user never looked up
 # found by SID (the back-end's search by SID), another spelling of a SID (a leading zero),
-# an unknown SID not found.
+# an unknown SID not found; and id_provider = ldap with ldap_schema = ad and
+# ldap_id_mapping = false: the same answers.
 # Usage: test_ad_sid.sh PREFIX   (root; 77 without Samba's AD DC packages or the mirror)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -278,4 +279,33 @@ out=$(sid "$SSSD_IDMAP" idbysid "${CAROL_SID%-*}-99998")
 n2=$(grep -c "secid=" "$BE_LOG")
 check "  ... asked again: not found ($out), the back-end asked the first time ($n0 -> $n1) \
 only ($n1 -> $n2)" test "$out" = "rc=2 type=-1 value=" -a "$n1" -gt "$n0" -a "$n2" = "$n1"
+
+# id_provider = ldap, ldap_schema = ad, ldap_id_mapping = false (ldap_user_objectsid and
+# ldap_group_objectsid from the schema's defaults): the same answers.
+write_conf <<CONF
+[sssd]
+domains = corp
+services = nss
+[domain/corp]
+id_provider = ldap
+ldap_uri = ldap://$SAMBA_AD_DC
+ldap_schema = ad
+ldap_id_mapping = false
+ldap_search_base = $SAMBA_AD_BASE
+ldap_sasl_mech = GSSAPI
+ldap_sasl_authid = CLIENT\$
+krb5_realm = $SAMBA_AD_REALM
+debug_level = 0xfff0
+[nss]
+debug_level = 0xfff0
+CONF
+start_sssd && wait_name sssd.domain_corp 10000 ||
+    fail "sssd did not start (id_provider = ldap, ldap_id_mapping = false)"
+out=$(sid "$SSSD_IDMAP" namebysid "$DAVE_SID")
+check "id_provider = ldap, no id mapping: getnamebysid dave's SID, cold ($out)" \
+    test "$out" = "rc=0 type=1 value=dave"
+out=$(sid "$SSSD_IDMAP" idbysid "$GP_SID")
+check "  ... getidbysid g_posix's SID = gidNumber ($out)" test "$out" = "rc=0 type=2 value=10301"
+out=$(sid "$SSSD_IDMAP" sidbyname carol)
+check "  ... getsidbyname carol ($out)" test "$out" = "rc=0 type=1 value=$CAROL_SID"
 summary
