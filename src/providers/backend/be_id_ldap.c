@@ -13,9 +13,9 @@
  *               initgroups right after finds a fresh list and costs the directory nothing.
  *               Otherwise:
  *               found (by name, gid or SID): store it with its members (sliced when huge),
- *               and the nested groups
- *               sdap read completely on the way (rfc2307bis: the member lists their own
- *               lookup would store now, so `id`'s getgrgid of them needs no search);
+ *               and the nested groups sdap read completely on the way (rfc2307bis: the
+ *               member lists their own lookup would store now, so `id`'s getgrgid of
+ *               them needs no search);
  *               ENOENT: remove it.
  *   initgroups  the user is taken from the cache when its entry is fresh (the getpwnam
  *               before it stored it seconds ago; see be_id_ldap_cached_user), and is then

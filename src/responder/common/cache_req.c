@@ -393,7 +393,7 @@ static void cache_req_negative(struct cache_req_state *state)
     } else {
         key = state->sid != NULL ? cache_req_sid_nc_key(state)
               : state->by_mail ? cache_req_mail_nc_key(state, state->dom)
-                             : resp_ncache_name(state, state->dom, state->short_name);
+              : resp_ncache_name(state, state->dom, state->short_name);
         ret = key == NULL ? ENOMEM
                           : resp_ncache_add_name(state->rctx->ncache, nct, state->dom->name,
                                                  key);
