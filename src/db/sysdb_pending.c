@@ -5,15 +5,17 @@
  *
  * A store records the entry it wrote, flattened from its message through the same view a
  * read uses (the message holds every attribute the view reads), with the keys a lookup
- * would use; an initgroups store adds its list to the user's flat entry. Every later write in the same transaction drops what it may change:
- * any write to the entry's DN (except a modify of only the group-list attributes, which
- * a user's view does not read), and any add drops the id keys (a new entry could hold the
- * id). An initgroups store of a user not stored in the transaction takes the user's part
- * from the read cache as of the transaction's start, when no user entry changed since.
- * At the outermost commit the records are cached at the commit's generation, but only when that generation is exactly the one
- * after the generation read while our write transaction held the lock: then the database
- * at that generation is our transaction's result and nobody else's. Anything else (a
- * cancel, another commit in between, no cache) drops them: the reader falls back to ldb.
+ * would use; an initgroups store adds its list to the user's flat entry. Every later
+ * write in the same transaction drops what it may change: any write to the entry's DN
+ * (except a modify of only the group-list attributes, which a user's view does not read),
+ * and any add drops the id keys (a new entry could hold the id). An initgroups store of a
+ * user not stored in the transaction takes the user's part from the read cache as of the
+ * transaction's start, when no user entry changed since.
+ * At the outermost commit the records are cached at the commit's generation, but only when
+ * that generation is exactly the one after the generation read while our write
+ * transaction held the lock: then the database at that generation is our transaction's
+ * result and nobody else's. Anything else (a cancel, another commit in between, no cache)
+ * drops them: the reader falls back to ldb.
  */
 #include "config.h"
 

@@ -1,6 +1,7 @@
 /*
- * Whole messages of basic-typed arguments (and byte or uint32 arrays) written in their wire form and demarshalled by
- * libdbus in one step, instead of appended argument by argument (sbus_wire_build.c says why).
+ * Whole messages of basic-typed arguments (and byte or uint32 arrays) written in their
+ * wire form and demarshalled by libdbus in one step, instead of appended argument by
+ * argument (sbus_wire_build.c says why).
  * Used by the generated code's runtime (sbus_gen.c); owned by the caller like any message.
  */
 #ifndef SSS_SBUS_WIRE_BUILD_H

@@ -393,10 +393,20 @@ static int connect_socket(const struct sss_cli_conn *conn, int64_t deadline, int
     return 0;
 }
 
-/* Opens the connection and performs the version handshake. */
-static int open_conn(const struct sss_cli_conn *conn, struct sss_cli_state *state)
+/* The deadline of one step (connect, handshake, exchange): the socket timeout from now,
+ * or the caller's overall limit when that comes first (0: none). */
+static int64_t step_deadline(int64_t limit)
 {
-    int64_t deadline = now_ms() + timeout_ms();
+    int64_t d = now_ms() + timeout_ms();
+
+    return limit > 0 && limit < d ? limit : d;
+}
+
+/* Opens the connection and performs the version handshake, by limit (0: none). */
+static int open_conn(const struct sss_cli_conn *conn, struct sss_cli_state *state,
+                     int64_t limit)
+{
+    int64_t deadline = step_deadline(limit);
     uint8_t *reply = NULL;
     size_t reply_len = 0;
     uint32_t version;
@@ -423,7 +433,7 @@ static int open_conn(const struct sss_cli_conn *conn, struct sss_cli_state *stat
         return ret;
     }
 
-    deadline = now_ms() + timeout_ms();
+    deadline = step_deadline(limit);
     ret = exchange(fd, SSS_GET_VERSION, &conn->version, sizeof(conn->version), deadline,
                    &reply, &reply_len, &in_sync, &retryable);
     if (ret == 0) {
@@ -588,6 +598,14 @@ int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd,
                     const void *body, size_t body_len,
                     uint8_t **reply, size_t *reply_len)
 {
+    return sss_cli_request_timeout(conn, cmd, body, body_len, 0, reply, reply_len);
+}
+
+int sss_cli_request_timeout(struct sss_cli_conn *conn, uint32_t cmd,
+                            const void *body, size_t body_len, unsigned int total_ms,
+                            uint8_t **reply, size_t *reply_len)
+{
+    int64_t limit = total_ms > 0 ? now_ms() + (int64_t)total_ms : 0;
     struct sss_cli_state *state;
     bool in_sync = false;
     bool retryable = false;
@@ -607,23 +625,23 @@ int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd,
     }
     check_conn(state);
     if (state->fd == -1) {
-        ret = open_conn(conn, state);
+        ret = open_conn(conn, state, limit);
         if (ret != 0) {
             goto done;
         }
         fresh = true;
     }
 
-    ret = exchange(state->fd, cmd, body, body_len, now_ms() + timeout_ms(),
+    ret = exchange(state->fd, cmd, body, body_len, step_deadline(limit),
                    reply, reply_len, &in_sync, &retryable);
     if (ret != 0 && retryable && !fresh) {
         /* The server went away between requests: one more try on a new connection. */
         close_fd(state);
-        ret = open_conn(conn, state);
+        ret = open_conn(conn, state, limit);
         if (ret != 0) {
             goto done;
         }
-        ret = exchange(state->fd, cmd, body, body_len, now_ms() + timeout_ms(),
+        ret = exchange(state->fd, cmd, body, body_len, step_deadline(limit),
                        reply, reply_len, &in_sync, &retryable);
     }
     if (ret != 0 && !in_sync) {

@@ -77,6 +77,13 @@ int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd,
                     const void *body, size_t body_len,
                     uint8_t **reply, size_t *reply_len);
 
+/* The same, all of it (connect, handshake, exchange, the one retry) within total_ms
+ * milliseconds when total_ms > 0 (ETIMEDOUT past it): libsss_nss_idmap's _timeout calls.
+ * A shared connection's lock is not bounded by it. */
+int sss_cli_request_timeout(struct sss_cli_conn *conn, uint32_t cmd,
+                            const void *body, size_t body_len, unsigned int total_ms,
+                            uint8_t **reply, size_t *reply_len);
+
 /* Closes this thread's connection (shared: the process's); the next request reopens it. */
 void sss_cli_close(struct sss_cli_conn *conn);
 

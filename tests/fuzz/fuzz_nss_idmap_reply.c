@@ -20,10 +20,11 @@ static const uint8_t *fuzz_data;
 static size_t fuzz_size;
 
 /* The library's only way to the daemon (common.c), replaced. */
-int sss_cli_request(struct sss_cli_conn *conn, uint32_t cmd, const void *body,
-                    size_t body_len, uint8_t **reply, size_t *reply_len)
+int sss_cli_request_timeout(struct sss_cli_conn *conn, uint32_t cmd, const void *body,
+                            size_t body_len, unsigned int total_ms, uint8_t **reply,
+                            size_t *reply_len)
 {
-    (void)conn; (void)cmd; (void)body; (void)body_len;
+    (void)conn; (void)cmd; (void)body; (void)body_len; (void)total_ms;
     *reply = NULL;
     *reply_len = fuzz_size;
     if (fuzz_size > 0) {

@@ -54,6 +54,7 @@ declare -A deps=(
     [fuzz_ad_gpo_inf]="$top/src/providers/ad/ad_gpo_policy.c"
     [fuzz_ad_gpo_sd]="$top/src/providers/ad/ad_gpo_sd.c $top/src/lib/idmap/idmap.c
         $top/src/sss_client/murmurhash3.c"
+    [fuzz_sysdb_reply]="$top/src/db/*.c $probes $(pkg-config --cflags --libs ldb) -lcrypt"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the

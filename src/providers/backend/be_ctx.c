@@ -300,8 +300,22 @@ done:
 /* ---- yield ------------------------------------------------------------------------- */
 
 struct be_yield_state {
-    struct tevent_fd *fde;
+    struct tevent_fd *fde;          /* on the loop; NULL once fired or gone with the loop */
+    struct be_yield_guard *guard;   /* on fde */
 };
+
+/* Tells the state when its fde goes with the loop (a teardown freeing the event context
+ * before the requests): the state's destructor must not free it a second time. */
+struct be_yield_guard {
+    struct be_yield_state *state;
+};
+
+static int be_yield_guard_destructor(struct be_yield_guard *guard)
+{
+    guard->state->fde = NULL;
+    guard->state->guard = NULL;
+    return 0;
+}
 
 static void be_yield_fire(struct tevent_context *ev, struct tevent_fd *fde, uint16_t flags,
                           void *pvt)
@@ -311,16 +325,37 @@ static void be_yield_fire(struct tevent_context *ev, struct tevent_fd *fde, uint
 
     /* Once only (the eventfd stays readable). The fde hangs off the loop, not off the
      * request: tevent defers freeing an fde whose handler runs, and the callback below
-     * may free the request; freed now, tevent releases it when this handler returns. */
-    state->fde = NULL;
+     * may free the request; freed now, tevent releases it when this handler returns (the
+     * guard goes first: by then the state may be gone). */
+    talloc_free(state->guard);
     talloc_free(fde);
     tevent_req_done(req);
 }
 
+static void be_yield_timer(struct tevent_context *ev, struct tevent_timer *te,
+                           struct timeval now, void *pvt)
+{
+    tevent_req_done(talloc_get_type(pvt, struct tevent_req));
+}
+
 static int be_yield_state_destructor(struct be_yield_state *state)
 {
-    talloc_free(state->fde);    /* a yield freed before its turn came */
+    talloc_free(state->fde);    /* a yield freed before its turn came (the guard with it) */
     return 0;
+}
+
+/* No eventfd to be had (out of descriptors): a timer a little ahead still makes the loop
+ * poll the sockets first, at the cost of epoll's millisecond. Not a failure of the job. */
+static struct tevent_req *be_yield_by_timer(struct tevent_req *req, struct tevent_context *ev,
+                                            int err)
+{
+    DEBUG(SSSDBG_MINOR_FAILURE, "No eventfd for a yield (%s): a timer instead\n",
+          sss_strerror(err));
+    if (tevent_add_timer(ev, req, tevent_timeval_current_ofs(0, 100), be_yield_timer,
+                         req) == NULL) {
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    return req;
 }
 
 struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
@@ -336,7 +371,7 @@ struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
     }
     fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     if (fd == -1) {
-        return sss_req_post(req, ev, errno);
+        return be_yield_by_timer(req, ev, errno);
     }
     if (write(fd, &one, sizeof(one)) != sizeof(one)) {
         close(fd);
@@ -348,6 +383,13 @@ struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
         return sss_req_post(req, ev, ENOMEM);
     }
     tevent_fd_set_auto_close(state->fde);
+    state->guard = talloc(state->fde, struct be_yield_guard);
+    if (state->guard == NULL) {
+        TALLOC_FREE(state->fde);
+        return sss_req_post(req, ev, ENOMEM);
+    }
+    state->guard->state = state;
+    talloc_set_destructor(state->guard, be_yield_guard_destructor);
     talloc_set_destructor(state, be_yield_state_destructor);
     return req;
 }

@@ -12,7 +12,8 @@
  * with a wrong salt is never sent, there is no extra round trip, and everything around
  * it (the expiry warning, kpasswd, error codes) is libkrb5's own. Only the arithmetic
  * moves. Anything unusual (an AFS salt, parameters that are not a 4-byte count, counts
- * libk5crypto refuses: below the default, from 2^24 on) goes to libk5crypto, so its errors stay what they were.
+ * libk5crypto refuses: below the default, from 2^24 on) goes to libk5crypto, so its
+ * errors stay what they were.
  *
  * The hook also notes the inputs of the last AES derivation (k5s2k_last: enctype, salt,
  * count; never the password nor the key): krb5_child_asreq.c hands them to sssd_be as the

@@ -121,7 +121,8 @@ void krb5_salt_hint_set(struct krb5_ctx *kctx, const char *principal,
 
 /* Keeps pw in a kernel key of this process (possessor-only, destroyed by the kernel
  * after timeout seconds, 0: none). desc names it: a key of the same desc is replaced (the
- * kernel's add_key), so each holder uses its own. Errors: the kernel's (ENOSYS, EDQUOT, ENOMEM...). */
+ * kernel's add_key), so each holder uses its own. Errors: the kernel's (ENOSYS, EDQUOT,
+ * ENOMEM...). */
 errno_t krb5_pwkey_store(const char *desc, const uint8_t *pw, size_t len,
                          unsigned int timeout, int32_t *_serial);
 /* The key's bytes, NUL-terminated, in a buffer on mem_ctx wiped when freed. Errors:

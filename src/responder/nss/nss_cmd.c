@@ -2,8 +2,9 @@
  * The NSS lookup commands: GETPWNAM, GETPWUID, GETGRNAM, GETGRGID, INITGR and their _EX
  * variants. One handler parses the body, maps the command to a cache_req lookup (the _EX
  * flags, honoured for root only: NO_CACHE asks the back-end first; INVALIDATE_CACHE also
- * drops the memory-cache record), and when the lookup ends builds the reply (nss_cmd_pw.c, nss_cmd_gr.c,
- * nss_cmd_initgr.c) and logs one line: command, key, domain, result, source, duration.
+ * drops the memory-cache record), and when the lookup ends builds the reply (nss_cmd_pw.c,
+ * nss_cmd_gr.c, nss_cmd_initgr.c) and logs one line: command, key, domain, result,
+ * source, duration.
  * The lookup hangs on the client request, so a client that goes away cancels it.
  */
 #include <stdio.h>

@@ -25,6 +25,12 @@
 static struct sss_cli_conn idmap_conn =
     SSS_CLI_CONN_PER_THREAD(SSS_NSS_SOCKET_NAME, SSS_NSS_PROTOCOL_VERSION, false, 0666);
 
+/* The bound of the running call in milliseconds, set by the _timeout variants around the
+ * call they share with the plain one (0: the socket timeout of each step only). As in
+ * SSSD, the whole call -- connect, handshake, request -- ends with ETIME past it: IPA's
+ * directory plugin must not block a server thread on a stuck sssd_nss. */
+static __thread unsigned int idmap_timeout_ms;
+
 static uint32_t get_u32(const uint8_t *p)
 {
     uint32_t v;
@@ -37,7 +43,8 @@ static uint32_t get_u32(const uint8_t *p)
 static int idmap_request(uint32_t cmd, const void *body, size_t len, uint8_t **reply,
                          size_t *reply_len)
 {
-    int ret = sss_cli_request(&idmap_conn, cmd, body, len, reply, reply_len);
+    int ret = sss_cli_request_timeout(&idmap_conn, cmd, body, len, idmap_timeout_ms, reply,
+                                      reply_len);
 
     switch (ret) {
     case 0:
@@ -381,78 +388,122 @@ int sss_nss_getlistbycert(const char *cert, char ***fq_name, enum sss_id_type **
 int sss_nss_getsidbyname_timeout(const char *fq_name, unsigned int timeout, char **sid,
                                  enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getsidbyname(fq_name, sid, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getsidbyname(fq_name, sid, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getsidbyid_timeout(uint32_t id, unsigned int timeout, char **sid,
                                enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getsidbyid(id, sid, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getsidbyid(id, sid, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getsidbyuid_timeout(uint32_t uid, unsigned int timeout, char **sid,
                                 enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getsidbyuid(uid, sid, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getsidbyuid(uid, sid, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getsidbygid_timeout(uint32_t gid, unsigned int timeout, char **sid,
                                 enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getsidbygid(gid, sid, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getsidbygid(gid, sid, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getnamebysid_timeout(const char *sid, unsigned int timeout, char **fq_name,
                                  enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getnamebysid(sid, fq_name, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getnamebysid(sid, fq_name, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getidbysid_timeout(const char *sid, unsigned int timeout, uint32_t *id,
                                enum sss_id_type *id_type)
 {
-    (void)timeout;
-    return sss_nss_getidbysid(sid, id, id_type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getidbysid(sid, id, id_type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getorigbyname_timeout(const char *fq_name, unsigned int timeout,
                                   struct sss_nss_kv **kv_list, enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getorigbyname(fq_name, kv_list, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getorigbyname(fq_name, kv_list, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getorigbyusername_timeout(const char *fq_name, unsigned int timeout,
                                       struct sss_nss_kv **kv_list, enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getorigbyusername(fq_name, kv_list, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getorigbyusername(fq_name, kv_list, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getorigbygroupname_timeout(const char *fq_name, unsigned int timeout,
                                        struct sss_nss_kv **kv_list, enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getorigbygroupname(fq_name, kv_list, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getorigbygroupname(fq_name, kv_list, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getnamebycert_timeout(const char *cert, unsigned int timeout, char **fq_name,
                                   enum sss_id_type *type)
 {
-    (void)timeout;
-    return sss_nss_getnamebycert(cert, fq_name, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getnamebycert(cert, fq_name, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getlistbycert_timeout(const char *cert, unsigned int timeout, char ***fq_name,
                                   enum sss_id_type **type)
 {
-    (void)timeout;
-    return sss_nss_getlistbycert(cert, fq_name, type);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = sss_nss_getlistbycert(cert, fq_name, type);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 /* passwd and group lookups with the _EX flags: the bodies of GETPWNAM_EX & co. */
@@ -525,34 +576,50 @@ int sss_nss_getpwnam_timeout(const char *name, struct passwd *pwd, char *buffer,
                              size_t buflen, struct passwd **result, uint32_t flags,
                              unsigned int timeout)
 {
-    (void)timeout;
-    return idmap_pw(SSS_NSS_GETPWNAM_EX, name == NULL ? "" : name, 0, pwd, buffer, buflen,
-                    result, flags);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = idmap_pw(SSS_NSS_GETPWNAM_EX, name == NULL ? "" : name, 0, pwd, buffer, buflen,
+                   result, flags);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getpwuid_timeout(uid_t uid, struct passwd *pwd, char *buffer, size_t buflen,
                              struct passwd **result, uint32_t flags, unsigned int timeout)
 {
-    (void)timeout;
-    return idmap_pw(SSS_NSS_GETPWUID_EX, NULL, (uint32_t)uid, pwd, buffer, buflen, result,
-                    flags);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = idmap_pw(SSS_NSS_GETPWUID_EX, NULL, (uint32_t)uid, pwd, buffer, buflen, result,
+                   flags);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getgrnam_timeout(const char *name, struct group *grp, char *buffer,
                              size_t buflen, struct group **result, uint32_t flags,
                              unsigned int timeout)
 {
-    (void)timeout;
-    return idmap_gr(SSS_NSS_GETGRNAM_EX, name == NULL ? "" : name, 0, grp, buffer, buflen,
-                    result, flags);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = idmap_gr(SSS_NSS_GETGRNAM_EX, name == NULL ? "" : name, 0, grp, buffer, buflen,
+                   result, flags);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 int sss_nss_getgrgid_timeout(gid_t gid, struct group *grp, char *buffer, size_t buflen,
                              struct group **result, uint32_t flags, unsigned int timeout)
 {
-    (void)timeout;
-    return idmap_gr(SSS_NSS_GETGRGID_EX, NULL, (uint32_t)gid, grp, buffer, buflen, result,
-                    flags);
+    int ret;
+
+    idmap_timeout_ms = timeout;
+    ret = idmap_gr(SSS_NSS_GETGRGID_EX, NULL, (uint32_t)gid, grp, buffer, buflen, result,
+                   flags);
+    idmap_timeout_ms = 0;
+    return ret;
 }
 
 /* getgrouplist(3) semantics: group first, then the user's groups; ERANGE with *ngroups
@@ -568,11 +635,12 @@ int sss_nss_getgrouplist_timeout(const char *name, gid_t group, gid_t *groups,
     int n = 1;
     int ret;
 
-    (void)timeout;
     if (groups == NULL || ngroups == NULL || *ngroups <= 0) {
         return EINVAL;
     }
+    idmap_timeout_ms = timeout;
     ret = idmap_ex_request(SSS_NSS_INITGR_EX, name == NULL ? "" : name, 0, flags, &r, &len);
+    idmap_timeout_ms = 0;
     if (ret == 0) {
         ret = nss_parse_initgr(r, len, &gids, &count);
     }

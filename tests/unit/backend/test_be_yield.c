@@ -2,7 +2,8 @@
  * be_yield: the turn a sliced back-end job gives the event loop between slices. Checked on a
  * real tevent loop: a chain of yields completes in order, a socket that is ready while the
  * chain runs is served during the chain and not after it (what a tevent immediate would get
- * wrong), and freeing pending yields closes their descriptors and leaks nothing. How long a
+ * wrong), freeing pending yields closes their descriptors and leaks nothing (also when the
+ * loop goes first), and a process out of descriptors still yields. How long a
  * yield takes is a benchmark's business (tests/perf: the cold big-group figures).
  */
 #include <stdarg.h>
@@ -12,6 +13,7 @@
 
 #include <dirent.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -147,11 +149,77 @@ static void test_free_pending(void **state)
     talloc_free(ev);
 }
 
+/* The loop freed before the pending yields (a teardown that frees the event context
+ * first): the yields' descriptors go with the loop, and freeing the yields afterwards must
+ * not touch them again. */
+static void test_free_loop_first(void **state)
+{
+    struct tevent_context *ev;
+    struct tevent_req *reqs[8];
+    TALLOC_CTX *mem;
+    size_t before;
+    size_t i;
+
+    (void)state;
+    mem = talloc_new(NULL);
+    assert_non_null(mem);
+    before = open_fds();
+    ev = tevent_context_init(NULL);
+    assert_non_null(ev);
+    for (i = 0; i < 8; i++) {
+        reqs[i] = be_yield_send(mem, ev);
+        assert_non_null(reqs[i]);
+    }
+    talloc_free(ev);
+    assert_int_equal(open_fds(), before);
+    talloc_free(mem);
+}
+
+/* No descriptor left for an eventfd (a back-end at its RLIMIT_NOFILE with many LDAP
+ * connections): the yield still gives the loop its turn and completes, it does not fail
+ * the job that yields. */
+static void test_no_fd_left(void **state)
+{
+    struct tevent_context *ev;
+    struct chain c = {0};
+    struct rlimit saved;
+    struct rlimit low;
+    size_t served = 0;
+    int dups[256];
+    size_t ndups = 0;
+    int fd;
+
+    (void)state;
+    ev = tevent_context_init(NULL);
+    assert_non_null(ev);
+    assert_int_equal(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    low = saved;
+    low.rlim_cur = (rlim_t)open_fds() + 4;
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+    /* Every descriptor below the limit taken. */
+    while (ndups < sizeof(dups) / sizeof(dups[0]) && (fd = dup(0)) >= 0) {
+        dups[ndups++] = fd;
+    }
+    c.ev = ev;
+    c.served = &served;
+    chain_step(&c);
+    tc_wait_flag(ev, &c.done);
+    while (ndups > 0) {
+        close(dups[--ndups]);
+    }
+    assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    assert_int_equal(c.ret, EOK);
+    assert_int_equal(c.yields, CHAIN);
+    talloc_free(ev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_serves_ready_sockets),
         cmocka_unit_test(test_free_pending),
+        cmocka_unit_test(test_free_loop_first),
+        cmocka_unit_test(test_no_fd_left),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
