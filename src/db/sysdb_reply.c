@@ -183,12 +183,17 @@ static bool reply_list_span(const char *b, size_t len, size_t hdr, uintptr_t off
                             struct reply_spans *sp, size_t *_count)
 {
     uintptr_t v;
+    size_t room;
     size_t i;
 
-    if (off == 0 || off < hdr || off % sizeof(uintptr_t) != 0 || sp->n == REPLY_MAX_LISTS) {
+    if (off == 0 || off < hdr || off >= len || off % sizeof(uintptr_t) != 0
+            || sp->n == REPLY_MAX_LISTS) {
         return false;
     }
-    for (i = 0; off + (i + 1) * sizeof(uintptr_t) <= len; i++) {
+    /* Counted from the room left, not as off + (i + 1) * 8 <= len: an off near SIZE_MAX
+     * wraps that sum and lets the walk (and later the relocation) start before the blob. */
+    room = (len - off) / sizeof(uintptr_t);
+    for (i = 0; i < room; i++) {
         memcpy(&v, b + off + i * sizeof(uintptr_t), sizeof(v));
         if (v == 0) {
             if (reply_overlaps(sp, off, off + (i + 1) * sizeof(uintptr_t))) {
@@ -331,6 +336,11 @@ errno_t sysdb_reply_put(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *k
     SSS_CHECK_ARG(len == 0 || blob != NULL, EINVAL);
     if (gen == 0 || sysdb_rcache_gen(sysdb) != gen) {
         return ESTALE;
+    }
+    /* The read cache would not keep it: not worth checking (the check is linear in len
+     * per list entry, and len is the sender's). */
+    if (len > SYSDB_RCACHE_MAX_ENTRY) {
+        return E2BIG;
     }
     ret = reply_rc_key(sysdb, key, keybuf, &rk);
     if (ret != EOK) {

@@ -50,7 +50,8 @@ errno_t sysdb_reply_get(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
  * Responder side: stores the carried entry (blob/len, len 0: "no such entry") for key at
  * gen in the read cache. EOK: stored, the next read of key finds it; ESTALE: the database
  * moved past gen (or gen is 0, or this process has no read cache): nothing stored;
- * EINVAL: the blob is malformed or is not the entry key names (logged): nothing stored.
+ * EINVAL: the blob is malformed or is not the entry key names (logged): nothing stored;
+ * E2BIG: larger than the read cache keeps (SYSDB_RCACHE_MAX_ENTRY): nothing stored.
  */
 errno_t sysdb_reply_put(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
                         uint64_t gen, const void *blob, size_t len);
