@@ -39,7 +39,7 @@ struct ig_node {
                                      * were read (every group's are); mw.members is linked
                                      * before the replays */
     struct sdap_group *group;
-    const char **canons;            /* canonical member DNs, when expanded */
+    const char **canons;            /* canonical member DNs, when expanded (g->memo's) */
     const char **raw;               /* the same as the entry gave them */
     size_t num_canons;
     size_t dist;                    /* from the nearest walk group (ig_reach), or SIZE_MAX */
@@ -60,6 +60,7 @@ struct sdap_ig_graph {
     struct ig_node **work;          /* groups whose members ig_collect (re)scans */
     size_t num_work;
     struct sdap_strset *want;       /* canonical DN not resolved -> its shortest distance */
+    struct sdap_strset *memo;       /* DN as the server gave it -> canonical DN */
     size_t values;
     bool off;                       /* too big (or odd): no member lists at all */
 };
@@ -79,9 +80,10 @@ struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_o
     g->asked = sdap_strset_new(g);
     g->flight = sdap_strset_new(g);
     g->want = sdap_strset_new(g);
+    g->memo = sdap_strset_new(g);
     user = talloc_zero(g, struct ig_node);
     if (g->nodes == NULL || g->asked == NULL || g->flight == NULL || g->want == NULL
-            || user == NULL) {
+            || g->memo == NULL || user == NULL) {
         talloc_free(g);
         return NULL;
     }
@@ -100,6 +102,22 @@ struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_o
     }
     talloc_free(canon);
     return g;
+}
+
+const char *sdap_ig_graph_canon(struct sdap_ig_graph *g, const char *dn)
+{
+    char *canon;
+
+    canon = sdap_strmap_get(g->memo, dn);
+    if (canon != NULL || dn == NULL) {
+        return canon;
+    }
+    canon = sdap_dn_canon(g->memo, dn);
+    if (canon != NULL && !sdap_strmap_add(g->memo, dn, canon)) {
+        talloc_free(canon);
+        return NULL;        /* ENOMEM: taken as not a DN */
+    }
+    return canon;
 }
 
 static errno_t ig_queue(struct sdap_ig_graph *g, const char *dn, const char *canon)
@@ -130,7 +148,7 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
     const struct sdap_attr *attr = sdap_entry_attr(e, g->opts->group_map[SDAP_GA_MEMBER]);
     size_t n = attr != NULL ? attr->num_values : 0;
     struct ig_node **all;
-    char *canon;
+    const char *canon;
     size_t k;
 
     if (n > SDAP_IG_GROUP_MAX) {
@@ -151,7 +169,8 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
     g->all[g->num_all++] = node;
     node->mw.expanded = true;
     for (k = 0; k < n; k++) {
-        canon = sdap_dn_canon(node->canons, attr->values[k]);
+        /* A DN is named by many groups (the user by all of its): parsed once. */
+        canon = sdap_ig_graph_canon(g, attr->values[k]);
         if (canon == NULL) {
             continue;       /* not a DN: a lookup skips it too */
         }
@@ -242,7 +261,7 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
 {
     struct ig_node **roots;
     struct ig_node *node;
-    char *canon;
+    const char *canon;
     errno_t ret = EOK;
 
     SSS_CHECK_ARG(g != NULL && e != NULL && group != NULL, EINVAL);
@@ -253,7 +272,7 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
         g->off = true;      /* a lookup would take it as a user: not replayed here */
         return EOK;
     }
-    canon = sdap_dn_canon(g, e->dn);
+    canon = sdap_ig_graph_canon(g, e->dn);
     if (canon == NULL) {
         return EOK;
     }
@@ -261,8 +280,7 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
     if (node == NULL) {
         node = talloc_zero(g->nodes, struct ig_node);
         if (node == NULL || !sdap_strmap_add(g->nodes, canon, node)) {
-            ret = ENOMEM;
-            goto done;
+            return ENOMEM;
         }
         node->dist = SIZE_MAX;
         sdap_strset_add(g->asked, canon);
@@ -272,37 +290,33 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
     node->mw.name = group->name;
     roots = talloc_realloc(g, g->roots, struct ig_node *, g->num_roots + 1);
     if (roots == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     g->roots = roots;
     g->roots[g->num_roots++] = node;
     if (!node->mw.expanded) {
         ret = ig_expand(g, node, e);
         if (ret != EOK) {
-            goto done;
+            return ret;
         }
     }
-    ret = ig_reach(g, node, 0);
-done:
-    talloc_free(canon);
-    return ret;
+    return ig_reach(g, node, 0);
 }
 
-bool sdap_ig_graph_member_of(const struct sdap_ig_graph *g, const struct sdap_entry *e,
+bool sdap_ig_graph_member_of(struct sdap_ig_graph *g, const struct sdap_entry *e,
                              struct sdap_strset *canons)
 {
     const struct sdap_attr *attr = sdap_entry_attr(e, g->opts->group_map[SDAP_GA_MEMBER]);
-    bool found = false;
-    char *canon;
+    const char *canon;
     size_t k;
 
-    for (k = 0; attr != NULL && k < attr->num_values && !found; k++) {
-        canon = sdap_dn_canon(NULL, attr->values[k]);
-        found = canon != NULL && sdap_strset_has(canons, canon);
-        talloc_free(canon);
+    for (k = 0; attr != NULL && k < attr->num_values; k++) {
+        canon = sdap_ig_graph_canon(g, attr->values[k]);
+        if (canon != NULL && sdap_strset_has(canons, canon)) {
+            return true;
+        }
     }
-    return found;
+    return false;
 }
 
 /* A resolved DN into the graph. */
@@ -355,19 +369,14 @@ skip:
 
 errno_t sdap_ig_graph_take(struct sdap_ig_graph *g, const struct sdap_entry *e)
 {
-    char *canon;
-    errno_t ret = EOK;
+    const char *canon;
 
     SSS_CHECK_ARG(g != NULL && e != NULL, EINVAL);
-    canon = sdap_dn_canon(g, e->dn);
-    if (canon == NULL) {
+    canon = sdap_ig_graph_canon(g, e->dn);
+    if (canon == NULL || !sdap_strset_has(g->flight, canon)) {
         return EOK;
     }
-    if (sdap_strset_has(g->flight, canon)) {
-        ret = ig_take(g, e, canon);
-    }
-    talloc_free(canon);
-    return ret;
+    return ig_take(g, e, canon);
 }
 
 void sdap_ig_graph_fold_done(struct sdap_ig_graph *g)
