@@ -17,8 +17,9 @@
  * member-graph walker (sdap_member_walk.c): a DN taken once by its shortest path, users
  * flattened, direct member groups listed, groups expanded within ldap_group_nesting_level.
  * A group whose replay needs members the graph did not read is left without a member list
- * (its own lookup runs later), as are all of them when the graph grows past
- * SDAP_IG_GRAPH_MAX member values.
+ * (its own lookup runs later): one of more than SDAP_IG_GROUP_MAX member values is never
+ * expanded, and all of them are left so when the graph grows past SDAP_IG_GRAPH_MAX
+ * member values in all.
  */
 #include <assert.h>
 
