@@ -34,6 +34,10 @@
  * without its members anyway (BE_BIG_GROUP), so resolving them would be wasted; its own
  * lookup (and that of a group holding it) reads them. */
 #define SDAP_IG_GROUP_MAX 1000
+/* Member values the replays look at in all (each walks its group's graph within the
+ * nesting level, so groups sharing big subgroups cost roots x subgroup): past it, the
+ * groups not replayed yet are left to their own lookups. 5,000 flat groups cost 30,000. */
+#define SDAP_IG_REPLAY_MAX 2000000
 
 struct ig_node {
     struct sdap_mw_node mw;         /* first: the walker's view; expanded: its member DNs
@@ -635,6 +639,7 @@ static errno_t ig_link(struct sdap_ig_graph *g, struct ig_node *node)
 errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
 {
     struct sdap_mw *walker;
+    size_t budget = SDAP_IG_REPLAY_MAX;
     size_t num_done = 0;
     size_t i;
     errno_t ret;
@@ -656,8 +661,8 @@ errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
     if (walker == NULL) {
         return ENOMEM;
     }
-    for (i = 0; i < g->num_roots; i++) {
-        ret = sdap_mw_group_members(walker, &g->roots[i]->mw, g->roots[i]->group, NULL);
+    for (i = 0; i < g->num_roots && budget > 0; i++) {
+        ret = sdap_mw_group_members(walker, &g->roots[i]->mw, g->roots[i]->group, &budget);
         if (ret == ENOENT) {
             continue;       /* needs members the graph did not read */
         }
