@@ -21,7 +21,6 @@
  * expanded, and all of them are left so when the graph grows past SDAP_IG_GRAPH_MAX
  * member values in all.
  */
-#include <assert.h>
 
 #include "util/util.h"
 #include "providers/ldap/sdap_initgroups_graph.h"
