@@ -296,7 +296,7 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
         if (state->fcanon == NULL) {
             return ENOMEM;
         }
-        sdap_strset_add(state->fcanon, sdap_dn_canon(state->fcanon, state->user->orig_dn));
+        sdap_strset_add(state->fcanon, sdap_ig_graph_canon(state->graph, state->user->orig_dn));
     }
     return sdap_initgroups_search(req);
 }
@@ -335,7 +335,7 @@ static errno_t sdap_initgroups_fcanon(struct sdap_initgroups_state *state)
         return ENOMEM;
     }
     for (i = 0; i < state->num_frontier; i++) {
-        sdap_strset_add(state->fcanon, sdap_dn_canon(state->fcanon, state->frontier[i]));
+        sdap_strset_add(state->fcanon, sdap_ig_graph_canon(state->graph, state->frontier[i]));
     }
     return EOK;
 }

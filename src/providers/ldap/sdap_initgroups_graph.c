@@ -17,10 +17,10 @@
  * member-graph walker (sdap_member_walk.c): a DN taken once by its shortest path, users
  * flattened, direct member groups listed, groups expanded within ldap_group_nesting_level.
  * A group whose replay needs members the graph did not read is left without a member list
- * (its own lookup runs later), as are all of them when the graph grows past
- * SDAP_IG_GRAPH_MAX member values.
+ * (its own lookup runs later): one of more than SDAP_IG_GROUP_MAX member values is never
+ * expanded, and all of them are left so when the graph grows past SDAP_IG_GRAPH_MAX
+ * member values in all.
  */
-#include <assert.h>
 
 #include "util/util.h"
 #include "providers/ldap/sdap_initgroups_graph.h"
@@ -28,17 +28,25 @@
 #include "providers/ldap/sdap_member_walk.h"
 
 /* Member values (summed over the groups expanded) up to which the graph is kept. */
-#define SDAP_IG_GRAPH_MAX 2000
+#define SDAP_IG_GRAPH_MAX 200000
+/* A group with more member values is not expanded: the back-end stores a group that big
+ * without its members anyway (BE_BIG_GROUP), so resolving them would be wasted; its own
+ * lookup (and that of a group holding it) reads them. */
+#define SDAP_IG_GROUP_MAX 1000
+/* Member values the replays look at in all (each walks its group's graph within the
+ * nesting level, so groups sharing big subgroups cost roots x subgroup): past it, the
+ * groups not replayed yet are left to their own lookups. 5,000 flat groups cost 30,000. */
+#define SDAP_IG_REPLAY_MAX 2000000
 
 struct ig_node {
     struct sdap_mw_node mw;         /* first: the walker's view; expanded: its member DNs
                                      * were read (every group's are); mw.members is linked
                                      * before the replays */
     struct sdap_group *group;
-    const char **canons;            /* canonical member DNs, when expanded */
+    const char **canons;            /* canonical member DNs, when expanded (g->memo's) */
     const char **raw;               /* the same as the entry gave them */
     size_t num_canons;
-    size_t dist;                    /* from the nearest walk group (ig_collect) */
+    size_t dist;                    /* from the nearest walk group (ig_reach), or SIZE_MAX */
 };
 
 struct sdap_ig_graph {
@@ -53,6 +61,10 @@ struct sdap_ig_graph {
     size_t num_all;
     struct ig_node **roots;         /* the walk's groups */
     size_t num_roots;
+    struct ig_node **work;          /* groups whose members ig_collect (re)scans */
+    size_t num_work;
+    struct sdap_strset *want;       /* canonical DN not resolved -> its shortest distance */
+    struct sdap_strset *memo;       /* DN as the server gave it -> canonical DN */
     size_t values;
     bool off;                       /* too big (or odd): no member lists at all */
 };
@@ -71,12 +83,16 @@ struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_o
     g->nodes = sdap_strset_new(g);
     g->asked = sdap_strset_new(g);
     g->flight = sdap_strset_new(g);
+    g->want = sdap_strset_new(g);
+    g->memo = sdap_strset_new(g);
     user = talloc_zero(g, struct ig_node);
-    if (g->nodes == NULL || g->asked == NULL || g->flight == NULL || user == NULL) {
+    if (g->nodes == NULL || g->asked == NULL || g->flight == NULL || g->want == NULL
+            || g->memo == NULL || user == NULL) {
         talloc_free(g);
         return NULL;
     }
     user->mw.kind = SDAP_MW_USER;
+    user->dist = SIZE_MAX;
     user->mw.name = talloc_strdup(user, user_name);
     canon = sdap_dn_canon(g, user_dn);
     if (user->mw.name == NULL || canon == NULL) {
@@ -90,6 +106,22 @@ struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_o
     }
     talloc_free(canon);
     return g;
+}
+
+const char *sdap_ig_graph_canon(struct sdap_ig_graph *g, const char *dn)
+{
+    char *canon;
+
+    canon = sdap_strmap_get(g->memo, dn);
+    if (canon != NULL || dn == NULL) {
+        return canon;
+    }
+    canon = sdap_dn_canon(g->memo, dn);
+    if (canon != NULL && !sdap_strmap_add(g->memo, dn, canon)) {
+        talloc_free(canon);
+        return NULL;        /* ENOMEM: taken as not a DN */
+    }
+    return canon;
 }
 
 static errno_t ig_queue(struct sdap_ig_graph *g, const char *dn, const char *canon)
@@ -120,9 +152,12 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
     const struct sdap_attr *attr = sdap_entry_attr(e, g->opts->group_map[SDAP_GA_MEMBER]);
     size_t n = attr != NULL ? attr->num_values : 0;
     struct ig_node **all;
-    char *canon;
+    const char *canon;
     size_t k;
 
+    if (n > SDAP_IG_GROUP_MAX) {
+        return EOK;
+    }
     g->values += n;
     if (g->values > SDAP_IG_GRAPH_MAX) {
         g->off = true;
@@ -138,7 +173,8 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
     g->all[g->num_all++] = node;
     node->mw.expanded = true;
     for (k = 0; k < n; k++) {
-        canon = sdap_dn_canon(node->canons, attr->values[k]);
+        /* A DN is named by many groups (the user by all of its): parsed once. */
+        canon = sdap_ig_graph_canon(g, attr->values[k]);
         if (canon == NULL) {
             continue;       /* not a DN: a lookup skips it too */
         }
@@ -151,58 +187,77 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
     return EOK;
 }
 
-/* Queues the member DNs a replay may need and nobody asked for yet: those of every group
- * within the nesting level of a walk group (breadth first from all of them). */
-static errno_t ig_collect(struct sdap_ig_graph *g)
+/* Sets a node's distance from the nearest walk group to dist when that is shorter; a group
+ * whose members now matter (within the nesting level) is (re)scanned by ig_collect. */
+static errno_t ig_reach(struct sdap_ig_graph *g, struct ig_node *node, size_t dist)
 {
-    struct ig_node **queue;
-    struct ig_node *m;
-    size_t head = 0;
-    size_t tail = 0;
-    size_t i;
-    size_t k;
-    errno_t ret = EOK;
+    struct ig_node **work;
 
-    if (g->off || g->num_roots == 0) {
+    if (dist >= node->dist) {
         return EOK;
     }
-    queue = talloc_array(NULL, struct ig_node *, g->num_all + 1);
-    if (queue == NULL) {
+    node->dist = dist;
+    if (!node->mw.expanded || dist > (size_t)g->opts->nesting_level) {
+        return EOK;
+    }
+    work = talloc_realloc(g, g->work, struct ig_node *, g->num_work + 1);
+    if (work == NULL) {
         return ENOMEM;
     }
-    for (i = 0; i < g->num_all; i++) {
-        g->all[i]->dist = SIZE_MAX;
-    }
-    for (i = 0; i < g->num_roots; i++) {
-        if (g->roots[i]->dist != 0) {
-            g->roots[i]->dist = 0;
-            queue[tail++] = g->roots[i];
-        }
-    }
-    while (head < tail) {
-        struct ig_node *n = queue[head++];
+    g->work = work;
+    g->work[g->num_work++] = node;
+    return EOK;
+}
 
+/* The shortest distance at which a DN not resolved yet was named (SIZE_MAX: never). */
+static size_t ig_want_dist(struct sdap_ig_graph *g, const char *canon)
+{
+    size_t *dist = sdap_strmap_get(g->want, canon);
+
+    return dist != NULL ? *dist : SIZE_MAX;
+}
+
+/* A DN not resolved yet, named at distance dist: queued, its distance kept for ig_take. */
+static errno_t ig_want(struct sdap_ig_graph *g, const char *dn, const char *canon,
+                       size_t dist)
+{
+    size_t *old = sdap_strmap_get(g->want, canon);
+
+    if (old == NULL) {
+        old = talloc(g->want, size_t);
+        if (old == NULL || !sdap_strmap_add(g->want, canon, old)) {
+            return ENOMEM;
+        }
+        *old = dist;
+    } else if (dist < *old) {
+        *old = dist;
+    }
+    return ig_queue(g, dn, canon);
+}
+
+/* Queues the member DNs a replay may need and nobody asked for yet: those of every group
+ * within the nesting level of a walk group. Incremental: only the groups whose distance
+ * got shorter since the last call are scanned (the walk adds groups and resolves DNs
+ * between calls; a full breadth-first pass each time cost O(hops x graph)). */
+static errno_t ig_collect(struct sdap_ig_graph *g)
+{
+    struct ig_node *n;
+    struct ig_node *m;
+    size_t k;
+    errno_t ret;
+
+    while (!g->off && g->num_work > 0) {
+        n = g->work[--g->num_work];
         for (k = 0; k < n->num_canons; k++) {
             m = sdap_strmap_get(g->nodes, n->canons[k]);
-            if (m == NULL) {
-                ret = ig_queue(g, n->raw[k], n->canons[k]);
-                if (ret != EOK) {
-                    goto done;
-                }
-                continue;
-            }
-            /* A group's own members matter within the level (see ig_replay). */
-            if (m->mw.expanded && m->dist == SIZE_MAX
-                    && n->dist + 1 <= (size_t)g->opts->nesting_level) {
-                m->dist = n->dist + 1;
-                assert(tail < g->num_all + 1);
-                queue[tail++] = m;
+            ret = m == NULL ? ig_want(g, n->raw[k], n->canons[k], n->dist + 1)
+                            : ig_reach(g, m, n->dist + 1);
+            if (ret != EOK) {
+                return ret;
             }
         }
     }
-done:
-    talloc_free(queue);
-    return ret;
+    return EOK;
 }
 
 errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry *e,
@@ -210,7 +265,7 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
 {
     struct ig_node **roots;
     struct ig_node *node;
-    char *canon;
+    const char *canon;
     errno_t ret = EOK;
 
     SSS_CHECK_ARG(g != NULL && e != NULL && group != NULL, EINVAL);
@@ -221,7 +276,7 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
         g->off = true;      /* a lookup would take it as a user: not replayed here */
         return EOK;
     }
-    canon = sdap_dn_canon(g, e->dn);
+    canon = sdap_ig_graph_canon(g, e->dn);
     if (canon == NULL) {
         return EOK;
     }
@@ -229,9 +284,9 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
     if (node == NULL) {
         node = talloc_zero(g->nodes, struct ig_node);
         if (node == NULL || !sdap_strmap_add(g->nodes, canon, node)) {
-            ret = ENOMEM;
-            goto done;
+            return ENOMEM;
         }
+        node->dist = SIZE_MAX;
         sdap_strset_add(g->asked, canon);
     }
     node->mw.kind = SDAP_MW_GROUP;
@@ -239,33 +294,33 @@ errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry
     node->mw.name = group->name;
     roots = talloc_realloc(g, g->roots, struct ig_node *, g->num_roots + 1);
     if (roots == NULL) {
-        ret = ENOMEM;
-        goto done;
+        return ENOMEM;
     }
     g->roots = roots;
     g->roots[g->num_roots++] = node;
     if (!node->mw.expanded) {
         ret = ig_expand(g, node, e);
+        if (ret != EOK) {
+            return ret;
+        }
     }
-done:
-    talloc_free(canon);
-    return ret;
+    return ig_reach(g, node, 0);
 }
 
-bool sdap_ig_graph_member_of(const struct sdap_ig_graph *g, const struct sdap_entry *e,
+bool sdap_ig_graph_member_of(struct sdap_ig_graph *g, const struct sdap_entry *e,
                              struct sdap_strset *canons)
 {
     const struct sdap_attr *attr = sdap_entry_attr(e, g->opts->group_map[SDAP_GA_MEMBER]);
-    bool found = false;
-    char *canon;
+    const char *canon;
     size_t k;
 
-    for (k = 0; attr != NULL && k < attr->num_values && !found; k++) {
-        canon = sdap_dn_canon(NULL, attr->values[k]);
-        found = canon != NULL && sdap_strset_has(canons, canon);
-        talloc_free(canon);
+    for (k = 0; attr != NULL && k < attr->num_values; k++) {
+        canon = sdap_ig_graph_canon(g, attr->values[k]);
+        if (canon != NULL && sdap_strset_has(canons, canon)) {
+            return true;
+        }
     }
-    return found;
+    return false;
 }
 
 /* A resolved DN into the graph. */
@@ -283,6 +338,7 @@ static errno_t ig_take(struct sdap_ig_graph *g, const struct sdap_entry *e, cons
     if (node == NULL) {
         return ENOMEM;
     }
+    node->dist = SIZE_MAX;
     if (sdap_entry_has_oc(e, opts->user_map[SDAP_UA_OC])) {
         if (sdap_parse_user(node, opts, e, &user) != EOK) {
             goto skip;      /* unusable: not a member (logged) */
@@ -308,7 +364,8 @@ static errno_t ig_take(struct sdap_ig_graph *g, const struct sdap_entry *e, cons
             return ret;
         }
     }
-    return EOK;
+    /* Where it was named: its members matter when that is within the nesting level. */
+    return ig_reach(g, node, ig_want_dist(g, canon));
 skip:
     talloc_free(node);
     return EOK;
@@ -316,19 +373,14 @@ skip:
 
 errno_t sdap_ig_graph_take(struct sdap_ig_graph *g, const struct sdap_entry *e)
 {
-    char *canon;
-    errno_t ret = EOK;
+    const char *canon;
 
     SSS_CHECK_ARG(g != NULL && e != NULL, EINVAL);
-    canon = sdap_dn_canon(g, e->dn);
-    if (canon == NULL) {
+    canon = sdap_ig_graph_canon(g, e->dn);
+    if (canon == NULL || !sdap_strset_has(g->flight, canon)) {
         return EOK;
     }
-    if (sdap_strset_has(g->flight, canon)) {
-        ret = ig_take(g, e, canon);
-    }
-    talloc_free(canon);
-    return ret;
+    return ig_take(g, e, canon);
 }
 
 void sdap_ig_graph_fold_done(struct sdap_ig_graph *g)
@@ -586,6 +638,7 @@ static errno_t ig_link(struct sdap_ig_graph *g, struct ig_node *node)
 errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
 {
     struct sdap_mw *walker;
+    size_t budget = SDAP_IG_REPLAY_MAX;
     size_t num_done = 0;
     size_t i;
     errno_t ret;
@@ -607,8 +660,8 @@ errno_t sdap_ig_graph_finish(struct sdap_ig_graph *g)
     if (walker == NULL) {
         return ENOMEM;
     }
-    for (i = 0; i < g->num_roots; i++) {
-        ret = sdap_mw_group_members(walker, &g->roots[i]->mw, g->roots[i]->group, NULL);
+    for (i = 0; i < g->num_roots && budget > 0; i++) {
+        ret = sdap_mw_group_members(walker, &g->roots[i]->mw, g->roots[i]->group, &budget);
         if (ret == ENOENT) {
             continue;       /* needs members the graph did not read */
         }

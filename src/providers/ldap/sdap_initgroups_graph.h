@@ -19,8 +19,11 @@ struct sdap_ig_graph *sdap_ig_graph_new(TALLOC_CTX *mem_ctx, const struct sdap_o
 errno_t sdap_ig_graph_add_group(struct sdap_ig_graph *g, const struct sdap_entry *e,
                                 struct sdap_group *group);
 /* Whether e's member values name one of dns (canonical DNs in the set). */
-bool sdap_ig_graph_member_of(const struct sdap_ig_graph *g, const struct sdap_entry *e,
+bool sdap_ig_graph_member_of(struct sdap_ig_graph *g, const struct sdap_entry *e,
                              struct sdap_strset *canons);
+/* dn's canonical form (sdap_dn_canon), parsed once per distinct string: a DN is named by
+ * many groups. Lives as long as the graph; NULL: not a DN (or ENOMEM). */
+const char *sdap_ig_graph_canon(struct sdap_ig_graph *g, const char *dn);
 /* A filter component resolving up to SDAP_DN_BATCH pending DNs by their RDN value, to OR
  * into the next search of the walk (on mem_ctx), or NULL when none can ride along (NULL
  * with ENOMEM in *_ret). Those DNs are then in flight until sdap_ig_graph_fold_done. */
