@@ -8,13 +8,15 @@
  * does. With ldap_id_mapping = false, groups without a gidNumber are skipped by the parser.
  *
  * When the other connection of the domain is up (the domain's LDAP when this runs on the
- * global catalog, the GC when it runs on the domain's LDAP and may serve), every second
- * SID search goes there: Samba serves each connection in one process, so one connection
- * uses one core of the DC, and the DC's work for the group entries (most of a cold `id`
- * of a user in thousands of groups) is split over two. Both read the same directory (the
- * one-domain forest of sdap_connect_gc.c, same options and search bases). A search that
- * fails there is sent again on this request's own connection, which alone then serves the
- * rest: the other connection never fails the request.
+ * global catalog, the GC when it runs on the domain's LDAP and may serve), it takes SID
+ * searches too, each going to the connection with fewer in flight (the one the DC serves
+ * faster gets more; they alternate while both keep up): Samba serves each connection in
+ * one process, so one connection uses one core of the DC, and the DC's work for the group
+ * entries (most of a cold `id` of a user in thousands of groups) is split over two. Both
+ * read the same directory (the one-domain forest of sdap_connect_gc.c, same options and
+ * search bases). A search that fails there is sent again on this request's own
+ * connection, which alone then serves the rest: the other connection never fails the
+ * request.
  *
  * The group searches also read `member`, and the member DNs of all the groups are then
  * resolved together, level by level (sdap_member_dns.c, each DN once for all groups), down
@@ -35,7 +37,9 @@
 #include "providers/ldap/sdap_member_dns.h"
 
 #define TG_ATTR "tokenGroups"
-/* Group searches by SID kept in flight at once. */
+/* Group searches by SID kept in flight at once on each connection: deep enough that the
+ * DC's process has the next one queued when the back-end is slow to send it (a loaded
+ * host). */
 #define TG_WINDOW 8
 /* Groups with more member values are not resolved here (the back-end's BE_BIG_GROUP). */
 #define TG_BIG_GROUP 1000
@@ -72,6 +76,8 @@ struct sdap_tokengroups_state {
     size_t pos;                     /* next SID to put in a filter */
     size_t in_flight;
     struct sdap_id_ctx *peer;       /* the other connection's, sharing the SID searches */
+    size_t own_flight;              /* SID searches in flight on id_ctx, on peer */
+    size_t peer_flight;
     size_t sent;                    /* SID searches started */
     size_t peer_done;               /* SID searches the peer answered */
     struct sdap_strset *nodes;      /* canonical DN -> struct tg_node */
@@ -238,11 +244,16 @@ static errno_t tg_search_start(struct tevent_req *req, struct sdap_id_ctx *ctx, 
     }
     tevent_req_set_callback(subreq, sdap_tokengroups_groups_done, req);
     state->in_flight++;
+    if (ctx == state->id_ctx) {
+        state->own_flight++;
+    } else {
+        state->peer_flight++;
+    }
     return EOK;
 }
 
-/* Starts group searches up to the window, every second one on the peer when there is
- * one. EAGAIN: some in flight; EOK: all answered. */
+/* Starts group searches up to the window of each connection, on the one with fewer in
+ * flight. EAGAIN: some in flight; EOK: all answered. */
 static errno_t sdap_tokengroups_next(struct tevent_req *req)
 {
     struct sdap_tokengroups_state *state = tevent_req_data(req,
@@ -253,7 +264,12 @@ static errno_t sdap_tokengroups_next(struct tevent_req *req)
     size_t batch;
     errno_t ret;
 
-    while (state->in_flight < TG_WINDOW && state->pos < state->num_sids) {
+    while (state->pos < state->num_sids) {
+        ctx = state->peer != NULL && state->peer_flight < state->own_flight
+              ? state->peer : state->id_ctx;
+        if ((ctx == state->id_ctx ? state->own_flight : state->peer_flight) >= TG_WINDOW) {
+            break;      /* the one with fewer is full: both are */
+        }
         batch = state->num_sids - state->pos;
         if (batch > SDAP_FILTER_BATCH) {
             batch = SDAP_FILTER_BATCH;
@@ -267,7 +283,6 @@ static errno_t sdap_tokengroups_next(struct tevent_req *req)
         if (ret != EOK) {
             return ret;
         }
-        ctx = state->peer != NULL && state->sent % 2 == 1 ? state->peer : state->id_ctx;
         state->sent++;
         ret = tg_search_start(req, ctx, filter);
         if (ret != EOK) {
@@ -361,6 +376,11 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
 
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     state->in_flight--;
+    if (search->ctx == state->id_ctx) {
+        state->own_flight--;
+    } else {
+        state->peer_flight--;
+    }
     if (ret != EOK && ret != ENOMEM && search->ctx != state->id_ctx) {
         DEBUG(SSSDBG_OP_FAILURE, "user '%s': a SID search on the other connection failed "
               "[%d]: %s: sent again here, the rest too\n", state->user_name, ret,
