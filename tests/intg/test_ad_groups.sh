@@ -15,6 +15,15 @@
 #      with exactly the reference's member list (not an empty one);
 #   4. ldap_group_nesting_level = 1: the same comparison (reference, then after a cold id
 #      every list from the cache without a search).
+#   6. tokenGroups through the GC (the default): a cold `id gil` (NGIL + 5 groups: 7 SID
+#      searches of 50) lists them all, and its SID searches are shared with the domain's
+#      LDAP connection (sdap_tokengroups.c: Samba serves a connection in one process, one
+#      core): the back-end log says how many the other connection answered, and the
+#      domain's LDAP server counted (sssctl stats, by server) at least as many searches.
+#      Before: all 7 on the GC.
+#   7. the same with the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that
+#      hangs once both connections are up: the SID searches sent there time out
+#      (ldap_search_timeout) and are sent again on the GC: `id gil` still lists them all.
 #   5. ldap_use_tokengroups = false (the membership searches): gil, in NGIL flat groups and
 #      k_low, gets them all with k_mid and k_top (nesting level 2) and not k_top2, with at
 #      most MAX_NT_SEARCHES searches for the nested hops (back-end log): they follow the
@@ -97,10 +106,11 @@ ${1:-}
 CONF
     start_sssd && wait_name sssd.domain_ad_2etest 10000
 }
-searches() { # LDAP searches the back-end sent so far
-    "$SSSCTL" stats --json 2>/dev/null | jq -r '[.metrics[].samples[]
+searches() { # [gc|dom]: LDAP searches the back-end sent so far (to the GC's port, or not)
+    "$SSSCTL" stats --json 2>/dev/null | jq -r --arg on "${1:-}" '[.metrics[].samples[]
         | select(.name == "sssd_ldap_operations_total")
         | select(.labels.process == "sssd_be_ad.test" and .labels.operation == "search")
+        | select($on == "" or ((.labels.server | test(":3268$")) == ($on == "gc")))
         | .value] | add // 0'
 }
 be_requests() { # account requests the back-end received so far
@@ -181,6 +191,49 @@ echo "    initgroups gil: $n searches for the nested hops (max $MAX_NT_SEARCHES)
 check "$NT: the nested hops of gil's initgroups cost at most $MAX_NT_SEARCHES searches ($n)" \
     test "$n" -le $MAX_NT_SEARCHES
 stop_sssd
+
+# ---- 6 (the DC stays up). tokenGroups on the GC: SID searches on both connections ----
+conf || { fail "sssd did not restart (GC)"; summary; exit; }
+in_nss_ns getent passwd Administrator > /dev/null     # both connections and binds first
+d0=$(searches dom)
+out=$(in_nss_ns id gil)
+d1=$(searches dom)
+names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
+check "GC: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names")) and k_low" \
+    test "$(grep -c '^gl' <<<"$names")" -eq $NGIL -a "$(grep -cx 'k_low' <<<"$names")" -eq 1
+split=$(grep -o "user 'gil' is in [0-9]* group(s) (tokenGroups; [0-9]* of [0-9]* SID" \
+    "$LOGS/sssd_be_ad.test.log" | grep -o '[0-9]* of [0-9]*')
+peer=${split% of *}
+echo "    cold id gil: ${split:-?} SID searches on the domain's LDAP; it counted $((d1 - d0))"
+check "GC: gil's SID searches: half on the domain's LDAP (${split:-none logged})" \
+    test -n "$split" -a "${peer:-0}" -ge $(( (${split#* of } - 1) / 2 )) -a "${peer:-0}" -ge 1
+check "GC: ... which counted at least as many searches ($((d1 - d0)) >= ${peer:-?})" \
+    test $((d1 - d0)) -ge "${peer:-1}"
+stop_sssd
+
+# ---- 7 (the DC stays up). the other connection hung: its SID searches go to the GC ----
+RELAY_PORT=13389
+python3 "$TOP/tests/faults/fault_proxy.py" --listen "$SAMBA_AD_DC_IP:$RELAY_PORT" \
+    --target "$SAMBA_AD_DC_IP:389" > "$WORK/relay.out" 2>&1 &
+RELAY_PID=$!
+for _ in $(seq 50); do grep -q listening "$WORK/relay.out" && break; sleep 0.1; done
+conf "ldap_uri = ldap://$SAMBA_AD_DC:$RELAY_PORT
+ldap_search_timeout = 2" ||
+    { kill -TERM $RELAY_PID; fail "sssd did not restart (relay)"; summary; exit; }
+in_nss_ns getent passwd gil > /dev/null
+for _ in $(seq 100); do
+    grep -q "global catalog connected" "$LOGS/sssd_be_ad.test.log" && break; sleep 0.1
+done
+kill -USR1 $RELAY_PID          # the domain's LDAP hangs from now on
+out=$(in_nss_ns id gil)
+names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
+check "peer hung: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names")) and k_low" \
+    test "$(grep -c '^gl' <<<"$names")" -eq $NGIL -a "$(grep -cx 'k_low' <<<"$names")" -eq 1
+check "  ... its SID searches sent to the hung connection were sent again on the GC" \
+    grep -q "user 'gil': a SID search on the other connection failed" \
+    "$LOGS/sssd_be_ad.test.log"
+stop_sssd
+kill -TERM $RELAY_PID; wait $RELAY_PID 2>/dev/null
 
 # ---- 2. a cold id, counted ----
 conf || { fail "sssd did not restart"; summary; exit; }

@@ -9,7 +9,10 @@
 # back-end's own initgroups time (from its log).
 # Load-independent figures with each cold run: the LDAP searches the back-end sent for it
 # (sssctl stats --json) and the CPU time the back-end, sssd_nss and the DC (every samba
-# process) spent on it (/proc), with the load average.
+# process) spent on it (/proc), with the load average; and the DC's busiest process: Samba
+# serves a connection in one process, so that process's CPU is the DC's part of the wall
+# time on an idle machine (the SID searches are shared with a second connection since
+# w12, sdap_tokengroups.c).
 # BENCH_QUERIES=1 then prints the DC's CPU for the LDAP queries of each way to get the
 # groups (queries() below). BENCH_AFTER=FILE is sourced once the runs are done, the DC still up (experiments).
 # Not part of make perf yet (its AD system is still to come).
@@ -56,18 +59,22 @@ cpu_ms() { # PID: user+system CPU time so far, ms (after the command's name: it 
     sed 's/.*) //' "/proc/$1/stat" |
         awk -v hz="$(getconf CLK_TCK)" '{ print int(($12 + $13) * 1000 / hz) }'
 }
-dc_cpu_ms() { # the DC's processes (the samba master and all its descendants: its workers
-              # run under tfork helpers): CPU so far, ms
-    local p c n=0
+dc_procs() { # the DC's processes (the samba master and all its descendants: its workers
+             # run under tfork helpers), one "PID CPU-ms-so-far" line each, sorted
+    local p
     for p in $(ps -e -o pid=,ppid= | awk -v r="$(cat "$SAMBA_AD_DIR/run/samba.pid")" '
             { parent[$1] = $2 }
             END { for (x in parent) { y = x
                       while (y != r && (y in parent) && y > 1) { y = parent[y] }
                       if (y == r) { print x } } }'); do
-        c=$(cpu_ms "$p" 2>/dev/null)
-        n=$(( n + ${c:-0} ))
-    done
-    echo "$n"
+        echo "$p $(cpu_ms "$p" 2>/dev/null)"
+    done | sort
+}
+dc_cpu_ms() { # the DC's CPU so far, ms
+    dc_procs | awk '{ n += $2 } END { print n + 0 }'
+}
+dc_busiest() { # BEFORE AFTER (dc_procs files): the most CPU one DC process spent between
+    join "$1" "$2" | awk '{ d = $3 - $2; if (d > m) m = d } END { print m + 0 }'
 }
 run() { # LABEL EXTRA_DOMAIN_LINES
     rm -f "$LOGS"/*.log
@@ -88,11 +95,13 @@ CONF
     be=$(be_pid ad.test)
     nss=$(service_pid sssd_nss)
     s0=$(searches)
-    b0=$(cpu_ms "$be"); n0=$(cpu_ms "$nss"); d0=$(dc_cpu_ms)
+    b0=$(cpu_ms "$be"); n0=$(cpu_ms "$nss"); dc_procs > "$WORK/dc0"
     t1=$(now_ms)
     n=$(in_nss_ns id u5k | tr ',' '\n' | grep -c '(bg')
     t2=$(now_ms)
-    b1=$(cpu_ms "$be"); n1=$(cpu_ms "$nss"); d1=$(dc_cpu_ms)
+    b1=$(cpu_ms "$be"); n1=$(cpu_ms "$nss"); dc_procs > "$WORK/dc1"
+    d0=$(awk '{ n += $2 } END { print n + 0 }' "$WORK/dc0")
+    d1=$(awk '{ n += $2 } END { print n + 0 }' "$WORK/dc1")
     s1=$(searches); r1=$(be_requests)
     # The warm id timed alone: the figures above (sssctl, ps over every process) took
     # 250 ms to seconds under load, and were counted as the warm id's time until w11.
@@ -103,7 +112,8 @@ CONF
     echo "$1: cold id u5k $((t2 - t1)) ms ($n bg groups), warm $((t4 - t3)) ms," \
         "load $(cut -d' ' -f1 /proc/loadavg)"
     echo "    cold id: $((s1 - s0)) LDAP searches; CPU ms: sssd_be $((b1 - b0))," \
-        "sssd_nss $((n1 - n0)), DC $((d1 - d0))"
+        "sssd_nss $((n1 - n0)), DC $((d1 - d0)) (busiest process $(dc_busiest "$WORK/dc0" \
+        "$WORK/dc1"))"
     echo "    warm id: $((r2 - r1)) back-end request(s), $((s2 - s1)) LDAP searches"
     # With BENCH_DEBUG=0x0400 the back-end logs each request's duration.
     grep -o "getAccountInfo initgroups name=u5k: .*" "$LOGS/sssd_be_ad.test.log" 2>/dev/null |

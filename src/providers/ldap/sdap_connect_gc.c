@@ -87,6 +87,7 @@ errno_t sdap_id_ctx_create_gc(struct confdb *cdb, const char *domain,
         talloc_free(opts->idmap);
         opts->idmap = dom->opts->idmap;
     }
+    gc->dom = dom;
     dom->gc = gc;
     gc = NULL;
     ret = EOK;

@@ -531,6 +531,7 @@ struct sdap_id_ctx {
     struct tevent_req *primary_probe;   /* a connection to a primary being tried */
     struct sdap_id_stats stats;
     struct sdap_id_ctx *gc;             /* the global catalog's (sdap_connect_gc.c), or NULL */
+    struct sdap_id_ctx *dom;            /* the GC's: the domain's that owns it, else NULL */
     struct tevent_req *gc_probe;        /* a connection to it being tried (this is the GC's) */
     enum { SDAP_GC_UNKNOWN, SDAP_GC_USABLE, SDAP_GC_UNUSABLE } gc_posix;   /* the GC's: may
                                      * it serve lookups (ldap_id_mapping, or uidNumber and

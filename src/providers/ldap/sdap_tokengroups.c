@@ -7,6 +7,17 @@
  * connection. BUILTIN SIDs (S-1-5-32-*) are not groups of ours and are left out, as SSSD
  * does. With ldap_id_mapping = false, groups without a gidNumber are skipped by the parser.
  *
+ * When the other connection of the domain is up (the domain's LDAP when this runs on the
+ * global catalog, the GC when it runs on the domain's LDAP and may serve), it takes SID
+ * searches too, each going to the connection with fewer in flight (the one the DC serves
+ * faster gets more; they alternate while both keep up): Samba serves each connection in
+ * one process, so one connection uses one core of the DC, and the DC's work for the group
+ * entries (most of a cold `id` of a user in thousands of groups) is split over two. Both
+ * read the same directory (the one-domain forest of sdap_connect_gc.c, same options and
+ * search bases). A search that fails there is sent again on this request's own
+ * connection, which alone then serves the rest: the other connection never fails the
+ * request.
+ *
  * The group searches also read `member`, and the member DNs of all the groups are then
  * resolved together, level by level (sdap_member_dns.c, each DN once for all groups), down
  * to ldap_group_nesting_level. Each group's member lists are then computed from those
@@ -26,7 +37,9 @@
 #include "providers/ldap/sdap_member_dns.h"
 
 #define TG_ATTR "tokenGroups"
-/* Group searches by SID kept in flight at once. */
+/* Group searches by SID kept in flight at once on each connection: deep enough that the
+ * DC's process has the next one queued when the back-end is slow to send it (a loaded
+ * host). */
 #define TG_WINDOW 8
 /* Groups with more member values are not resolved here (the back-end's BE_BIG_GROUP). */
 #define TG_BIG_GROUP 1000
@@ -62,6 +75,11 @@ struct sdap_tokengroups_state {
     size_t num_sids;
     size_t pos;                     /* next SID to put in a filter */
     size_t in_flight;
+    struct sdap_id_ctx *peer;       /* the other connection's, sharing the SID searches */
+    size_t own_flight;              /* SID searches in flight on id_ctx, on peer */
+    size_t peer_flight;
+    size_t sent;                    /* SID searches started */
+    size_t peer_done;               /* SID searches the peer answered */
     struct sdap_strset *nodes;      /* canonical DN -> struct tg_node */
     struct sdap_group **groups;
     struct tg_node **roots;         /* aligned with groups */
@@ -78,6 +96,13 @@ struct sdap_tokengroups_state {
     const char **any_attrs;
 };
 
+/* One SID search in flight: its arguments live with it. */
+struct tg_search {
+    struct sdap_search_args args;
+    char *filter;
+    struct sdap_id_ctx *ctx;        /* where it was sent */
+};
+
 static void sdap_tokengroups_base_done(struct tevent_req *subreq);
 static errno_t sdap_tokengroups_next(struct tevent_req *req);
 static void sdap_tokengroups_groups_done(struct tevent_req *subreq);
@@ -85,6 +110,17 @@ static errno_t sdap_tokengroups_members_start(struct tevent_req *req);
 static errno_t sdap_tokengroups_members_step(struct tevent_req *req);
 static void sdap_tokengroups_members_done(struct tevent_req *subreq);
 static errno_t sdap_tokengroups_members_next(struct tevent_req *req);
+
+/* The domain's other connection when it is up and may serve group lookups, or NULL. */
+static struct sdap_id_ctx *tg_peer(struct sdap_id_ctx *id_ctx)
+{
+    struct sdap_id_ctx *dom = id_ctx->dom;
+
+    if (dom != NULL) {      /* id_ctx is the GC */
+        return !dom->offline && sdap_conn_usable(dom->conn) ? dom : NULL;
+    }
+    return sdap_gc_usable(id_ctx);
+}
 
 struct tevent_req *sdap_tokengroups_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                          struct sdap_id_ctx *id_ctx,
@@ -104,6 +140,7 @@ struct tevent_req *sdap_tokengroups_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     }
     state->ev = ev;
     state->id_ctx = id_ctx;
+    state->peer = tg_peer(id_ctx);
     state->user_name = talloc_strdup(state, user->name);
     state->nodes = sdap_strset_new(state);
     state->base_args.base = talloc_strdup(state, user->orig_dn);
@@ -176,19 +213,63 @@ done:
     sdap_req_step(req, ret);
 }
 
-/* Starts group searches up to the window. EAGAIN: some in flight; EOK: all answered. */
+/* Sends the SID search of filter (taken over) on ctx. */
+static errno_t tg_search_start(struct tevent_req *req, struct sdap_id_ctx *ctx, char *filter)
+{
+    struct sdap_tokengroups_state *state = tevent_req_data(req,
+                                                           struct sdap_tokengroups_state);
+    const struct sdap_options *opts = ctx->opts;
+    struct tevent_req *subreq;
+    struct tg_search *search;
+
+    search = talloc_zero(state, struct tg_search);
+    if (search == NULL) {
+        talloc_free(filter);
+        return ENOMEM;
+    }
+    search->filter = talloc_steal(search, filter);
+    search->ctx = ctx;
+    /* Groups with their member values. */
+    search->args = sdap_kind_search(&opts->groups, search->filter, opts->search_timeout,
+                                    opts->page_size);
+    search->args.attrs = sdap_group_attrs(search, opts, true);
+    if (search->args.attrs == NULL) {
+        talloc_free(search);
+        return ENOMEM;
+    }
+    subreq = sdap_id_search_send(search, state->ev, ctx, &search->args);
+    if (subreq == NULL) {
+        talloc_free(search);
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_tokengroups_groups_done, req);
+    state->in_flight++;
+    if (ctx == state->id_ctx) {
+        state->own_flight++;
+    } else {
+        state->peer_flight++;
+    }
+    return EOK;
+}
+
+/* Starts group searches up to the window of each connection, on the one with fewer in
+ * flight. EAGAIN: some in flight; EOK: all answered. */
 static errno_t sdap_tokengroups_next(struct tevent_req *req)
 {
     struct sdap_tokengroups_state *state = tevent_req_data(req,
                                                            struct sdap_tokengroups_state);
     const struct sdap_options *opts = state->id_ctx->opts;
-    struct sdap_search_args *args;
-    struct tevent_req *subreq;
+    struct sdap_id_ctx *ctx;
     char *filter = NULL;
     size_t batch;
     errno_t ret;
 
-    while (state->in_flight < TG_WINDOW && state->pos < state->num_sids) {
+    while (state->pos < state->num_sids) {
+        ctx = state->peer != NULL && state->peer_flight < state->own_flight
+              ? state->peer : state->id_ctx;
+        if ((ctx == state->id_ctx ? state->own_flight : state->peer_flight) >= TG_WINDOW) {
+            break;      /* the one with fewer is full: both are */
+        }
         batch = state->num_sids - state->pos;
         if (batch > SDAP_FILTER_BATCH) {
             batch = SDAP_FILTER_BATCH;
@@ -202,24 +283,11 @@ static errno_t sdap_tokengroups_next(struct tevent_req *req)
         if (ret != EOK) {
             return ret;
         }
-        /* Groups with their member values; the args live with the search. */
-        args = talloc(state, struct sdap_search_args);
-        if (args == NULL) {
-            return ENOMEM;
+        state->sent++;
+        ret = tg_search_start(req, ctx, filter);
+        if (ret != EOK) {
+            return ret;
         }
-        *args = sdap_kind_search(&opts->groups, filter, opts->search_timeout,
-                                 opts->page_size);
-        args->attrs = sdap_group_attrs(args, opts, true);
-        if (args->attrs == NULL) {
-            return ENOMEM;
-        }
-        subreq = sdap_id_search_send(args, state->ev, state->id_ctx, args);
-        if (subreq == NULL) {
-            return ENOMEM;
-        }
-        talloc_steal(args, filter);
-        tevent_req_set_callback(subreq, sdap_tokengroups_groups_done, req);
-        state->in_flight++;
     }
     return state->in_flight > 0 ? EAGAIN : EOK;
 }
@@ -300,15 +368,33 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
     struct sdap_tokengroups_state *state = tevent_req_data(req,
                                                            struct sdap_tokengroups_state);
-    struct sdap_search_args *args = talloc_parent(subreq);
+    struct tg_search *search = talloc_parent(subreq);
     struct sdap_entry **entries = NULL;
     size_t num = 0;
     size_t i;
     errno_t ret;
 
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
-    talloc_free(args);      /* and subreq with it */
     state->in_flight--;
+    if (search->ctx == state->id_ctx) {
+        state->own_flight--;
+    } else {
+        state->peer_flight--;
+    }
+    if (ret != EOK && ret != ENOMEM && search->ctx != state->id_ctx) {
+        DEBUG(SSSDBG_OP_FAILURE, "user '%s': a SID search on the other connection failed "
+              "[%d]: %s: sent again here, the rest too\n", state->user_name, ret,
+              sss_strerror(ret));
+        state->peer = NULL;
+        ret = tg_search_start(req, state->id_ctx, talloc_steal(state, search->filter));
+        talloc_free(search);
+        sdap_req_step(req, ret == EOK ? EAGAIN : ret);
+        return;
+    }
+    if (ret == EOK && search->ctx != state->id_ctx) {
+        state->peer_done++;
+    }
+    talloc_free(search);    /* and subreq with it */
     for (i = 0; ret == EOK && i < num; i++) {
         ret = add_group(state, entries[i]);
     }
@@ -317,8 +403,9 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
         ret = sdap_tokengroups_next(req);
     }
     if (ret == EOK) {
-        DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s) (%s)\n", state->user_name,
-              state->num_groups, TG_ATTR);
+        DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s) (%s; %zu of %zu SID "
+              "search(es) answered on the other connection)\n", state->user_name,
+              state->num_groups, TG_ATTR, state->peer_done, state->sent);
         ret = sdap_tokengroups_members_start(req);
     }
     /* On an error the searches still in flight belong to state: freed with req. */
