@@ -47,6 +47,7 @@ struct sdap_auth_policy {
     char host[256];                 /* for the "host" rule */
     bool ad;                        /* access_provider = ad */
     struct ad_gpo_ctx *gpo;         /* access_provider = ad's GPO evaluation */
+    const char *const *attrs;       /* what the user's entry is read with */
 };
 
 /* Every attribute a rule may read from the user's entry. */
@@ -55,6 +56,20 @@ static const char *const sdap_auth_policy_attrs[] = {
     "shadowExpire", "krbLastPwdChange", "krbPasswordExpiration", "pwdAccountLockedTime",
     "accountExpires", "userAccountControl", "nsAccountLock", "loginDisabled",
     "loginExpirationTime", "loginAllowedTimeMap", "authorizedService", "host", NULL
+};
+
+/* access_provider = ad reads only what its rules look at: a DC checks read access to
+ * every attribute a search names, so the 15 others of sdap_auth_policy_attrs cost it CPU
+ * on every login for nothing. ldap_pwd_policy adds its own. */
+static const char *const sdap_auth_ad_attrs[] = {
+    "userAccountControl", "accountExpires", NULL
+};
+static const char *const sdap_auth_ad_shadow_attrs[] = {
+    "userAccountControl", "accountExpires", "shadowLastChange", "shadowMin", "shadowMax",
+    "shadowWarning", "shadowInactive", "shadowExpire", NULL
+};
+static const char *const sdap_auth_ad_krb_attrs[] = {
+    "userAccountControl", "accountExpires", "krbLastPwdChange", "krbPasswordExpiration", NULL
 };
 
 /* access_provider = ad: SSSD's AD rules (see the top of the file). */
@@ -72,6 +87,9 @@ static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *
     }
     pol->ad = true;
     pol->expire = SDAP_EXPIRE_AD;
+    pol->attrs = pol->pwd_policy == SDAP_PWD_POLICY_SHADOW ? sdap_auth_ad_shadow_attrs
+                 : pol->pwd_policy == SDAP_PWD_POLICY_MIT_KERBEROS ? sdap_auth_ad_krb_attrs
+                 : sdap_auth_ad_attrs;
     ret = confdb_get_string(cdb, tmp_ctx, section, "ad_domain", &ad_domain);
     if (ret == EOK) {
         ret = confdb_get_string(cdb, tmp_ctx, section, "ad_access_filter", &value);
@@ -136,6 +154,7 @@ errno_t sdap_auth_policy_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const c
         goto done;
     }
     pol->krb_warning = pwd_warning;
+    pol->attrs = sdap_auth_policy_attrs;
     ret = confdb_get_string(cdb, tmp_ctx, section, "ldap_pwd_policy", &value);
     if (ret == EOK) {
         ret = sdap_pwd_policy_parse(value, &pol->pwd_policy);
@@ -289,7 +308,7 @@ struct tevent_req *sdap_auth_policy_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         ret = EOK;
         goto done;
     }
-    ret = sdap_auth_policy_search(req, state->dn, "(objectClass=*)", sdap_auth_policy_attrs,
+    ret = sdap_auth_policy_search(req, state->dn, "(objectClass=*)", pol->attrs,
                                   sdap_auth_policy_entry_done);
     if (ret != EOK) {
         goto done;
