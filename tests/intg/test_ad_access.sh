@@ -40,18 +40,9 @@ printf '%s required %s\n' auth "$OUR_MOD" account "$OUR_MOD" > /etc/pam.d/adacc
 
 start() { # start sssd on the [domain/ad.test] lines given on stdin
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss, pam
-[pam]
-debug_level = 0x3ff0
-[domain/ad.test]
-id_provider = ad
-ad_server = $SAMBA_AD_DC
+    ad_write_conf "nss, pam" <<CONF
 access_provider = ad
 offline_timeout = 600
-debug_level = 0x3ff0
 $(cat)
 CONF
     start_sssd && ad_wait_pam
