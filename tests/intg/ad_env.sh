@@ -26,6 +26,30 @@ _ad_env_exit() {
 }
 trap _ad_env_exit EXIT
 
+# ad_write_conf [-d] SERVICES [DEBUG] < DOMAIN_LINES: the sssd.conf of an AD test, through
+# write_conf: [sssd] with domains = ad.test and services = SERVICES ("nss" or "nss, pam"),
+# a section per service, and [domain/ad.test] with id_provider = ad, ad_server = the DC
+# (-d: none, the DC is discovered through DNS), debug_level = DEBUG (0x3ff0; also the
+# services'), then the test's own options from stdin.
+ad_write_conf() {
+    local server="ad_server = $SAMBA_AD_DC" svc
+    if [ "$1" = -d ]; then
+        server=
+        shift
+    fi
+    local services=$1 debug=${2:-0x3ff0} text
+    text=$(printf '[sssd]\ndomains = ad.test\nservices = %s\n' "$services"
+        for svc in ${services//,/ }; do
+            printf '[%s]\ndebug_level = %s\n' "$svc" "$debug"
+        done
+        printf '[domain/ad.test]\nid_provider = ad\n'
+        [ -z "$server" ] || printf '%s\n' "$server"
+        printf 'debug_level = %s\n' "$debug"
+        cat)
+    # write_conf in this shell: it stops the suite, whose state lives here.
+    write_conf <<< "$text"
+}
+
 # After start_sssd: waits (10 s at most) until sssd_pam's socket exists and the ad.test
 # back-end is on the bus.
 ad_wait_pam() {

@@ -13,6 +13,8 @@
 #   filter       ad_access_filter with a plain item that matches nobody, a DOM:ad.test item
 #                allowing members of linuxadmins and a DOM item of another domain: the
 #                domain's item wins, bob (member) allowed, carol (not) denied;
+#   close        three account checks of alice in a row read her entry from the DC once
+#                (pam_id_timeout = 8); disabled in AD, she is refused once it has passed;
 #   offline      the DC stopped: the last online verdicts decide (bob allowed, carol and dave
 #                denied), frank, never checked online, is denied;
 #   status       sssctl domain-status ad.test shows the domain online and the DC active.
@@ -40,18 +42,9 @@ printf '%s required %s\n' auth "$OUR_MOD" account "$OUR_MOD" > /etc/pam.d/adacc
 
 start() { # start sssd on the [domain/ad.test] lines given on stdin
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss, pam
-[pam]
-debug_level = 0x3ff0
-[domain/ad.test]
-id_provider = ad
-ad_server = $SAMBA_AD_DC
+    ad_write_conf "nss, pam" <<CONF
 access_provider = ad
 offline_timeout = 600
-debug_level = 0x3ff0
 $(cat)
 CONF
     start_sssd && ad_wait_pam
@@ -88,6 +81,33 @@ ad_access_filter = (memberOf:1.2.840.113556.1.4.1941:=CN=linuxadmins,CN=Users,$S
 CONF
 check "in-chain membership filter: bob allowed" acct 0 bob
 check "  ... carol denied" acct 1 carol
+
+# ---- logins close together: one read of the user's entry per pam_id_timeout ------------
+start <<CONF || { fail "sssd did not start"; summary; exit; }
+ad_gpo_access_control = disabled
+[pam]
+pam_id_timeout = 8
+CONF
+# The account checks that took the entry an earlier one read (the others searched it).
+alice_memo() { grep -c "'CN=alice,CN=Users,.*': its entry as read less than pam_id_timeout" \
+    <<< "$(be_log)"; }
+for i in 1 2 3; do
+    check "alice allowed (account check $i of 3 in a row)" acct 0 alice
+done
+check "  ... the second and third took the entry the first read ($(alice_memo))" \
+    test "$(alice_memo)" = 2
+# What the DC saw: base searches of her entry, one for her groups (sssd_pam's identity
+# refresh, tokenGroups) and one for the three checks (before: one per check, 4).
+alice_base() { grep -c "search [0-9]*: '(objectClass=\*)' under 'CN=alice,CN=Users," \
+    <<< "$(be_log)"; }
+check "  ... the DC was asked for her entry twice, not four times ($(alice_base))" \
+    test "$(alice_base)" = 2
+samba_ad_tool user disable alice > /dev/null || fail "samba-tool user disable alice"
+sleep 9
+acct 1 alice
+check "disabled, alice is refused once pam_id_timeout has passed ($LAST_OUT)" \
+    grep -q "Permission denied" <<< "$LAST_OUT"
+check "  ... that check read her entry again ($(alice_memo))" test "$(alice_memo)" = 2
 
 # ---- expiry and ad_access_filter --------------------------------------------------------
 start <<CONF || { fail "sssd did not start"; summary; exit; }

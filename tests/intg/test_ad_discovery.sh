@@ -29,15 +29,7 @@ DC_REC="$SAMBA_AD_DC 389 0 100"     # the provisioned record: target port priori
 
 conf() {
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss
-[nss]
-debug_level = 0x3ff0
-[domain/ad.test]
-id_provider = ad
-debug_level = 0xfff0
+    ad_write_conf -d nss 0xfff0 <<CONF
 offline_timeout = 2
 $1
 CONF

@@ -54,15 +54,7 @@ dns() { # dns add|delete NAME TYPE DATA
 }
 conf() {
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss
-[domain/ad.test]
-id_provider = ad
-debug_level = 0xfff0
-$1
-CONF
+    ad_write_conf -d nss 0xfff0 <<< "$1"
     start_sssd && wait_name sssd.domain_ad_2etest 10000
 }
 BE_LOG=$LOGS/sssd_be_ad.test.log

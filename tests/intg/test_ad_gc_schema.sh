@@ -39,14 +39,8 @@ pas_count() { # how many of uidNumber, gidNumber the schema puts in the PAS
 BE_LOG=$LOGS/sssd_be_ad.test.log
 conf() {
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss
-[domain/ad.test]
-id_provider = ad
+    ad_write_conf -d nss 0xfff0 <<CONF
 ldap_id_mapping = false
-debug_level = 0xfff0
 $1
 CONF
     start_sssd && wait_name sssd.domain_ad_2etest 10000

@@ -81,17 +81,10 @@ seed_cache() { # every access fetches anew: no file of an earlier test is used
 
 start() { # start sssd on the [domain/ad.test] lines given on stdin
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss, pam
-[domain/ad.test]
-id_provider = ad
-ad_server = $SAMBA_AD_DC
+    ad_write_conf "nss, pam" <<CONF
 access_provider = ad
 ad_gpo_cache_timeout = 0
 offline_timeout = 600
-debug_level = 0x3ff0
 $(cat)
 CONF
     start_sssd && ad_wait_pam

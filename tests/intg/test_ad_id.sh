@@ -68,18 +68,7 @@ echo "# domain $DOM_SID: alice $UID_ALICE, bob $UID_BOB, g_inner $GID_INNER, g_o
 
 conf() {
     rm -f "$LOGS"/*.log     # the checks read the logs of this configuration only
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss
-[nss]
-debug_level = 0x3ff0
-[domain/ad.test]
-id_provider = ad
-ad_server = $SAMBA_AD_DC
-debug_level = 0x3ff0
-$1
-CONF
+    ad_write_conf nss <<< "$1"
     start_sssd && wait_name sssd.domain_ad_2etest 10000   # the name, escaped
 }
 BE_LOG=$LOGS/sssd_be_ad.test.log

@@ -50,16 +50,7 @@ check "Samba answers 'member;range=0-$((WINDOW - 1))' with $WINDOW values" \
 
 conf() {
     rm -f "$LOGS"/*.log
-    write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss
-[domain/ad.test]
-id_provider = ad
-ad_server = $SAMBA_AD_DC
-ldap_use_tokengroups = false
-debug_level = 0x3ff0
-CONF
+    ad_write_conf nss <<< "ldap_use_tokengroups = false"
     start_sssd && wait_name sssd.domain_ad_2etest 10000
 }
 members() { # GROUP: its members, sorted, one a line

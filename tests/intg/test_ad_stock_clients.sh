@@ -74,15 +74,8 @@ mkdir -p "$WORK/cc"
 chmod 1777 "$WORK/cc"
 
 rm -f "$LOGS"/*.log
-write_conf <<CONF
-[sssd]
-domains = ad.test
-services = nss, pam
-[domain/ad.test]
-id_provider = ad
-ad_server = $SAMBA_AD_DC
+ad_write_conf "nss, pam" <<CONF
 krb5_ccachedir = $WORK/cc/%u
-debug_level = 0x3ff0
 CONF
 start_sssd || { fail "sssd did not start"; summary; exit; }
 ad_wait_pam || fail "sssd_pam or the back-end did not come up"

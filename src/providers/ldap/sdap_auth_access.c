@@ -16,6 +16,11 @@
  * ldap_access_order: "expire" with the AD policy (userAccountControl's disabled bit,
  * accountExpires), then, when ad_access_filter is set, "filter" with its item for this
  * domain (none: everyone denied, as in SSSD).
+ * The user's entry is read with those two attributes only, and an account check that
+ * follows one of the same user by less than pam_id_timeout takes the entry that one read
+ * (sdap_auth_memo.h; the rules still run, at the time of the check): the account checks
+ * of logins close together ask the DC once, as SSSD's read the entry its responder
+ * refreshed for the login. ad_access_filter is searched on every check.
  * Then, for a user these rules allow, GPO-based access control (ad_gpo_access_control,
  * src/providers/ad/ad_gpo_access.h): disabled skips it, enforcing (SSSD's default)
  * denies what the GPOs deny, permissive logs it and allows (also when the GPOs cannot be
@@ -34,6 +39,7 @@
 #include "confdb/confdb.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_auth.h"
+#include "providers/ldap/sdap_auth_memo.h"
 #include "providers/ad/ad_gpo_access.h"
 
 struct sdap_auth_policy {
@@ -47,6 +53,8 @@ struct sdap_auth_policy {
     char host[256];                 /* for the "host" rule */
     bool ad;                        /* access_provider = ad */
     struct ad_gpo_ctx *gpo;         /* access_provider = ad's GPO evaluation */
+    const char *const *attrs;       /* what the user's entry is read with */
+    struct sdap_auth_memo *memo;    /* access_provider = ad: entries read lately */
 };
 
 /* Every attribute a rule may read from the user's entry. */
@@ -57,6 +65,20 @@ static const char *const sdap_auth_policy_attrs[] = {
     "loginExpirationTime", "loginAllowedTimeMap", "authorizedService", "host", NULL
 };
 
+/* access_provider = ad reads only what its rules look at: a DC checks read access to
+ * every attribute a search names, so the 15 others of sdap_auth_policy_attrs cost it CPU
+ * on every login for nothing. ldap_pwd_policy adds its own. */
+static const char *const sdap_auth_ad_attrs[] = {
+    "userAccountControl", "accountExpires", NULL
+};
+static const char *const sdap_auth_ad_shadow_attrs[] = {
+    "userAccountControl", "accountExpires", "shadowLastChange", "shadowMin", "shadowMax",
+    "shadowWarning", "shadowInactive", "shadowExpire", NULL
+};
+static const char *const sdap_auth_ad_krb_attrs[] = {
+    "userAccountControl", "accountExpires", "krbLastPwdChange", "krbPasswordExpiration", NULL
+};
+
 /* access_provider = ad: SSSD's AD rules (see the top of the file). */
 static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *cdb,
                                    const char *section, const char *domain)
@@ -65,13 +87,28 @@ static errno_t sdap_auth_policy_ad(struct sdap_auth_policy *pol, struct confdb *
     char *ad_domain = NULL;
     char *value = NULL;
     enum ad_gpo_mode mode;
+    int window = 0;
     errno_t ret;
 
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
+    /* The user's entry stays good for as long as sssd_pam trusts the user's identity for
+     * a login (pam_id_timeout): logins that close together ask the DC once. */
+    ret = confdb_get_int(cdb, "pam", "pam_id_timeout", &window);
+    if (ret != EOK) {
+        goto done;
+    }
+    pol->memo = sdap_auth_memo_new(pol, window);
+    if (pol->memo == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
     pol->ad = true;
     pol->expire = SDAP_EXPIRE_AD;
+    pol->attrs = pol->pwd_policy == SDAP_PWD_POLICY_SHADOW ? sdap_auth_ad_shadow_attrs
+                 : pol->pwd_policy == SDAP_PWD_POLICY_MIT_KERBEROS ? sdap_auth_ad_krb_attrs
+                 : sdap_auth_ad_attrs;
     ret = confdb_get_string(cdb, tmp_ctx, section, "ad_domain", &ad_domain);
     if (ret == EOK) {
         ret = confdb_get_string(cdb, tmp_ctx, section, "ad_access_filter", &value);
@@ -136,6 +173,7 @@ errno_t sdap_auth_policy_create(TALLOC_CTX *mem_ctx, struct confdb *cdb, const c
         goto done;
     }
     pol->krb_warning = pwd_warning;
+    pol->attrs = sdap_auth_policy_attrs;
     ret = confdb_get_string(cdb, tmp_ctx, section, "ldap_pwd_policy", &value);
     if (ret == EOK) {
         ret = sdap_pwd_policy_parse(value, &pol->pwd_policy);
@@ -289,7 +327,23 @@ struct tevent_req *sdap_auth_policy_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         ret = EOK;
         goto done;
     }
-    ret = sdap_auth_policy_search(req, state->dn, "(objectClass=*)", sdap_auth_policy_attrs,
+    if (!for_auth) {
+        ret = sdap_auth_memo_get(pol->memo, state, state->dn, time(NULL), &state->attrs,
+                                 &state->num_attrs);
+        if (ret == EOK) {
+            DEBUG(SSSDBG_TRACE_FUNC, "'%s': its entry as read less than pam_id_timeout "
+                  "ago\n", state->dn);
+            ret = sdap_auth_policy_after_entry(req);
+            if (ret != EOK) {
+                goto done;
+            }
+            return req;
+        }
+        if (ret != ENOENT) {
+            goto done;
+        }
+    }
+    ret = sdap_auth_policy_search(req, state->dn, "(objectClass=*)", pol->attrs,
                                   sdap_auth_policy_entry_done);
     if (ret != EOK) {
         goto done;
@@ -380,6 +434,10 @@ static void sdap_auth_policy_entry_done(struct tevent_req *subreq)
     ret = sdap_auth_policy_attrs_of(state, entries[0], &state->attrs, &state->num_attrs);
     if (ret != EOK) {
         goto done;
+    }
+    if (!state->for_auth) {
+        sdap_auth_memo_put(state->pol->memo, state->dn, time(NULL), state->attrs,
+                           state->num_attrs);
     }
     ret = sdap_auth_policy_after_entry(req);
 done:

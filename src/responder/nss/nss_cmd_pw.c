@@ -74,7 +74,8 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
             }
         }
     }
-    ret = nss_reply_orig_add(reply, NSS_SID_TYPE_UID, pairs);
+    /* BOTH where the user is its own group (auto_private_groups = true), as SSSD. */
+    ret = nss_reply_orig_add(reply, nss_sid_type_of(nctx->rctx, res->domain, NULL), pairs);
 done:
     talloc_free(pairs);
     return ret;

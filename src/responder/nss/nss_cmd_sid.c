@@ -187,23 +187,6 @@ static errno_t nss_sid_step(struct nss_sid_state *state)
     return EOK;
 }
 
-/* The type of an object: a user is BOTH where every user is its own group. */
-static uint32_t nss_sid_type(struct resp_ctx *rctx, struct resp_domain *dom, bool user)
-{
-    char section[256];
-    char *mpg = NULL;
-    bool both;
-
-    if (!user) {
-        return NSS_SID_TYPE_GID;
-    }
-    snprintf(section, sizeof(section), "domain/%s", dom->name);
-    both = confdb_get_string(rctx->cdb, NULL, section, "auto_private_groups", &mpg) == EOK
-           && mpg != NULL && strcasecmp(mpg, "true") == 0;
-    talloc_free(mpg);
-    return both ? NSS_SID_TYPE_BOTH : NSS_SID_TYPE_UID;
-}
-
 /* GETORIGBYGROUPNAME: the group's SID and DN, as SSSD's key names. */
 static struct resp_reply *nss_sid_orig_group(struct nss_sid_state *state,
                                              struct cache_req_result *res, const char *sid)
@@ -221,7 +204,9 @@ static struct resp_reply *nss_sid_orig_group(struct nss_sid_state *state,
         pairs[n++] = res->group->orig_dn;
     }
     reply = nss_reply_new(state, state->cmd, state->nctx->pwfield);
-    if (reply == NULL || nss_reply_orig_add(reply, NSS_SID_TYPE_GID, pairs) != EOK) {
+    if (reply == NULL
+            || nss_reply_orig_add(reply, nss_sid_type_of(state->nctx->rctx, res->domain,
+                                                         res->group), pairs) != EOK) {
         talloc_free(reply);
         return NULL;
     }
@@ -248,7 +233,7 @@ static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_resu
 {
     struct resp_ctx *rctx = state->nctx->rctx;
     uint32_t id = user ? res->user->uid : res->group->gid;
-    uint32_t type = nss_sid_type(rctx, res->domain, user);
+    uint32_t type = nss_sid_type_of(rctx, res->domain, user ? NULL : res->group);
     struct resp_reply *reply = NULL;
     char *sid = NULL;
     char *name;

@@ -74,6 +74,14 @@ errno_t nss_sid_of_entry(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp
 errno_t nss_sid_to_id(struct resp_ctx *rctx, const char *sid, struct resp_domain **_dom,
                       uint32_t *_id);
 
+/* ---- nss_sid_type.c ---- */
+
+/* The type of a user (group NULL) or of group, found in dom: NSS_SID_TYPE_UID for a user,
+ * _GID for a group; NSS_SID_TYPE_BOTH instead for a user, or a user's private group, of a
+ * domain with auto_private_groups = true. */
+uint32_t nss_sid_type_of(struct resp_ctx *rctx, struct resp_domain *dom,
+                         const struct sysdb_group *group);
+
 /* ---- nss_cmd_sid.c ---- */
 
 /* The handler of every command above. */
