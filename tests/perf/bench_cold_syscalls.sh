@@ -40,7 +40,7 @@ for i in 2990 2991 2992; do
 done
 be=$(pgrep -f "$PREFIX/libexec/sssd/sssd_be" | head -1)
 # SC_RAW=1: every call with its stack instead of the summary (for a look at one lookup).
-if [ -n "${SC_RAW:-}" ]; then mode="-tt -s 64 -k"; else mode=-c; fi
+if [ -n "${SC_RAW:-}" ]; then mode="-tt -s 300 -k"; else mode=-c; fi
 strace $mode -q -o $OUT/strace.txt -p $be &
 STRACE=$!
 sleep 1

@@ -5,13 +5,14 @@
  *
  * Reads: libldap reads each message in two small reads (its header, then exactly the rest),
  * and asks poll(0) before each message whether the socket has more, so a search answered
- * by an entry and a result cost five syscalls after the loop's wake-up. Here one read takes
+ * by an entry and a result cost seven syscalls after the loop's wake-up. Here one read takes
  * whatever the kernel holds (up to SDAP_IO_READ_CHUNK) and serves libldap's small reads
  * from memory; the layer answers LBER_SB_OPT_DATA_READY while it holds bytes, so libldap
  * skips its poll, and the dispatcher (sdap_conn.c) fills the buffer once per wake-up and
- * stops calling ldap_result() when no layer holds a byte. Reads of a whole chunk or more
- * into an empty buffer (a message body over 16 KiB) go straight to the socket: big answers
- * are not copied twice. An incomplete message costs nothing special: libldap keeps what it
+ * stops calling ldap_result() when no layer holds a byte. When libldap asks for a chunk or
+ * more beyond what the buffer holds (a message body over 16 KiB), the rest is read from
+ * the socket straight into its memory: big answers are not copied twice, nor cut into
+ * buffer-sized wake-ups. An incomplete message costs nothing special: libldap keeps what it
  * has, its next read finds the buffer empty, the socket says EAGAIN, and ldap_result() says
  * "nothing yet"; a server that answers one byte a second costs one short read per byte,
  * never a blocked loop.
@@ -45,7 +46,7 @@
 #define SDAP_IO_MAX_QUEUED (4 * 1024 * 1024)
 
 /* Bytes one read asks the kernel for: a search's entries and result usually arrive in one
- * go; bigger answers take several wake-ups anyway. */
+ * go; the rest of a bigger message is read past the buffer (io_read). */
 #define SDAP_IO_READ_CHUNK (16 * 1024)
 
 struct sdap_io {
@@ -160,9 +161,31 @@ static ber_slen_t io_fill(struct sdap_io *io)
     return n;
 }
 
+/* A read straight into libldap's memory (the rest of a big message): what it brought, with
+ * the end or an error kept for the next read when some bytes are already served. */
+static ber_slen_t io_read_direct(struct sdap_io *io, char *buf, size_t len, size_t served)
+{
+    ber_slen_t n;
+
+    n = LBER_SBIOD_READ_NEXT(io->sbiod, buf + served, len - served);
+    io->rfull = n > 0 && (size_t)n == len - served;
+    if (n > 0) {
+        return (ber_slen_t)served + n;
+    }
+    if (served == 0) {
+        return n;
+    }
+    if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) {
+        io->rend = true;
+        io->rerr = n == 0 ? 0 : errno;
+    }
+    return (ber_slen_t)served;
+}
+
 static ber_slen_t io_read(Sockbuf_IO_Desc *sbiod, void *buf, ber_len_t len)
 {
     struct sdap_io *io = sbiod->sbiod_pvt;
+    size_t served;
     ber_slen_t n;
 
     if (io->rlen == 0 && io->rend) {
@@ -177,20 +200,23 @@ static ber_slen_t io_read(Sockbuf_IO_Desc *sbiod, void *buf, ber_len_t len)
     }
     if (io->rlen == 0) {
         if (len >= SDAP_IO_READ_CHUNK) {
-            return LBER_SBIOD_READ_NEXT(sbiod, buf, len);
+            return io_read_direct(io, buf, len, 0);
         }
         n = io_fill(io);
         if (n <= 0) {
             return n;           /* EOF, EAGAIN or a broken connection: libldap decides */
         }
     }
-    if (len > io->rlen) {
-        len = io->rlen;
+    served = len < io->rlen ? len : io->rlen;
+    memcpy(buf, io->rbuf + io->rstart, served);
+    io->rstart += served;
+    io->rlen -= served;
+    /* liblber takes a short read for "nothing more yet": a big message's rest is asked
+     * of the socket now, not after another trip through the loop. */
+    if (len - served >= SDAP_IO_READ_CHUNK && !io->rend) {
+        return io_read_direct(io, buf, len, served);
     }
-    memcpy(buf, io->rbuf + io->rstart, len);
-    io->rstart += len;
-    io->rlen -= len;
-    return (ber_slen_t)len;
+    return (ber_slen_t)served;
 }
 
 static ber_slen_t io_write(Sockbuf_IO_Desc *sbiod, void *buf, ber_len_t len)

@@ -4,9 +4,11 @@
  * layer sits the test's own TCP layer, which counts the read() calls the kernel sees:
  *   - many messages that arrived together cost one read, plus the one that says EAGAIN;
  *   - a message trickling in byte by byte is "not yet" until its last byte, then whole;
- *   - a 2 MiB message (straight to the caller's memory) and a small one after it;
- *   - a peer closing mid-message, and one closing after a whole message read by
- *     sdap_io_fill, end as liblber's "connection closed", never as "not yet";
+ *   - a 2 MiB message (straight to the caller's memory) and a small one after it; a
+ *     60 kB one already in the socket comes out of one call, in two reads;
+ *   - a peer closing mid-message (a small one, and a big one read past the buffer), and
+ *     one closing after a whole message read by sdap_io_fill, end as liblber's
+ *     "connection closed", never as "not yet";
  *   - the layer says "data ready" exactly while it holds bytes or an unreported end.
  * No LDAP server: the bytes are built here with ber_printf.
  */
@@ -340,6 +342,46 @@ static void test_close_mid_message(void **state)
     free(m);
 }
 
+/* A message bigger than the buffer, already whole in the socket, comes out of one call:
+ * liblber takes a short read for "not yet", so the buffer alone would cut it in two
+ * wake-ups of the loop. Two reads: the buffer's, then the rest straight into liblber's. */
+static void test_big_in_one_call(void **state)
+{
+    struct rig *r = *state;
+    size_t len;
+    char *m = make_msg(8, 60000, &len);
+
+    put(r->fds[1], m, len);
+    assert_int_equal(get(r, 8, 60000), 1);
+    assert_int_equal(r->reads, 2);
+    free(m);
+}
+
+/* The same with a message too big for the buffer: its rest is read straight into liblber's
+ * memory, where the end must still come out as the end. */
+static void test_close_mid_big_message(void **state)
+{
+    struct rig *r = *state;
+    BerElement *ber = ber_alloc_t(0);
+    size_t len;
+    char *m = make_msg(6, 100000, &len);
+    int got = 0;
+    int i;
+
+    assert_non_null(ber);
+    put(r->fds[1], m, 40000);
+    close(r->fds[1]);
+    r->fds[1] = -1;
+    for (i = 0; i < 10 && got == 0; i++) {
+        got = get_partial(r, ber);
+    }
+    assert_int_equal(got, -1);
+    /* A buffer, then one direct read of the rest, then the end: no read per byte. */
+    assert_true(r->reads <= 4);
+    ber_free(ber, 1);
+    free(m);
+}
+
 /* The dispatcher's way: sdap_io_fill once per wake-up, then messages while data ready. */
 static void test_fill_then_end(void **state)
 {
@@ -380,6 +422,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_trickle, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_then_small, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_mid_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_big_in_one_call, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_close_mid_big_message, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fill_then_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fill_nothing, setup, teardown),
     };
