@@ -50,7 +50,8 @@ start_sssd || { echo "no start"; exit 1; }
 sleep 2
 # Warm-up: connection to slapd, first-request work.
 for i in 2990 2991 2992; do SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $i) > /dev/null; done
-nss=$(pgrep -f "valgrind.*sssd_nss" | head -1); be=$(pgrep -f "valgrind.*sssd_be" | head -1)
+# This prefix's processes only: other runs of this bench may be going on the machine.
+nss=$(pgrep -f "valgrind.*$L/sssd_nss" | head -1); be=$(pgrep -f "valgrind.*$L/sssd_be" | head -1)
 callgrind_control -z $nss $be > /dev/null
 for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)

@@ -4,17 +4,19 @@
  * Operations are sent with libldap's asynchronous calls (ldap_search_ext, ldap_sasl_bind,
  * ...), which return a message id; the caller registers that id here (sdap_op_add) with a
  * callback and a timeout. One tevent fd watches the socket, which is non-blocking: when it
- * is readable the dispatcher loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero
- * timeout) until no whole message is left, and hands each message to the operation
- * waiting for its id; a message still arriving (a slow server) waits for the next
- * readable event, never in a read. While the write queue (sdap_io.c) holds bytes the fd
- * also watches for writes and sends them. An operation that outlives its timeout is
- * abandoned (ldap_abandon_ext) and fails with ETIMEDOUT, unless the server has not sent a
- * byte since the operation was sent: then it is hung (stopped, or a dead link), and the
- * connection breaks. When the connection breaks every pending operation fails with EIO
- * and the owner is told (lost_fn) so it can fail over. Callbacks run inside the dispatcher, so requests finished there defer their own
- * callbacks (tevent_req_defer_callback) and nothing frees the connection synchronously:
- * the connection is reference counted and freed from a tevent immediate.
+ * is readable the dispatcher reads once what the kernel holds into sdap_io.c's buffer,
+ * loops over ldap_result(LDAP_RES_ANY, LDAP_MSG_ONE, zero timeout) while a layer of the
+ * socket stack holds unparsed bytes, and hands each message to the operation waiting for
+ * its id; a message still arriving (a slow server) waits for the next readable event,
+ * never in a read. While the write queue (sdap_io.c) holds bytes the fd also watches for
+ * writes and sends them. An operation that outlives its timeout is abandoned
+ * (ldap_abandon_ext) and fails with ETIMEDOUT, unless the server has not sent a byte since
+ * the operation was sent: then it is hung (stopped, or a dead link), and the connection
+ * breaks. When the connection breaks every pending operation fails with EIO and the owner
+ * is told (lost_fn) so it can fail over. Callbacks run inside the dispatcher, so requests
+ * finished there defer their own callbacks (tevent_req_defer_callback) and nothing frees
+ * the connection synchronously: the connection is reference counted and freed from a
+ * tevent immediate.
  *
  * Also here: simple bind, the single-answer operation of connection set-up. (StartTLS and
  * the TLS handshake happen in sdap_connect.c, before the handle becomes a sdap_conn, so
@@ -45,7 +47,8 @@ struct sdap_conn {
     int fd;
     char *uri;
     struct tevent_fd *fde;
-    struct sdap_io *io;         /* the handle's write queue, or NULL */
+    struct sdap_io *io;         /* the handle's read buffer and write queue, or NULL */
+    Sockbuf *sb;                /* the handle's socket stack, with io */
     struct tevent_immediate *im;
     struct sss_list ops;        /* pending operations, the newest first */
     size_t num_ops;
@@ -108,6 +111,7 @@ static int conn_destructor(struct sdap_conn *conn)
         /* The queue goes with the handle. */
         sdap_io_set_notify(conn->io, NULL, NULL);
         conn->io = NULL;
+        conn->sb = NULL;
     }
     if (conn->ld != NULL) {
         /* Closes the socket too: it belongs to the LDAP handle since ldap_init_fd(). */
@@ -142,15 +146,76 @@ static struct sdap_op *conn_find(struct sdap_conn *conn, int msgid)
     return NULL;
 }
 
+/* Whether to call ldap_result() again. Without the read buffer: always (it polls the
+ * socket itself). With it: while some layer (ours, TLS, SASL) holds unparsed bytes; the
+ * socket was read once for this wake-up, and a poll(0) per message would only say what the
+ * layers know. */
+static bool conn_more(struct sdap_conn *conn)
+{
+    return conn->sb == NULL || ber_sockbuf_ctrl(conn->sb, LBER_SB_OPT_DATA_READY, NULL) > 0;
+}
+
+/* Hands out every whole message the socket stack holds. False when the connection broke
+ * (the server went away or said it would). */
+static bool conn_parse(struct sdap_conn *conn)
+{
+    struct timeval zero = { 0, 0 };
+    LDAPMessage *msg;
+    struct sdap_op *op;
+    size_t before;
+    int lerr;
+    int rc;
+
+    while (conn_more(conn)) {
+        msg = NULL;
+        before = sdap_io_buffered(conn->io);
+        rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
+        if (rc == 0) {
+            /* Nothing whole yet; but if libldap took bytes (a message it dropped, for an
+             * abandoned id) without parsing the rest, no readable event would bring it
+             * back to them. */
+            if (conn->sb != NULL && sdap_io_buffered(conn->io) < before) {
+                continue;
+            }
+            return true;
+        }
+        if (rc < 0) {
+            lerr = LDAP_SERVER_DOWN;
+            ldap_get_option(conn->ld, LDAP_OPT_RESULT_CODE, &lerr);
+            DEBUG(SSSDBG_OP_FAILURE, "connection to %s lost: %s; %zu operation(s) fail\n",
+                  conn->uri, ldap_err2string(lerr), conn->num_ops);
+            conn_break(conn, EIO, true);
+            return false;
+        }
+        if (ldap_msgid(msg) == 0 && rc == LDAP_RES_EXTENDED) {
+            /* Unsolicited notification: the server is closing the connection. */
+            DEBUG(SSSDBG_OP_FAILURE, "server %s sent a notice of disconnection\n",
+                  conn->uri);
+            ldap_msgfree(msg);
+            conn_break(conn, EIO, true);
+            return false;
+        }
+        op = conn_find(conn, ldap_msgid(msg));
+        if (op == NULL) {
+            DEBUG(SSSDBG_TRACE_ALL, "message for unknown id %d dropped\n", ldap_msgid(msg));
+            ldap_msgfree(msg);
+            continue;
+        }
+        op_deliver(op, msg, EOK);
+    }
+    return !conn->broken;
+}
+
+/* Reads per readable event at most: a big answer arriving faster than it is parsed does
+ * not hold the loop for more than this many buffers (16 KiB each). */
+#define SDAP_CONN_FILLS_PER_WAKE 8
+
 static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
                             uint16_t flags, void *pvt)
 {
     struct sdap_conn *conn = talloc_get_type_abort(pvt, struct sdap_conn);
-    struct timeval zero = { 0, 0 };
-    LDAPMessage *msg;
-    struct sdap_op *op;
-    int lerr;
-    int rc;
+    errno_t ret;
+    int i;
 
     /* The handler goes with the connection's usability: conn_break() frees it. */
     assert(!conn->broken && conn->ld != NULL);
@@ -158,7 +223,7 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
         conn->last_rx_usec = sss_monotonic_usec();
     }
     if (flags & TEVENT_FD_WRITE) {
-        errno_t ret = sdap_io_flush(conn->io);
+        ret = sdap_io_flush(conn->io);
 
         if (ret != EOK) {
             DEBUG(SSSDBG_OP_FAILURE, "connection to %s lost while writing: %s; %zu "
@@ -173,35 +238,17 @@ static void conn_fd_handler(struct tevent_context *ev, struct tevent_fd *fde,
             return;
         }
     }
-    for (;;) {
-        msg = NULL;
-        rc = ldap_result(conn->ld, LDAP_RES_ANY, LDAP_MSG_ONE, &zero, &msg);
-        if (rc == 0) {
+    if (conn->sb == NULL) {
+        (void)conn_parse(conn);
+        return;
+    }
+    /* A read that filled the buffer may have left more in the socket: read again now
+     * rather than after another trip through the loop. */
+    for (i = 0; i < SDAP_CONN_FILLS_PER_WAKE; i++) {
+        if (sdap_io_fill(conn->io) == EAGAIN || !conn_parse(conn)
+                || !sdap_io_filled_up(conn->io)) {
             return;
         }
-        if (rc < 0) {
-            lerr = LDAP_SERVER_DOWN;
-            ldap_get_option(conn->ld, LDAP_OPT_RESULT_CODE, &lerr);
-            DEBUG(SSSDBG_OP_FAILURE, "connection to %s lost: %s; %zu operation(s) fail\n",
-                  conn->uri, ldap_err2string(lerr), conn->num_ops);
-            conn_break(conn, EIO, true);
-            return;
-        }
-        if (ldap_msgid(msg) == 0 && rc == LDAP_RES_EXTENDED) {
-            /* Unsolicited notification: the server is closing the connection. */
-            DEBUG(SSSDBG_OP_FAILURE, "server %s sent a notice of disconnection\n",
-                  conn->uri);
-            ldap_msgfree(msg);
-            conn_break(conn, EIO, true);
-            return;
-        }
-        op = conn_find(conn, ldap_msgid(msg));
-        if (op == NULL) {
-            DEBUG(SSSDBG_TRACE_ALL, "message for unknown id %d dropped\n", ldap_msgid(msg));
-            ldap_msgfree(msg);
-            continue;
-        }
-        op_deliver(op, msg, EOK);
     }
 }
 
@@ -266,8 +313,12 @@ static void conn_want_write(void *pvt)
 void sdap_conn_set_io(struct sdap_conn *conn, struct sdap_io *io)
 {
     conn->io = io;
+    conn->sb = NULL;
     if (io == NULL) {
         return;
+    }
+    if (ldap_get_option(conn->ld, LDAP_OPT_SOCKBUF, &conn->sb) != LDAP_OPT_SUCCESS) {
+        conn->sb = NULL;    /* then libldap polls and reads as it would without the buffer */
     }
     sdap_io_set_notify(io, conn_want_write, conn);
     if (sdap_io_pending(io) > 0) {

@@ -80,6 +80,7 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
                         size_t type_len, const struct berval *vals, size_t nv, size_t *_dropped)
 {
     size_t total = 0;
+    size_t kept = 0;
     char *buf;
     size_t i;
 
@@ -97,6 +98,7 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
     for (i = 0; i < nv; i++) {
         if (value_kept(&vals[i])) {
             total += vals[i].bv_len + 1;
+            kept++;
         }
     }
     buf = total > 0 ? talloc_size(attr->values, total) : NULL;
@@ -104,7 +106,9 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
         return false;
     }
     for (i = 0; i < nv; i++) {
-        if (!value_kept(&vals[i])) {
+        /* Checked again only when some value is dropped (a member list scanned twice for
+         * NULs was 2% of a cold initgroups). */
+        if (kept < nv && !value_kept(&vals[i])) {
             /* At the default level: the directory holds data we cannot keep. */
             DEBUG(SSSDBG_OP_FAILURE, "'%s': a value of %s (%lu bytes) is too long or "
                   "holds NUL: dropped\n", dn, name, (unsigned long)vals[i].bv_len);

@@ -395,13 +395,24 @@ errno_t sdap_ldap_err(int lrc);
 
 /* ---- connection ------------------------------------------------------------------- */
 
-/* The write queue under libldap's socket layers (sdap_io.c): the connection's socket is
- * non-blocking, and what the kernel does not take at once waits here. */
+/* The read buffer and write queue under libldap's socket layers (sdap_io.c): the
+ * connection's socket is non-blocking, one read takes what the kernel holds, and what the
+ * kernel does not take at once waits here. */
 struct sdap_io;
 typedef void (*sdap_io_notify_fn)(void *pvt);
 /* Pushes the layer onto ld's socket buffer (after ldap_init_fd), queueing on. The layer
  * belongs to ld: it is freed with it. Errors: EINVAL, EIO, ENOMEM. */
 errno_t sdap_io_install(LDAP *ld, struct sdap_io **_io);
+/* The same on a bare socket buffer (above its TCP layer): the layer belongs to sb. */
+errno_t sdap_io_push(Sockbuf *sb, struct sdap_io **_io);
+/* One read from the socket into the read buffer: EOK (bytes came, the buffer is full, or
+ * the socket met its end or an error, which libldap's next read after the buffered bytes
+ * reports), or EAGAIN (nothing yet). */
+errno_t sdap_io_fill(struct sdap_io *io);
+/* Whether the last read filled the whole buffer: the socket may hold more at once. */
+bool sdap_io_filled_up(struct sdap_io *io);
+/* Bytes read from the socket that libldap has not taken yet. */
+size_t sdap_io_buffered(struct sdap_io *io);
 /* Off: writes pass straight through (a blocking socket, the TLS handshake thread); only
  * with nothing queued. */
 void sdap_io_set_queueing(struct sdap_io *io, bool on);
