@@ -236,8 +236,9 @@ static void srv_job_run(void *pvt)
 
     memset(&rs, 0, sizeof(rs));
     if (buf != NULL && res_ninit(&rs) == 0) {
-        /* Bounded by the loop's timeout: one try per server of resolv.conf. */
-        rs.retrans = job->timeout > 0 ? job->timeout : 1;
+        /* One try per server of resolv.conf, a second longer than the loop's timer, so
+         * the loop always decides (and logs) when no answer came. */
+        rs.retrans = (job->timeout > 0 ? job->timeout : 1) + 1;
         rs.retry = 1;
         len = res_nquery(&rs, job->name, IN_CLASS, SRV_TYPE, buf, ANSWER_MAX);
         herr = rs.res_h_errno;
@@ -296,6 +297,10 @@ static void srv_lookup_done(struct tevent_req *subreq)
     } else {
         ret = job->herr == HOST_NOT_FOUND || job->herr == NO_DATA ? ENOENT
               : job->herr == TRY_AGAIN ? ETIMEDOUT : EIO;
+        if (ret == ETIMEDOUT) {
+            /* With several servers the resolver can give up before the loop's timer. */
+            DEBUG(SSSDBG_OP_FAILURE, "SRV %s: no DNS answer in time\n", job->name);
+        }
     }
 done:
     state->job = NULL;
