@@ -16,14 +16,16 @@
 # AUTHORITY, ...) answered from SSSD's table, other SIDs that are no domain's and SIDs of a
 # domain no ID map holds not found, the back-end asked for none of them; a malformed
 # SID -> refused with EINVAL (which SSSD's library, and ours, report as ENOENT), and
-# sssd_nss still answers. Then
-# id_provider = ldap with ldap_id_mapping = true on the same DC: the same answers. Last,
-# id_provider = ad with ldap_id_mapping = false (POSIX attributes on the DC): the SIDs come
+# sssd_nss still answers. sssd_nss's kept ID map follows a slice the back-end records
+# later (ldap_idmap_default_domain_sid naming another domain). Then id_provider = ldap
+# with ldap_id_mapping = true on the same DC: the same answers. Last, id_provider = ad
+# with ldap_id_mapping = false (POSIX attributes on the DC): the SIDs come
 # from the entries' objectSid stored in the cache (objectSIDString) and lookups by SID
 # search objectSid: getsidbyname = ldapsearch's objectSid, getnamebysid / getidbysid
 # (id = uidNumber, = id -u), a group by SID (gid = gidNumber), a user never looked up
 # found by SID (the back-end's search by SID), another spelling of a SID (a leading zero),
-# an unknown SID not found; and id_provider = ldap with ldap_schema = ad and
+# an unknown SID not found, well-known SIDs from the table (no request by SID), a SID of
+# another domain still asked; and id_provider = ldap with ldap_schema = ad and
 # ldap_id_mapping = false: the same answers.
 # Usage: test_ad_sid.sh PREFIX   (root; 77 without Samba's AD DC packages or the mirror)
 set -u
