@@ -148,9 +148,11 @@ fail:
     return ret;
 }
 
-/* d made anew for dom: options, records, map. On failure d stays unbuilt. */
-static errno_t nss_sid_dmap_load(struct resp_ctx *rctx, struct resp_domain *dom,
-                                 struct sysdb_ctx *sysdb, struct nss_sid_dmap *d)
+/* d (an element of maps) made anew for dom: options, records, map. On failure d stays
+ * unbuilt. */
+static errno_t nss_sid_dmap_load(struct nss_sid_maps *maps, struct resp_ctx *rctx,
+                                 struct resp_domain *dom, struct sysdb_ctx *sysdb,
+                                 struct nss_sid_dmap *d)
 {
     TALLOC_CTX *mem;
     char *section;
@@ -158,7 +160,7 @@ static errno_t nss_sid_dmap_load(struct resp_ctx *rctx, struct resp_domain *dom,
 
     talloc_free(d->mem);
     memset(d, 0, sizeof(*d));
-    mem = talloc_new(NULL);
+    mem = talloc_new(maps);
     if (mem == NULL) {
         return ENOMEM;
     }
@@ -282,7 +284,7 @@ static errno_t nss_sid_dmap_get(struct nss_ctx *nctx, struct resp_domain *dom,
         return ret;
     }
     if (!d->built || d->resets != rctx->negcache_resets) {
-        ret = nss_sid_dmap_load(rctx, dom, sysdb, d);
+        ret = nss_sid_dmap_load(nctx->sid_maps, rctx, dom, sysdb, d);
     } else {
         ret = nss_sid_dmap_refresh(dom, sysdb, d);
     }
