@@ -185,9 +185,9 @@ n2=$(grep -c "getAccountInfo\|account request" "$BE_LOG")
 check "  ... the back-end was asked the first time ($n0 -> $n1) only ($n1 -> $n2)" \
     test "$n1" -gt "$n0" -a "$n2" = "$n1"
 # Well-known SIDs: answered from SSSD's table (a group, "name@domain" in SSSD's domain
-# names, no id; getsidbyname of such a name gives the SID), as SSSD 2.8 answers them;
-# another SID that is no domain's, and a SID of a domain no ID map holds (another
-# forest's): not found. The back-end is asked for none of them (its requests counted in
+# names, no id; getsidbyname and getorigbyname of such a name give the SID), as SSSD 2.8
+# answers them; another SID that is no domain's, and a SID of a domain no ID map holds
+# (another forest's): not found. The back-end is asked for none of them (its requests counted in
 # its log), each asked twice.
 BE_REQS="getAccountInfo\|account request"
 n0=$(grep -c "$BE_REQS" "$BE_LOG")
@@ -208,6 +208,9 @@ for lib in "$SSSD_IDMAP" "$OUR_IDMAP"; do
     out=$(sid "$lib" sidbyname "Administrators@BUILTIN")
     check "$who: getsidbyname Administrators@BUILTIN ($out)" \
         test "$out" = "rc=0 type=2 value=S-1-5-32-544"
+    out=$(sid "$lib" origbyname "Everyone@WORLD AUTHORITY")
+    check "$who: getorigbyname Everyone@WORLD AUTHORITY ($(echo $out))" \
+        test "$(echo $out)" = "rc=0 type=2 objectSIDString=S-1-1-0"
     for s in S-1-5-32-999 S-1-5-80-1-2 "S-1-5-21-1-2-3-1000" "S-1-5-21-4-5-6-513"; do
         out=$(sid "$lib" namebysid "$s")
         check "$who: getnamebysid $s: not found ($out)" test "$out" = "rc=2 type=-1 value="

@@ -21,8 +21,8 @@
  * holds, where every domain maps ids, is not found at once. As SSSD, no domain is asked
  * about a SID that is not a domain SID (S-1-5-21-...): a well-known one (S-1-1-0
  * Everyone, BUILTIN, NT AUTHORITY: lib/idmap/idmap_wellknown.h) is answered by name from
- * SSSD's table, and by id, as any other, with EINVAL; GETSIDBYNAME of such a name
- * ("Everyone@WORLD AUTHORITY") gives its SID. The SID of an object is the one its
+ * SSSD's table, and by id, as any other, with EINVAL; GETSIDBYNAME and GETORIGBYNAME of
+ * such a name ("Everyone@WORLD AUTHORITY") give its SID. The SID of an object is the one its
  * cache entry holds (the directory's objectSid), else the one computed from its id through
  * the map; with neither, not found.
  * A malformed SID string is answered with status EINVAL; a body no client sends closes
@@ -381,12 +381,15 @@ static errno_t nss_sid_wellknown(struct nss_sid_state *state, struct resp_reply 
     return EOK;
 }
 
-/* GETSIDBYNAME of "name@domain" naming a well-known SID (SSSD's default re_expression:
- * one '@', the domain after it): that SID, a group, no domain asked, as SSSD answers it.
- * ENOENT: not a well-known name, looked up as any other. ENOMEM. */
+/* GETSIDBYNAME, GETORIGBYNAME of "name@domain" naming a well-known SID (SSSD's default
+ * re_expression: one '@', the domain after it): that SID (GETORIGBYNAME: as its one
+ * objectSIDString pair), a group, no domain asked, as SSSD answers it. ENOENT: not a
+ * well-known name, looked up as any other. ENOMEM. */
 static errno_t nss_sid_wellknown_name(struct nss_sid_state *state, struct resp_reply **_reply)
 {
     const char *at = strchr(state->name, '@');
+    const char *pairs[3] = { "objectSIDString", NULL, NULL };
+    struct nss_reply *orig;
     const char *sid = NULL;
     char *name;
 
@@ -402,7 +405,17 @@ static errno_t nss_sid_wellknown_name(struct nss_sid_state *state, struct resp_r
     }
     DEBUG(SSSDBG_TRACE_FUNC, "%s %s: well-known: %s\n", nss_sid_cmd_name(state->cmd),
           state->name, sid);
-    *_reply = nss_sid_reply_str(state->rreq, state->cmd, NSS_SID_TYPE_GID, sid);
+    if (state->cmd == SSS_NSS_GETORIGBYNAME) {
+        pairs[1] = sid;
+        orig = nss_reply_new(state, state->cmd, state->nctx->pwfield);
+        if (orig == NULL || nss_reply_orig_add(orig, NSS_SID_TYPE_GID, pairs) != EOK) {
+            talloc_free(orig);
+            return ENOMEM;
+        }
+        *_reply = nss_reply_finish(state->rreq, orig);
+    } else {
+        *_reply = nss_sid_reply_str(state->rreq, state->cmd, NSS_SID_TYPE_GID, sid);
+    }
     return *_reply != NULL ? EOK : ENOMEM;
 }
 
@@ -479,7 +492,7 @@ errno_t nss_cmd_sid(struct resp_request *rreq)
     ret = EAGAIN;
     if (state->sid != NULL) {
         ret = nss_sid_by_sid_setup(state, &reply);
-    } else if (state->cmd == SSS_NSS_GETSIDBYNAME) {
+    } else if (state->cmd == SSS_NSS_GETSIDBYNAME || state->cmd == SSS_NSS_GETORIGBYNAME) {
         ret = nss_sid_wellknown_name(state, &reply);
         ret = ret == ENOENT ? EAGAIN : ret;
     }
