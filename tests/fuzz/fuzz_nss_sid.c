@@ -2,15 +2,18 @@
  * libFuzzer harness for the SID strings clients send sssd_nss (GETNAMEBYSID, GETIDBYSID;
  * nss_protocol_sid.c): the body parser and the SID syntax check, then what the responder
  * does next with an accepted SID (src/lib/idmap: split into domain SID and RID, map to an
- * id in a small map holding one domain). Checked: an accepted body is NUL-terminated and
- * its SID passes the syntax check again; a string the syntax check accepts is short, and
- * starts "S-1-". Built by tests/fuzz/run.sh.
+ * id in a small map holding one domain; the table of well-known SIDs). Checked: an
+ * accepted body is NUL-terminated and its SID passes the syntax check again; a string the
+ * syntax check accepts is short, and starts "S-1-"; a well-known SID's name gives it back
+ * (but a logon session's), and only "S-1-5-21-..." is left to the lookups. Built by
+ * tests/fuzz/run.sh.
  */
 #include <stdint.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "responder/nss/nss_sid.h"
+#include "lib/idmap/idmap_wellknown.h"
 
 /* Written canonically: decimal, no leading zeros (what idmap_id_to_sid writes). */
 static bool canonical(const char *sid)
@@ -23,6 +26,31 @@ static bool canonical(const char *sid)
         }
     }
     return strchr(sid, 'x') == NULL && strchr(sid, 'X') == NULL;
+}
+
+/* The table's answer for sid is consistent with itself. */
+static void check_wellknown(const char *sid)
+{
+    const char *dom = NULL;
+    const char *name = NULL;
+    const char *back = NULL;
+    errno_t ret = idmap_wellknown_sid(sid, &dom, &name);
+
+    if (ret == EOK) {
+        if (dom == NULL || name == NULL) {
+            __builtin_trap();
+        }
+        if (strcmp(name, "LOGON ID") != 0
+                && (idmap_wellknown_name(dom, name, &back) != EOK || strcmp(back, sid) != 0)) {
+            __builtin_trap();
+        }
+    } else if (ret == ENOENT) {
+        if (strncmp(sid, "S-1-5-21-", 9) != 0) {
+            __builtin_trap();
+        }
+    } else if (ret != EINVAL || strncmp(sid, "S-1-5-21-", 9) == 0) {
+        __builtin_trap();
+    }
 }
 
 static struct idmap_ctx *fuzz_map(void)
@@ -55,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             || strncmp(sid, "S-1-", 4) != 0) {
         __builtin_trap();
     }
+    check_wellknown(sid);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL || map == NULL) {
         talloc_free(tmp_ctx);

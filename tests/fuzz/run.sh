@@ -37,7 +37,7 @@ declare -A deps=(
     [fuzz_sudo_reply]="-DSSSD_PIPE_PATH=\"/nonexistent\" $top/src/sss_client/sudo/sss_sudo_parse.c $top/src/sss_client/sudo/sss_sudo.c $top/src/sss_client/common.c -lpthread"
     [fuzz_nss_packet]="$top/src/responder/common/resp_packet.c $top/src/responder/nss/nss_protocol.c"
     [fuzz_nss_idmap_reply]="$top/src/sss_client/idmap/sss_nss_idmap.c $top/src/sss_client/nss/nss_parse.c"
-    [fuzz_nss_sid]="$top/src/responder/nss/nss_protocol_sid.c $top/src/responder/common/resp_packet.c $top/src/lib/idmap/idmap.c $top/src/sss_client/murmurhash3.c"
+    [fuzz_nss_sid]="$top/src/responder/nss/nss_protocol_sid.c $top/src/responder/common/resp_packet.c $top/src/lib/idmap/idmap.c $top/src/lib/idmap/idmap_wellknown.c $top/src/sss_client/murmurhash3.c"
     [fuzz_sbus_server]="$top/src/sbus/*.c $probes"
     [fuzz_pam_request]="$top/src/responder/common/resp_packet.c $top/src/responder/pam/pam_req.c"
     [fuzz_sdap_entry]="$top/src/providers/ldap/*.c $probes $top/src/confdb/*.c

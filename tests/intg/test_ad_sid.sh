@@ -12,15 +12,20 @@
 # id the SID maps to), getorigbygroupname, getorigbyname of a user (objectSIDString
 # first) and of a group name (falls back to the group); an unknown RID of the domain and
 # a SID of an unknown domain -> not found (ENOENT), the first one kept in the negative
-# cache (asked again: no second back-end request); a malformed SID -> refused with
-# EINVAL (which SSSD's library, and ours, report as ENOENT), and sssd_nss still answers. Then
-# id_provider = ldap with ldap_id_mapping = true on the same DC: the same answers. Last,
-# id_provider = ad with ldap_id_mapping = false (POSIX attributes on the DC): the SIDs come
+# cache (asked again: no second back-end request); well-known SIDs (S-1-1-0, BUILTIN, NT
+# AUTHORITY, ...) answered from SSSD's table, other SIDs that are no domain's and SIDs of a
+# domain no ID map holds not found, the back-end asked for none of them; a malformed
+# SID -> refused with EINVAL (which SSSD's library, and ours, report as ENOENT), and
+# sssd_nss still answers. sssd_nss's kept ID map follows a slice the back-end records
+# later (ldap_idmap_default_domain_sid naming another domain). Then id_provider = ldap
+# with ldap_id_mapping = true on the same DC: the same answers. Last, id_provider = ad
+# with ldap_id_mapping = false (POSIX attributes on the DC): the SIDs come
 # from the entries' objectSid stored in the cache (objectSIDString) and lookups by SID
 # search objectSid: getsidbyname = ldapsearch's objectSid, getnamebysid / getidbysid
 # (id = uidNumber, = id -u), a group by SID (gid = gidNumber), a user never looked up
 # found by SID (the back-end's search by SID), another spelling of a SID (a leading zero),
-# an unknown SID not found; and id_provider = ldap with ldap_schema = ad and
+# an unknown SID not found, well-known SIDs from the table (no request by SID), a SID of
+# another domain still asked; and id_provider = ldap with ldap_schema = ad and
 # ldap_id_mapping = false: the same answers.
 # Usage: test_ad_sid.sh PREFIX   (root; 77 without Samba's AD DC packages or the mirror)
 set -u
@@ -179,6 +184,78 @@ check "  ... asked again: not found ($out)" test "$out" = "rc=2 type=-1 value="
 n2=$(grep -c "getAccountInfo\|account request" "$BE_LOG")
 check "  ... the back-end was asked the first time ($n0 -> $n1) only ($n1 -> $n2)" \
     test "$n1" -gt "$n0" -a "$n2" = "$n1"
+# Well-known SIDs: answered from SSSD's table (a group, "name@domain" in SSSD's domain
+# names, no id; getsidbyname and getorigbyname of such a name give the SID), as SSSD 2.8
+# answers them; another SID that is no domain's, and a SID of a domain no ID map holds
+# (another forest's): not found. The back-end is asked for none of them (its requests counted in
+# its log), each asked twice.
+BE_REQS="getAccountInfo\|account request"
+n0=$(grep -c "$BE_REQS" "$BE_LOG")
+for lib in "$SSSD_IDMAP" "$OUR_IDMAP"; do
+    who=$([ "$lib" = "$SSSD_IDMAP" ] && echo "SSSD's library" || echo "our library")
+    for pair in "S-1-1-0=Everyone@WORLD AUTHORITY" "S-1-5-11=Authenticated Users@NT AUTHORITY" \
+            "S-1-5-18=LOCAL SYSTEM@NT AUTHORITY" "S-1-5-32-544=Administrators@BUILTIN" \
+            "S-1-3-0=CREATOR OWNER@CREATOR AUTHORITY" "S-1-5-5-7-42=LOGON ID@NT AUTHORITY"; do
+        out=$(sid "$lib" namebysid "${pair%%=*}")
+        check "$who: getnamebysid ${pair%%=*}, well-known ($out)" \
+            test "$out" = "rc=0 type=2 value=${pair#*=}"
+    done
+    out=$(sid "$lib" idbysid S-1-1-0)
+    check "$who: getidbysid S-1-1-0: no id ($out)" test "$out" = "rc=2 type=-1 value="
+    out=$(sid "$lib" sidbyname "Everyone@WORLD AUTHORITY")
+    check "$who: getsidbyname Everyone@WORLD AUTHORITY ($out)" \
+        test "$out" = "rc=0 type=2 value=S-1-1-0"
+    out=$(sid "$lib" sidbyname "Administrators@BUILTIN")
+    check "$who: getsidbyname Administrators@BUILTIN ($out)" \
+        test "$out" = "rc=0 type=2 value=S-1-5-32-544"
+    out=$(sid "$lib" origbyname "Everyone@WORLD AUTHORITY")
+    check "$who: getorigbyname Everyone@WORLD AUTHORITY ($(echo $out))" \
+        test "$(echo $out)" = "rc=0 type=2 objectSIDString=S-1-1-0"
+    for s in S-1-5-32-999 S-1-5-80-1-2 "S-1-5-21-1-2-3-1000" "S-1-5-21-4-5-6-513"; do
+        out=$(sid "$lib" namebysid "$s")
+        check "$who: getnamebysid $s: not found ($out)" test "$out" = "rc=2 type=-1 value="
+        out=$(sid "$lib" idbysid "$s")
+        check "$who: getidbysid $s: not found ($out)" test "$out" = "rc=2 type=-1 value="
+    done
+done
+n1=$(grep -c "$BE_REQS" "$BE_LOG")
+check "  ... well-known and foreign SIDs: no back-end request ($n0 -> $n1)" test "$n1" = "$n0"
+out=$(sid "$SSSD_IDMAP" namebysid "$unknown")
+n2=$(grep -c "$BE_REQS" "$BE_LOG")
+check "  ... and sssd_nss still answers by SID ($out), from the negative cache ($n1 -> $n2)" \
+    test "$out" = "rc=2 type=-1 value=" -a "$n2" = "$n1"
+out=$(sid "$SSSD_IDMAP" namebysid "$BOB_SID")
+check "  ... bob by SID ($out)" test "$out" = "rc=0 type=1 value=bob"
+
+# sssd_nss keeps the ID maps between requests and follows the slices the cache records:
+# with ldap_idmap_default_domain_sid naming another domain, the map first holds only that
+# one, and alice's SID is of no domain it holds (not found, no back-end request); once a
+# lookup made the back-end record the DC's domain, the next request by SID finds her.
+write_conf <<CONF
+[sssd]
+domains = ad.test
+services = nss
+[domain/ad.test]
+id_provider = ad
+ldap_idmap_default_domain_sid = S-1-5-21-7-8-9
+debug_level = 0xfff0
+[nss]
+debug_level = 0xfff0
+CONF
+start_sssd && wait_name sssd.domain_ad_2etest 10000 ||
+    fail "sssd did not start (ldap_idmap_default_domain_sid)"
+n0=$(grep -c "$BE_REQS" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" namebysid "$ALICE_SID")
+n1=$(grep -c "$BE_REQS" "$BE_LOG")
+check "kept ID map: alice's SID before the back-end met her domain: not found ($out), \
+no back-end request ($n0 -> $n1)" test "$out" = "rc=2 type=-1 value=" -a "$n1" = "$n0"
+uid=$(in_nss_ns id -u alice)
+out=$(sid "$SSSD_IDMAP" namebysid "$ALICE_SID")
+check "  ... after id -u alice ($uid): getnamebysid finds her ($out)" \
+    test "$out" = "rc=0 type=1 value=alice"
+out=$(sid "$SSSD_IDMAP" idbysid "$ALICE_SID")
+check "  ... getidbysid = id -u alice ($out)" test "$out" = "rc=0 type=1 value=$uid" -a -n "$uid"
+
 # id_provider = ldap with ldap_id_mapping = true (objectSid read, ids mapped), on the same
 # DC: the same answers through SSSD's library.
 write_conf <<CONF
@@ -279,6 +356,22 @@ out=$(sid "$SSSD_IDMAP" idbysid "${CAROL_SID%-*}-99998")
 n2=$(grep -c "secid=" "$BE_LOG")
 check "  ... asked again: not found ($out), the back-end asked the first time ($n0 -> $n1) \
 only ($n1 -> $n2)" test "$out" = "rc=2 type=-1 value=" -a "$n1" -gt "$n0" -a "$n2" = "$n1"
+
+# Without ID mapping too: well-known SIDs from the table, no back-end request; a SID of
+# another domain is still asked (no map says which domains are ours).
+n0=$(grep -c "secid=" "$BE_LOG")
+out=$(sid "$SSSD_IDMAP" namebysid S-1-5-32-545)
+check "no id mapping: getnamebysid S-1-5-32-545, well-known ($out)" \
+    test "$out" = "rc=0 type=2 value=Users@BUILTIN"
+out=$(sid "$SSSD_IDMAP" namebysid S-1-5-32-999)
+check "no id mapping: getnamebysid S-1-5-32-999: not found ($out)" \
+    test "$out" = "rc=2 type=-1 value="
+n1=$(grep -c "secid=" "$BE_LOG")
+check "  ... no back-end request by SID ($n0 -> $n1)" test "$n1" = "$n0"
+out=$(sid "$SSSD_IDMAP" namebysid "S-1-5-21-4-5-6-1000")
+n2=$(grep -c "secid=" "$BE_LOG")
+check "no id mapping: a SID of another domain: not found ($out), asked ($n1 -> $n2)" \
+    test "$out" = "rc=2 type=-1 value=" -a "$n2" -gt "$n1"
 
 # id_provider = ldap, ldap_schema = ad, ldap_id_mapping = false (ldap_user_objectsid and
 # ldap_group_objectsid from the schema's defaults): the same answers.

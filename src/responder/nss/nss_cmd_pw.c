@@ -59,7 +59,7 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
     }
     /* SSSD sends the SID first; a user without one (none stored, not mapped) is sent
      * without. */
-    ret = nss_sid_of_entry(pairs, nctx->rctx, res->domain, u->sid, u->uid, &sid);
+    ret = nss_sid_of_entry(pairs, nctx, res->domain, u->sid, u->uid, &sid);
     if (ret == ENOMEM) {
         goto done;
     }
@@ -75,7 +75,7 @@ errno_t nss_orig_answer(struct nss_ctx *nctx, struct nss_reply *reply,
         }
     }
     /* BOTH where the user is its own group (auto_private_groups = true), as SSSD. */
-    ret = nss_reply_orig_add(reply, nss_sid_type_of(nctx->rctx, res->domain, NULL), pairs);
+    ret = nss_reply_orig_add(reply, nss_sid_type_of(nctx, res->domain, NULL), pairs);
 done:
     talloc_free(pairs);
     return ret;

@@ -14,21 +14,28 @@
  * whose answer is cached (and a miss kept in the negative cache). A SID is turned into
  * the domain and id the domain's ID map gives it (nss_sid_map.c), then looked up by id:
  * a SID of a known domain that no object has is a by-id miss, asked once and then
- * answered from the negative cache. A SID no domain maps (ldap_id_mapping = false, or a
- * SID of no domain a map knows) is looked up as itself: the cache entry holding that
- * objectSIDString, else the back-end ("secid=<SID>", users then groups, every domain;
- * misses negatively cached). The SID of an object is the one its cache entry holds (the
- * directory's objectSid), else the one computed from its id through the map; with neither,
- * not found.
+ * answered from the negative cache. A SID no map holds but a directory of ours may
+ * (ldap_id_mapping = false, a map still empty, a RID in a secondary slice) is looked up as
+ * itself: the cache entry holding that objectSIDString, else the back-end ("secid=<SID>",
+ * users then groups, every domain; misses negatively cached). A SID of a domain no map
+ * holds, where every domain maps ids, is not found at once. As SSSD, no domain is asked
+ * about a SID that is not a domain SID (S-1-5-21-...): a well-known one (S-1-1-0
+ * Everyone, BUILTIN, NT AUTHORITY: lib/idmap/idmap_wellknown.h) is answered by name from
+ * SSSD's table, and by id, as any other, with EINVAL; GETSIDBYNAME and GETORIGBYNAME of
+ * such a name ("Everyone@WORLD AUTHORITY") give its SID. The SID of an object is the one its
+ * cache entry holds (the directory's objectSid), else the one computed from its id through
+ * the map; with neither, not found.
  * A malformed SID string is answered with status EINVAL; a body no client sends closes
  * the connection (EBADMSG), as for the other commands.
  */
 #include <stdio.h>
+#include <string.h>
 #include <strings.h>
 
 #include "responder/nss/nss_sid.h"
 #include "responder/common/resp_names.h"
 #include "confdb/confdb.h"
+#include "lib/idmap/idmap_wellknown.h"
 #include "sss_client/sss_cli.h"
 
 #define NSS_SID_MAX_STEPS 2
@@ -205,7 +212,7 @@ static struct resp_reply *nss_sid_orig_group(struct nss_sid_state *state,
     }
     reply = nss_reply_new(state, state->cmd, state->nctx->pwfield);
     if (reply == NULL
-            || nss_reply_orig_add(reply, nss_sid_type_of(state->nctx->rctx, res->domain,
+            || nss_reply_orig_add(reply, nss_sid_type_of(state->nctx, res->domain,
                                                          res->group), pairs) != EOK) {
         talloc_free(reply);
         return NULL;
@@ -233,7 +240,7 @@ static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_resu
 {
     struct resp_ctx *rctx = state->nctx->rctx;
     uint32_t id = user ? res->user->uid : res->group->gid;
-    uint32_t type = nss_sid_type_of(rctx, res->domain, user ? NULL : res->group);
+    uint32_t type = nss_sid_type_of(state->nctx, res->domain, user ? NULL : res->group);
     struct resp_reply *reply = NULL;
     char *sid = NULL;
     char *name;
@@ -246,7 +253,7 @@ static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_resu
             break;
         }
         /* A group: as GETORIGBYGROUPNAME. */
-        ret = nss_sid_of_entry(state, rctx, res->domain, res->group->sid, id, &sid);
+        ret = nss_sid_of_entry(state, state->nctx, res->domain, res->group->sid, id, &sid);
         if (ret == ENOMEM) {
             return ENOMEM;
         }
@@ -260,7 +267,7 @@ static errno_t nss_sid_answer(struct nss_sid_state *state, struct cache_req_resu
         reply = nss_sid_reply_id(state->rreq, state->cmd, type, id);
         break;
     default:
-        ret = nss_sid_of_entry(state, rctx, res->domain,
+        ret = nss_sid_of_entry(state, state->nctx, res->domain,
                                user ? res->user->sid : res->group->sid, id, &sid);
         if (ret == ENOMEM) {
             return ENOMEM;
@@ -326,6 +333,131 @@ static void nss_sid_step_done(struct tevent_req *subreq)
     talloc_free(state);
 }
 
+/* [sssd] full_name_format, SSSD's default when unset; NULL on ENOMEM. */
+static char *nss_sid_global_format(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx)
+{
+    char *format = NULL;
+
+    if (confdb_get_string(rctx->cdb, mem_ctx, "sssd", "full_name_format", &format) != EOK
+            || format == NULL) {
+        format = talloc_strdup(mem_ctx, "%1$s@%2$s");
+    }
+    return format;
+}
+
+/* A SID that is not a domain SID, answered here as SSSD answers it, no domain asked: a
+ * well-known one (idmap_wellknown.h) by name is a group named "name@domain" through
+ * [sssd] full_name_format (*_reply); by id, or any other such SID: EINVAL, the error
+ * status SSSD sends (no id, nothing to look up), which libsss_nss_idmap reports as ENOENT.
+ * ENOENT: a domain SID. ENOMEM. */
+static errno_t nss_sid_wellknown(struct nss_sid_state *state, struct resp_reply **_reply)
+{
+    struct resp_ctx *rctx = state->nctx->rctx;
+    const char *dom = NULL;
+    const char *name = NULL;
+    char *format;
+    char *fq;
+    errno_t ret;
+
+    ret = idmap_wellknown_sid(state->sid, &dom, &name);
+    if (ret == ENOENT) {
+        return ENOENT;
+    }
+    if (ret != EOK || state->cmd != SSS_NSS_GETNAMEBYSID) {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s: %s: no domain asked\n", nss_sid_cmd_name(state->cmd),
+              state->sid, ret == EOK ? "a well-known SID has no id"
+                                     : "neither a domain SID nor a well-known one");
+        return EINVAL;
+    }
+    format = nss_sid_global_format(state, rctx);
+    fq = format != NULL ? resp_format_fqname(state, format, name, dom) : NULL;
+    *_reply = fq != NULL ? nss_sid_reply_str(state->rreq, state->cmd, NSS_SID_TYPE_GID, fq)
+                         : NULL;
+    if (*_reply == NULL) {
+        return ENOMEM;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%s %s: well-known: %s\n", nss_sid_cmd_name(state->cmd),
+          state->sid, fq);
+    return EOK;
+}
+
+/* GETSIDBYNAME, GETORIGBYNAME of "name@domain" naming a well-known SID (SSSD's default
+ * re_expression: one '@', the domain after it): that SID (GETORIGBYNAME: as its one
+ * objectSIDString pair), a group, no domain asked, as SSSD answers it. ENOENT: not a
+ * well-known name, looked up as any other. ENOMEM. */
+static errno_t nss_sid_wellknown_name(struct nss_sid_state *state, struct resp_reply **_reply)
+{
+    const char *at = strchr(state->name, '@');
+    const char *pairs[3] = { "objectSIDString", NULL, NULL };
+    struct nss_reply *orig;
+    const char *sid = NULL;
+    char *name;
+
+    if (at == NULL || at == state->name || strchr(at + 1, '@') != NULL) {
+        return ENOENT;
+    }
+    name = talloc_strndup(state, state->name, (size_t)(at - state->name));
+    if (name == NULL) {
+        return ENOMEM;
+    }
+    if (idmap_wellknown_name(at + 1, name, &sid) != EOK) {
+        return ENOENT;
+    }
+    DEBUG(SSSDBG_TRACE_FUNC, "%s %s: well-known: %s\n", nss_sid_cmd_name(state->cmd),
+          state->name, sid);
+    if (state->cmd == SSS_NSS_GETORIGBYNAME) {
+        pairs[1] = sid;
+        orig = nss_reply_new(state, state->cmd, state->nctx->pwfield);
+        if (orig == NULL || nss_reply_orig_add(orig, NSS_SID_TYPE_GID, pairs) != EOK) {
+            talloc_free(orig);
+            return ENOMEM;
+        }
+        *_reply = nss_reply_finish(state->rreq, orig);
+    } else {
+        *_reply = nss_sid_reply_str(state->rreq, state->cmd, NSS_SID_TYPE_GID, sid);
+    }
+    return *_reply != NULL ? EOK : ENOMEM;
+}
+
+/* GETNAMEBYSID, GETIDBYSID: what to look up. EAGAIN: the lookups are set (by id when a
+ * domain's map holds the SID, else by the SID itself). Else answered at once: EOK with
+ * *_reply, EINVAL (the status to answer), ENOMEM. */
+static errno_t nss_sid_by_sid_setup(struct nss_sid_state *state, struct resp_reply **_reply)
+{
+    bool ask = false;
+    errno_t ret;
+
+    ret = nss_sid_canonical(state);
+    if (ret == EOK) {
+        ret = nss_sid_wellknown(state, _reply);
+        if (ret != ENOENT) {
+            return ret;
+        }
+        ret = nss_sid_to_id(state->nctx, state->sid, &state->sid_dom, &state->id, &ask);
+        if (ret == EOK) {
+            return EAGAIN;
+        }
+        if (ret == ENOENT && ask) {
+            /* No map holds it, a directory may: the object whose stored SID it is. */
+            state->steps[0] = CACHE_REQ_USER_BY_SID;
+            state->steps[1] = CACHE_REQ_GROUP_BY_SID;
+            return EAGAIN;
+        }
+        if (ret == ENOENT) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s %s: of no domain an ID map holds: no domain asked\n",
+                  nss_sid_cmd_name(state->cmd), state->sid);
+        }
+    }
+    if (ret != EINVAL && ret != ENOENT) {
+        return ret;
+    }
+    /* Spelled in a way no directory stores (EINVAL), or of a domain no map of ours holds
+     * (another forest's, or one the back-end never met): not found, no domain asked. */
+    nss_sid_log(state, NULL, ENOENT);
+    *_reply = nss_sid_reply_none(state->rreq, state->cmd);
+    return *_reply != NULL ? EOK : ENOMEM;
+}
+
 errno_t nss_cmd_sid(struct resp_request *rreq)
 {
     struct nss_ctx *nctx = talloc_get_type(resp_request_pvt(rreq), struct nss_ctx);
@@ -356,27 +488,21 @@ errno_t nss_cmd_sid(struct resp_request *rreq)
         talloc_free(state);
         return resp_request_done_status(rreq, EINVAL);
     }
+    reply = NULL;
+    ret = EAGAIN;
     if (state->sid != NULL) {
-        ret = nss_sid_canonical(state);
+        ret = nss_sid_by_sid_setup(state, &reply);
+    } else if (state->cmd == SSS_NSS_GETSIDBYNAME || state->cmd == SSS_NSS_GETORIGBYNAME) {
+        ret = nss_sid_wellknown_name(state, &reply);
+        ret = ret == ENOENT ? EAGAIN : ret;
+    }
+    if (ret != EAGAIN) {
+        /* state goes first: answering may end rreq, state's parent. */
+        talloc_free(state);
         if (ret == EOK) {
-            ret = nss_sid_to_id(nctx->rctx, state->sid, &state->sid_dom, &state->id);
+            return resp_request_done(rreq, reply);
         }
-        if (ret == EINVAL) {
-            nss_sid_log(state, NULL, ENOENT);
-            reply = nss_sid_reply_none(rreq, state->cmd);
-            talloc_free(state);
-            return reply != NULL ? resp_request_done(rreq, reply) : ENOMEM;
-        }
-        if (ret == ENOENT) {
-            /* No map holds it: the object whose stored SID it is. */
-            state->steps[0] = CACHE_REQ_USER_BY_SID;
-            state->steps[1] = CACHE_REQ_GROUP_BY_SID;
-            ret = EOK;
-        }
-        if (ret != EOK) {
-            talloc_free(state);
-            return ret;
-        }
+        return ret == EINVAL ? resp_request_done_status(rreq, EINVAL) : ret;
     }
     ret = nss_sid_step(state);
     if (ret != EOK) {

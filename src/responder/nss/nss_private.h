@@ -61,6 +61,7 @@ struct nss_ctx {
     uint32_t memcache_timeout;
     char **user_attributes;         /* [nss] user_attributes: the extra attributes the
                                      * GETORIG* replies carry ("+name" as "name") */
+    struct nss_sid_maps *sid_maps;  /* the domains' ID maps (nss_sid_map.c), made on use */
 };
 
 /* GETORIGBYNAME / GETORIGBYUSERNAME for a user found (nss_cmd_pw.c). */

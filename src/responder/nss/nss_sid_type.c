@@ -14,22 +14,6 @@
 #include "confdb/confdb.h"
 #include "db/sysdb.h"
 
-static bool nss_sid_domain_mpg(struct resp_ctx *rctx, const struct resp_domain *dom)
-{
-    char section[256];
-    char *mpg = NULL;
-    bool both;
-
-    if (rctx == NULL || dom == NULL || dom->name == NULL) {
-        return false;
-    }
-    snprintf(section, sizeof(section), "domain/%s", dom->name);
-    both = confdb_get_string(rctx->cdb, NULL, section, "auto_private_groups", &mpg) == EOK
-           && mpg != NULL && strcasecmp(mpg, "true") == 0;
-    talloc_free(mpg);
-    return both;
-}
-
 /* Whether group (found in dom) is a user's private group: the cached user of that uid
  * has the group's name. */
 static bool nss_sid_group_private(struct resp_ctx *rctx, struct resp_domain *dom,
@@ -49,10 +33,12 @@ static bool nss_sid_group_private(struct resp_ctx *rctx, struct resp_domain *dom
     return same;
 }
 
-uint32_t nss_sid_type_of(struct resp_ctx *rctx, struct resp_domain *dom,
+uint32_t nss_sid_type_of(struct nss_ctx *nctx, struct resp_domain *dom,
                          const struct sysdb_group *group)
 {
-    if (!nss_sid_domain_mpg(rctx, dom)) {
+    struct resp_ctx *rctx = nctx->rctx;
+
+    if (!nss_sid_domain_mpg(nctx, dom)) {
         return group == NULL ? NSS_SID_TYPE_UID : NSS_SID_TYPE_GID;
     }
     if (group == NULL || nss_sid_group_private(rctx, dom, group)) {
