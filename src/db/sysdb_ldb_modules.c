@@ -12,7 +12,9 @@
  * So, unless the administrator set LDB_MODULES_PATH (then libldb's behaviour is kept
  * whole), the first call of sysdb_ldb_modules_limit() points LDB_MODULES_PATH at the
  * mdb.so and tdb.so of libldb's directory (those present), and this file's
- * ldb_set_modules_dir() skips that directory. Defined in the executable, it comes first in
+ * ldb_set_modules_dir() skips that directory. The variable stays set: every ldb_init()
+ * reads it, and without it a later one would load the whole directory after all. Child
+ * programs inherit it harmlessly: libldb there still adds its whole directory. Defined in the executable, it comes first in
  * the dynamic linker's search order, so libldb's own call (through its PLT) lands here;
  * any other directory goes on to libldb's function (RTLD_NEXT). A libldb that no longer
  * calls it that way, or another directory layout, just loads everything as before.
