@@ -14,9 +14,10 @@
  * mdb.so and tdb.so of libldb's directory (those present), and this file's
  * ldb_set_modules_dir() skips that directory. The variable stays set: every ldb_init()
  * reads it, and without it a later one would load the whole directory after all. Child
- * programs inherit it harmlessly: libldb there still adds its whole directory. Defined in the executable, it comes first in
- * the dynamic linker's search order, so libldb's own call (through its PLT) lands here;
- * any other directory goes on to libldb's function (RTLD_NEXT). A libldb that no longer
+ * programs inherit it harmlessly: libldb there still adds its whole directory.
+ * ldb_set_modules_dir() here is defined in the executable, so it comes first in the
+ * dynamic linker's search order and libldb's own call (through its PLT) lands here; any
+ * other directory goes on to libldb's function (RTLD_NEXT). A libldb that no longer
  * calls it that way, or another directory layout, just loads everything as before.
  */
 #include "config.h"
