@@ -123,11 +123,11 @@ errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,
                    enum sysdb_case case_mode, struct sysdb_ctx **_sysdb);
 
 /*
- * Makes libldb load its modules now. A process's first ldb_init() dlopens every module of
- * libldb's module directory; where Samba's DSDB modules are installed that directory holds
- * 58 of them pulling in about 220 shared objects, 40-100 ms on a quiet machine. A
- * responder calls this once it is up, so its first cache open does not pay that inside a
- * client's request. Opens no file; costs nothing after the first call.
+ * Makes libldb load its modules now: the mdb and tdb back-ends only (sysdb_ldb_modules.c;
+ * every module of libldb's directory when LDB_MODULES_PATH is set by the administrator,
+ * 40-100 ms where Samba's DSDB modules are installed). A responder calls this once it is
+ * up, so its first cache open does not pay that inside a client's request. Opens no
+ * cache file; costs nothing after the first call.
  */
 void sysdb_preload(void);
 

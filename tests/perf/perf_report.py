@@ -140,6 +140,8 @@ FIGURES = [
     ("all users once, empty cache, one client: mean per lookup", "getpwnam.all_once", 1,
      "mean", "<= 1 ms"),
     ("RSS of all processes after that", "rss_after_all_once", 1, "value", "<= 60 MB at 10,000"),
+    ("PSS of all processes after that (shared pages counted once)", "pss_after_all_once", 1,
+     "value", ""),
     ("PAM login (authenticate + acct_mgmt), online LDAP bind, in-process, p50", "pam.online",
      1, "p50", "<= 3 ms"),
     ("PAM login, offline from cached credentials, p50", "pam.offline", 1, "p50", "<= 5 ms"),

@@ -167,6 +167,18 @@ all_once() {
     echo "{\"label\": \"rss_after_all_once\", \"system\": \"$LOAD_SYSTEM\", \"run\": \"1\"," \
          "\"value\": $kb, \"unit\": \"KB\"}" > "$OUT/rss_after_all_once.r1.json"
     echo "RSS of all $LOAD_SYSTEM processes after that: $((kb / 1024)) MB"
+    # Per process, with PSS: a page two processes map (a library, a cache file) counts
+    # twice in the RSS sum and once in the PSS sum (bench_rss.sh shows the mappings).
+    local p rss pss pss_kb=0
+    for p in $("$LOAD_CTL" pids); do
+        rss=$(ps -o rss= -p "$p" 2> /dev/null)
+        pss=$(awk '/^Pss:/ {print $2}' "/proc/$p/smaps_rollup" 2> /dev/null)
+        printf "  %-14s RSS %7d KB  PSS %7d KB\n" "$(ps -o comm= -p "$p" 2> /dev/null)" \
+            "${rss:-0}" "${pss:-0}"
+        pss_kb=$((pss_kb + ${pss:-0}))
+    done
+    echo "{\"label\": \"pss_after_all_once\", \"system\": \"$LOAD_SYSTEM\", \"run\": \"1\"," \
+         "\"value\": $pss_kb, \"unit\": \"KB\"}" > "$OUT/pss_after_all_once.r1.json"
 }
 
 scenarios() {

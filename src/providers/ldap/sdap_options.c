@@ -525,6 +525,7 @@ errno_t sdap_options_read(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *d
     if (ret != EOK) {
         goto done;
     }
+    sdap_sasl_plugins_need(opts->sasl != NULL);
     DEBUG(SSSDBG_CONF_SETTINGS, "[%s] %zu server(s), schema %s, user base '%s', group base "
           "'%s', page size %d, nesting level %d\n", section, opts->num_uris,
           sdap_schema_names[opts->schema], opts->user_base, opts->group_base,

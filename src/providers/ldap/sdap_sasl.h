@@ -29,4 +29,8 @@ errno_t sdap_sasl_bind_recv(struct tevent_req *req);
 /* "GSSAPI as host/x@R", for the logs. */
 const char *sdap_sasl_name(const struct sdap_sasl *sasl);
 
+/* Called with each domain's options as they are read (sasl: they name ldap_sasl_mech):
+ * while none does, Cyrus SASL is kept from loading its plugins (sdap_sasl_plugins.c). */
+void sdap_sasl_plugins_need(bool sasl);
+
 #endif /* SSS_SDAP_SASL_H */
