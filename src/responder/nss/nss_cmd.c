@@ -218,6 +218,11 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
               (int)resp_client_creds(resp_request_client(rreq))->uid, state->nreq.flags);
         state->nreq.flags &= ~(uint32_t)NSS_CMD_CACHE_FLAGS;
     }
+    if (mc_type == NSS_MC_GROUP) {
+        /* The groups of recent initgroups answers first: `id` asks getgrgid of each gid
+         * right after its initgroups, and the rest of them are then memory-cache hits. */
+        nss_initgr_mc_flush(nctx);
+    }
     if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
         nss_cmd_invalidate(state, mc_type);
     }
@@ -233,6 +238,9 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
         return ENOMEM;
     }
     tevent_req_set_callback(subreq, nss_cmd_lookup_done, state);
+    /* This lookup is on its way (to the back-end, typically, after an initgroups): the
+     * queued records are written while it waits. */
+    nss_initgr_mc_flush(nctx);
     return EOK;
 
 bad_request:
