@@ -238,9 +238,12 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
         return ENOMEM;
     }
     tevent_req_set_callback(subreq, nss_cmd_lookup_done, state);
-    /* This lookup is on its way (to the back-end, typically, after an initgroups): the
-     * queued records are written while it waits. */
-    nss_initgr_mc_flush(nctx);
+    if (tevent_req_is_in_progress(subreq)) {
+        /* Waiting on the back-end (a login's next lookup after its initgroups): the
+         * queued records are written meanwhile. One answered from the cache is answered
+         * first (nss_cmd_lookup_done). */
+        nss_initgr_mc_flush(nctx);
+    }
     return EOK;
 
 bad_request:
@@ -303,6 +306,11 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
     if (ret == EOK) {
         nss_probe_done(rreq, &state->nreq, result, entries,
                        result == EOK ? res->domain->name : NULL);
+        if (state->type != CACHE_REQ_INITGROUPS) {
+            /* Answered: the records queued meanwhile. An initgroups answer's own wait
+             * for the client's next lookup (nss_initgr_mc.c). */
+            nss_initgr_mc_flush(state->nctx);
+        }
     }
 done:
     if (ret != EOK) {

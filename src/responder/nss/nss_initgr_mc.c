@@ -6,8 +6,9 @@
  * After the reply: each record costs a cache read (~70,000 instructions for a group the
  * back-end just wrote), about 90% of sssd_nss's work for a cold initgroups, and the client
  * waits for none of it. The answers wait in a short queue, written
- *   - once the next lookup is sent on its way (nss_cmd.c): a login's next request waits on
- *     the back-end meanwhile, so the two overlap;
+ *   - once the next lookup is sent to the back-end (nss_cmd.c): a login's next request
+ *     waits on it meanwhile, so the two overlap; one answered from the cache is answered
+ *     first;
  *   - before a group lookup is served (nss_cmd.c): `id`'s first getgrgid, a miss when it
  *     comes before the records, finds all of them written when its answer comes back, and
  *     the rest are memory-cache hits; its answer is read from the cache either way;
@@ -115,6 +116,21 @@ static bool nss_initgr_skipped(const struct nss_initgr_skip *skip, uint32_t gid)
     return i < skip->num;
 }
 
+/* The memo slot of dom's user short_name, and whether its groups' records were written at
+ * generation gen and surely still live (then nothing is to be written). */
+static bool nss_initgr_mc_done(struct nss_ctx *nctx, const struct resp_domain *dom,
+                               const char *short_name, uint64_t gen, time_t now,
+                               struct nss_initgr_done **_done, uint64_t *_key)
+{
+    uint64_t key = sss_hash_add_str(sss_hash_add_str(SSS_HASH_INIT, dom->name),
+                                    short_name) | 1;
+    struct nss_initgr_done *done = &nctx->initgr_done[key % NSS_INITGR_DONE_SLOTS];
+
+    *_done = done;
+    *_key = key;
+    return gen != 0 && done->key == key && done->gen == gen && now < done->until;
+}
+
 /* The memory-cache records of the groups of p that are not there yet. Only an
  * accelerator: failures are logged and the client's getgrgid asks sssd_nss as before. */
 static void nss_initgr_mc_groups(struct nss_ctx *nctx, const struct nss_initgr_pending *p)
@@ -145,11 +161,8 @@ static void nss_initgr_mc_groups(struct nss_ctx *nctx, const struct nss_initgr_p
         return;
     }
     gen = sysdb_rcache_gen(sysdb);
-    key = sss_hash_add_str(sss_hash_add_str(SSS_HASH_INIT, p->dom->name),
-                           p->short_name) | 1;
-    done = &nctx->initgr_done[key % NSS_INITGR_DONE_SLOTS];
     now = time(NULL);
-    if (gen != 0 && done->key == key && done->gen == gen && now < done->until) {
+    if (nss_initgr_mc_done(nctx, p->dom, p->short_name, gen, now, &done, &key)) {
         return;     /* written at this generation, and their lifetime is not half over */
     }
     if (skip->dom != p->dom || skip->gen != gen || gen == 0) {
@@ -236,8 +249,17 @@ void nss_initgr_mc_defer(struct nss_ctx *nctx, struct cache_req_result *res)
 {
     struct nss_initgr_queue *q = nctx->initgr_queue;
     struct nss_initgr_pending *p;
+    struct nss_initgr_done *done;
+    struct sysdb_ctx *sysdb;
+    uint64_t key;
 
     if (nctx->mc[NSS_MC_GROUP] == NULL || res->num_gids == 0) {
+        return;
+    }
+    /* The warm case (written already, at this generation): nothing queued. */
+    if (resp_domain_sysdb(nctx->rctx, res->domain, &sysdb) == EOK
+            && nss_initgr_mc_done(nctx, res->domain, res->short_name,
+                                  sysdb_rcache_gen(sysdb), time(NULL), &done, &key)) {
         return;
     }
     if (q == NULL) {
