@@ -10,7 +10,12 @@
 #   C. a group named by filter_groups is in no record: not answered with sssd_nss stopped;
 #   D. sss_cache -E drops the records as it drops every other;
 #   E. a group whose cache entry has expired gets no record from an initgroups answered
-#      from the (still valid) user entry: a getgrgid would have asked the back-end.
+#      from the (still valid) user entry: a getgrgid would have asked the back-end;
+#   F. the groups' records are written after the reply, and without any further request
+#      (sssd_nss's log: the reply, then the records);
+#   G. right after a cold `id dave` (initgroups, then getgrgid of each gid, the first of
+#      which may come before the records are written), dave's groups are all answered
+#      with sssd_nss stopped.
 # Usage: test_nss_initgr_mc.sh PREFIX   (run as root)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -38,6 +43,10 @@ mkdir -p "$WORK/ldap"
         fi
     done
     ldif_group $S secret 20500 alice carol
+    ldif_user $S dave 10004 20000 /home/dave "Dave" /bin/bash
+    for i in 1 2 3; do
+        ldif_group $S "dg$i" $((20600 + i)) dave
+    done
 } > "$WORK/im.ldif"
 URI=$(slapd_start "$WORK/ldap" "$WORK/im.ldif" $S) || exit 1
 write_conf <<CONF
@@ -72,11 +81,31 @@ mc_only() {
     return $rc
 }
 getgrgid_count() { local n; n=$(grep -c "GETGRGID" "$NSSLOG" 2>/dev/null); echo "${n:-0}"; }
+# wait_stored USER: until sssd_nss logged the records of USER's groups (at most 3 s).
+wait_stored() {
+    local i
+    for i in $(seq 60); do
+        grep -q "groups of $1 stored" "$NSSLOG" 2>/dev/null && return 0
+        sleep 0.05
+    done
+    return 1
+}
 
 # ---- A ----
 out=$(in_nss_ns getent initgroups alice)
 check "initgroups of alice lists her $NG groups and not secret" \
     test "$(wc -w <<<"${out#alice}")" -eq "$NG"
+# The groups' records follow the reply (F): wait for them rather than race them.
+check "the records of alice's groups are written with no further request" wait_stored alice
+# ---- F ----
+# The lines of alice's initgroups: the lookup's end, its reply, the groups' records.
+read -r l_found l_answered l_stored < <(awk '
+    /INITGR alice: found/ && !f { f = NR }
+    f && /: answered, / && !a { a = NR }
+    /groups of alice stored/ && !m { m = NR }
+    END { print f + 0, a + 0, m + 0 }' "$NSSLOG")
+check "the groups' records are written after the reply (lines $l_found $l_answered $l_stored)" \
+    test "$l_found" -gt 0 -a "$l_answered" -gt "$l_found" -a "$l_stored" -gt "$l_answered"
 # The records sssd_nss itself gives, for comparison (read after the checks below).
 all_mc=true
 for i in 2 17 30 59 60; do
@@ -103,6 +132,16 @@ after=$(getgrgid_count)
 # nothing else.
 check "a cold id carol sent sssd_nss at most 1 getgrgid ($((after - before)))" \
     test $((after - before)) -le 1
+
+# ---- G ----
+out=$(in_nss_ns id dave)
+check "id dave lists dg1, dg2 and dg3 ($out)" \
+    test "$(tr ',' '\n' <<<"$out" | grep -c 'dg[1-3]')" -eq 3
+all_mc=true
+for i in 1 2 3; do
+    mc_only getent group $((20600 + i)) || { all_mc=false; echo "# dg$i: not in the cache"; }
+done
+check "right after id dave, with sssd_nss stopped, dg1-dg3 come from the memory cache" $all_mc
 
 # ---- C ----
 mc_only getent group 20500; rc=$?
@@ -141,6 +180,8 @@ sleep 2.2
 out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO getent initgroups bob)
 check "initgroups of bob again, from the cache: prim and $((NG / 2)) groups" \
     test "$(wc -w <<<"${out#bob}")" -eq $((NG / 2 + 1))
+# The groups' records would follow the reply within 2 ms (F): give them time to come.
+sleep 0.3
 mc_only getent group 20002; rc=$?
 check "an expired group gets no record from it (status $rc: $out)" test "$rc" -ne 0
 

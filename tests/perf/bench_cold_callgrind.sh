@@ -7,7 +7,12 @@
 # install, never one in use); three warm-up lookups, the counters zeroed, then N lookups of
 # users never seen, the counters dumped. Prints Ir per lookup per process.
 # Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
-#   id: id USER, initgroups and its groups). Output files in ${CG_OUT:-/tmp/sssd-cg}/LABEL.
+#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone). Output files in
+#   ${CG_OUT:-/tmp/sssd-cg}/LABEL. CG_SHAPE: gen_directory.py's USERS GROUPS BIG MANY
+#   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
+# For sssd_nss it also prints the instructions from the back-end's reply to the client's
+# (cache_req_dp_done, inclusive): the part of its work a cold lookup waits for after the
+# back-end answered.
 set -u
 PREFIX=$1; LABEL=$2; N=${3:-200}; OP=${4:-pw}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,7 +30,8 @@ restore() {
 }
 cleanup() { stop_sssd; slapd_stop "$WORK/ldap" 2>/dev/null; restore; rm -rf $WORK; }
 trap cleanup EXIT
-python3 $TOP/tests/perf/gen_directory.py 3000 100 50 10 dc=perf,dc=test rfc2307 > $WORK/dir.ldif
+python3 $TOP/tests/perf/gen_directory.py ${CG_SHAPE:-3000 100 50 10} dc=perf,dc=test rfc2307 \
+    > $WORK/dir.ldif
 mkdir -p $WORK/ldap
 URI=$(SLAPD_LOGLEVEL=none slapd_start "$WORK/ldap" "$WORK/dir.ldif" dc=perf,dc=test) || exit 1
 for b in sssd_nss sssd_be; do
@@ -57,6 +63,9 @@ for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)
     if [ "$OP" = id ]; then
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns id $u > /dev/null || echo "lookup $i failed"
+    elif [ "$OP" = ig ]; then
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent initgroups $u > /dev/null \
+            || echo "lookup $i failed"
     else
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $u > /dev/null || echo "lookup $i failed"
     fi
@@ -67,4 +76,11 @@ sleep 1
 for f in $OUT/*.out.*; do
     ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
     echo "$LABEL $(basename $f) Ir=$ir per_lookup=$(( ${ir:-0} / N ))"
+    case $f in
+    */sssd_nss.*)
+        ir=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null |
+            awk '/cache_req_dp\.c:cache_req_dp_done / {gsub(",","",$1); print $1; exit}')
+        echo "$LABEL $(basename $f) after_be_reply_per_lookup=$(( ${ir:-0} / N ))"
+        ;;
+    esac
 done

@@ -13,6 +13,7 @@
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
 #include "responder/common/resp_metrics.h"
+#include "db/sysdb_rcache.h"
 
 uint32_t cache_req_dp_type(enum cache_req_type type)
 {
@@ -194,7 +195,12 @@ static void cache_req_dp_done(struct tevent_req *subreq)
     }
     state->dp_error = dp_error;
     state->error = error;
-    if (dp_error == SSS_DP_ERR_OK && gen != 0) {
+    if (dp_error == SSS_DP_ERR_OK && gen != 0 && len > SYSDB_RCACHE_MAX_ENTRY) {
+        /* Checked before the copy: the read cache would refuse it anyway, and the length
+         * is the sender's. Nothing carried, the cache is read instead. */
+        DEBUG(SSSDBG_TRACE_FUNC, "Carried entry of %d bytes over the read cache's limit: "
+              "not taken\n", len);
+    } else if (dp_error == SSS_DP_ERR_OK && gen != 0) {
         /* A copy: the message goes, and the read cache wants it aligned. */
         state->carried.blob = len > 0 ? talloc_memdup(state, blob, (size_t)len) : NULL;
         if (len == 0 || state->carried.blob != NULL) {

@@ -218,6 +218,11 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
               (int)resp_client_creds(resp_request_client(rreq))->uid, state->nreq.flags);
         state->nreq.flags &= ~(uint32_t)NSS_CMD_CACHE_FLAGS;
     }
+    if (mc_type == NSS_MC_GROUP) {
+        /* The groups of recent initgroups answers first: `id` asks getgrgid of each gid
+         * right after its initgroups, and the rest of them are then memory-cache hits. */
+        nss_initgr_mc_flush(nctx);
+    }
     if (state->nreq.flags & SSS_NSS_EX_FLAG_INVALIDATE_CACHE) {
         nss_cmd_invalidate(state, mc_type);
     }
@@ -233,6 +238,12 @@ errno_t nss_cmd_lookup(struct resp_request *rreq)
         return ENOMEM;
     }
     tevent_req_set_callback(subreq, nss_cmd_lookup_done, state);
+    if (tevent_req_is_in_progress(subreq)) {
+        /* Waiting on the back-end (a login's next lookup after its initgroups): the
+         * queued records are written meanwhile. One answered from the cache is answered
+         * first (nss_cmd_lookup_done). */
+        nss_initgr_mc_flush(nctx);
+    }
     return EOK;
 
 bad_request:
@@ -295,6 +306,11 @@ static void nss_cmd_lookup_done(struct tevent_req *subreq)
     if (ret == EOK) {
         nss_probe_done(rreq, &state->nreq, result, entries,
                        result == EOK ? res->domain->name : NULL);
+        if (state->type != CACHE_REQ_INITGROUPS) {
+            /* Answered: the records queued meanwhile. An initgroups answer's own wait
+             * for the client's next lookup (nss_initgr_mc.c). */
+            nss_initgr_mc_flush(state->nctx);
+        }
     }
 done:
     if (ret != EOK) {

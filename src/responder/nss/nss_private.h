@@ -45,8 +45,11 @@ struct nss_initgr_done {
     time_t until;
 };
 
+struct nss_initgr_queue;
+
 struct nss_ctx {
     struct resp_ctx *rctx;
+    struct nss_initgr_queue *initgr_queue;      /* answers whose groups' records wait */
     struct nss_initgr_skip initgr_skip;
     struct nss_initgr_done initgr_done[NSS_INITGR_DONE_SLOTS];
     struct nss_filtered_gids *filtered_gids;    /* one per rctx domain, made on first use */
@@ -227,5 +230,11 @@ errno_t nss_gr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
                       struct cache_req_result *res, const struct nss_request *nreq);
 errno_t nss_initgr_answer(struct nss_ctx *nctx, struct nss_reply *reply,
                           struct cache_req_result *res, const char *asked);
+
+/* The memory-cache records of the groups of res (an initgroups answer), written after the
+ * reply (nss_initgr_mc.c): queued here, written by nss_initgr_mc_flush() or a short timer.
+ * Only an accelerator: failures are logged. */
+void nss_initgr_mc_defer(struct nss_ctx *nctx, struct cache_req_result *res);
+void nss_initgr_mc_flush(struct nss_ctx *nctx);
 
 #endif /* NSS_PRIVATE_H */

@@ -7,9 +7,9 @@
  * (taken before a newer write), one of another key, or a damaged one. Covered: the carried
  * entry answers; a carried entry older than the cache never does; "not found" carried still
  * negative-caches; a reply without entry and any malformed or foreign entry fall back to
- * the cache read; initgroups and groups carried; every single-byte corruption and every
- * truncation of a carried entry is refused or harmless (run under ASan in CI); lookups
- * by SID.
+ * the cache read; an entry over the read cache's limit is not even copied; initgroups and
+ * groups carried; every single-byte corruption and every truncation of a carried entry is
+ * refused or harmless (run under ASan in CI); lookups by SID.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,6 +21,7 @@
 #include "responder/common/cache_req.h"
 #include "responder/common/cache_req_private.h"
 #include "db/sysdb_reply.h"
+#include "db/sysdb_rcache.h"
 #include "sbus/sbus_server.h"
 #include "sss_iface/sss_iface.h"
 #include "sss_iface/sss_dp.h"
@@ -43,6 +44,7 @@ enum carry {
     CARRY_OLDER,        /* taken, then the entry is written again ("Newer") */
     CARRY_OTHER_KEY,    /* the entry of another user (carol's) */
     CARRY_TRUNCATED,    /* all but its last 8 bytes */
+    CARRY_OVERSIZED,    /* padded past the read cache's entry limit */
 };
 
 struct test_ctx {
@@ -166,6 +168,13 @@ static struct tevent_req *be_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev
     case CARRY_TRUNCATED:
         assert_true(state->len > 8);
         state->len -= 8;
+        break;
+    case CARRY_OVERSIZED:
+        state->entry = talloc_realloc(state, state->entry, uint8_t,
+                                      SYSDB_RCACHE_MAX_ENTRY + 1);
+        assert_non_null(state->entry);
+        memset(state->entry + state->len, 0, SYSDB_RCACHE_MAX_ENTRY + 1 - state->len);
+        state->len = SYSDB_RCACHE_MAX_ENTRY + 1;
         break;
     default:
         break;
@@ -323,6 +332,30 @@ static void test_fallbacks(void **state)
         assert_string_equal(cold_gecos(t, true), "Alice New");
         assert_int_equal(sysdb_expire_user(t->sysdb, "alice"), EOK);
     }
+}
+
+/* An entry over the read cache's limit is not even copied out of the reply: nothing
+ * carried, and the lookup reads the cache. */
+static void test_oversized_not_taken(void **state)
+{
+    struct test_ctx *t = *state;
+    struct cache_req_dp_entry entry = { .gen = 1 };
+    struct tevent_req *req;
+    uint16_t dp_error = 1;
+    uint32_t error = 1;
+
+    t->carry = CARRY_OVERSIZED;
+    req = cache_req_dp_send(t, t->rctx, &t->rctx->domains[0], SSS_DP_USER,
+                            SSS_DP_FILTER_NAME "alice", 42);
+    tc_wait_req(t->ev, req);
+    assert_int_equal(cache_req_dp_recv(t, req, &dp_error, &error, &entry), EOK);
+    talloc_free(req);
+    assert_int_equal(dp_error, SSS_DP_ERR_OK);
+    assert_int_equal(entry.gen, 0);
+    assert_null(entry.blob);
+    assert_int_equal(entry.len, 0);
+    assert_int_equal(sysdb_expire_user(t->sysdb, "alice"), EOK);
+    assert_string_equal(cold_gecos(t, false), "Alice New");
 }
 
 static void test_not_found_negative_cache(void **state)
@@ -494,6 +527,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_carried_entry_answers, setup, teardown),
         cmocka_unit_test_setup_teardown(test_older_entry_never_wins, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fallbacks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oversized_not_taken, setup, teardown),
         cmocka_unit_test_setup_teardown(test_not_found_negative_cache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_initgroups_and_groups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_damaged_entries, setup, teardown),
