@@ -421,6 +421,24 @@ errno_t sysdb_initgr_blob(TALLOC_CTX *mem_ctx, struct ldb_message *lists,
 errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                           struct ldb_message *msg, struct sysdb_user **_user);
 
+/* The flat form (the read cache's) of the entry sysdb_store_user(user, now, cache_timeout)
+ * writes, as a read of it gives it after the commit; nothing is written. Errors: the
+ * store's checks (EINVAL, logged), ENOMEM. */
+errno_t sysdb_user_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                        const struct sysdb_user *user, time_t now, uint32_t cache_timeout,
+                        void **_blob, size_t *_len);
+
+/* --- reply entries (sysdb_reply.c) --- */
+
+struct sysdb_reply_key;
+
+/* Whether blob is a well-formed carried entry of the entry key names: the check
+ * sysdb_reply_put() makes before the read cache keeps it. */
+bool sysdb_reply_blob_ok(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key,
+                         const void *blob, size_t len);
+errno_t sysdb_reply_rc_key(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
+                           char *keybuf, struct sysdb_rc_key *_rk);
+
 /* --- flat results (sysdb_flat.c) --- */
 
 /* A result as one blob (strings and arrays inside, pointers as offsets) and back: the

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <talloc.h>
+#include <time.h>
 
 #include "db/sysdb_rcache.h"
 #include "util/sss_errors.h"
@@ -47,9 +48,32 @@ errno_t sysdb_reply_get(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                         size_t *_len);
 
 /*
+ * Back-end side, for a reply sent before its store ("reply first", be_reply_first.c):
+ * called inside an open write transaction, whose lock keeps every other writer from
+ * committing until ours, with the user that sysdb_store_user(user, now, cache_timeout)
+ * will write in it. Returns the generation our commit will make (the last one + 1) and
+ * the carried form of what a read of key gives at it, checked as sysdb_reply_put() checks
+ * it. A responder takes it at that generation (our commit landed) or the one before (not
+ * yet: then it answers from the carried entry, which ldb does not hold yet). Should the
+ * store fail, a responder may serve the carried entry (the directory's answer) until the
+ * database moves on by one or two commits. Nothing is written.
+ * ENOTSUP: nothing to carry (no transaction open, no read cache, bigger than the read
+ * cache keeps, or the entry is not the one key names: a read of key would not find it);
+ * EINVAL: the store would refuse the user (logged); ENOMEM.
+ */
+struct sysdb_user;
+errno_t sysdb_reply_user_first(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                               const struct sysdb_reply_key *key,
+                               const struct sysdb_user *user, time_t now,
+                               uint32_t cache_timeout, uint64_t *_gen, void **_blob,
+                               size_t *_len);
+
+/*
  * Responder side: stores the carried entry (blob/len, len 0: "no such entry") for key at
- * gen in the read cache. EOK: stored, the next read of key finds it; ESTALE: the database
- * moved past gen (or gen is 0, or this process has no read cache): nothing stored;
+ * gen in the read cache (at gen - 1 when the database is still there: a back-end that
+ * answered before its commit, sysdb_reply_user_first). EOK: stored, the next read of key
+ * finds it; ESTALE: the database is at another generation (or gen is 0, or this process
+ * has no read cache): nothing stored;
  * EINVAL: the blob is malformed or is not the entry key names (logged): nothing stored;
  * E2BIG: larger than the read cache keeps (SYSDB_RCACHE_MAX_ENTRY): nothing stored.
  */

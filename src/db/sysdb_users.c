@@ -152,11 +152,13 @@ static errno_t sysdb_user_set_extra(struct ldb_message *msg, const struct sysdb_
     return sysdb_msg_set_packed(msg, SYSDB_A_EXTRA, user->extra, "extra attributes");
 }
 
-errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
-                         time_t now, uint32_t cache_timeout)
+/* The message a store of user writes, on mem_ctx (checks included: EINVAL, logged, for a
+ * user the cache refuses). */
+static errno_t sysdb_user_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              const struct sysdb_user *user, time_t now,
+                              uint32_t cache_timeout, struct ldb_message **_msg)
 {
     struct sysdb_str_attr strs[SYSDB_USER_NSTRS];
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     const char *stored;
     errno_t ret;
@@ -174,38 +176,76 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     if (ret != EOK) {
         return ret;
     }
+    ret = sysdb_entry_msg(mem_ctx, sysdb, SYSDB_KIND_USER, user->name, user->uid,
+                          &msg, &stored);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_msg_set_num(msg, SYSDB_A_PRIMARY_GID, user->gid);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_strs(msg, strs, SYSDB_USER_NSTRS);
+    }
+    if (ret == EOK) {
+        ret = sysdb_user_set_email_key(msg, sysdb, user);
+    }
+    if (ret == EOK) {
+        ret = sysdb_user_set_extra(msg, user);
+    }
+    if (ret == EOK) {
+        ret = sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, now,
+                                  (uint64_t)now + cache_timeout);
+    }
+    if (ret != EOK) {
+        talloc_free(msg);
+        return ret;
+    }
+    *_msg = msg;
+    return EOK;
+}
+
+errno_t sysdb_user_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                        const struct sysdb_user *user, time_t now, uint32_t cache_timeout,
+                        void **_blob, size_t *_len)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    void *blob = NULL;
+    size_t len = 0;
+    errno_t ret;
 
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_entry_msg(tmp_ctx, sysdb, SYSDB_KIND_USER, user->name, user->uid,
-                          &msg, &stored);
-    if (ret != EOK) {
-        goto done;
+    ret = sysdb_user_msg(tmp_ctx, sysdb, user, now, cache_timeout, &msg);
+    if (ret == EOK) {
+        /* The view a read flattens through, over the message the store writes: what
+         * sysdb_pending_entry() records for the read cache at the commit. */
+        ret = sysdb_user_view.flatten(tmp_ctx, sysdb, msg, &blob, &len);
     }
-    ret = sysdb_msg_set_num(msg, SYSDB_A_PRIMARY_GID, user->gid);
-    if (ret != EOK) {
-        goto done;
+    if (ret == EOK) {
+        *_blob = talloc_steal(mem_ctx, blob);
+        *_len = len;
     }
-    ret = sysdb_msg_set_strs(msg, strs, SYSDB_USER_NSTRS);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_user_set_email_key(msg, sysdb, user);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_user_set_extra(msg, user);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, now,
-                              (uint64_t)now + cache_timeout);
-    if (ret != EOK) {
-        goto done;
-    }
+    talloc_free(tmp_ctx);
+    return ret;
+}
 
+errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
+                         time_t now, uint32_t cache_timeout)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *msg;
+    errno_t ret;
+
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_user_msg(tmp_ctx, sysdb, user, now, cache_timeout, &msg);
+    if (ret != EOK) {
+        goto done;
+    }
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
         goto done;
