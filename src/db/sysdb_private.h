@@ -398,6 +398,16 @@ void sysdb_pending_entry(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *
                          enum sysdb_rc_kind id_kind, uint32_t id,
                          const struct ldb_message *msg);
 
+/* sysdb_pending_entry with the flat entry already made from msg (sysdb_user_write_form):
+ * dn is msg's. */
+void sysdb_pending_entry_flat(struct sysdb_ctx *sysdb, enum sysdb_rc_kind name_kind,
+                              const char *name, enum sysdb_rc_kind id_kind, uint32_t id,
+                              struct ldb_dn *dn, const void *blob, size_t len);
+
+/* A shallow copy of a written msg as a read would return it (cleared attributes left
+ * out; the values stay msg's): what a view flattens. */
+struct ldb_message *sysdb_msg_as_read(TALLOC_CTX *mem_ctx, const struct ldb_message *msg);
+
 /* After an initgroups store wrote the list attributes (lists) of user: record the
  * initgroups entry when the user's own entry is known (stored in this transaction, or in
  * the read cache and unchanged since its start). */
@@ -421,12 +431,11 @@ errno_t sysdb_initgr_blob(TALLOC_CTX *mem_ctx, struct ldb_message *lists,
 errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                           struct ldb_message *msg, struct sysdb_user **_user);
 
-/* The flat form (the read cache's) of the entry sysdb_store_user(user, now, cache_timeout)
- * writes, as a read of it gives it after the commit; nothing is written. Errors: the
- * store's checks (EINVAL, logged), ENOMEM. */
-errno_t sysdb_user_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                        const struct sysdb_user *user, time_t now, uint32_t cache_timeout,
-                        void **_blob, size_t *_len);
+/* The flat form (the read cache's) of the user entry w writes, as a read of it gives it
+ * after the commit; made once and kept on w (the store records it for the read cache
+ * too). Nothing is written. ENOMEM. */
+errno_t sysdb_user_write_form(struct sysdb_ctx *sysdb, struct sysdb_user_write *w,
+                              const void **_blob, size_t *_len);
 
 /* --- reply entries (sysdb_reply.c) --- */
 

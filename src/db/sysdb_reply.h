@@ -21,7 +21,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <talloc.h>
-#include <time.h>
 
 #include "db/sysdb_rcache.h"
 #include "util/sss_errors.h"
@@ -50,23 +49,21 @@ errno_t sysdb_reply_get(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 /*
  * Back-end side, for a reply sent before its store ("reply first", be_reply_first.c):
  * called inside an open write transaction, whose lock keeps every other writer from
- * committing until ours, with the user that sysdb_store_user(user, now, cache_timeout)
- * will write in it. Returns the generation our commit will make (the last one + 1) and
- * the carried form of what a read of key gives at it, checked as sysdb_reply_put() checks
- * it. A responder takes it at that generation (our commit landed) or the one before (not
- * yet: then it answers from the carried entry, which ldb does not hold yet). Should the
- * store fail, a responder may serve the carried entry (the directory's answer) until the
- * database moves on by one or two commits. Nothing is written.
- * ENOTSUP: nothing to carry (no transaction open, no read cache, bigger than the read
- * cache keeps, or the entry is not the one key names: a read of key would not find it);
- * EINVAL: the store would refuse the user (logged); ENOMEM.
+ * committing until ours, with the user store w (sysdb_user_write_new) that will run in
+ * it. Returns the generation our commit will make (the last one + 1) and the carried
+ * form (valid while w lives) of what a read of key gives at it, checked as
+ * sysdb_reply_put() checks it. A responder takes it at that generation (our commit
+ * landed) or the one before (not yet: then it answers from the carried entry, which ldb
+ * does not hold yet). Should the store fail, a responder may serve the carried entry (the
+ * directory's answer) until the database moves on by one or two commits. Nothing is
+ * written. ENOTSUP: nothing to carry (no transaction open, no read cache, bigger than the
+ * read cache keeps, or the entry is not the one key names: a read of key would not find
+ * it); ENOMEM.
  */
-struct sysdb_user;
-errno_t sysdb_reply_user_first(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                               const struct sysdb_reply_key *key,
-                               const struct sysdb_user *user, time_t now,
-                               uint32_t cache_timeout, uint64_t *_gen, void **_blob,
-                               size_t *_len);
+struct sysdb_user_write;
+errno_t sysdb_reply_user_first(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
+                               struct sysdb_user_write *w, uint64_t *_gen,
+                               const void **_blob, size_t *_len);
 
 /*
  * Responder side: stores the carried entry (blob/len, len 0: "no such entry") for key at

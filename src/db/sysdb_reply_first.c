@@ -10,20 +10,18 @@
 #include "db/sysdb_private.h"
 #include "db/sysdb_reply.h"
 
-errno_t sysdb_reply_user_first(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                               const struct sysdb_reply_key *key,
-                               const struct sysdb_user *user, time_t now,
-                               uint32_t cache_timeout, uint64_t *_gen, void **_blob,
-                               size_t *_len)
+errno_t sysdb_reply_user_first(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
+                               struct sysdb_user_write *w, uint64_t *_gen,
+                               const void **_blob, size_t *_len)
 {
     char keybuf[SYSDB_KEY_ROOM];
     struct sysdb_rc_key rk;
-    void *blob = NULL;
+    const void *blob = NULL;
     size_t len = 0;
     uint64_t gen;
     errno_t ret;
 
-    SSS_CHECK_ARG(sysdb != NULL && key != NULL && user != NULL, EINVAL);
+    SSS_CHECK_ARG(sysdb != NULL && key != NULL && w != NULL, EINVAL);
     SSS_CHECK_ARG(_gen != NULL && _blob != NULL && _len != NULL, EINVAL);
     if (key->kind != SYSDB_RC_USER_NAME && key->kind != SYSDB_RC_USER_UID) {
         return ENOTSUP;
@@ -41,7 +39,7 @@ errno_t sysdb_reply_user_first(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (ret != EOK) {
         return ret == EINVAL ? ENOTSUP : ret;
     }
-    ret = sysdb_user_form(mem_ctx, sysdb, user, now, cache_timeout, &blob, &len);
+    ret = sysdb_user_write_form(sysdb, w, &blob, &len);
     if (ret != EOK) {
         return ret;
     }
@@ -49,7 +47,6 @@ errno_t sysdb_reply_user_first(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
      * A name that is not the stored entry's (another spelling in a case-sensitive cache)
      * is not found by the read either: that reply is the store-first one. */
     if (len > SYSDB_RCACHE_MAX_ENTRY || !sysdb_reply_blob_ok(sysdb, &rk, blob, len)) {
-        talloc_free(blob);
         return ENOTSUP;
     }
     /* The generation our commit makes: what the entry is once it is in ldb. */

@@ -203,30 +203,98 @@ static errno_t sysdb_user_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     return EOK;
 }
 
-errno_t sysdb_user_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
-                        const struct sysdb_user *user, time_t now, uint32_t cache_timeout,
-                        void **_blob, size_t *_len)
-{
-    TALLOC_CTX *tmp_ctx;
+/* A user store prepared: the entry it writes, and once asked for, its flat form. */
+struct sysdb_user_write {
     struct ldb_message *msg;
-    void *blob = NULL;
-    size_t len = 0;
+    char *name;
+    uint32_t uid;
+    void *blob;
+    size_t len;
+};
+
+errno_t sysdb_user_write_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const struct sysdb_user *user, time_t now,
+                             uint32_t cache_timeout, struct sysdb_user_write **_w)
+{
+    struct sysdb_user_write *w;
     errno_t ret;
 
+    SSS_CHECK_ARG(_w != NULL, EINVAL);
+    w = talloc_zero(mem_ctx, struct sysdb_user_write);
+    if (w == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_user_msg(w, sysdb, user, now, cache_timeout, &w->msg);
+    if (ret != EOK) {
+        talloc_free(w);
+        return ret;
+    }
+    w->name = talloc_strdup(w, user->name);
+    if (w->name == NULL) {
+        talloc_free(w);
+        return ENOMEM;
+    }
+    w->uid = user->uid;
+    *_w = w;
+    return EOK;
+}
+
+errno_t sysdb_user_write_form(struct sysdb_ctx *sysdb, struct sysdb_user_write *w,
+                              const void **_blob, size_t *_len)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *copy;
+    errno_t ret;
+
+    if (w->blob == NULL) {
+        tmp_ctx = talloc_new(NULL);
+        if (tmp_ctx == NULL) {
+            return ENOMEM;
+        }
+        /* Through the read's view, over the entry as a read returns it: what
+         * sysdb_pending_entry() would record at the commit. */
+        copy = sysdb_msg_as_read(tmp_ctx, w->msg);
+        ret = copy == NULL ? ENOMEM
+                           : sysdb_user_view.flatten(tmp_ctx, sysdb, copy, &w->blob, &w->len);
+        if (ret == EOK) {
+            talloc_steal(w, w->blob);
+        } else {
+            w->blob = NULL;
+        }
+        talloc_free(tmp_ctx);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    *_blob = w->blob;
+    *_len = w->len;
+    return EOK;
+}
+
+errno_t sysdb_user_write_store(struct sysdb_ctx *sysdb, struct sysdb_user_write *w)
+{
+    TALLOC_CTX *tmp_ctx;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && w != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_user_msg(tmp_ctx, sysdb, user, now, cache_timeout, &msg);
-    if (ret == EOK) {
-        /* The view a read flattens through, over the message the store writes: what
-         * sysdb_pending_entry() records for the read cache at the commit. */
-        ret = sysdb_user_view.flatten(tmp_ctx, sysdb, msg, &blob, &len);
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
     }
-    if (ret == EOK) {
-        *_blob = talloc_steal(mem_ctx, blob);
-        *_len = len;
+    ret = sysdb_user_replace(tmp_ctx, sysdb, w->uid, w->msg);
+    if (ret == EOK && w->blob != NULL) {
+        sysdb_pending_entry_flat(sysdb, SYSDB_RC_USER_NAME, w->name, SYSDB_RC_USER_UID, w->uid,
+                                 w->msg->dn, w->blob, w->len);
+    } else if (ret == EOK) {
+        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, w->name,
+                            SYSDB_RC_USER_UID, w->uid, w->msg);
     }
+    ret = sysdb_transaction_end(sysdb, ret);
+done:
     talloc_free(tmp_ctx);
     return ret;
 }
@@ -234,31 +302,15 @@ errno_t sysdb_user_form(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
                          time_t now, uint32_t cache_timeout)
 {
-    TALLOC_CTX *tmp_ctx;
-    struct ldb_message *msg;
+    struct sysdb_user_write *w;
     errno_t ret;
 
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_user_msg(tmp_ctx, sysdb, user, now, cache_timeout, &msg);
+    ret = sysdb_user_write_new(NULL, sysdb, user, now, cache_timeout, &w);
     if (ret != EOK) {
-        goto done;
+        return ret;
     }
-    ret = sysdb_transaction_start(sysdb);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_user_replace(tmp_ctx, sysdb, user->uid, msg);
-    if (ret == EOK) {
-        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, user->name,
-                            SYSDB_RC_USER_UID, user->uid, msg);
-    }
-    ret = sysdb_transaction_end(sysdb, ret);
-
-done:
-    talloc_free(tmp_ctx);
+    ret = sysdb_user_write_store(sysdb, w);
+    talloc_free(w);
     return ret;
 }
 

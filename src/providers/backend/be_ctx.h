@@ -269,6 +269,11 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
 struct sysdb_user;
 void be_user_to_sysdb(struct be_ctx *be, const struct sdap_user *user,
                       struct sysdb_user *su);
+/* be_store_user with the entry already built (sysdb_user_write_new of user's sysdb form,
+ * stamped now). */
+struct sysdb_user_write;
+errno_t be_store_user_prepared(struct be_ctx *be, const struct sdap_user *user,
+                               struct sysdb_user_write *w, time_t now);
 errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
                        time_t now);
 /* be_store_group without members; *_expired: stored expired as new (see sysdb_store_group_ext). */
@@ -378,7 +383,7 @@ struct be_carried {
     uint32_t type;              /* SSS_DP_USER */
     struct be_filter filter;    /* name or id */
     uint64_t gen;
-    void *blob;
+    const void *blob;           /* the store's own (sysdb_user_write_form) */
     size_t len;
 };
 

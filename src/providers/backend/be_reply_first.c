@@ -35,6 +35,7 @@ struct be_user_later {
     struct be_filter filter;        /* name copied */
     struct sdap_user *user;
     time_t now;                     /* of the answer: the entry's last update and expiry */
+    struct sysdb_user_write *w;     /* the entry, built once for the answer and the store */
 };
 
 bool be_user_later_set(struct be_ctx *be, uint32_t type, const struct be_filter *filter,
@@ -81,6 +82,9 @@ struct be_user_later *be_user_later_take(struct be_ctx *be)
 
 errno_t be_user_later_store(struct be_ctx *be, struct be_user_later *later)
 {
+    if (later->w != NULL) {
+        return be_store_user_prepared(be, later->user, later->w, later->now);
+    }
     return be_store_user(be, later->user, later->now);
 }
 
@@ -112,14 +116,20 @@ errno_t be_reply_first_begin(struct be_ctx *be, struct be_user_later *later)
     }
     carried->type = later->type;
     carried->filter = later->filter;
+    /* Built before the lock: a user the cache refuses is then stored (refused) first. */
+    be_user_to_sysdb(be, later->user, &su);
+    ret = sysdb_user_write_new(later, be->sysdb, &su, later->now, be->user_timeout,
+                               &later->w);
+    if (ret != EOK) {
+        talloc_free(carried);
+        return ret;
+    }
     ret = sysdb_transaction_start(be->sysdb);
     if (ret != EOK) {
         talloc_free(carried);
         return ret;
     }
-    be_user_to_sysdb(be, later->user, &su);
-    ret = sysdb_reply_user_first(carried, be->sysdb, &key, &su, later->now,
-                                 be->user_timeout, &carried->gen, &carried->blob,
+    ret = sysdb_reply_user_first(be->sysdb, &key, later->w, &carried->gen, &carried->blob,
                                  &carried->len);
     if (ret != EOK) {
         DEBUG(SSSDBG_TRACE_INTERNAL, "%s: stored before the answer (%s)\n",

@@ -70,6 +70,19 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     return be_refused(be, "user", user->name, user->uid, ret);
 }
 
+errno_t be_store_user_prepared(struct be_ctx *be, const struct sdap_user *user,
+                               struct sysdb_user_write *w, time_t now)
+{
+    errno_t ret;
+
+    SSS_CHECK_ARG(be != NULL && user != NULL && w != NULL, EINVAL);
+    ret = sysdb_user_write_store(be->sysdb, w);
+    if (ret == EOK && be->mpg == BE_MPG_TRUE) {
+        ret = be_store_private_group(be, user, now);
+    }
+    return be_refused(be, "user", user->name, user->uid, ret);
+}
+
 errno_t be_store_private_group(struct be_ctx *be, const struct sdap_user *user, time_t now)
 {
     struct sysdb_group sg = { 0 };

@@ -422,8 +422,55 @@ static void test_later_writes(void **state)
     assert_int_equal(len, 0);
 }
 
-/* The carried form before the store is the read after it; the store's commit is the next
- * generation; a responder at the tagged generation answers from it before the commit. */
+/* Reply first for user u (whose older entry, if any, is in the cache): the carried form
+ * made before the store is the fresh read after it, byte for byte, by name and by uid; the
+ * store's commit is the tagged generation; another process one generation short answers
+ * from it (gecos: the carried entry's) before the commit. */
+static void assert_user_first(struct rs_test *t, const struct sysdb_user *u,
+                              const char *asked)
+{
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = asked };
+    struct sysdb_reply_key by_uid = { .kind = SYSDB_RC_USER_UID, .id = u->uid };
+    struct sysdb_reply_key other = { .kind = SYSDB_RC_USER_NAME, .name = "nobody-else" };
+    struct sysdb_user_write *w;
+    uint64_t gen, gen_uid, fresh_gen;
+    const void *blob, *blob_uid;
+    size_t len, len_uid, fresh_len;
+    char *fresh;
+
+    assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, u, NOW, TMO, &w), EOK);
+    /* Outside a transaction the generation is not ours to vouch for. */
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_name, w, &gen, &blob, &len),
+                     ENOTSUP);
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_name, w, &gen, &blob, &len), EOK);
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_uid, w, &gen_uid, &blob_uid,
+                                            &len_uid), EOK);
+    assert_int_equal(gen_uid, gen);
+    /* Not the entry the key names. */
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &other, w, &gen_uid, &blob_uid,
+                                            &len_uid), ENOTSUP);
+    /* Before the commit, another process one generation short answers from the carried
+     * entry; a tag two ahead is refused. */
+    assert_int_equal(run_taker(t, asked, gen, u->gecos, blob, len), 0);
+    assert_int_equal(run_taker(t, asked, gen + 1, u->gecos, blob, len), 4);
+    assert_int_equal(sysdb_user_write_store(t->sysdb, w), EOK);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    /* After it, the tag is the database's, and the read is the carried entry. */
+    assert_int_equal(run_taker(t, asked, gen, u->gecos, blob, len), 0);
+    assert_int_equal(run_taker(t, asked, gen - 1, u->gecos, blob, len), 4);
+    fresh_read(t, &by_name, &fresh_gen, &fresh, &fresh_len);
+    assert_int_equal(fresh_gen, gen);
+    assert_int_equal(fresh_len, len);
+    assert_memory_equal(fresh, blob, len);
+    fresh_read(t, &by_uid, &fresh_gen, &fresh, &fresh_len);
+    assert_int_equal(fresh_len, len);
+    assert_memory_equal(fresh, blob, len);
+    /* The writer's own read after the commit comes from what the store recorded. */
+    assert_reply(t, &by_name, true);
+    talloc_free(w);
+}
+
 static void test_user_first(void **state)
 {
     struct rs_test *t = *state;
@@ -433,49 +480,20 @@ static void test_user_first(void **state)
                             .orig_dn = "uid=joe,ou=people,dc=example,dc=com",
                             .email = "Joe@Example.com", .upn = "joe@EXAMPLE.COM",
                             .extra = extra };
-    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = "JOE" };
-    struct sysdb_reply_key by_uid = { .kind = SYSDB_RC_USER_UID, .id = 5000 };
-    struct sysdb_reply_key other = { .kind = SYSDB_RC_USER_NAME, .name = "ann" };
-    struct sysdb_user refused = u;
-    uint64_t gen, gen_uid, fresh_gen;
-    void *blob, *blob_uid;
-    size_t len, len_uid, fresh_len;
-    char *fresh;
+    struct sysdb_user w_less = { .name = "joe", .uid = 5000, .gid = 5001, .gecos = "J",
+                                 .shell = "/bin/zsh" };
+    struct sysdb_user_write *w;
 
-    /* An older entry of the user, so that the store is a modify. */
-    store_user(t->sysdb, "joe", 5000, "Old", false);
-    /* Outside a transaction the generation is not ours to vouch for. */
-    assert_int_equal(sysdb_reply_user_first(t->mem, t->sysdb, &by_name, &u, NOW, TMO, &gen,
-                                            &blob, &len), ENOTSUP);
-    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
-    assert_int_equal(sysdb_reply_user_first(t->mem, t->sysdb, &by_name, &u, NOW, TMO, &gen,
-                                            &blob, &len), EOK);
-    assert_int_equal(sysdb_reply_user_first(t->mem, t->sysdb, &by_uid, &u, NOW, TMO,
-                                            &gen_uid, &blob_uid, &len_uid), EOK);
-    /* Not the entry the key names, and an entry the store refuses. */
-    assert_int_equal(sysdb_reply_user_first(t->mem, t->sysdb, &other, &u, NOW, TMO, &gen,
-                                            &blob, &len), ENOTSUP);
-    refused.uid = 0;
-    assert_int_equal(sysdb_reply_user_first(t->mem, t->sysdb, &by_name, &refused, NOW, TMO,
-                                            &gen, &blob, &len), EINVAL);
-    /* Before the commit, another process one generation short answers from the carried
-     * entry (ldb still holds the old one); a tag two ahead is refused. */
-    assert_int_equal(run_taker(t, "joe", gen, "Joe B.", blob, len), 0);
-    assert_int_equal(run_taker(t, "joe", gen + 1, "Joe B.", blob, len), 4);
-    assert_int_equal(sysdb_store_user(t->sysdb, &u, NOW, TMO), EOK);
-    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
-    /* After it, the tag is the database's, and the read is the carried entry, byte for
-     * byte. */
-    assert_int_equal(run_taker(t, "joe", gen, "Joe B.", blob, len), 0);
-    assert_int_equal(run_taker(t, "joe", gen - 1, "Joe B.", blob, len), 4);
-    fresh_read(t, &by_name, &fresh_gen, &fresh, &fresh_len);
-    assert_int_equal(fresh_gen, gen);
-    assert_int_equal(fresh_len, len);
-    assert_memory_equal(fresh, blob, len);
-    fresh_read(t, &by_uid, &fresh_gen, &fresh, &fresh_len);
-    assert_int_equal(gen_uid, gen);
-    assert_int_equal(fresh_len, len_uid);
-    assert_memory_equal(fresh, blob_uid, len_uid);
+    /* A new user (no older entry), by another spelling of the name. */
+    assert_user_first(t, &u, "JOE");
+    /* Changed, with optional attributes cleared (the store's empty elements). */
+    assert_user_first(t, &w_less, "joe");
+    /* Changed back, from the small entry. */
+    u.gecos = "Joe Bloggs";
+    assert_user_first(t, &u, "joe");
+    /* An entry the store refuses is refused before anything is carried. */
+    u.uid = 0;
+    assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, &u, NOW, TMO, &w), EINVAL);
 }
 
 int main(int argc, char **argv)
