@@ -221,6 +221,12 @@ enum sysdb_exists {
 errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
                           enum sysdb_exists exists);
 
+/* Writes msg (inside a transaction: a modify of its entry, or an add when it has none)
+ * unless the write would give its id to a second entry, which a unique index refuses
+ * (users: SYSDB_A_UID_IDX, sysdb_open). EEXIST (not logged, nothing written) then; other
+ * errors as sysdb_write_entry's. */
+errno_t sysdb_write_unique(struct sysdb_ctx *sysdb, struct ldb_message *msg);
+
 /* Deletes every entry of kind holding id except keep_dn (uid/gid takeover); *_kept
  * tells whether keep_dn itself holds it (so it exists). _kept_msg (may be NULL): its name
  * and originalDN as stored, on mem_ctx, when kept. */

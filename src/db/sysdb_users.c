@@ -82,15 +82,21 @@ static const struct sysdb_flat_view sysdb_user_view = {
     .flatten = sysdb_user_flatten,
 };
 
-/* The part of a user store inside its transaction: the same query finds the entry itself
- * when its id is unchanged (then a modify), and any other name holding the id (deleted).
- * Otherwise: add, or modify if the add finds the name (its id changed). */
+/* The part of a user store inside its transaction. The uid's unique index lets the
+ * usual stores (a new name with a free uid, the same name with its uid) be one write with
+ * no search. Should the write meet another user's uid (a rename, a takeover), the query
+ * finds the entry itself when its id is unchanged (then a modify) and any other name
+ * holding the id (deleted); then add, or modify if the add finds the name. */
 static errno_t sysdb_user_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, uint32_t uid,
                                   struct ldb_message *msg)
 {
     bool kept;
     errno_t ret;
 
+    ret = sysdb_write_unique(sysdb, msg);
+    if (ret != EEXIST) {
+        return ret;
+    }
     ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_USER, uid, msg->dn, &kept, NULL);
     if (ret != EOK) {
         return ret;
