@@ -7,11 +7,17 @@
  *
  *   back-end:  sysdb_reply_get() after its commit: reads the key as any reader would and
  *              hands back (gen, blob); blob NULL / len 0 means "no such entry at gen".
+ *              Or, answering before its store (a user found: sysdb_reply_user_first),
+ *              inside the store's write transaction: the blob the store will leave and
+ *              the generation its commit will make, gen, while the database is at gen - 1
+ *              (the lock keeps anyone else from committing in between).
  *   responder: sysdb_reply_put() before its own read: if its database is still at gen,
  *              nothing has been committed since the back-end's read, so the blob is what
  *              its own read would produce; it is checked (bounds, layout, that it is the
  *              entry asked for) and stored in the responder's read cache, where the normal
- *              read then finds it. Otherwise (a newer commit, no read cache, a bad blob)
+ *              read then finds it. At gen - 1 (that commit has not landed yet) the blob is
+ *              stored the same way, at gen - 1: the read finds it before ldb holds it.
+ *              Otherwise (a newer commit, no read cache, a bad blob)
  *              nothing is stored and the read goes to ldb as before: a reply older than the
  *              cache never wins, and there is one read path.
  */
