@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ldb_module.h>     /* ldb_schema_attribute_add */
+
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
 #include "db/sysdb_bigcache.h"
@@ -541,6 +543,16 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
         url = talloc_asprintf(sysdb, "tdb://%s", sysdb->path);
     }
     if (url == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    /* No two users hold one uid (sysdb_store_user deletes the other holder): the index
+     * enforcing it lets a new user's store skip the search for one (sysdb_add_new). The
+     * syntax is ldb's default one, which the index keys were made with. */
+    lret = ldb_schema_attribute_add(sysdb->ldb, SYSDB_A_UID_IDX,
+                                    LDB_ATTR_FLAG_FIXED | LDB_ATTR_FLAG_UNIQUE_INDEX,
+                                    LDB_SYNTAX_OCTET_STRING);
+    if (lret != LDB_SUCCESS) {
         ret = ENOMEM;
         goto done;
     }

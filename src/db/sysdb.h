@@ -196,6 +196,18 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
                          time_t now, uint32_t cache_timeout);
 
 /*
+ * sysdb_store_user in two steps, for a caller that needs what it writes before writing it
+ * (sysdb_reply_user_first): sysdb_user_write_new() checks the user and builds the entry
+ * (on mem_ctx, copying what it keeps; errors as sysdb_store_user's checks), and
+ * sysdb_user_write_store() stores it as sysdb_store_user does.
+ */
+struct sysdb_user_write;
+errno_t sysdb_user_write_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const struct sysdb_user *user, time_t now,
+                             uint32_t cache_timeout, struct sysdb_user_write **_w);
+errno_t sysdb_user_write_store(struct sysdb_ctx *sysdb, struct sysdb_user_write *w);
+
+/*
  * Stores a group like sysdb_store_user (other group holding the gid deleted). with_members
  * true replaces the member lists by grp->members and grp->member_groups (duplicates dropped,
  * order kept) and sets the expiry; false (a group seen through initgroups) keeps the lists and

@@ -429,6 +429,23 @@ static int sysdb_add_entry(struct sysdb_ctx *sysdb, const struct ldb_message *ms
     return lret;
 }
 
+errno_t sysdb_write_unique(struct sysdb_ctx *sysdb, struct ldb_message *msg)
+{
+    int lret;
+
+    assert(sysdb->tx_depth > 0);
+    /* A modify first: on a missing entry it fails at the DN lookup, before any write,
+     * where a failed add would have written the record and its indexes and undone them. */
+    lret = sysdb_ldb_modify(sysdb, msg);
+    if (lret == LDB_ERR_NO_SUCH_OBJECT) {
+        lret = sysdb_add_entry(sysdb, msg);
+    }
+    if (lret == LDB_ERR_ENTRY_ALREADY_EXISTS || lret == LDB_ERR_CONSTRAINT_VIOLATION) {
+        return EEXIST;      /* ldb undid the operation (a sub-transaction) */
+    }
+    return sysdb_ldb_error(sysdb, lret, "Write");
+}
+
 errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
                           enum sysdb_exists exists)
 {

@@ -132,7 +132,7 @@ void sysdb_pending_written(struct sysdb_ctx *sysdb, struct ldb_dn *dn,
 
 /* A shallow copy of msg as a read would return it: the empty elements (attributes the
  * write cleared) left out; the values stay msg's. */
-static struct ldb_message *sysdb_pending_msg(TALLOC_CTX *mem_ctx, const struct ldb_message *msg)
+struct ldb_message *sysdb_msg_as_read(TALLOC_CTX *mem_ctx, const struct ldb_message *msg)
 {
     struct ldb_message *copy;
     unsigned int i;
@@ -211,7 +211,7 @@ void sysdb_pending_entry(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *
         goto fail;
     }
     /* The flatten takes the copy over; the values it copies stay the store's. */
-    copy = sysdb_pending_msg(tmp_ctx, msg);
+    copy = sysdb_msg_as_read(tmp_ctx, msg);
     if (copy == NULL) {
         goto fail;
     }
@@ -230,6 +230,29 @@ void sysdb_pending_entry(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *
 fail:
     talloc_free(tmp_ctx);
     talloc_free(p);
+}
+
+void sysdb_pending_entry_flat(struct sysdb_ctx *sysdb, enum sysdb_rc_kind name_kind,
+                              const char *name, enum sysdb_rc_kind id_kind, uint32_t id,
+                              struct ldb_dn *dn, const void *blob, size_t len)
+{
+    struct sysdb_pending *p;
+
+    assert(sysdb->tx_depth > 0);
+    p = sysdb_pending_new(sysdb, name_kind, name, dn);
+    if (p == NULL) {
+        return;
+    }
+    p->blob = talloc_memdup(p, blob, len);
+    if (p->blob == NULL) {
+        talloc_free(p);
+        return;
+    }
+    p->blob_len = len;
+    p->id_kind = id_kind;
+    p->id = id;
+    p->has_id = true;
+    sysdb_pending_link(sysdb, p);
 }
 
 /* The initgroups entry of user: the list attributes written (lists) and the user's flat
@@ -267,7 +290,7 @@ void sysdb_pending_initgr(struct sysdb_ctx *sysdb, const char *user,
     if (p == NULL) {
         return;
     }
-    copy = sysdb_pending_msg(p, lists);
+    copy = sysdb_msg_as_read(p, lists);
     if (copy == NULL) {
         talloc_free(p);
         return;

@@ -226,6 +226,12 @@ enum sysdb_exists {
 errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
                           enum sysdb_exists exists);
 
+/* Writes msg (inside a transaction: a modify of its entry, or an add when it has none)
+ * unless the write would give its id to a second entry, which a unique index refuses
+ * (users: SYSDB_A_UID_IDX, sysdb_open). EEXIST (not logged, nothing written) then; other
+ * errors as sysdb_write_entry's. */
+errno_t sysdb_write_unique(struct sysdb_ctx *sysdb, struct ldb_message *msg);
+
 /* Deletes every entry of kind holding id except keep_dn (uid/gid takeover); *_kept
  * tells whether keep_dn itself holds it (so it exists). _kept_msg (may be NULL): its name
  * and originalDN as stored, on mem_ctx, when kept. */
@@ -403,6 +409,16 @@ void sysdb_pending_entry(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *
                          enum sysdb_rc_kind id_kind, uint32_t id,
                          const struct ldb_message *msg);
 
+/* sysdb_pending_entry with the flat entry already made from msg (sysdb_user_write_form):
+ * dn is msg's. */
+void sysdb_pending_entry_flat(struct sysdb_ctx *sysdb, enum sysdb_rc_kind name_kind,
+                              const char *name, enum sysdb_rc_kind id_kind, uint32_t id,
+                              struct ldb_dn *dn, const void *blob, size_t len);
+
+/* A shallow copy of a written msg as a read would return it (cleared attributes left
+ * out; the values stay msg's): what a view flattens. */
+struct ldb_message *sysdb_msg_as_read(TALLOC_CTX *mem_ctx, const struct ldb_message *msg);
+
 /* After an initgroups store wrote the list attributes (lists) of user: record the
  * initgroups entry when the user's own entry is known (stored in this transaction, or in
  * the read cache and unchanged since its start). */
@@ -425,6 +441,23 @@ errno_t sysdb_initgr_blob(TALLOC_CTX *mem_ctx, struct ldb_message *lists,
  * malformed entry. */
 errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                           struct ldb_message *msg, struct sysdb_user **_user);
+
+/* The flat form (the read cache's) of the user entry w writes, as a read of it gives it
+ * after the commit; made once and kept on w (the store records it for the read cache
+ * too). Nothing is written. ENOMEM. */
+errno_t sysdb_user_write_form(struct sysdb_ctx *sysdb, struct sysdb_user_write *w,
+                              const void **_blob, size_t *_len);
+
+/* --- reply entries (sysdb_reply.c) --- */
+
+struct sysdb_reply_key;
+
+/* Whether blob is a well-formed carried entry of the entry key names: the check
+ * sysdb_reply_put() makes before the read cache keeps it. */
+bool sysdb_reply_blob_ok(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key,
+                         const void *blob, size_t len);
+errno_t sysdb_reply_rc_key(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
+                           char *keybuf, struct sysdb_rc_key *_rk);
 
 /* --- flat results (sysdb_flat.c) --- */
 

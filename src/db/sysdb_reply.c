@@ -324,17 +324,43 @@ static bool reply_initgr_ok(struct sysdb_ctx *sysdb, const char *b, size_t len,
     return reply_user_ok(sysdb, b + ofs, len - ofs, &user_rk);
 }
 
+bool sysdb_reply_blob_ok(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *rk,
+                         const void *blob, size_t len)
+{
+    switch (rk->kind) {
+    case SYSDB_RC_USER_NAME:
+    case SYSDB_RC_USER_UID:
+        return reply_user_ok(sysdb, blob, len, rk);
+    case SYSDB_RC_GROUP_NAME:
+    case SYSDB_RC_GROUP_GID:
+        return reply_group_ok(sysdb, blob, len, rk);
+    case SYSDB_RC_INITGR:
+        return reply_initgr_ok(sysdb, blob, len, rk);
+    }
+    return false;
+}
+
+errno_t sysdb_reply_rc_key(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
+                           char *keybuf, struct sysdb_rc_key *_rk)
+{
+    return reply_rc_key(sysdb, key, keybuf, _rk);
+}
+
 errno_t sysdb_reply_put(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *key,
                         uint64_t gen, const void *blob, size_t len)
 {
     char keybuf[SYSDB_KEY_ROOM];
     struct sysdb_rc_key rk;
-    bool ok;
+    uint64_t cur;
     errno_t ret;
 
     SSS_CHECK_ARG(sysdb != NULL && key != NULL, EINVAL);
     SSS_CHECK_ARG(len == 0 || blob != NULL, EINVAL);
-    if (gen == 0 || sysdb_rcache_gen(sysdb) != gen) {
+    cur = sysdb_rcache_gen(sysdb);
+    /* gen - 1: a back-end answering before its commit (sysdb_reply_user_first), which
+     * holds the write lock: the next commit is its own and makes it gen. Kept at cur,
+     * where the entry is not yet in ldb, so that the lookup about to read it finds it. */
+    if (gen == 0 || cur == 0 || (cur != gen && cur + 1 != gen)) {
         return ESTALE;
     }
     /* The read cache would not keep it: not worth checking (the check is linear in len
@@ -346,30 +372,12 @@ errno_t sysdb_reply_put(struct sysdb_ctx *sysdb, const struct sysdb_reply_key *k
     if (ret != EOK) {
         return ret;
     }
-    if (len > 0) {
-        switch (key->kind) {
-        case SYSDB_RC_USER_NAME:
-        case SYSDB_RC_USER_UID:
-            ok = reply_user_ok(sysdb, blob, len, &rk);
-            break;
-        case SYSDB_RC_GROUP_NAME:
-        case SYSDB_RC_GROUP_GID:
-            ok = reply_group_ok(sysdb, blob, len, &rk);
-            break;
-        case SYSDB_RC_INITGR:
-            ok = reply_initgr_ok(sysdb, blob, len, &rk);
-            break;
-        default:
-            ok = false;
-            break;
-        }
-        if (!ok) {
-            DEBUG(SSSDBG_OP_FAILURE, "A carried entry (kind %d, %zu bytes) is malformed or "
-                  "not the one asked for: ignored, the cache is read instead\n",
-                  (int)key->kind, len);
-            return EINVAL;
-        }
+    if (len > 0 && !sysdb_reply_blob_ok(sysdb, &rk, blob, len)) {
+        DEBUG(SSSDBG_OP_FAILURE, "A carried entry (kind %d, %zu bytes) is malformed or "
+              "not the one asked for: ignored, the cache is read instead\n",
+              (int)key->kind, len);
+        return EINVAL;
     }
-    sysdb_rcache_put(sysdb, &rk, gen, len > 0 ? blob : NULL, len);
+    sysdb_rcache_put(sysdb, &rk, cur, len > 0 ? blob : NULL, len);
     return EOK;
 }

@@ -82,15 +82,21 @@ static const struct sysdb_flat_view sysdb_user_view = {
     .flatten = sysdb_user_flatten,
 };
 
-/* The part of a user store inside its transaction: the same query finds the entry itself
- * when its id is unchanged (then a modify), and any other name holding the id (deleted).
- * Otherwise: add, or modify if the add finds the name (its id changed). */
+/* The part of a user store inside its transaction. The uid's unique index lets the
+ * usual stores (a new name with a free uid, the same name with its uid) be one write with
+ * no search. Should the write meet another user's uid (a rename, a takeover), the query
+ * finds the entry itself when its id is unchanged (then a modify) and any other name
+ * holding the id (deleted); then add, or modify if the add finds the name. */
 static errno_t sysdb_user_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, uint32_t uid,
                                   struct ldb_message *msg)
 {
     bool kept;
     errno_t ret;
 
+    ret = sysdb_write_unique(sysdb, msg);
+    if (ret != EEXIST) {
+        return ret;
+    }
     ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_USER, uid, msg->dn, &kept, NULL);
     if (ret != EOK) {
         return ret;
@@ -152,11 +158,13 @@ static errno_t sysdb_user_set_extra(struct ldb_message *msg, const struct sysdb_
     return sysdb_msg_set_packed(msg, SYSDB_A_EXTRA, user->extra, "extra attributes");
 }
 
-errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
-                         time_t now, uint32_t cache_timeout)
+/* The message a store of user writes, on mem_ctx (checks included: EINVAL, logged, for a
+ * user the cache refuses). */
+static errno_t sysdb_user_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                              const struct sysdb_user *user, time_t now,
+                              uint32_t cache_timeout, struct ldb_message **_msg)
 {
     struct sysdb_str_attr strs[SYSDB_USER_NSTRS];
-    TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
     const char *stored;
     errno_t ret;
@@ -174,51 +182,141 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     if (ret != EOK) {
         return ret;
     }
+    ret = sysdb_entry_msg(mem_ctx, sysdb, SYSDB_KIND_USER, user->name, user->uid,
+                          &msg, &stored);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_msg_set_num(msg, SYSDB_A_PRIMARY_GID, user->gid);
+    if (ret == EOK) {
+        ret = sysdb_msg_set_strs(msg, strs, SYSDB_USER_NSTRS);
+    }
+    if (ret == EOK) {
+        ret = sysdb_user_set_email_key(msg, sysdb, user);
+    }
+    if (ret == EOK) {
+        ret = sysdb_user_set_extra(msg, user);
+    }
+    if (ret == EOK) {
+        ret = sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, now,
+                                  (uint64_t)now + cache_timeout);
+    }
+    if (ret != EOK) {
+        talloc_free(msg);
+        return ret;
+    }
+    *_msg = msg;
+    return EOK;
+}
 
+/* A user store prepared: the entry it writes, and once asked for, its flat form. */
+struct sysdb_user_write {
+    struct ldb_message *msg;
+    char *name;
+    uint32_t uid;
+    void *blob;
+    size_t len;
+};
+
+errno_t sysdb_user_write_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                             const struct sysdb_user *user, time_t now,
+                             uint32_t cache_timeout, struct sysdb_user_write **_w)
+{
+    struct sysdb_user_write *w;
+    errno_t ret;
+
+    SSS_CHECK_ARG(_w != NULL, EINVAL);
+    w = talloc_zero(mem_ctx, struct sysdb_user_write);
+    if (w == NULL) {
+        return ENOMEM;
+    }
+    ret = sysdb_user_msg(w, sysdb, user, now, cache_timeout, &w->msg);
+    if (ret != EOK) {
+        talloc_free(w);
+        return ret;
+    }
+    w->name = talloc_strdup(w, user->name);
+    if (w->name == NULL) {
+        talloc_free(w);
+        return ENOMEM;
+    }
+    w->uid = user->uid;
+    *_w = w;
+    return EOK;
+}
+
+errno_t sysdb_user_write_form(struct sysdb_ctx *sysdb, struct sysdb_user_write *w,
+                              const void **_blob, size_t *_len)
+{
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message *copy;
+    errno_t ret;
+
+    if (w->blob == NULL) {
+        tmp_ctx = talloc_new(NULL);
+        if (tmp_ctx == NULL) {
+            return ENOMEM;
+        }
+        /* Through the read's view, over the entry as a read returns it: what
+         * sysdb_pending_entry() would record at the commit. */
+        copy = sysdb_msg_as_read(tmp_ctx, w->msg);
+        ret = copy == NULL ? ENOMEM
+                           : sysdb_user_view.flatten(tmp_ctx, sysdb, copy, &w->blob, &w->len);
+        if (ret == EOK) {
+            talloc_steal(w, w->blob);
+        } else {
+            w->blob = NULL;
+        }
+        talloc_free(tmp_ctx);
+        if (ret != EOK) {
+            return ret;
+        }
+    }
+    *_blob = w->blob;
+    *_len = w->len;
+    return EOK;
+}
+
+errno_t sysdb_user_write_store(struct sysdb_ctx *sysdb, struct sysdb_user_write *w)
+{
+    TALLOC_CTX *tmp_ctx;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && w != NULL, EINVAL);
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_entry_msg(tmp_ctx, sysdb, SYSDB_KIND_USER, user->name, user->uid,
-                          &msg, &stored);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_set_num(msg, SYSDB_A_PRIMARY_GID, user->gid);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_set_strs(msg, strs, SYSDB_USER_NSTRS);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_user_set_email_key(msg, sysdb, user);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_user_set_extra(msg, user);
-    if (ret != EOK) {
-        goto done;
-    }
-    ret = sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, now,
-                              (uint64_t)now + cache_timeout);
-    if (ret != EOK) {
-        goto done;
-    }
-
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_user_replace(tmp_ctx, sysdb, user->uid, msg);
-    if (ret == EOK) {
-        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, user->name,
-                            SYSDB_RC_USER_UID, user->uid, msg);
+    ret = sysdb_user_replace(tmp_ctx, sysdb, w->uid, w->msg);
+    if (ret == EOK && w->blob != NULL) {
+        sysdb_pending_entry_flat(sysdb, SYSDB_RC_USER_NAME, w->name, SYSDB_RC_USER_UID, w->uid,
+                                 w->msg->dn, w->blob, w->len);
+    } else if (ret == EOK) {
+        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, w->name,
+                            SYSDB_RC_USER_UID, w->uid, w->msg);
     }
     ret = sysdb_transaction_end(sysdb, ret);
-
 done:
     talloc_free(tmp_ctx);
+    return ret;
+}
+
+errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
+                         time_t now, uint32_t cache_timeout)
+{
+    struct sysdb_user_write *w;
+    errno_t ret;
+
+    ret = sysdb_user_write_new(NULL, sysdb, user, now, cache_timeout, &w);
+    if (ret != EOK) {
+        return ret;
+    }
+    ret = sysdb_user_write_store(sysdb, w);
+    talloc_free(w);
     return ret;
 }
 

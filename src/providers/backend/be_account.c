@@ -56,6 +56,7 @@ struct be_account_info_state {
     uint64_t start_usec;
     bool coalesced;
     bool on_prefetch;           /* waiting for a member prefetch batch */
+    bool reply_first;           /* be_account_info_reply_first() */
     uint16_t dp_error;
     uint32_t error;
     const char *message;
@@ -504,11 +505,29 @@ post:
     return tevent_req_post(req, ev);
 }
 
+/* Whether every request waiting for op takes the entry from its answer and reads no cache
+ * in its callback (be_reply_first.c). */
+static bool be_op_replies_first(struct be_op *op)
+{
+    struct be_account_info_state *w;
+    bool any = false;
+
+    sss_list_for_each_entry(w, &op->waiters, link) {
+        if (!w->reply_first) {
+            return false;
+        }
+        any = true;
+    }
+    return any;
+}
+
 static void be_op_done(struct tevent_req *subreq)
 {
     struct be_op *op = tevent_req_callback_data(subreq, struct be_op);
     struct be_ctx *be = op->be;
     struct be_account_info_state *w;
+    struct be_user_later *later;
+    bool replied_first = false;
     char *message = NULL;
     uint16_t dp_error;
     errno_t ret;
@@ -531,6 +550,15 @@ static void be_op_done(struct tevent_req *subreq)
         }
         /* Cannot even restart (out of memory): the first error is the answer. */
     }
+    later = be_user_later_take(be);
+    if (later != NULL) {
+        talloc_steal(op, later);
+        replied_first = ret == EOK && be_op_replies_first(op)
+                        && be_reply_first_begin(be, later) == EOK;
+        if (ret == EOK && !replied_first) {
+            ret = be_user_later_store(be, later);
+        }
+    }
     dp_error = be_map_result(op, be, ret, &message);
     be->last_op_usec = sss_monotonic_usec();
 
@@ -543,11 +571,24 @@ static void be_op_done(struct tevent_req *subreq)
 
         sss_list_unlink(&w->link);
         w->op = NULL;
-        tevent_req_defer_callback(w->req, be->ev);
+        /* Replying first: every answer is sent now, before the store below. */
+        if (!replied_first) {
+            tevent_req_defer_callback(w->req, be->ev);
+        }
         be_account_info_answer(w->req, dp_error, (uint32_t)ret,
                                message != NULL ? message : "out of memory");
     }
+    if (replied_first) {
+        be_reply_first_end(be, later);
+    }
     talloc_free(op);
+}
+
+void be_account_info_reply_first(struct tevent_req *req)
+{
+    struct be_account_info_state *state = tevent_req_data(req, struct be_account_info_state);
+
+    state->reply_first = true;
 }
 
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,

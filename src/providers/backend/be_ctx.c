@@ -299,37 +299,98 @@ done:
 
 /* ---- yield ------------------------------------------------------------------------- */
 
+/* One per event loop (a child of it): an eventfd written once and never read, so always
+ * readable, watched only while yields wait. A yield queues itself; each time the loop
+ * polls and finds the eventfd ready, the yields queued before that poll complete, in
+ * order; those they queue wait for the next poll. No descriptor is made or closed per
+ * yield (it used to take eventfd, write, two epoll_ctl and close each). */
+struct be_yielder {
+    struct tevent_context *ev;
+    struct tevent_fd *fde;          /* READ while yields wait, else no flags */
+    struct sss_list waiting;        /* struct be_yield_state, in order */
+    uint64_t polls;                 /* times the loop found it ready */
+};
+
 struct be_yield_state {
-    struct tevent_fd *fde;          /* on the loop; NULL once fired or gone with the loop */
-    struct be_yield_guard *guard;   /* on fde */
+    struct sss_list link;           /* in the yielder's waiting list */
+    struct tevent_req *req;
+    uint64_t poll;                  /* completes at the poll after this one */
 };
 
-/* Tells the state when its fde goes with the loop (a teardown freeing the event context
- * before the requests): the state's destructor must not free it a second time. */
-struct be_yield_guard {
-    struct be_yield_state *state;
-};
+/* The yielder of the loop last asked for; another loop gets its own (unit tests). */
+static struct be_yielder *be_yielder_last;
 
-static int be_yield_guard_destructor(struct be_yield_guard *guard)
+static int be_yielder_destructor(struct be_yielder *y)
 {
-    guard->state->fde = NULL;
-    guard->state->guard = NULL;
+    struct be_yield_state *state;
+
+    /* The loop goes first (a teardown): the waiting yields stay pending, unlinked. */
+    while ((state = sss_list_first_entry(&y->waiting, struct be_yield_state, link))
+           != NULL) {
+        sss_list_unlink(&state->link);
+    }
+    if (be_yielder_last == y) {
+        be_yielder_last = NULL;
+    }
     return 0;
 }
 
-static void be_yield_fire(struct tevent_context *ev, struct tevent_fd *fde, uint16_t flags,
-                          void *pvt)
+static void be_yielder_fire(struct tevent_context *ev, struct tevent_fd *fde, uint16_t flags,
+                            void *pvt)
 {
-    struct tevent_req *req = talloc_get_type(pvt, struct tevent_req);
-    struct be_yield_state *state = tevent_req_data(req, struct be_yield_state);
+    struct be_yielder *y = talloc_get_type(pvt, struct be_yielder);
+    struct be_yield_state *state;
+    uint64_t poll = y->polls++;
 
-    /* Once only (the eventfd stays readable). The fde hangs off the loop, not off the
-     * request: tevent defers freeing an fde whose handler runs, and the callback below
-     * may free the request; freed now, tevent releases it when this handler returns (the
-     * guard goes first: by then the state may be gone). */
-    talloc_free(state->guard);
-    talloc_free(fde);
-    tevent_req_done(req);
+    while ((state = sss_list_first_entry(&y->waiting, struct be_yield_state, link)) != NULL
+           && state->poll <= poll) {
+        sss_list_unlink(&state->link);
+        tevent_req_done(state->req);       /* may queue new yields, or free others */
+    }
+    if (sss_list_is_empty(&y->waiting)) {
+        tevent_fd_set_flags(y->fde, 0);
+    }
+}
+
+static struct be_yielder *be_yielder_get(struct tevent_context *ev, errno_t *_err)
+{
+    struct be_yielder *y = be_yielder_last;
+    uint64_t one = 1;
+    int fd;
+
+    if (y != NULL && y->ev == ev) {
+        return y;
+    }
+    y = talloc_zero(ev, struct be_yielder);
+    if (y == NULL) {
+        *_err = ENOMEM;
+        return NULL;
+    }
+    y->ev = ev;
+    sss_list_init(&y->waiting);
+    fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (fd == -1) {
+        *_err = errno;
+        talloc_free(y);
+        return NULL;
+    }
+    if (write(fd, &one, sizeof(one)) != sizeof(one)) {
+        *_err = EIO;
+        close(fd);
+        talloc_free(y);
+        return NULL;
+    }
+    y->fde = tevent_add_fd(ev, y, fd, 0, be_yielder_fire, y);
+    if (y->fde == NULL) {
+        *_err = ENOMEM;
+        close(fd);
+        talloc_free(y);
+        return NULL;
+    }
+    tevent_fd_set_auto_close(y->fde);
+    talloc_set_destructor(y, be_yielder_destructor);
+    be_yielder_last = y;
+    return y;
 }
 
 static void be_yield_timer(struct tevent_context *ev, struct tevent_timer *te,
@@ -340,7 +401,7 @@ static void be_yield_timer(struct tevent_context *ev, struct tevent_timer *te,
 
 static int be_yield_state_destructor(struct be_yield_state *state)
 {
-    talloc_free(state->fde);    /* a yield freed before its turn came (the guard with it) */
+    sss_list_unlink(&state->link);      /* a yield freed before its turn came */
     return 0;
 }
 
@@ -361,35 +422,24 @@ static struct tevent_req *be_yield_by_timer(struct tevent_req *req, struct teven
 struct tevent_req *be_yield_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
 {
     struct be_yield_state *state;
+    struct be_yielder *y;
     struct tevent_req *req;
-    uint64_t one = 1;
-    int fd;
+    errno_t err = EOK;
 
     req = tevent_req_create(mem_ctx, &state, struct be_yield_state);
     if (req == NULL) {
         return NULL;
     }
-    fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (fd == -1) {
-        return be_yield_by_timer(req, ev, errno);
+    y = be_yielder_get(ev, &err);
+    if (y == NULL) {
+        return be_yield_by_timer(req, ev, err);
     }
-    if (write(fd, &one, sizeof(one)) != sizeof(one)) {
-        close(fd);
-        return sss_req_post(req, ev, EIO);
+    state->req = req;
+    state->poll = y->polls;
+    if (sss_list_is_empty(&y->waiting)) {
+        tevent_fd_set_flags(y->fde, TEVENT_FD_READ);
     }
-    state->fde = tevent_add_fd(ev, ev, fd, TEVENT_FD_READ, be_yield_fire, req);
-    if (state->fde == NULL) {
-        close(fd);
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    tevent_fd_set_auto_close(state->fde);
-    state->guard = talloc(state->fde, struct be_yield_guard);
-    if (state->guard == NULL) {
-        TALLOC_FREE(state->fde);
-        return sss_req_post(req, ev, ENOMEM);
-    }
-    state->guard->state = state;
-    talloc_set_destructor(state->guard, be_yield_guard_destructor);
+    sss_list_link_tail(&y->waiting, &state->link);
     talloc_set_destructor(state, be_yield_state_destructor);
     return req;
 }

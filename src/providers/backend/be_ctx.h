@@ -71,6 +71,7 @@ struct be_stats {
     uint64_t pf_stored;         /* groups stored with members by the prefetch */
     uint64_t pf_joined;         /* group requests that waited for a prefetch batch */
     uint64_t pf_fallbacks;      /* of those, sent on their own lookup (batch failed, ...) */
+    uint64_t replied_first;     /* users answered before their cache write (reply first) */
 };
 
 /* auto_private_groups (sssd.conf(5)); be_mpg.c. */
@@ -118,6 +119,10 @@ struct be_ctx {
     char *recent_user;
     uint32_t recent_gid;
     time_t recent_at;
+    /* be_reply_first.c: the found user whose store waits for the end of its operation,
+     * and the carried entry of the answers being sent before that store. */
+    struct be_user_later *user_later;
+    struct be_carried *carrying;
 };
 
 /* ---- be_ctx.c ----------------------------------------------------------------------- */
@@ -158,13 +163,18 @@ uint16_t be_dp_error_of(errno_t ret);
  * LDAP and cache work runs under it; a request joining one in flight leaves that work
  * under the first request's id).
  * The reply is always a dp answer: _recv fails only with ENOMEM (or EINVAL for bad use).
- * The request does not finish before the cache write committed.
+ * The request does not finish before the cache write committed, unless its caller asked
+ * for the reply first (be_account_info_reply_first): then a user found by name or uid may
+ * be answered just before its write (be_reply_first.c).
  */
 struct tevent_req *be_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
                                         struct be_ctx *be, uint32_t entry_type,
                                         const char *filter, uint64_t req_id);
 errno_t be_account_info_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
                              uint16_t *_dp_error, uint32_t *_error, const char **_message);
+/* The caller of req takes the entry from be->carrying (be_dp.c) and reads no cache in its
+ * callback: the answer may then come before the cache write (be_reply_first.c). */
+void be_account_info_reply_first(struct tevent_req *req);
 
 /* ---- be_id_ldap.c ------------------------------------------------------------------- */
 
@@ -255,6 +265,15 @@ errno_t be_mpg_primary_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
  * or its own. EINVAL for an entry sysdb refuses (id 0, bad name ...): counted in
  * be_stats.refused_entries and logged. */
 errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t now);
+/* The sysdb form of user (its strings are user's) that be_store_user stores. */
+struct sysdb_user;
+void be_user_to_sysdb(struct be_ctx *be, const struct sdap_user *user,
+                      struct sysdb_user *su);
+/* be_store_user with the entry already built (sysdb_user_write_new of user's sysdb form,
+ * stamped now). */
+struct sysdb_user_write;
+errno_t be_store_user_prepared(struct be_ctx *be, const struct sdap_user *user,
+                               struct sysdb_user_write *w, time_t now);
 errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool with_members,
                        time_t now);
 /* be_store_group without members; *_expired: stored expired as new (see sysdb_store_group_ext). */
@@ -354,6 +373,40 @@ errno_t be_enum_recv(struct tevent_req *req);
 /* The periodic task: a first round now, then one every enum_refresh seconds after the end
  * of the previous round; rounds are skipped while offline. No-op unless enumerate. */
 errno_t be_enum_task_start(struct be_ctx *be);
+
+/* ---- be_reply_first.c ---------------------------------------------------------------- */
+
+struct sdap_user;
+
+/* The entry answers carry while they are sent before their store (be_dp.c reads it). */
+struct be_carried {
+    uint32_t type;              /* SSS_DP_USER */
+    struct be_filter filter;    /* name or id */
+    uint64_t gen;
+    const void *blob;           /* the store's own (sysdb_user_write_form) */
+    size_t len;
+};
+
+/* be_id_ldap.c, a user found by name or id: hands it over (taken, on success) to be
+ * stored at the end of its operation, after or before the answers (be_account.c). false:
+ * not taken (no bus: unit tests; out of memory): the caller stores it now. */
+bool be_user_later_set(struct be_ctx *be, uint32_t type, const struct be_filter *filter,
+                       struct sdap_user *user, time_t now);
+
+/* be_account.c, when an operation ends: the user handed over during it, or NULL. */
+struct be_user_later *be_user_later_take(struct be_ctx *be);
+
+/* Stores it now, before the answers (be_store_user's errors). */
+errno_t be_user_later_store(struct be_ctx *be, struct be_user_later *later);
+
+/* Opens the write transaction and sets be->carrying for the answers. EOK: answer now
+ * (each reply sent before this returns), then be_reply_first_end(); else (ENOTSUP: the
+ * entry cannot be carried, sysdb errors) nothing is open: be_user_later_store() instead. */
+errno_t be_reply_first_begin(struct be_ctx *be, struct be_user_later *later);
+
+/* After the answers: flushes them to the bus, stores the user in the open transaction and
+ * commits. A failure is logged only (the answers were the directory's). */
+void be_reply_first_end(struct be_ctx *be, struct be_user_later *later);
 
 /* ---- be_dp.c ------------------------------------------------------------------------ */
 

@@ -1,10 +1,11 @@
 /*
  * The bus side of the back-end: sssd.dataprovider.getAccountInfo at SSS_BUS_PATH (an
- * asynchronous handler: the reply leaves once the cache write committed) and the
+ * asynchronous handler: the reply leaves once the cache write committed, or for a user
+ * found by name or uid just before it: be_reply_first.c) and the
  * sssd.service signals that drive the online state (GoOffline, ResetOffline).
  * A getAccountInfo reply that says the cache is up to date also carries what a read of the
  * asked key gives right after the commit (sysdb_reply.h), so that the responder need not
- * read it back from ldb.
+ * read it back from ldb; that is also what lets a reply go before the commit.
  * The handlers only check the domain and hand the request to be_account.c, and
  * sssd.dataprovider.pamHandler (never logged with its tokens) to be_pam.c.
  */
@@ -64,6 +65,31 @@ static bool be_dp_reply_key(uint32_t type, const char *filter, struct sysdb_repl
     return true;
 }
 
+/* The answer is sent before the store (be_reply_first.c): the entry being stored, which
+ * is what a read of key gives once it commits. Only the requests of its operation are
+ * answered while it is set: same type and filter. */
+static void be_dp_carry_first(const struct be_carried *c, struct be_dp_state *state,
+                              const struct sysdb_reply_key *key)
+{
+    bool same;
+
+    same = c->type == state->entry_type
+           && (key->kind == SYSDB_RC_USER_NAME
+               ? c->filter.kind == BE_FILTER_NAME && strcmp(c->filter.name, key->name) == 0
+               : key->kind == SYSDB_RC_USER_UID && c->filter.kind == BE_FILTER_ID
+                 && c->filter.id == key->id);
+    if (!same) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "An answer of another request while one is carried: "
+              "nothing carried\n");
+        return;
+    }
+    state->entry = talloc_memdup(state, c->blob, c->len);
+    if (state->entry != NULL) {
+        state->gen = c->gen;
+        state->entry_len = c->len;
+    }
+}
+
 /* After a successful request: the entry to carry, if there is one to vouch for. Nothing
  * carried is never an error: the caller then reads its cache. */
 static void be_dp_carry_entry(struct be_ctx *be, struct be_dp_state *state)
@@ -76,6 +102,10 @@ static void be_dp_carry_entry(struct be_ctx *be, struct be_dp_state *state)
 
     if (state->dp_error != SSS_DP_ERR_OK || be->sysdb == NULL || state->filter == NULL
             || !be_dp_reply_key(state->entry_type, state->filter, &key)) {
+        return;
+    }
+    if (be->carrying != NULL) {
+        be_dp_carry_first(be->carrying, state, &key);
         return;
     }
     ret = sysdb_reply_get(state, be->sysdb, &key, &gen, &blob, &len);
@@ -131,6 +161,9 @@ be_dp_get_account_info_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
             DEBUG(SSSDBG_OP_FAILURE, "%s\n", state->message);
         } else {
             subreq = be_account_info_send(state, ev, be, entry_type, filter, req_id);
+            if (subreq != NULL) {
+                be_account_info_reply_first(subreq);
+            }
         }
     }
     if (!ours) {

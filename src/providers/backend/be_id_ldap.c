@@ -291,7 +291,12 @@ static void be_id_ldap_user_done(struct tevent_req *subreq)
     if (ret != EOK) {
         goto done;
     }
-    ret = be_store_user(state->be, user, time(NULL));
+    /* Stored at the end of the operation, after its answers when they can carry it
+     * (be_reply_first.c), else now. */
+    if (state->keep_missing
+            || !be_user_later_set(state->be, state->type, &state->filter, user, time(NULL))) {
+        ret = be_store_user(state->be, user, time(NULL));
+    }
     if (ret == EOK && state->filter.kind == BE_FILTER_NAME) {
         talloc_free(state->be->recent_user);
         state->be->recent_user = talloc_strdup(state->be, state->filter.name);

@@ -33,9 +33,28 @@ static errno_t be_refused(struct be_ctx *be, const char *kind, const char *name,
     return ret;
 }
 
+void be_user_to_sysdb(struct be_ctx *be, const struct sdap_user *user,
+                      struct sysdb_user *su)
+{
+    memset(su, 0, sizeof(*su));
+    su->name = user->name;
+    su->uid = user->uid;
+    /* auto_private_groups = true: the gidNumber is ignored (be_mpg.c adds it to the
+     * user's groups) and the private group is stored with the user. */
+    su->gid = be->mpg == BE_MPG_TRUE ? user->uid : user->gid;
+    su->gecos = be_opt_str(user->gecos);
+    su->home = be_opt_str(user->home);
+    su->shell = be_opt_str(user->shell);
+    su->orig_dn = be_opt_str(user->orig_dn);
+    su->upn = user->upn;
+    su->email = be_opt_str(user->email);
+    su->sid = be_opt_str(user->sid);
+    su->extra = user->extra;
+}
+
 errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t now)
 {
-    struct sysdb_user su = { 0 };
+    struct sysdb_user su;
     errno_t ret;
 
     SSS_CHECK_ARG(be != NULL, EINVAL);
@@ -43,20 +62,21 @@ errno_t be_store_user(struct be_ctx *be, const struct sdap_user *user, time_t no
     if (user->uid == 0 || user->gid == 0) {
         return be_refused(be, "user", user->name, user->uid, EINVAL);
     }
-    su.name = user->name;
-    su.uid = user->uid;
-    /* auto_private_groups = true: the gidNumber is ignored (be_mpg.c adds it to the
-     * user's groups) and the private group is stored with the user. */
-    su.gid = be->mpg == BE_MPG_TRUE ? user->uid : user->gid;
-    su.gecos = be_opt_str(user->gecos);
-    su.home = be_opt_str(user->home);
-    su.shell = be_opt_str(user->shell);
-    su.orig_dn = be_opt_str(user->orig_dn);
-    su.upn = user->upn;
-    su.email = be_opt_str(user->email);
-    su.sid = be_opt_str(user->sid);
-    su.extra = user->extra;
+    be_user_to_sysdb(be, user, &su);
     ret = sysdb_store_user(be->sysdb, &su, now, be->user_timeout);
+    if (ret == EOK && be->mpg == BE_MPG_TRUE) {
+        ret = be_store_private_group(be, user, now);
+    }
+    return be_refused(be, "user", user->name, user->uid, ret);
+}
+
+errno_t be_store_user_prepared(struct be_ctx *be, const struct sdap_user *user,
+                               struct sysdb_user_write *w, time_t now)
+{
+    errno_t ret;
+
+    SSS_CHECK_ARG(be != NULL && user != NULL && w != NULL, EINVAL);
+    ret = sysdb_user_write_store(be->sysdb, w);
     if (ret == EOK && be->mpg == BE_MPG_TRUE) {
         ret = be_store_private_group(be, user, now);
     }

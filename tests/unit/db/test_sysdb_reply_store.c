@@ -7,6 +7,10 @@
  * cleared), a group with members and nested groups, an initgroups stored with its user in
  * one transaction or of a user already cached, and writes later in the same transaction (an expire, a delete, another
  * user taking the uid) that must not let a stale entry through.
+ * Reply first (sysdb_reply_user_first): the entry carried before the store, inside its
+ * transaction, is byte for byte the fresh read after the commit, tagged with the
+ * commit's generation; another process still one generation short takes it and finds the
+ * carried user through its read cache while ldb holds an older one.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -107,6 +111,72 @@ static int reader(const char *dir, const char *kind, const char *arg, const char
     }
     talloc_free(sysdb);
     return ret == EOK ? 0 : 1;
+}
+
+/* The responder's side of reply first, as another process: takes the carried entry
+ * (blob_path) for a user by name at gen and looks the user up. Exit 0: found with that
+ * gecos; 4: put refused; 5: not found or another gecos. */
+static int taker(const char *dir, const char *name, const char *gen_s, const char *gecos,
+                 const char *blob_path)
+{
+    struct sysdb_reply_key key = { .kind = SYSDB_RC_USER_NAME, .name = name };
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user *user = NULL;
+    char buf[SYSDB_RCACHE_MAX_ENTRY];
+    ssize_t len;
+    int fd;
+    errno_t ret;
+
+    fd = open(blob_path, O_RDONLY);
+    if (fd < 0) {
+        return 2;
+    }
+    len = read(fd, buf, sizeof(buf));
+    close(fd);
+    if (len <= 0) {
+        return 2;
+    }
+    if (sysdb_open_ext(NULL, dir, DOM, SYSDB_CASE_INSENSITIVE, SYSDB_BACKEND_MDB,
+                       &sysdb) != EOK) {
+        return 2;
+    }
+    ret = sysdb_reply_put(sysdb, &key, strtoull(gen_s, NULL, 10), buf, (size_t)len);
+    if (ret != EOK) {
+        talloc_free(sysdb);
+        return 4;
+    }
+    ret = sysdb_get_user_by_name(sysdb, sysdb, name, &user);
+    ret = ret == EOK && user->gecos != NULL && strcmp(user->gecos, gecos) == 0 ? 0 : 5;
+    talloc_free(sysdb);
+    return ret;
+}
+
+/* Runs the taker on blob; its exit status. */
+static int run_taker(struct rs_test *t, const char *name, uint64_t gen, const char *gecos,
+                     const void *blob, size_t len)
+{
+    char *path = talloc_asprintf(t->mem, "%s/carried.bin", t->dir);
+    char gen_s[32];
+    int status;
+    pid_t pid;
+    int fd;
+
+    assert_non_null(path);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, blob, len), (ssize_t)len);
+    close(fd);
+    snprintf(gen_s, sizeof(gen_s), "%llu", (unsigned long long)gen);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        execl("/proc/self/exe", "test_sysdb_reply_store", "--taker", t->dir, name, gen_s,
+              gecos, path, (char *)NULL);
+        _exit(3);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status));
+    return WEXITSTATUS(status);
 }
 
 /* The whole file at path, on mem_ctx. */
@@ -352,6 +422,80 @@ static void test_later_writes(void **state)
     assert_int_equal(len, 0);
 }
 
+/* Reply first for user u (whose older entry, if any, is in the cache): the carried form
+ * made before the store is the fresh read after it, byte for byte, by name and by uid; the
+ * store's commit is the tagged generation; another process one generation short answers
+ * from it (gecos: the carried entry's) before the commit. */
+static void assert_user_first(struct rs_test *t, const struct sysdb_user *u,
+                              const char *asked)
+{
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = asked };
+    struct sysdb_reply_key by_uid = { .kind = SYSDB_RC_USER_UID, .id = u->uid };
+    struct sysdb_reply_key other = { .kind = SYSDB_RC_USER_NAME, .name = "nobody-else" };
+    struct sysdb_user_write *w;
+    uint64_t gen, gen_uid, fresh_gen;
+    const void *blob, *blob_uid;
+    size_t len, len_uid, fresh_len;
+    char *fresh;
+
+    assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, u, NOW, TMO, &w), EOK);
+    /* Outside a transaction the generation is not ours to vouch for. */
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_name, w, &gen, &blob, &len),
+                     ENOTSUP);
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_name, w, &gen, &blob, &len), EOK);
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_uid, w, &gen_uid, &blob_uid,
+                                            &len_uid), EOK);
+    assert_int_equal(gen_uid, gen);
+    /* Not the entry the key names. */
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &other, w, &gen_uid, &blob_uid,
+                                            &len_uid), ENOTSUP);
+    /* Before the commit, another process one generation short answers from the carried
+     * entry; a tag two ahead is refused. */
+    assert_int_equal(run_taker(t, asked, gen, u->gecos, blob, len), 0);
+    assert_int_equal(run_taker(t, asked, gen + 1, u->gecos, blob, len), 4);
+    assert_int_equal(sysdb_user_write_store(t->sysdb, w), EOK);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    /* After it, the tag is the database's, and the read is the carried entry. */
+    assert_int_equal(run_taker(t, asked, gen, u->gecos, blob, len), 0);
+    assert_int_equal(run_taker(t, asked, gen - 1, u->gecos, blob, len), 4);
+    fresh_read(t, &by_name, &fresh_gen, &fresh, &fresh_len);
+    assert_int_equal(fresh_gen, gen);
+    assert_int_equal(fresh_len, len);
+    assert_memory_equal(fresh, blob, len);
+    fresh_read(t, &by_uid, &fresh_gen, &fresh, &fresh_len);
+    assert_int_equal(fresh_len, len);
+    assert_memory_equal(fresh, blob, len);
+    /* The writer's own read after the commit comes from what the store recorded. */
+    assert_reply(t, &by_name, true);
+    talloc_free(w);
+}
+
+static void test_user_first(void **state)
+{
+    struct rs_test *t = *state;
+    const char *extra[] = { "employeeNumber", "42", "l", "Brno", NULL };
+    struct sysdb_user u = { .name = "Joe", .uid = 5000, .gid = 5001, .gecos = "Joe B.",
+                            .home = "/home/joe", .shell = "/bin/sh",
+                            .orig_dn = "uid=joe,ou=people,dc=example,dc=com",
+                            .email = "Joe@Example.com", .upn = "joe@EXAMPLE.COM",
+                            .extra = extra };
+    struct sysdb_user w_less = { .name = "joe", .uid = 5000, .gid = 5001, .gecos = "J",
+                                 .shell = "/bin/zsh" };
+    struct sysdb_user_write *w;
+
+    /* A new user (no older entry), by another spelling of the name. */
+    assert_user_first(t, &u, "JOE");
+    /* Changed, with optional attributes cleared (the store's empty elements). */
+    assert_user_first(t, &w_less, "joe");
+    /* Changed back, from the small entry. */
+    u.gecos = "Joe Bloggs";
+    assert_user_first(t, &u, "joe");
+    /* An entry the store refuses is refused before anything is carried. */
+    u.uid = 0;
+    assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, &u, NOW, TMO, &w), EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -359,10 +503,14 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_group, setup, teardown),
         cmocka_unit_test_setup_teardown(test_initgroups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_later_writes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_first, setup, teardown),
     };
 
     if (argc == 6 && strcmp(argv[1], "--reader") == 0) {
         return reader(argv[2], argv[3], argv[4], argv[5]);
+    }
+    if (argc == 7 && strcmp(argv[1], "--taker") == 0) {
+        return taker(argv[2], argv[3], argv[4], argv[5], argv[6]);
     }
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
