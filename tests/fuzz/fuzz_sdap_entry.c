@@ -9,7 +9,8 @@
  * final result through ldap_parse_result() and sdap_page_cookie() (the paged-results
  * control, whose missing value made libldap abort the process). Ranged attributes
  * ("member;range=0-1499", AD): each entry's ranges parsed, and each entry merged into the
- * one before it as the follow-up answer would be (sdap_entry_range.c).
+ * one before it as the follow-up answer would be (sdap_entry_range.c). Each entry parsed
+ * again with memberUid only counted past a limit (sdap_entry_count.c), against the first.
  * Built apart from the Makefile, with the ldap, confdb and util sources compiled in.
  */
 #include <stddef.h>
@@ -97,6 +98,60 @@ static void parse_as(const struct sdap_options *opts, const struct sdap_entry *e
     talloc_free(tmp);
 }
 
+/* Whether the value list of a has needle (the values kept: a needle never is dropped). */
+static bool holds(const struct sdap_attr *a, const char *needle)
+{
+    size_t i;
+
+    for (i = 0; i < a->num_values; i++) {
+        if (strcmp(a->values[i], needle) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The message parsed again with memberUid only counted past 2 values (an rfc2307
+ * initgroups, sdap_entry_count.c) must give what the plain parse gave, with each counted
+ * list empty, its count at least the values the plain parse kept and its needle found
+ * exactly when the plain list holds it. */
+static void counted_agrees(LDAP *ld, LDAPMessage *msg, const struct sdap_entry *plain)
+{
+    static const struct sdap_count_spec spec = { "memberUid", 2, "u1" };
+    struct sdap_entry *c;
+    const struct sdap_attr *a;
+    const struct sdap_attr *p;
+    size_t dropped = 0;
+    size_t i;
+
+    if (sdap_entry_from_msg_counted(NULL, ld, msg, &spec, &c, &dropped) != EOK) {
+        abort();    /* the plain parse took this message */
+    }
+    if (c->num_attrs != plain->num_attrs || strcmp(c->dn, plain->dn) != 0) {
+        abort();
+    }
+    for (i = 0; i < c->num_attrs; i++) {
+        a = &c->attrs[i];
+        p = &plain->attrs[i];
+        if (strcmp(a->name, p->name) != 0 || p->num_counted != 0) {
+            abort();
+        }
+        if (a->num_counted == 0) {
+            if (a->num_values != p->num_values) {
+                abort();
+            }
+            continue;
+        }
+        if (strcasecmp(a->name, spec.attr) != 0 || a->num_counted <= spec.limit
+                || a->num_values != 0 || a->values[0] != NULL
+                || a->num_counted < p->num_values || a->needle_found != holds(p, spec.needle)) {
+            abort();
+        }
+    }
+    parse_as(opts_2307, c);
+    talloc_free(c);
+}
+
 /* entry as the follow-up answer for the first ranged attribute of prev: a merge either
  * fails, leaving prev's values as they were, or appends exactly the answer's values. */
 static void range_as_followup(struct sdap_entry *prev, struct sdap_entry *entry)
@@ -154,6 +209,7 @@ static void read_messages(LDAP *ld, int msgid)
             size_t dropped = 0;
 
             if (sdap_entry_from_msg(NULL, ld, msg, &entry, &dropped) == EOK) {
+                counted_agrees(ld, msg, entry);
                 parse_as(opts_2307, entry);
                 parse_as(opts_bis, entry);
                 parse_as(opts_ad, entry);
