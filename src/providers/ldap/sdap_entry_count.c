@@ -5,8 +5,8 @@
  * members is stored without them anyway (BE_BIG_GROUP), yet decoding, validating and
  * hashing its values was 6.3M of the 9.85M instructions sssd_be spent on such a cold
  * initgroups. Here those values are walked by their BER lengths only, inside the set that
- * holds them, with liblber's own element reader (the one its value array decoder uses):
- * no array, no copy, no per-value check.
+ * holds them (count_set; liblber's own element reader for the encodings it does not
+ * take): no array, no copy, no per-value check.
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
@@ -47,27 +47,83 @@ static bool walk_set(BerElement *sub, const struct berval *set, const char *need
     return true;
 }
 
+/* Counts the values in set as walk_set does, without liblber (whose reader is most of the
+ * cost of a 10,000-value walk), for the encodings it reads the same way: one-byte tags,
+ * short or long lengths. 1: counted; 0: malformed (where liblber's reader also stops);
+ * -1: a multi-byte tag, left to walk_set. */
+static int count_set(const struct berval *set, const char *needle, size_t *_count,
+                     bool *_needle)
+{
+    const unsigned char *p = (const unsigned char *)set->bv_val;
+    const unsigned char *end = p + set->bv_len;
+    size_t nlen = needle != NULL ? strlen(needle) : 0;
+    size_t len;
+    size_t k;
+    size_t n = 0;
+
+    while (p < end) {
+        if ((*p++ & 0x1f) == 0x1f) {
+            return -1;
+        }
+        if (p == end) {
+            return 0;
+        }
+        len = *p++;
+        if (len & 0x80) {
+            k = len & 0x7f;
+            /* 0x80 (indefinite) and lengths wider than liblber's are refused, as there */
+            if (k == 0 || k > sizeof(ber_len_t) || (size_t)(end - p) < k) {
+                return 0;
+            }
+            for (len = 0; k > 0; k--) {
+                len = (len << 8) | *p++;
+            }
+        }
+        if (len > (size_t)(end - p)) {
+            return 0;
+        }
+        /* The last byte first: names of one length often share their start. */
+        if (needle != NULL && len == nlen
+                && (len == 0 || p[len - 1] == (unsigned char)needle[len - 1])
+                && memcmp(p, needle, len) == 0) {
+            *_needle = true;
+        }
+        p += len;
+        n++;
+    }
+    *_count = n;
+    return 1;
+}
+
 /* The values of a counted attribute: counted when over the limit, else returned as
  * ldap_get_attribute_ber would (an array on liblber's memory, pointing into the message). */
 static int count_or_take(BerElement *ber, const struct sdap_count_spec *spec,
                          struct berval **_vals, size_t *_counted, bool *_needle)
 {
     struct berval set;
-    BerElement *sub;
+    BerElement *sub = NULL;
     struct berval *vals;
     size_t n = 0;
     bool needle = false;
+    int counted;
     int rc = LDAP_DECODING_ERROR;
 
     if (ber_skip_element(ber, &set) == LBER_DEFAULT) {
         return LDAP_DECODING_ERROR;
     }
-    sub = ber_alloc_t(LBER_USE_DER);
-    if (sub == NULL) {
-        return LDAP_NO_MEMORY;
+    counted = count_set(&set, spec->needle, &n, &needle);
+    if (counted == 0) {
+        return LDAP_DECODING_ERROR;
     }
-    if (!walk_set(sub, &set, spec->needle, &n, &needle, NULL)) {
-        goto done;
+    if (counted < 0) {
+        sub = ber_alloc_t(LBER_USE_DER);
+        if (sub == NULL) {
+            return LDAP_NO_MEMORY;
+        }
+        needle = false;
+        if (!walk_set(sub, &set, spec->needle, &n, &needle, NULL)) {
+            goto done;
+        }
     }
     if (n > spec->limit) {
         *_counted = n;
@@ -78,6 +134,9 @@ static int count_or_take(BerElement *ber, const struct sdap_count_spec *spec,
     if (n == 0) {
         rc = LDAP_SUCCESS;      /* as libldap: no array for an empty set */
         goto done;
+    }
+    if (sub == NULL && (sub = ber_alloc_t(LBER_USE_DER)) == NULL) {
+        return LDAP_NO_MEMORY;
     }
     vals = ber_memalloc((n + 1) * sizeof(*vals));
     if (vals == NULL) {
@@ -90,7 +149,9 @@ static int count_or_take(BerElement *ber, const struct sdap_count_spec *spec,
     *_vals = vals;
     rc = LDAP_SUCCESS;
 done:
-    ber_free(sub, 0);
+    if (sub != NULL) {
+        ber_free(sub, 0);
+    }
     return rc;
 }
 

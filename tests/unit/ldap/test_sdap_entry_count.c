@@ -2,8 +2,9 @@
  * sdap_entry_count.c: an attribute's values only counted past a limit, on entries a fake
  * server writes into a socket and libldap reads back as a search result entry. A
  * counted list keeps no value but its count and whether the needle is among them; at
- * the limit, ranged, or without a spec the values are read as before; a set whose value
- * overruns it ends the attributes, as libldap's own decoding of values does.
+ * the limit, ranged, or without a spec the values are read as before; long lengths and
+ * two-byte tags count as liblber reads them; a set whose value overruns it, or an
+ * indefinite length, ends the attributes, as libldap's own decoding of values does.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -241,6 +242,73 @@ static void test_empty_set(void **state)
     talloc_free(e);
 }
 
+/* A set of raw bytes under memberUid, between cn and gidNumber. */
+static void raw_member_set(struct der *d, const void *set, size_t len)
+{
+    struct der seq = { .len = 0 };
+
+    der_attr(d, "cn", name);
+    der_str(&seq, "memberUid");
+    der_tlv(&seq, 0x31, set, len);
+    der_tlv(d, 0x30, seq.b, seq.len);
+    der_attr(d, "gidNumber", gid);
+}
+
+/* Long-form lengths (a 200-byte value), and a value under a two-byte tag, which liblber
+ * reads too (the walk leaves such a set to it): counted alike, the needle found. */
+static void test_long_lengths_and_tags(void **state)
+{
+    const struct sdap_count_spec spec = { "memberUid", 2, "bob" };
+    struct der set = { .len = 0 };
+    struct der d = { .len = 0 };
+    struct sdap_entry *e;
+    char big[200];
+
+    (void)state;
+    memset(big, 'a', sizeof(big));
+    der_tlv(&set, 0x04, big, sizeof(big));
+    der_str(&set, "bob");
+    der_str(&set, "ann");
+    raw_member_set(&d, set.b, set.len);
+    e = parse(&d, &spec);
+    assert_int_equal(sdap_entry_attr(e, "memberUid")->num_counted, 3);
+    assert_true(sdap_entry_attr(e, "memberUid")->needle_found);
+    assert_string_equal(sdap_entry_value(e, "gidNumber"), "7");
+    talloc_free(e);
+
+    set.len = 0;
+    der_tlv(&set, 0x04, big, sizeof(big));
+    set.b[set.len++] = 0x1f;        /* [UNIVERSAL 32]: a two-byte tag */
+    der_tlv(&set, 0x20, "bob", 3);
+    der_str(&set, "ann");
+    d.len = 0;
+    raw_member_set(&d, set.b, set.len);
+    e = parse(&d, &spec);
+    assert_int_equal(sdap_entry_attr(e, "memberUid")->num_counted, 3);
+    assert_true(sdap_entry_attr(e, "memberUid")->needle_found);
+    assert_string_equal(sdap_entry_value(e, "gidNumber"), "7");
+    talloc_free(e);
+}
+
+/* An indefinite length (0x80) inside the set: refused as liblber refuses it. */
+static void test_indefinite_length(void **state)
+{
+    const struct sdap_count_spec spec = { "memberUid", 0, NULL };
+    static const unsigned char set[] = { 0x04, 0x03, 'a', 'n', 'n', 0x04, 0x80, 0x00, 0x00 };
+    struct der d = { .len = 0 };
+    struct sdap_entry *e;
+
+    (void)state;
+    raw_member_set(&d, set, sizeof(set));
+    e = parse(&d, &spec);
+    assert_null(sdap_entry_attr(e, "memberUid"));
+    assert_null(sdap_entry_attr(e, "gidNumber"));
+    talloc_free(e);
+    e = parse(&d, NULL);
+    assert_null(sdap_entry_attr(e, "memberUid"));
+    talloc_free(e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +318,8 @@ int main(void)
         cmocka_unit_test(test_not_counted),
         cmocka_unit_test(test_overrun_set),
         cmocka_unit_test(test_empty_set),
+        cmocka_unit_test(test_long_lengths_and_tags),
+        cmocka_unit_test(test_indefinite_length),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
