@@ -4,7 +4,9 @@
  * rfc2307: one (paged) search (&(objectClass=<group oc>)(memberUid=<name>)<filter>), which
  * also reads memberUid: a group's members are those values and nothing else, so each group
  * comes back complete (members_complete) and the back-end stores it as a group lookup
- * would; `id`'s getgrgid of each group then costs the directory nothing.
+ * would; `id`'s getgrgid of each group then costs the directory nothing. A group with
+ * more than SDAP_IG_BIG_GROUP values, which the back-end would store without members
+ * anyway, has them only counted (sdap_entry_count.c) and comes back without members.
  * The DN schemas return their groups without member lists (resolving member DNs is a
  * group lookup's work).
  * rfc2307bis: the groups whose member holds the user's DN, then, hop by hop up to
