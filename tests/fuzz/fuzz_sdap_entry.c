@@ -9,7 +9,8 @@
  * final result through ldap_parse_result() and sdap_page_cookie() (the paged-results
  * control, whose missing value made libldap abort the process). Ranged attributes
  * ("member;range=0-1499", AD): each entry's ranges parsed, and each entry merged into the
- * one before it as the follow-up answer would be (sdap_entry_range.c).
+ * one before it as the follow-up answer would be (sdap_entry_range.c). Each entry parsed
+ * again with memberUid only counted past a limit (sdap_entry_count.c), against the first.
  * Built apart from the Makefile, with the ldap, confdb and util sources compiled in.
  */
 #include <stddef.h>
@@ -97,6 +98,61 @@ static void parse_as(const struct sdap_options *opts, const struct sdap_entry *e
     talloc_free(tmp);
 }
 
+/* Whether the value list of a has needle (the values kept: a needle never is dropped). */
+static bool holds(const struct sdap_attr *a, const char *needle)
+{
+    size_t i;
+
+    for (i = 0; i < a->num_values; i++) {
+        if (strcmp(a->values[i], needle) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The same message read by a second handle (libldap writes into a message as it parses
+ * it: parsed twice, it gives something else) with memberUid only counted past 2 values
+ * (an rfc2307 initgroups, sdap_entry_count.c) must give what the plain parse gave, with
+ * each counted list empty, its count at least the values the plain parse kept and its
+ * needle found exactly when the plain list holds it. */
+static void counted_agrees(LDAP *ld, LDAPMessage *msg, const struct sdap_entry *plain)
+{
+    static const struct sdap_count_spec spec = { "memberUid", 2, "u1" };
+    struct sdap_entry *c;
+    const struct sdap_attr *a;
+    const struct sdap_attr *p;
+    size_t dropped = 0;
+    size_t i;
+
+    if (sdap_entry_from_msg_counted(NULL, ld, msg, &spec, &c, &dropped) != EOK) {
+        abort();    /* the plain parse took this message */
+    }
+    if (c->num_attrs != plain->num_attrs || strcmp(c->dn, plain->dn) != 0) {
+        abort();
+    }
+    for (i = 0; i < c->num_attrs; i++) {
+        a = &c->attrs[i];
+        p = &plain->attrs[i];
+        if (strcmp(a->name, p->name) != 0 || p->num_counted != 0) {
+            abort();
+        }
+        if (a->num_counted == 0) {
+            if (a->num_values != p->num_values) {
+                abort();
+            }
+            continue;
+        }
+        if (strcasecmp(a->name, spec.attr) != 0 || a->num_counted <= spec.limit
+                || a->num_values != 0 || a->values[0] != NULL
+                || a->num_counted < p->num_values || a->needle_found != holds(p, spec.needle)) {
+            abort();
+        }
+    }
+    parse_as(opts_2307, c);
+    talloc_free(c);
+}
+
 /* entry as the follow-up answer for the first ranged attribute of prev: a merge either
  * fails, leaving prev's values as they were, or appends exactly the answer's values. */
 static void range_as_followup(struct sdap_entry *prev, struct sdap_entry *entry)
@@ -135,11 +191,13 @@ static void range_as_followup(struct sdap_entry *prev, struct sdap_entry *entry)
     }
 }
 
-static void read_messages(LDAP *ld, int msgid)
+/* ld2: a second handle fed the same bytes, read in step, for counted_agrees(). */
+static void read_messages(LDAP *ld, int msgid, LDAP *ld2, int msgid2)
 {
     struct timeval tv = { 0, 0 };     /* all bytes are queued before reading: never wait */
     struct sdap_entry *prev = NULL;     /* the entry before, for the range merge */
     LDAPMessage *msg;
+    LDAPMessage *msg2;
     int rc;
     int n;
 
@@ -148,12 +206,19 @@ static void read_messages(LDAP *ld, int msgid)
         if (rc <= 0) {
             break;      /* end of input, or bytes libldap refused */
         }
+        msg2 = NULL;
+        if (ld2 != NULL && ldap_result(ld2, msgid2, LDAP_MSG_ONE, &tv, &msg2) != rc) {
+            abort();    /* the same bytes, the same messages */
+        }
         if (rc == LDAP_RES_SEARCH_ENTRY) {
             struct sdap_entry *entry;
             const char *base;
             size_t dropped = 0;
 
             if (sdap_entry_from_msg(NULL, ld, msg, &entry, &dropped) == EOK) {
+                if (msg2 != NULL) {
+                    counted_agrees(ld2, msg2, entry);
+                }
                 parse_as(opts_2307, entry);
                 parse_as(opts_bis, entry);
                 parse_as(opts_ad, entry);
@@ -180,40 +245,71 @@ static void read_messages(LDAP *ld, int msgid)
             ldap_memfree(text);
             ldap_controls_free(ctrls);
             ldap_msgfree(msg);
+            ldap_msgfree(msg2);
             break;
         }
         ldap_msgfree(msg);
+        ldap_msgfree(msg2);
     }
     talloc_free(prev);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* A handle that sent one search and has data queued as the server's answer (*_peer: the
+ * server's end, shut for writing). NULL when the input cannot be queued. */
+static LDAP *fed_handle(const uint8_t *data, size_t size, int *_msgid, int *_peer)
 {
     static const char *attrs[] = { "*", NULL };
     int version = LDAP_VERSION3;
     LDAP *ld = NULL;
     int sv[2];
-    int msgid;
 
-    if (size > 60000 || socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
-        return 0;       /* more than a socket buffer would block the write below */
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) {
+        return NULL;
     }
     if (ldap_init_fd(sv[0], LDAP_PROTO_TCP, NULL, &ld) != LDAP_SUCCESS) {
         close(sv[0]);
         close(sv[1]);
-        return 0;
+        return NULL;
     }
     ldap_set_option(ld, LDAP_OPT_PROTOCOL_VERSION, &version);
     if (sdap_limit_incoming(ld) != EOK) {
         abort();
     }
     if (ldap_search_ext(ld, "dc=f", LDAP_SCOPE_SUBTREE, "(objectClass=*)", (char **)attrs, 0,
-                        NULL, NULL, NULL, 0, &msgid) == LDAP_SUCCESS
-            && write(sv[1], data, size) == (ssize_t)size) {
-        shutdown(sv[1], SHUT_WR);
-        read_messages(ld, msgid);
+                        NULL, NULL, NULL, 0, _msgid) != LDAP_SUCCESS
+            || write(sv[1], data, size) != (ssize_t)size) {
+        ldap_unbind_ext(ld, NULL, NULL);    /* closes sv[0] */
+        close(sv[1]);
+        return NULL;
     }
-    ldap_unbind_ext(ld, NULL, NULL);    /* closes sv[0] */
-    close(sv[1]);
+    shutdown(sv[1], SHUT_WR);
+    *_peer = sv[1];
+    return ld;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    LDAP *ld;
+    LDAP *ld2;
+    int msgid = 0;
+    int msgid2 = 0;
+    int peer = -1;
+    int peer2 = -1;
+
+    if (size > 60000) {
+        return 0;       /* more than a socket buffer would block the write */
+    }
+    ld = fed_handle(data, size, &msgid, &peer);
+    if (ld == NULL) {
+        return 0;
+    }
+    ld2 = fed_handle(data, size, &msgid2, &peer2);
+    read_messages(ld, msgid, ld2, msgid2);
+    if (ld2 != NULL) {
+        ldap_unbind_ext(ld2, NULL, NULL);    /* closes its end */
+        close(peer2);
+    }
+    ldap_unbind_ext(ld, NULL, NULL);
+    close(peer);
     return 0;
 }

@@ -12,6 +12,9 @@
 #      operations, and the group is stored but not added to the user's group list
 #      (getent initgroups, from the cache, does not show it: what the memberUid search
 #      alone gives, and SSSD);
+#   A3. rfc2307 groups over BE_BIG_GROUP in an initgroups: their memberUid values only
+#      counted (the log), the cache as a full parse left it (big groups stored without
+#      members, the primary group's membership by the user's name among the values);
 #   B. rfc2307bis: a user in nested groups: at most 4 operations (the issue's target; it
 #      was 17, then 10): the user, then id's getgrgid of the primary gid runs the
 #      initgroups of that user with the gid folded into its first hop, (|(member=<user
@@ -170,6 +173,73 @@ out=$(in_nss_ns getent initgroups dave)
 check "dave's group list from the cache is ops alone, without the primary group: '$out'" \
     test "$(tr -s ' ' '\n' <<<"$out" | tail -n +2 | sort | paste -sd,)" = 20003
 stop_sssd
+
+# ---- A3. rfc2307, groups over the back-end's BE_BIG_GROUP (1,000 members) in an
+# initgroups: erin's primary group eprim holds 1,200 memberUid values, not erin; eteam holds
+# 1,200, erin and fred (fred's primary group); esmall holds erin. The initgroups search
+# only counts a big list (sdap_entry_count.c): the log says so, and the cache ends as the
+# full parse left it: eprim stored but not in erin's list, eteam in erin's and in fred's
+# (its needle: fred among the values), the big groups without members (their getent group
+# searches the directory, esmall's does not) and then listing all of them. ----
+S=dc=big,dc=test
+{
+    ldif_base $S
+    ldif_user $S erin 10101 20101 /home/erin
+    ldif_user $S fred 10102 20102 /home/fred
+    ldif_group $S eprim 20101 $(seq -f 'm%04g' 1 1200)
+    ldif_group $S eteam 20102 $(seq -f 'm%04g' 1 1200) erin fred
+    ldif_group $S esmall 20103 erin
+} > "$WORK/e.ldif"
+mkdir -p "$WORK/e"
+slapd_stats "$WORK/e" "$WORK/e.ldif" $S || { fail "slapd A3 did not start"; summary; exit 1; }
+write_conf <<CONF
+[sssd]
+services = nss
+domains = big.test
+
+[domain/big.test]
+id_provider = ldap
+ldap_uri = $URI
+ldap_search_base = $S
+entry_cache_timeout = 600
+debug_level = 6
+CONF
+rm -f "$LOGS"/sssd_be_big.test.log
+start_sssd || fail "A3: sssd did not start"
+out=$(in_nss_ns getent initgroups erin)
+check "A3: getent initgroups erin lists eteam and esmall: '$out'" \
+    test "$(tr -s ' ' '\n' <<<"$out" | tail -n +2 | sort | paste -sd,)" = 20102,20103
+check "A3: the back-end counted eteam's 1,202 memberUid values instead of reading them" \
+    grep -q "'cn=eteam,ou=Groups,$S': 1202 values of memberUid counted, not read" \
+    "$LOGS"/sssd_be_big.test.log
+from=$(($(wc -l < "$WORK/e/stats.log") + 1))
+out=$(in_nss_ns getent group esmall)
+n=$(ops_since "$WORK/e/stats.log" "$from")
+check "A3: esmall came complete with the initgroups: no search for it ($n), '$out'" \
+    test "$n" -eq 0 -a "$out" = "esmall:*:20103:erin"
+from=$(($(wc -l < "$WORK/e/stats.log") + 1))
+out=$(in_nss_ns getent group eteam)
+n=$(ops_since "$WORK/e/stats.log" "$from")
+m=$(tr ',' '\n' <<<"${out##*:}" | grep -c -x 'm[0-9]\{4\}\|erin\|fred')
+check "A3: eteam was stored without members: its own lookup searched ($n)" test "$n" -ge 1
+check "A3: ... and lists all 1,202 ($m)" test "$m" -eq 1202
+stop_sssd
+for u in erin fred; do
+    rm -rf "$PREFIX/var/lib/sss/db/"* "$PREFIX/var/lib/sss/mc/"*
+    start_sssd || fail "A3: sssd did not start again"
+    in_nss_ns id "$u" > /dev/null
+    out=$(in_nss_ns getent initgroups "$u")
+    out=$(tr -s ' ' '\n' <<<"$out" | tail -n +2 | sort | paste -sd,)
+    want=20102,20103
+    [ "$u" = fred ] && want=20102
+    check "A3: after a cold id $u, its group list from the cache is $want: '$out'" \
+        test "$out" = "$want"
+    stop_sssd
+done
+check "A3: eprim's 1,200 values were counted too, erin not among them" \
+    grep -q "'cn=eprim,ou=Groups,$S': 1200 values of memberUid counted, not read" \
+    "$LOGS"/sssd_be_big.test.log
+slapd_stats_stop
 
 # ---- B. rfc2307bis: balice in bprim (primary) and bteam; bteam in bdept; bdept in borg;
 # bzoe (not looked up) in bteam and borg, so the lists hold users and groups. ----

@@ -7,7 +7,8 @@
  * a NUL byte are dropped (counted, logged): no later C string handling could keep them
  * faithfully, and a 1 MB gecos must not be copied into every reply. The binary attributes
  * the code reads are converted instead: AD's SIDs to their S-1-... form, nds's time map
- * to hex.
+ * to hex. A search may ask one attribute's values only counted when they are many
+ * (sdap_entry_count.c: a big group's memberUid list during an initgroups).
  */
 #include "util/util.h"
 #include "util/sss_hex.h"
@@ -127,6 +128,13 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
 errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
                             struct sdap_entry **_entry, size_t *_dropped)
 {
+    return sdap_entry_from_msg_counted(mem_ctx, ld, msg, NULL, _entry, _dropped);
+}
+
+errno_t sdap_entry_from_msg_counted(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
+                                    const struct sdap_count_spec *spec,
+                                    struct sdap_entry **_entry, size_t *_dropped)
+{
     struct sdap_entry *entry;
     BerElement *ber = NULL;
     struct berval dn = { 0, NULL };
@@ -160,11 +168,13 @@ errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
         struct sdap_range range;
         size_t type_len;
         size_t nv = 0;
+        size_t counted;
+        bool needle;
 
         vals = NULL;
         /* A decoding error ends the attributes here, as the end of the list does. */
-        if (ldap_get_attribute_ber(ld, msg, ber, &type, &vals) != LDAP_SUCCESS
-                || type.bv_val == NULL) {
+        if (sdap_entry_next_attr(ld, msg, ber, spec, &type, &vals, &counted, &needle)
+                != LDAP_SUCCESS || type.bv_val == NULL) {
             if (vals != NULL) {
                 ber_memfree(vals);
             }
@@ -203,10 +213,16 @@ errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
                 name = NULL;
                 attr->values = talloc_array(entry->attrs, char *, nv + 1);
                 attr->num_values = 0;
+                attr->num_counted = counted;
+                attr->needle_found = needle;
                 if (attr->values == NULL
                         || !copy_values(attr, entry->dn, attr->name, type_len, vals, nv,
                                         _dropped)) {
                     ret = ENOMEM;
+                }
+                if (counted > 0) {
+                    DEBUG(SSSDBG_TRACE_FUNC, "'%s': %zu values of %s counted, not read\n",
+                          entry->dn, counted, attr->name);
                 }
             }
         }

@@ -4,7 +4,9 @@
  * rfc2307: one (paged) search (&(objectClass=<group oc>)(memberUid=<name>)<filter>), which
  * also reads memberUid: a group's members are those values and nothing else, so each group
  * comes back complete (members_complete) and the back-end stores it as a group lookup
- * would; `id`'s getgrgid of each group then costs the directory nothing.
+ * would; `id`'s getgrgid of each group then costs the directory nothing. A group with
+ * more than SDAP_IG_BIG_GROUP values, which the back-end would store without members
+ * anyway, has them only counted (sdap_entry_count.c) and comes back without members.
  * The DN schemas return their groups without member lists (resolving member DNs is a
  * group lookup's work).
  * rfc2307bis: the groups whose member holds the user's DN, then, hop by hop up to
@@ -65,7 +67,12 @@ struct sdap_initgroups_state {
     bool folded;                    /* the search in flight also resolves member DNs */
     struct sdap_group *primary;     /* hop 0's group found by gid alone (not_member) */
     const char *primary_canon;
+    struct sdap_count_spec big;     /* rfc2307: memberUid lists only counted past it */
 };
+
+/* Member values past which the back-end stores a group without its members (its
+ * BE_BIG_GROUP): an rfc2307 initgroups has such lists only counted (sdap_entry_count.c). */
+#define SDAP_IG_BIG_GROUP 1000
 
 /* AD's backlink of member, maintained by the DC. */
 #define AD_MEMBEROF "memberOf"
@@ -264,6 +271,12 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
                         : sdap_group_attrs(state, opts, !opts->member_is_dn);
     if (state->args.attrs == NULL) {
         return ENOMEM;
+    }
+    if (!opts->member_is_dn) {
+        state->big.attr = opts->group_map[SDAP_GA_MEMBER];
+        state->big.limit = SDAP_IG_BIG_GROUP;
+        state->big.needle = state->user->name;
+        state->args.count_only = &state->big;
     }
     state->by_memberof = opts->schema == SDAP_SCHEMA_AD && opts->member_is_dn
                          && opts->nesting_level > 0;
@@ -512,6 +525,7 @@ static errno_t queue_parents(struct sdap_initgroups_state *state, const struct s
 static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_entry *e)
 {
     const struct sdap_options *opts = state->id_ctx->opts;
+    const struct sdap_attr *big;
     struct sdap_group *group = NULL;
     struct sdap_group **groups;
     const char **next;
@@ -540,7 +554,14 @@ static errno_t add_group(struct sdap_initgroups_state *state, const struct sdap_
         talloc_free(canon);
         return ret == EINVAL ? EOK : ret;   /* EINVAL: unusable, logged; not followed */
     }
-    if (!opts->member_is_dn) {
+    if (!opts->member_is_dn && (big = sdap_entry_attr(e, state->big.attr)) != NULL
+            && big->num_counted > 0) {
+        /* Too many to store: handed on without members, as the back-end would store a
+         * group over BE_BIG_GROUP; its own lookup reads them. */
+        group->members_complete = false;
+        group->not_member = state->with_primary && group->gid == state->user->gid
+                            && !big->needle_found;
+    } else if (!opts->member_is_dn) {
         ret = sdap_group_set_members_rfc2307(group, opts, e);
         if (ret != EOK) {
             return ret;

@@ -284,6 +284,19 @@ struct sdap_attr {
     char *name;
     size_t num_values;
     char **values;              /* NUL-terminated copies; values holding NUL are dropped */
+    /* > 0: the values were only counted, not copied (struct sdap_count_spec): values is
+     * empty, num_values 0. */
+    size_t num_counted;
+    bool needle_found;          /* counted: the spec's needle is among the values */
+};
+
+/* An attribute a search wants only counted when it holds more than limit values: a big
+ * rfc2307 group's memberUid list, which an initgroups stores without members anyway
+ * (BE_BIG_GROUP), cost sssd_be 2/3 of a cold initgroups to decode, check and hash. */
+struct sdap_count_spec {
+    const char *attr;           /* the attribute type (a ranged description never counts) */
+    size_t limit;
+    const char *needle;         /* noted when a value equals it exactly; may be NULL */
 };
 
 struct sdap_entry {
@@ -300,6 +313,17 @@ struct sdap_entry {
  * (skipped, logged); EPROTO: a malformed or short "attr;range=LO-HI" (logged); ENOMEM. */
 errno_t sdap_entry_from_msg(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
                             struct sdap_entry **_entry, size_t *_dropped);
+/* The same, with the values of the attribute spec names only counted when they are more
+ * than spec->limit (spec NULL: as sdap_entry_from_msg). */
+errno_t sdap_entry_from_msg_counted(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *msg,
+                                    const struct sdap_count_spec *spec,
+                                    struct sdap_entry **_entry, size_t *_dropped);
+/* One attribute of an entry being read (sdap_entry_count.c): as ldap_get_attribute_ber,
+ * except that the values of spec's attribute, when more than spec->limit, are counted
+ * into *_counted (and *_needle) instead of returned (*_vals NULL). */
+int sdap_entry_next_attr(LDAP *ld, LDAPMessage *msg, BerElement *ber,
+                         const struct sdap_count_spec *spec, struct berval *_type,
+                         struct berval **_vals, size_t *_counted, bool *_needle);
 /* The paged-results cookie among a final message's controls: EOK (*_cookie set; length 0
  * on the last page; free bv_val with ber_memfree), ENOENT (no such control: the server
  * does not page), EIO (a malformed control, logged). */
@@ -575,6 +599,9 @@ struct sdap_search_args {
     int sd_flags;               /* > 0: AD's SD flags control (SDAP_SD_FLAGS_OID, critical)
                                  * asks nTSecurityDescriptor for these parts only (4: the
                                  * DACL, which an account may read without SACL rights) */
+    /* An attribute only counted past a limit (sdap_entry_from_msg_counted); NULL: none.
+     * Must outlive the search. */
+    const struct sdap_count_spec *count_only;
 };
 
 /* ---- the search base from the rootDSE (sdap_rootdse.c) ------------------------------- */

@@ -293,7 +293,8 @@ static errno_t parse_entry(struct sdap_search_state *state, LDAPMessage *msg)
     struct sdap_entry *entry;
     errno_t ret;
 
-    ret = sdap_entry_from_msg(state, sdap_conn_ld(state->conn), msg, &entry, &state->dropped);
+    ret = sdap_entry_from_msg_counted(state, sdap_conn_ld(state->conn), msg,
+                                      state->args.count_only, &entry, &state->dropped);
     if (ret == ENOENT) {
         return EOK;     /* no DN: skipped, logged */
     }
