@@ -21,6 +21,11 @@
 #      core): the back-end log says how many the other connection answered, and the
 #      domain's LDAP server counted (sssctl stats, by server) at least as many searches.
 #      Before: all 7 on the GC.
+#   8. the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that records what
+#      the back-end sends, with a SASL layer of integrity only (ldap_sasl_maxssf = 1) so
+#      the requests can be read (tests/intg/ldap_sid_searches.py): the SID searches sent
+#      there during a cold `id gil` carry no paged results control (each names 50 SIDs at
+#      most; the control cost Samba ~4.7 ms of CPU per search). Before: all of them did.
 #   7. the same with the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that
 #      hangs once both connections are up: the SID searches sent there time out
 #      (ldap_search_timeout) and are sent again on the GC: `id gil` still lists them all.
@@ -210,6 +215,33 @@ check "GC: gil's SID searches: half on the domain's LDAP (${split:-none logged})
 check "GC: ... which counted at least as many searches ($((d1 - d0)) >= ${peer:-?})" \
     test $((d1 - d0)) -ge "${peer:-1}"
 stop_sssd
+
+# ---- 8 (the DC stays up). the SID searches are not paged ----
+RELAY_PORT=13389
+python3 "$TOP/tests/faults/fault_proxy.py" --listen "$SAMBA_AD_DC_IP:$RELAY_PORT" \
+    --target "$SAMBA_AD_DC_IP:389" --dump-up "$WORK/up" > "$WORK/relay8.out" 2>&1 &
+RELAY_PID=$!
+for _ in $(seq 50); do grep -q listening "$WORK/relay8.out" && break; sleep 0.1; done
+conf "ldap_uri = ldap://$SAMBA_AD_DC:$RELAY_PORT
+ldap_sasl_maxssf = 1" ||
+    { kill -TERM $RELAY_PID; fail "sssd did not restart (relay, dump)"; summary; exit; }
+in_nss_ns getent passwd gil > /dev/null
+for _ in $(seq 100); do
+    grep -q "global catalog connected" "$LOGS/sssd_be_ad.test.log" && break; sleep 0.1
+done
+python3 "$TOP/tests/intg/ldap_sid_searches.py" mark "$WORK/up" "$WORK/mark8"
+out=$(in_nss_ns id gil)
+read -r sid_searches paged < <(python3 "$TOP/tests/intg/ldap_sid_searches.py" count \
+    "$WORK/up" "$WORK/mark8")
+names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
+check "dump: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names")) and k_low" \
+    test "$(grep -c '^gl' <<<"$names")" -eq $NGIL -a "$(grep -cx 'k_low' <<<"$names")" -eq 1
+check "dump: the domain's LDAP got SID searches (${sid_searches:-?})" \
+    test "${sid_searches:-0}" -ge 1
+check "  ... none of them with the paged results control (${paged:-?})" \
+    test -n "${paged:-}" -a "${paged:-1}" -eq 0
+stop_sssd
+kill -TERM $RELAY_PID; wait $RELAY_PID 2>/dev/null
 
 # ---- 7 (the DC stays up). the other connection hung: its SID searches go to the GC ----
 RELAY_PORT=13389
