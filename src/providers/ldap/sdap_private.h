@@ -376,6 +376,10 @@ char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn);
  * case-insensitively; the value in string form, not empty, without NUL), on mem_ctx; else
  * NULL. */
 char *sdap_dn_rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr);
+/* The SID an extended DN names (AD's extended DN control, SDAP_EXTENDED_DN_OID:
+ * "<GUID=...>;<SID=S-1-5-...>;CN=..."), checked and on mem_ctx; NULL when it names none
+ * (a plain DN: the server ignored the control), names a malformed one, or ENOMEM. */
+char *sdap_xdn_sid(TALLOC_CTX *mem_ctx, const char *value);
 
 /* A set of strings (exact match), insertion-ordered: for dedup and loop protection. */
 struct sdap_strset;

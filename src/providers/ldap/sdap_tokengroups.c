@@ -266,21 +266,6 @@ done:
     sdap_req_step(req, ret);
 }
 
-/* The SID in an extended DN value ("<GUID=...>;<SID=S-1-5-...>;CN=..."), on mem_ctx;
- * NULL when it has none (a plain DN: the server ignored the control). */
-static char *tg_xdn_sid(TALLOC_CTX *mem_ctx, const char *value)
-{
-    const char *start = strstr(value, "<SID=");
-    const char *end;
-
-    if (start == NULL) {
-        return NULL;
-    }
-    start += strlen("<SID=");
-    end = strchr(start, '>');
-    return end != NULL ? talloc_strndup(mem_ctx, start, end - start) : NULL;
-}
-
 /* The user's memberOf, read on the peer: the SIDs of its direct groups, searched until
  * tokenGroups comes. */
 static void sdap_tokengroups_memberof_done(struct tevent_req *subreq)
@@ -323,7 +308,7 @@ static void sdap_tokengroups_memberof_done(struct tevent_req *subreq)
             goto done;
         }
         for (i = 0; i < attr->num_values; i++) {
-            state->direct[state->num_direct] = tg_xdn_sid(state->direct, attr->values[i]);
+            state->direct[state->num_direct] = sdap_xdn_sid(state->direct, attr->values[i]);
             if (state->direct[state->num_direct] != NULL) {
                 state->num_direct++;
             }
