@@ -18,6 +18,8 @@ Options:
   --reset-first N      reset the first N connections (after --reset-after bytes), whatever
                        --reset-share says: a test knows which of its connections break
   --seed N             for the reset choice (default 1): runs are repeatable
+  --dump-up PREFIX     append what each client sends to PREFIX.N (N: the connection's
+                       number, from 1): a test reads its requests (unencrypted ones)
 Signals change the mode while it runs:
   SIGUSR1  hang: accept and keep connections, pass nothing on (a hung server)
   SIGUSR2  back to normal relaying (also ends refuse)
@@ -119,6 +121,8 @@ class Proxy:
                     await writer.drain()
                     self.stats["bytes_down"] += cut
                     raise ConnectionResetError
+                if not down and conn["dump"] is not None:
+                    conn["dump"].write(data)
                 writer.write(data)
                 await writer.drain()
                 self.stats["bytes_down" if down else "bytes_up"] += len(data)
@@ -138,8 +142,11 @@ class Proxy:
         reset = self.rng.random() < self.args.reset_share
         if self.stats["connections"] <= self.args.reset_first:
             reset = True
-        conn = {"down": 0, "reset": reset,
-                "do_reset": False, "start": asyncio.get_running_loop().time()}
+        conn = {"down": 0, "reset": reset, "do_reset": False,
+                "start": asyncio.get_running_loop().time(), "dump": None}
+        if self.args.dump_up:
+            conn["dump"] = open("%s.%d" % (self.args.dump_up, self.stats["connections"]),
+                                "ab", buffering=0)
         try:
             sreader, swriter = await asyncio.open_connection(self.target_host,
                                                              int(self.target_port))
@@ -158,6 +165,8 @@ class Proxy:
         else:
             cwriter.close()
             swriter.close()
+        if conn["dump"] is not None:
+            conn["dump"].close()
 
 
 async def main():
@@ -172,6 +181,7 @@ async def main():
     p.add_argument("--reset-after", type=int, default=64)
     p.add_argument("--reset-first", type=int, default=0)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--dump-up")
     args = p.parse_args()
     proxy = Proxy(args)
     await proxy.start()

@@ -11,6 +11,8 @@
  * ("member;range=0-1499", AD): each entry's ranges parsed, and each entry merged into the
  * one before it as the follow-up answer would be (sdap_entry_range.c). Each entry parsed
  * again with memberUid only counted past a limit (sdap_entry_count.c), against the first.
+ * Every value of memberOf and member as an extended DN (sdap_xdn_sid: the SIDs AD names
+ * with the extended DN control, which tokenGroups' initgroups reads from memberOf).
  * Built apart from the Makefile, with the ldap, confdb and util sources compiled in.
  */
 #include <stddef.h>
@@ -63,6 +65,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* value as an extended DN: a SID it yields is well-formed. */
+static void xdn_sid(TALLOC_CTX *tmp, const char *value)
+{
+    char *sid = sdap_xdn_sid(tmp, value);
+
+    if (sid != NULL && strncmp(sid, "S-1-", 4) != 0) {
+        abort();
+    }
+}
+
 static void parse_as(const struct sdap_options *opts, const struct sdap_entry *entry)
 {
     TALLOC_CTX *tmp = talloc_new(NULL);
@@ -92,6 +104,11 @@ static void parse_as(const struct sdap_options *opts, const struct sdap_entry *e
     for (i = 0; members != NULL && i < members->num_values; i++) {
         (void)sdap_dn_canon(tmp, members->values[i]);
         (void)sdap_dn_rdn_value(tmp, members->values[i], "uid");
+        xdn_sid(tmp, members->values[i]);
+    }
+    members = sdap_entry_attr(entry, "memberOf");
+    for (i = 0; members != NULL && i < members->num_values; i++) {
+        xdn_sid(tmp, members->values[i]);
     }
     (void)sdap_dn_canon(tmp, entry->dn);
     (void)sdap_entry_has_oc(entry, "posixGroup");

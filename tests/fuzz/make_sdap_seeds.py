@@ -2,7 +2,7 @@
 # Writes seed inputs for fuzz_sdap_entry: the server's side of a search (message id 1),
 # BER-encoded by hand (RFC 4511): entries of both schemas, AD entries with POSIX ids and a
 # binary objectSid (a user, a group), a rootDSE, paged results, a
-# ranged member attribute (AD) over three entries.
+# ranged member attribute (AD) over three entries, a user's memberOf as extended DNs.
 #   make_sdap_seeds.py DIR
 import os
 import sys
@@ -83,6 +83,13 @@ seeds = {
         ("member;range=0-1", ["uid=a,dc=f", "uid=b,dc=f"])])
         + entry("cn=big,ou=Groups,dc=f", [("member;range=2-3", ["uid=c,dc=f", "uid=d,dc=f"])])
         + entry("cn=big,ou=Groups,dc=f", [("member;range=4-*", ["uid=e,dc=f"])]) + done(),
+    # memberOf under AD's extended DN control (string form): with a SID, without, broken.
+    "memberofxdn": entry("CN=u5k,CN=Users,DC=f", [
+        ("memberOf", ["<GUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0>;"
+                      "<SID=S-1-5-21-1-2-3-1109>;CN=bg1,CN=Users,DC=f",
+                      "<GUID=0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f1>;CN=dist,CN=Users,DC=f",
+                      "<SID=S-1-5-21-x>;CN=bad,DC=f", "<SID=S-1-5-21-1-2-3-1110",
+                      "CN=plain,CN=Users,DC=f"])]) + done(),
 }
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)

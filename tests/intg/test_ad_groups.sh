@@ -16,11 +16,22 @@
 #   4. ldap_group_nesting_level = 1: the same comparison (reference, then after a cold id
 #      every list from the cache without a search).
 #   6. tokenGroups through the GC (the default): a cold `id gil` (NGIL + 5 groups: 7 SID
-#      searches of 50) lists them all, and its SID searches are shared with the domain's
-#      LDAP connection (sdap_tokengroups.c: Samba serves a connection in one process, one
-#      core): the back-end log says how many the other connection answered, and the
-#      domain's LDAP server counted (sssctl stats, by server) at least as many searches.
-#      Before: all 7 on the GC.
+#      searches of 50) lists them all, and not dl_gil, a distribution group: in gil's
+#      memberOf, never in a tokenGroups (the domain's LDAP searches the SIDs of gil's
+#      memberOf while the GC computes tokenGroups: what is found there must be in
+#      tokenGroups too). Its SID searches are shared with the domain's LDAP connection
+#      (sdap_tokengroups.c: Samba serves a connection in one process, one core): the
+#      back-end log says how many the other connection answered, and the domain's LDAP
+#      server counted (sssctl stats, by server) at least as many searches. Before: all 7
+#      on the GC.
+#   8. the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that records what
+#      the back-end sends, with a SASL layer of integrity only (ldap_sasl_maxssf = 1) so
+#      the requests can be read (tests/intg/ldap_sid_searches.py): the SID searches sent
+#      there during a cold `id gil` carry no paged results control (each names 50 SIDs at
+#      most; the control cost Samba ~4.7 ms of CPU per search). Before: all of them did.
+#      And gil's memberOf was read there, once, with AD's extended DN control (its
+#      values name the groups' SIDs, searched while the GC computes tokenGroups). Before:
+#      no such request.
 #   7. the same with the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that
 #      hangs once both connections are up: the SID searches sent there time out
 #      (ldap_search_timeout) and are sent again on the GC: `id gil` still lists them all.
@@ -78,6 +89,10 @@ U="CN=Users,$SAMBA_AD_BASE"
         printf 'dn: CN=gl%s,%s\nobjectClass: group\nsAMAccountName: gl%s\n' "$i" "$U" "$i"
         printf 'member: CN=gil,%s\n\n' "$U"
     done
+    # A distribution group (groupType 2: global, not security): in gil's memberOf, never in
+    # a tokenGroups.
+    printf 'dn: CN=dl_gil,%s\nobjectClass: group\nsAMAccountName: dl_gil\ngroupType: 2\n' "$U"
+    printf 'member: CN=gil,%s\n\n' "$U"
     # gil < k_low < k_mid < k_top < k_top2 (gil's own chain: the lists above stay as they are)
     printf 'dn: CN=k_low,%s\nobjectClass: group\nsAMAccountName: k_low\n' "$U"
     printf 'member: CN=gil,%s\n\n' "$U"
@@ -201,15 +216,51 @@ d1=$(searches dom)
 names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
 check "GC: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names")) and k_low" \
     test "$(grep -c '^gl' <<<"$names")" -eq $NGIL -a "$(grep -cx 'k_low' <<<"$names")" -eq 1
-split=$(grep -o "user 'gil' is in [0-9]* group(s) (tokenGroups; [0-9]* of [0-9]* SID" \
-    "$LOGS/sssd_be_ad.test.log" | grep -o '[0-9]* of [0-9]*')
-peer=${split% of *}
-echo "    cold id gil: ${split:-?} SID searches on the domain's LDAP; it counted $((d1 - d0))"
-check "GC: gil's SID searches: half on the domain's LDAP (${split:-none logged})" \
-    test -n "$split" -a "${peer:-0}" -ge $(( (${split#* of } - 1) / 2 )) -a "${peer:-0}" -ge 1
+check "GC: ... not dl_gil (in its memberOf, not in its tokenGroups)" \
+    test "$(grep -cx 'dl_gil' <<<"$names")" -eq 0
+# "(tokenGroups; D SID search(es) from memberOf while it was computed, S after; P answered
+# on the other connection)": D depends on which answer came first (memberOf, mostly).
+N='\([0-9]*\)'
+read -r during after peer < <(grep -o "user 'gil' is in [0-9]* group(s) (tokenGroups; .*" \
+    "$LOGS/sssd_be_ad.test.log" |
+    sed -n "s/.*; $N SID search(es) from memberOf while .*, $N after; $N answered .*/\1 \2 \3/p")
+split="$peer of $((${during:-0} + ${after:-0}))"
+echo "    cold id gil: ${during:-?} SID searches from memberOf during tokenGroups," \
+    "${after:-?} after; $split on the domain's LDAP; it counted $((d1 - d0))"
+check "GC: gil's SID searches: half on the domain's LDAP (${peer:+$split})" \
+    test -n "$peer" -a "${peer:-0}" -ge $(( (${split#* of } - 1) / 2 )) -a "${peer:-0}" -ge 1
 check "GC: ... which counted at least as many searches ($((d1 - d0)) >= ${peer:-?})" \
     test $((d1 - d0)) -ge "${peer:-1}"
 stop_sssd
+
+# ---- 8 (the DC stays up). the SID searches are not paged ----
+RELAY_PORT=13389
+python3 "$TOP/tests/faults/fault_proxy.py" --listen "$SAMBA_AD_DC_IP:$RELAY_PORT" \
+    --target "$SAMBA_AD_DC_IP:389" --dump-up "$WORK/up" > "$WORK/relay8.out" 2>&1 &
+RELAY_PID=$!
+for _ in $(seq 50); do grep -q listening "$WORK/relay8.out" && break; sleep 0.1; done
+conf "ldap_uri = ldap://$SAMBA_AD_DC:$RELAY_PORT
+ldap_sasl_maxssf = 1" ||
+    { kill -TERM $RELAY_PID; fail "sssd did not restart (relay, dump)"; summary; exit; }
+in_nss_ns getent passwd gil > /dev/null
+for _ in $(seq 100); do
+    grep -q "global catalog connected" "$LOGS/sssd_be_ad.test.log" && break; sleep 0.1
+done
+python3 "$TOP/tests/intg/ldap_sid_searches.py" mark "$WORK/up" "$WORK/mark8"
+out=$(in_nss_ns id gil)
+read -r sid_searches paged xdn < <(python3 "$TOP/tests/intg/ldap_sid_searches.py" count \
+    "$WORK/up" "$WORK/mark8")
+names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
+check "dump: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names")) and k_low" \
+    test "$(grep -c '^gl' <<<"$names")" -eq $NGIL -a "$(grep -cx 'k_low' <<<"$names")" -eq 1
+check "dump: the domain's LDAP got SID searches (${sid_searches:-?})" \
+    test "${sid_searches:-0}" -ge 1
+check "  ... none of them with the paged results control (${paged:-?})" \
+    test -n "${paged:-}" -a "${paged:-1}" -eq 0
+check "  ... and gil's memberOf, read with the extended DN control (${xdn:-?} request)" \
+    test "${xdn:-0}" -eq 1
+stop_sssd
+kill -TERM $RELAY_PID; wait $RELAY_PID 2>/dev/null
 
 # ---- 7 (the DC stays up). the other connection hung: its SID searches go to the GC ----
 RELAY_PORT=13389

@@ -21,6 +21,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$TOP/tests/perf
 . "$TOP/tests/lib/samba_ad.sh"
 . "$HERE/side_by_side.sh"
+. "$HERE/ad_bench_conf.sh"
 reason=$(samba_ad_skip_reason)
 [ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
 [ -x "$LOAD_TOOL" ] || { echo "SKIP: no sss_load at $LOAD_TOOL"; exit 77; }
@@ -81,26 +82,8 @@ ldapadd -x -c -H "ldap://$SAMBA_AD_DC_IP" -D "Administrator@$SAMBA_AD_DOMAIN" \
 echo "# DC provisioned, joined and filled ($AD_COLD_N + $AD_ID_N users, $((AD_ID_N * 50))" \
      "+ $AD_MANY groups) in $(( $(now_ms) - t0 )) ms"
 
-# One configuration for both: what an administrator writes for SSSD. GPOs are off (their
-# evaluation is not what this measures), and so are dynamic DNS updates (no nsupdate here).
-cat > "$WORK/sssd.conf" <<EOF
-[sssd]
-services = nss, pam
-domains = $SAMBA_AD_DOMAIN
-[nss]
-[pam]
-[domain/$SAMBA_AD_DOMAIN]
-id_provider = ad
-auth_provider = ad
-access_provider = ad
-ad_domain = $SAMBA_AD_DOMAIN
-ad_server = $SAMBA_AD_DC
-ad_hostname = $SAMBA_AD_HOST
-ad_gpo_access_control = disabled
-dyndns_update = false
-cache_credentials = false
-debug_level = 0
-EOF
+# One configuration for both systems (ad_bench_conf.sh).
+ad_bench_conf "$WORK/sssd.conf"
 export PERF_SSSD_CONF=$WORK/sssd.conf
 # The DC's CPU time so far (ms): samba and every process under it, their own time and that
 # of the children they reaped (/proc/PID/stat). Taken around each system's runs, it is the

@@ -12,7 +12,9 @@
 # process) spent on it (/proc), with the load average; and the DC's busiest process: Samba
 # serves a connection in one process, so that process's CPU is the DC's part of the wall
 # time on an idle machine (the SID searches are shared with a second connection since
-# w12, sdap_tokengroups.c).
+# w12, which since w13 searches the SIDs of the user's memberOf while the first computes
+# tokenGroups, sdap_tokengroups.c; when Samba gives both connections one worker, the
+# busiest process holds nearly all of the DC's CPU and nothing overlaps).
 # BENCH_QUERIES=1 then prints the DC's CPU for the LDAP queries of each way to get the
 # groups (queries() below). BENCH_AFTER=FILE is sourced once the runs are done, the DC still up (experiments).
 # Not part of make perf yet (its AD system is still to come).
@@ -126,7 +128,11 @@ run "tokenGroups, ad_enable_gc = false" "ad_enable_gc = false"
 
 # BENCH_QUERIES=1: what the DC spends (CPU of every samba process, and wall) on each way
 # of getting u5k's groups, asked with ldapsearch (simple bind; a connection per search):
-# the parts of our tokenGroups path and the alternatives of issue 16.
+# the parts of our tokenGroups path and the alternatives of issue 16. Each ldapsearch
+# pays a connection and a bind (~5.5 ms of the DC's CPU): the line "connections alone"
+# gives what the batches' lines hold of it (most of them; the back-end's own searches
+# share one connection). The batches here are not paged, as the back-end's are not since
+# w13 (the control cost Samba ~4.7 ms per search).
 queries() {
     local U="CN=u5k,CN=Users,$SAMBA_AD_BASE" A="objectClass sAMAccountName objectSid
         member gidNumber" rep
@@ -148,6 +154,12 @@ queries() {
         echo "    $l: DC CPU $((d1 - d0)) ms, wall $((t1 - t0)) ms," \
             "$(grep -c '^dn:' "$WORK/q.out") entries"
     }
+    empties() { # as many connections as batches, each with an empty base search
+        local f
+        while read -r f; do
+            LS -b "$U" -s base 1.1
+        done < "$WORK/f50"
+    }
     # tokenGroups' binary SIDs as S-1-... strings, then the OR filters of 50 we send.
     LS -b "$U" -s base tokenGroups | sed -n 's/^tokenGroups:: //p' | python3 -c '
 import base64, struct, sys
@@ -166,6 +178,7 @@ for line in sys.stdin:
         q "$(wc -l < "$WORK/f50") searches of 50 SIDs, with member" batches $A
         q "$(wc -l < "$WORK/f50") searches of 50 SIDs, name and SID only" batches \
             sAMAccountName objectSid
+        q "$(wc -l < "$WORK/f50") connections alone (an empty base search each)" empties
         # shellcheck disable=SC2086
         q "in-chain (member:1.2.840.113556.1.4.1941:=user)" LS -E pr=1000/noprompt \
             -b "$SAMBA_AD_BASE" "(member:1.2.840.113556.1.4.1941:=$U)" $A

@@ -1,8 +1,8 @@
 #!/bin/bash
 # Where an AD login's cost at the DC goes (issue 16), step by step, for ours and Debian's
 # stock SSSD 2.8 side by side (tests/perf/systems), on one private Samba AD DC
-# (tests/lib/samba_ad.sh) with bench_ad.sh's sssd.conf (auth_provider = ad,
-# access_provider = ad, GPOs off). Steps (bench_ad_login_steps.sh, through pamtester):
+# (tests/lib/samba_ad.sh) with bench_ad.sh's sssd.conf (ad_bench_conf.sh: auth_provider =
+# ad, access_provider = ad, GPOs off). Steps (bench_ad_login_steps.sh, through pamtester):
 #   start      the system restarted with empty caches, then getent passwd of the user (x10)
 #   first      the first login after a start (auth + acct)
 #   login      ADL_N logins (auth + acct), the first of them past pam_id_timeout
@@ -23,6 +23,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$TOP/tests/perf
 . "$TOP/tests/lib/samba_ad.sh"
 . "$HERE/side_by_side.sh"
+. "$HERE/ad_bench_conf.sh"
 reason=$(samba_ad_skip_reason)
 [ -z "$reason" ] || { echo "SKIP: $reason"; exit 77; }
 command -v pamtester > /dev/null || { echo "SKIP: no pamtester"; exit 77; }
@@ -44,24 +45,8 @@ trap 'samba_ad_stop; rm -rf "$WORK"' EXIT
 samba_ad_start "$WORK/dc" || { echo "the Samba AD DC did not start"; exit 1; }
 samba_ad_user adlogin "$ADL_PASSWORD" || exit 1
 samba_ad_join || exit 1
-cat > "$WORK/sssd.conf" <<EOF
-[sssd]
-services = nss, pam
-domains = $SAMBA_AD_DOMAIN
-[nss]
-[pam]
-[domain/$SAMBA_AD_DOMAIN]
-id_provider = ad
-auth_provider = ad
-access_provider = ad
-ad_domain = $SAMBA_AD_DOMAIN
-ad_server = $SAMBA_AD_DC
-ad_hostname = $SAMBA_AD_HOST
-ad_gpo_access_control = disabled
-dyndns_update = false
-cache_credentials = false
-debug_level = 0
-EOF
+# One configuration for both systems (ad_bench_conf.sh).
+ad_bench_conf "$WORK/sssd.conf"
 export PERF_SSSD_CONF=$WORK/sssd.conf
 DC_PID=$(cat "$SAMBA_AD_DIR/run/samba.pid")
 DC_LOG=/var/log/samba/log.%m

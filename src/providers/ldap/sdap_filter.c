@@ -7,6 +7,7 @@
  */
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+#include "lib/idmap/idmap.h"
 
 char *sdap_filter_escape(TALLOC_CTX *mem_ctx, const char *value)
 {
@@ -453,4 +454,30 @@ errno_t sdap_lookup_filter(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     *_filter = filter;
     *_what = what;
     return EOK;
+}
+
+char *sdap_xdn_sid(TALLOC_CTX *mem_ctx, const char *value)
+{
+    const char *start;
+    const char *end;
+    uint8_t *bin = NULL;
+    size_t len = 0;
+    char *sid;
+
+    if (value == NULL || value[0] != '<' || (start = strstr(value, "<SID=")) == NULL) {
+        return NULL;
+    }
+    start += strlen("<SID=");
+    end = strchr(start, '>');
+    if (end == NULL) {
+        return NULL;
+    }
+    sid = talloc_strndup(mem_ctx, start, end - start);
+    /* Only a well-formed SID goes on to a filter. */
+    if (sid == NULL || idmap_str_sid_to_bin(NULL, sid, &bin, &len) != EOK) {
+        talloc_free(sid);
+        return NULL;
+    }
+    talloc_free(bin);
+    return sid;
 }

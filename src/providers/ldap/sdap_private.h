@@ -33,6 +33,9 @@
 #define SDAP_NDS_TIME_MAP "loginAllowedTimeMap"
 /* LDAP_SERVER_SD_FLAGS_OID; its value is BER SEQUENCE { INTEGER flags }. */
 #define SDAP_SD_FLAGS_OID "1.2.840.113556.1.4.801"
+/* LDAP_SERVER_EXTENDED_DN_OID; value BER SEQUENCE { INTEGER format }, format 1: DN values
+ * come as "<GUID=...>;<SID=S-1-5-...>;CN=..." (the SID only for objects that have one). */
+#define SDAP_EXTENDED_DN_OID "1.2.840.113556.1.4.529"
 /* AD's nTSecurityDescriptor: binary, kept as hex by the entry parser like the nds map. */
 #define SDAP_AD_SD "nTSecurityDescriptor"
 /* Base lookups of member DNs kept in flight at once on the connection. */
@@ -397,6 +400,10 @@ char *sdap_dn_canon(TALLOC_CTX *mem_ctx, const char *dn);
  * case-insensitively; the value in string form, not empty, without NUL), on mem_ctx; else
  * NULL. */
 char *sdap_dn_rdn_value(TALLOC_CTX *mem_ctx, const char *dn, const char *attr);
+/* The SID an extended DN names (AD's extended DN control, SDAP_EXTENDED_DN_OID:
+ * "<GUID=...>;<SID=S-1-5-...>;CN=..."), checked and on mem_ctx; NULL when it names none
+ * (a plain DN: the server ignored the control), names a malformed one, or ENOMEM. */
+char *sdap_xdn_sid(TALLOC_CTX *mem_ctx, const char *value);
 
 /* A set of strings (exact match), insertion-ordered: for dedup and loop protection. */
 struct sdap_strset;
@@ -596,6 +603,8 @@ struct sdap_search_args {
     bool missing_base_ok;       /* noSuchObject gives 0 entries instead of ENOENT */
     bool refs_partial;          /* a continuation reference makes the answer partial
                                  * (EOVERFLOW): for callers that need the whole subtree */
+    bool extended_dn;           /* AD's extended DN control, string format (not critical:
+                                 * other servers send plain DNs) */
     int sd_flags;               /* > 0: AD's SD flags control (SDAP_SD_FLAGS_OID, critical)
                                  * asks nTSecurityDescriptor for these parts only (4: the
                                  * DACL, which an account may read without SACL rights) */

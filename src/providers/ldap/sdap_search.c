@@ -194,8 +194,10 @@ done:
     return sss_req_post(req, ev, ret);
 }
 
-/* AD's SD flags control: which parts of nTSecurityDescriptor to return. */
-static errno_t sdap_sd_flags_control(int flags, LDAPControl **_ctrl)
+/* An AD control whose value is SEQUENCE { INTEGER value }: the SD flags control (which
+ * parts of nTSecurityDescriptor to return), the extended DN control (its format). */
+static errno_t sdap_int_control(const char *oid, int value, bool critical,
+                                LDAPControl **_ctrl)
 {
     BerElement *ber = ber_alloc_t(LBER_USE_DER);
     struct berval *bv = NULL;
@@ -204,12 +206,12 @@ static errno_t sdap_sd_flags_control(int flags, LDAPControl **_ctrl)
     if (ber == NULL) {
         return ENOMEM;
     }
-    if (ber_printf(ber, "{i}", (ber_int_t)flags) == -1 || ber_flatten(ber, &bv) == -1) {
+    if (ber_printf(ber, "{i}", (ber_int_t)value) == -1 || ber_flatten(ber, &bv) == -1) {
         ber_free(ber, 1);
         return ENOMEM;
     }
     ber_free(ber, 1);
-    lrc = ldap_control_create(SDAP_SD_FLAGS_OID, 1, bv, 1, _ctrl);
+    lrc = ldap_control_create(oid, critical ? 1 : 0, bv, 1, _ctrl);
     ber_bvfree(bv);
     return lrc == LDAP_SUCCESS ? EOK : ENOMEM;
 }
@@ -220,7 +222,8 @@ static errno_t sdap_search_next(struct tevent_req *req)
     struct sdap_search_state *state = tevent_req_data(req, struct sdap_search_state);
     LDAPControl *page_ctrl = NULL;
     LDAPControl *sd_ctrl = NULL;
-    LDAPControl *ctrls[3] = { NULL, NULL, NULL };
+    LDAPControl *xdn_ctrl = NULL;
+    LDAPControl *ctrls[4] = { NULL, NULL, NULL, NULL };
     size_t nctrls = 0;
     int msgid = -1;
     int lrc;
@@ -241,7 +244,7 @@ static errno_t sdap_search_next(struct tevent_req *req)
         ctrls[nctrls++] = page_ctrl;
     }
     if (state->args.sd_flags > 0) {
-        ret = sdap_sd_flags_control(state->args.sd_flags, &sd_ctrl);
+        ret = sdap_int_control(SDAP_SD_FLAGS_OID, state->args.sd_flags, true, &sd_ctrl);
         if (ret != EOK) {
             if (page_ctrl != NULL) {
                 ldap_control_free(page_ctrl);
@@ -249,6 +252,16 @@ static errno_t sdap_search_next(struct tevent_req *req)
             return ret;
         }
         ctrls[nctrls++] = sd_ctrl;
+    }
+    if (state->args.extended_dn) {
+        ret = sdap_int_control(SDAP_EXTENDED_DN_OID, 1, false, &xdn_ctrl);
+        if (ret != EOK) {
+            while (nctrls > 0) {
+                ldap_control_free(ctrls[--nctrls]);     /* the ones made above */
+            }
+            return ret;
+        }
+        ctrls[nctrls++] = xdn_ctrl;
     }
     lrc = ldap_search_ext(sdap_conn_ld(state->conn), state->args.base, state->args.scope,
                           state->args.filter, discard_const_p(char *, state->args.attrs),
@@ -258,6 +271,9 @@ static errno_t sdap_search_next(struct tevent_req *req)
     }
     if (sd_ctrl != NULL) {
         ldap_control_free(sd_ctrl);
+    }
+    if (xdn_ctrl != NULL) {
+        ldap_control_free(xdn_ctrl);
     }
     if (lrc != LDAP_SUCCESS) {
         DEBUG(SSSDBG_OP_FAILURE, "search '%s' under '%s' not sent: %s\n", state->args.filter,

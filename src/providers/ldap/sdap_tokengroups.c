@@ -3,9 +3,19 @@
  * default): AD computes, on a base search of the user's entry, the SIDs of every group
  * the user is in, nested memberships included whatever their depth, and the primary
  * group. One base search gives them; the group entries then come by SID,
- * SDAP_FILTER_BATCH SIDs OR-ed per search, TG_WINDOW searches in flight on the shared
- * connection. BUILTIN SIDs (S-1-5-32-*) are not groups of ours and are left out, as SSSD
- * does. With ldap_id_mapping = false, groups without a gidNumber are skipped by the parser.
+ * SDAP_FILTER_BATCH SIDs OR-ed per search (not paged: see tg_search_start), TG_WINDOW
+ * searches in flight on the shared connection. BUILTIN SIDs (S-1-5-32-*) are not groups
+ * of ours and are left out, as SSSD does. With ldap_id_mapping = false, groups without a
+ * gidNumber are skipped by the parser.
+ *
+ * tokenGroups costs the DC a quarter second for a user in 5,000 groups, one process's
+ * time during which the other connection (below) would idle: it reads the user's memberOf
+ * meanwhile, with AD's extended DN control so that each value names its group's SID, and
+ * searches those SIDs (the direct groups) until tokenGroups comes; then only tokenGroups'
+ * SIDs not searched yet are. tokenGroups alone defines the set: a group found from
+ * memberOf that it does not name (a distribution group) is left out. When memberOf comes
+ * after tokenGroups, fails, or holds no SIDs (a server without the control), tokenGroups'
+ * SIDs are simply all searched.
  *
  * When the other connection of the domain is up (the domain's LDAP when this runs on the
  * global catalog, the GC when it runs on the domain's LDAP and may serve), it takes SID
@@ -37,6 +47,7 @@
 #include "providers/ldap/sdap_member_dns.h"
 
 #define TG_ATTR "tokenGroups"
+#define TG_MEMBEROF "memberOf"
 /* Group searches by SID kept in flight at once on each connection: deep enough that the
  * DC's process has the next one queued when the back-end is slow to send it (a loaded
  * host). */
@@ -62,6 +73,7 @@ struct tg_node {
     bool queued;                /* put in a frontier (expanded there) */
     bool expanded;
     bool big;                   /* too many member values: never expanded */
+    bool direct;                /* found by a SID of memberOf: kept if tokenGroups has it */
     size_t mark;                /* last root (index + 1) whose walk met this node */
 };
 
@@ -80,6 +92,19 @@ struct sdap_tokengroups_state {
     size_t peer_flight;
     size_t sent;                    /* SID searches started */
     size_t peer_done;               /* SID searches the peer answered */
+    /* The direct groups, searched on the peer while tokenGroups is computed: the SIDs of
+     * the user's memberOf (extended DNs), until tokenGroups comes. */
+    struct sdap_search_args memberof_args;
+    const char *memberof_attrs[2];
+    const char **direct;            /* the SIDs of memberOf's groups */
+    size_t num_direct;
+    size_t dpos;                    /* next of them to put in a filter */
+    size_t direct_sent;             /* searches of them started */
+    size_t direct_flight;           /* ... in flight */
+    struct sdap_strset *sent_sids;  /* SIDs searched already (NULL: none) */
+    struct sdap_strset *got_sids;   /* SIDs of the entries those searches brought */
+    bool misses_queued;             /* tokenGroups' SIDs they missed are in sids */
+    struct sdap_strset *tg_sids;    /* tokenGroups' SIDs: the groups; NULL until known */
     struct sdap_strset *nodes;      /* canonical DN -> struct tg_node */
     struct sdap_group **groups;
     struct tg_node **roots;         /* aligned with groups */
@@ -101,10 +126,13 @@ struct tg_search {
     struct sdap_search_args args;
     char *filter;
     struct sdap_id_ctx *ctx;        /* where it was sent */
+    bool direct;                    /* of SIDs from memberOf (else from tokenGroups) */
 };
 
 static void sdap_tokengroups_base_done(struct tevent_req *subreq);
+static void sdap_tokengroups_memberof_done(struct tevent_req *subreq);
 static errno_t sdap_tokengroups_next(struct tevent_req *req);
+static errno_t sdap_tokengroups_continue(struct tevent_req *req);
 static void sdap_tokengroups_groups_done(struct tevent_req *subreq);
 static errno_t sdap_tokengroups_members_start(struct tevent_req *req);
 static errno_t sdap_tokengroups_members_step(struct tevent_req *req);
@@ -160,6 +188,28 @@ struct tevent_req *sdap_tokengroups_send(TALLOC_CTX *mem_ctx, struct tevent_cont
         goto done;
     }
     tevent_req_set_callback(subreq, sdap_tokengroups_base_done, req);
+    if (state->peer == NULL) {
+        return req;
+    }
+    /* The peer is idle while the DC computes tokenGroups (a quarter second for 5,000
+     * groups): it searches the direct groups meanwhile. */
+    state->sent_sids = sdap_strset_new(state);
+    state->got_sids = sdap_strset_new(state);
+    if (state->sent_sids == NULL || state->got_sids == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    state->memberof_attrs[0] = TG_MEMBEROF;
+    state->memberof_attrs[1] = NULL;
+    state->memberof_args = state->base_args;
+    state->memberof_args.attrs = state->memberof_attrs;
+    state->memberof_args.extended_dn = true;    /* each value with its group's SID */
+    subreq = sdap_id_search_send(state, ev, state->peer, &state->memberof_args);
+    if (subreq == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    tevent_req_set_callback(subreq, sdap_tokengroups_memberof_done, req);
     return req;
 done:
     return sss_req_post(req, ev, ret);
@@ -191,7 +241,8 @@ static void sdap_tokengroups_base_done(struct tevent_req *subreq)
         goto done;
     }
     state->sids = talloc_zero_array(state, const char *, attr->num_values + 1);
-    if (state->sids == NULL) {
+    state->tg_sids = sdap_strset_new(state);
+    if (state->sids == NULL || state->tg_sids == NULL) {
         ret = ENOMEM;
         goto done;
     }
@@ -199,22 +250,81 @@ static void sdap_tokengroups_base_done(struct tevent_req *subreq)
         if (strncmp(attr->values[i], "S-1-5-32-", 9) == 0) {
             continue;
         }
+        sdap_strset_add(state->tg_sids, attr->values[i]);
+        if (state->sent_sids != NULL && sdap_strset_has(state->sent_sids, attr->values[i])) {
+            continue;   /* searched already, from memberOf */
+        }
         state->sids[state->num_sids] = talloc_steal(state->sids, attr->values[i]);
         state->num_sids++;
     }
-    DEBUG(SSSDBG_TRACE_FUNC, "user '%s': %zu group SID(s) in %s\n", state->user_name,
-          state->num_sids, TG_ATTR);
-    ret = sdap_tokengroups_next(req);
-    if (ret == EOK) {
-        ret = sdap_tokengroups_members_start(req);
-    }
+    DEBUG(SSSDBG_TRACE_FUNC, "user '%s': %zu group SID(s) in %s, %zu of them left to "
+          "search\n", state->user_name, sdap_strset_count(state->tg_sids), TG_ATTR,
+          state->num_sids);
+    ret = sdap_tokengroups_continue(req);
 done:
     talloc_free(entries);
     sdap_req_step(req, ret);
 }
 
-/* Sends the SID search of filter (taken over) on ctx. */
-static errno_t tg_search_start(struct tevent_req *req, struct sdap_id_ctx *ctx, char *filter)
+/* The user's memberOf, read on the peer: the SIDs of its direct groups, searched until
+ * tokenGroups comes. */
+static void sdap_tokengroups_memberof_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_tokengroups_state *state = tevent_req_data(req,
+                                                           struct sdap_tokengroups_state);
+    const struct sdap_attr *attr = NULL;
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(state, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (state->tg_sids != NULL) {
+        /* tokenGroups came first: its SIDs are being searched already. */
+        talloc_free(entries);
+        return;
+    }
+    if (ret == ENOMEM) {
+        goto done;
+    }
+    if (ret != EOK) {
+        /* Only a head start lost: tokenGroups' SIDs are all searched here. */
+        DEBUG(SSSDBG_OP_FAILURE, "user '%s': %s on the other connection failed [%d]: %s: "
+              "its groups are searched here\n", state->user_name, TG_MEMBEROF, ret,
+              sss_strerror(ret));
+        state->peer = NULL;
+        ret = sdap_tokengroups_continue(req);
+        goto done;
+    }
+    if (num == 1) {
+        attr = sdap_entry_attr(entries[0], TG_MEMBEROF);
+    }
+    if (attr != NULL) {
+        state->direct = talloc_array(state, const char *, attr->num_values + 1);
+        if (state->direct == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        for (i = 0; i < attr->num_values; i++) {
+            state->direct[state->num_direct] = sdap_xdn_sid(state->direct, attr->values[i]);
+            if (state->direct[state->num_direct] != NULL) {
+                state->num_direct++;
+            }
+        }
+        state->direct[state->num_direct] = NULL;
+    }
+    ret = sdap_tokengroups_continue(req);
+done:
+    talloc_free(entries);
+    sdap_req_step(req, ret);
+}
+
+/* Sends the search of filter (taken over) on ctx: groups by SID (from memberOf when
+ * direct, else from tokenGroups). */
+static errno_t tg_search_start(struct tevent_req *req, struct sdap_id_ctx *ctx, char *filter,
+                               bool direct)
 {
     struct sdap_tokengroups_state *state = tevent_req_data(req,
                                                            struct sdap_tokengroups_state);
@@ -229,9 +339,14 @@ static errno_t tg_search_start(struct tevent_req *req, struct sdap_id_ctx *ctx, 
     }
     search->filter = talloc_steal(search, filter);
     search->ctx = ctx;
-    /* Groups with their member values. */
-    search->args = sdap_kind_search(&opts->groups, search->filter, opts->search_timeout,
-                                    opts->page_size);
+    search->direct = direct;
+    state->direct_flight += direct;
+    /* Groups with their member values; without the paged results control: a search
+     * names SDAP_FILTER_BATCH SIDs, so it never returns more entries than that (far below
+     * AD's MaxPageSize), and the control costs Samba about 4.7 ms of CPU per search
+     * whatever its size (5,000 groups, 101 searches: the DC's CPU 840-890 ms paged,
+     * 370-390 unpaged, of which tokenGroups is 270). */
+    search->args = sdap_kind_search(&opts->groups, search->filter, opts->search_timeout, 0);
     search->args.attrs = sdap_group_attrs(search, opts, true);
     if (search->args.attrs == NULL) {
         talloc_free(search);
@@ -252,44 +367,108 @@ static errno_t tg_search_start(struct tevent_req *req, struct sdap_id_ctx *ctx, 
     return EOK;
 }
 
-/* Starts group searches up to the window of each connection, on the one with fewer in
- * flight. EAGAIN: some in flight; EOK: all answered. */
+/* The connection for the next search: the one with fewer in flight, with room in its
+ * window; the request's own only when own_ok. NULL: wait for an answer. */
+static struct sdap_id_ctx *tg_pick(struct sdap_tokengroups_state *state, bool own_ok)
+{
+    bool own = own_ok && state->own_flight < TG_WINDOW;
+    bool peer = state->peer != NULL && state->peer_flight < TG_WINDOW;
+
+    if (own && peer) {
+        return state->peer_flight < state->own_flight ? state->peer : state->id_ctx;
+    }
+    return own ? state->id_ctx : peer ? state->peer : NULL;
+}
+
+/* SIDs in both memberOf and tokenGroups that the searches from memberOf did not bring
+ * (the other connection holds another part of the forest, or the search failed there):
+ * searched again with the rest, on both connections. */
+static errno_t tg_queue_misses(struct sdap_tokengroups_state *state)
+{
+    const char **sids;
+    size_t n = 0;
+    size_t i;
+
+    for (i = 0; i < state->dpos; i++) {
+        n += sdap_strset_has(state->tg_sids, state->direct[i])
+             && !sdap_strset_has(state->got_sids, state->direct[i]);
+    }
+    if (n == 0) {
+        return EOK;
+    }
+    DEBUG(SSSDBG_MINOR_FAILURE, "user '%s': %zu group(s) named by %s and %s not found by "
+          "the searches from %s: searched again\n", state->user_name, n, TG_MEMBEROF,
+          TG_ATTR, TG_MEMBEROF);
+    sids = talloc_realloc(state, state->sids, const char *, state->num_sids + n + 1);
+    if (sids == NULL) {
+        return ENOMEM;
+    }
+    state->sids = sids;
+    for (i = 0; i < state->dpos; i++) {
+        if (sdap_strset_has(state->tg_sids, state->direct[i])
+                && !sdap_strset_has(state->got_sids, state->direct[i])) {
+            sids[state->num_sids++] = state->direct[i];
+        }
+    }
+    sids[state->num_sids] = NULL;
+    return EOK;
+}
+
+/* Searches SIDs up to the window of each connection, on the one with fewer in flight:
+ * memberOf's on the peer until tokenGroups is known, then tokenGroups' not searched yet
+ * on both. EAGAIN: some in flight, or tokenGroups; EOK: all answered. */
 static errno_t sdap_tokengroups_next(struct tevent_req *req)
 {
     struct sdap_tokengroups_state *state = tevent_req_data(req,
                                                            struct sdap_tokengroups_state);
     const struct sdap_options *opts = state->id_ctx->opts;
+    const bool tg_known = state->tg_sids != NULL;
+    const char **sids = tg_known ? state->sids : state->direct;
+    size_t num = tg_known ? state->num_sids : state->num_direct;
+    size_t *pos = tg_known ? &state->pos : &state->dpos;
     struct sdap_id_ctx *ctx;
     char *filter = NULL;
     size_t batch;
+    size_t i;
     errno_t ret;
 
-    while (state->pos < state->num_sids) {
-        ctx = state->peer != NULL && state->peer_flight < state->own_flight
-              ? state->peer : state->id_ctx;
-        if ((ctx == state->id_ctx ? state->own_flight : state->peer_flight) >= TG_WINDOW) {
-            break;      /* the one with fewer is full: both are */
-        }
-        batch = state->num_sids - state->pos;
+    while (*pos < num && (ctx = tg_pick(state, tg_known)) != NULL) {
+        batch = num - *pos;
         if (batch > SDAP_FILTER_BATCH) {
             batch = SDAP_FILTER_BATCH;
         }
-        ret = sdap_sid_filter(state, opts, &opts->groups, &state->sids[state->pos], batch,
-                              &filter);
-        state->pos += batch;
+        ret = sdap_sid_filter(state, opts, &opts->groups, &sids[*pos], batch, &filter);
+        for (i = 0; !tg_known && i < batch; i++) {
+            sdap_strset_add(state->sent_sids, sids[*pos + i]);
+        }
+        *pos += batch;
         if (ret == ENOENT) {
             continue;
         }
         if (ret != EOK) {
             return ret;
         }
-        state->sent++;
-        ret = tg_search_start(req, ctx, filter);
+        if (tg_known) {
+            state->sent++;
+        } else {
+            state->direct_sent++;
+        }
+        ret = tg_search_start(req, ctx, filter, !tg_known);
         if (ret != EOK) {
             return ret;
         }
     }
-    return state->in_flight > 0 ? EAGAIN : EOK;
+    if (tg_known && state->direct_flight == 0 && !state->misses_queued) {
+        state->misses_queued = true;
+        ret = tg_queue_misses(state);
+        if (ret != EOK) {
+            return ret;
+        }
+        if (state->pos < state->num_sids) {
+            return sdap_tokengroups_next(req);
+        }
+    }
+    return state->in_flight > 0 || !tg_known ? EAGAIN : EOK;
 }
 
 /* The node of canon, created (not yet read: entry NULL) when new; *_new tells which. */
@@ -315,7 +494,8 @@ static struct tg_node *node_get(struct sdap_tokengroups_state *state, const char
     return node;
 }
 
-static errno_t add_group(struct sdap_tokengroups_state *state, struct sdap_entry *e)
+static errno_t add_group(struct sdap_tokengroups_state *state, struct sdap_entry *e,
+                         bool direct)
 {
     struct sdap_group *group = NULL;
     struct sdap_group **groups;
@@ -338,6 +518,7 @@ static errno_t add_group(struct sdap_tokengroups_state *state, struct sdap_entry
         return EOK;
     }
     node->entry = talloc_steal(node, e);
+    node->direct = direct;
     ret = sdap_parse_group(state, state->id_ctx->opts, e, &group);
     if (ret == EINVAL) {
         return EOK;     /* unusable, logged; a member of no list either */
@@ -369,13 +550,16 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
     struct sdap_tokengroups_state *state = tevent_req_data(req,
                                                            struct sdap_tokengroups_state);
     struct tg_search *search = talloc_parent(subreq);
+    const bool direct = search->direct;
     struct sdap_entry **entries = NULL;
+    const char *sid;
     size_t num = 0;
     size_t i;
     errno_t ret;
 
     ret = sdap_id_search_recv(state, subreq, &entries, &num);
     state->in_flight--;
+    state->direct_flight -= direct;
     if (search->ctx == state->id_ctx) {
         state->own_flight--;
     } else {
@@ -386,7 +570,8 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
               "[%d]: %s: sent again here, the rest too\n", state->user_name, ret,
               sss_strerror(ret));
         state->peer = NULL;
-        ret = tg_search_start(req, state->id_ctx, talloc_steal(state, search->filter));
+        ret = tg_search_start(req, state->id_ctx, talloc_steal(state, search->filter),
+                              direct);
         talloc_free(search);
         sdap_req_step(req, ret == EOK ? EAGAIN : ret);
         return;
@@ -396,20 +581,66 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
     }
     talloc_free(search);    /* and subreq with it */
     for (i = 0; ret == EOK && i < num; i++) {
-        ret = add_group(state, entries[i]);
+        if (direct) {
+            sid = sdap_entry_value(entries[i], state->id_ctx->opts->group_map[SDAP_GA_OBJSID]);
+            if (sid != NULL) {
+                sdap_strset_add(state->got_sids, sid);
+            }
+        }
+        ret = add_group(state, entries[i], direct);
     }
     talloc_free(entries);   /* the entries kept were moved to their nodes */
     if (ret == EOK) {
-        ret = sdap_tokengroups_next(req);
-    }
-    if (ret == EOK) {
-        DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s) (%s; %zu of %zu SID "
-              "search(es) answered on the other connection)\n", state->user_name,
-              state->num_groups, TG_ATTR, state->peer_done, state->sent);
-        ret = sdap_tokengroups_members_start(req);
+        ret = sdap_tokengroups_continue(req);
     }
     /* On an error the searches still in flight belong to state: freed with req. */
     sdap_req_step(req, ret);
+}
+
+/* Leaves out the groups memberOf named that tokenGroups does not (distribution groups):
+ * the set is tokenGroups'. They stay nodes (and parsed groups, freed with state), as
+ * members of other groups. */
+static void tg_keep_token_groups(struct sdap_tokengroups_state *state)
+{
+    struct sdap_group *group;
+    size_t n = 0;
+    size_t i;
+
+    for (i = 0; i < state->num_groups; i++) {
+        group = state->groups[i];
+        if (state->roots[i]->direct
+                && (group->sid == NULL || !sdap_strset_has(state->tg_sids, group->sid))) {
+            DEBUG(SSSDBG_TRACE_FUNC, "user '%s': group '%s' is in its %s but not in its "
+                  "%s: left out\n", state->user_name, group->name, TG_MEMBEROF, TG_ATTR);
+            continue;
+        }
+        state->roots[n] = state->roots[i];
+        state->groups[n++] = group;
+    }
+    state->num_groups = n;
+    if (state->groups != NULL) {
+        state->groups[n] = NULL;
+    }
+}
+
+/* Sends what can be sent; once every group is in, their members. EAGAIN: some search is
+ * in flight; EOK: done. */
+static errno_t sdap_tokengroups_continue(struct tevent_req *req)
+{
+    struct sdap_tokengroups_state *state = tevent_req_data(req,
+                                                           struct sdap_tokengroups_state);
+    errno_t ret;
+
+    ret = sdap_tokengroups_next(req);
+    if (ret != EOK) {
+        return ret;
+    }
+    tg_keep_token_groups(state);
+    DEBUG(SSSDBG_TRACE_FUNC, "user '%s' is in %zu group(s) (%s; %zu SID search(es) from "
+          "%s while it was computed, %zu after; %zu answered on the other connection)\n",
+          state->user_name, state->num_groups, TG_ATTR, state->direct_sent, TG_MEMBEROF,
+          state->sent, state->peer_done);
+    return sdap_tokengroups_members_start(req);
 }
 /* ---- the groups' members ------------------------------------------------------------ */
 
