@@ -509,8 +509,7 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
         ret = ENOMEM;
         goto done;
     }
-    sysdb_ldb_modules_limit();
-    sysdb->ldb = ldb_init(sysdb, sysdb->ev);
+    sysdb->ldb = sysdb_ldb_new(sysdb, sysdb->ev);
     if (sysdb->ldb == NULL) {
         ret = ENOMEM;
         goto done;
@@ -594,8 +593,7 @@ done:
 void sysdb_preload(void)
 {
     /* The modules stay loaded for the process (libldb keeps a global list). */
-    sysdb_ldb_modules_limit();
-    talloc_free(ldb_init(NULL, NULL));
+    talloc_free(sysdb_ldb_new(NULL, NULL));
 }
 
 errno_t sysdb_open(TALLOC_CTX *mem_ctx, const char *db_dir, const char *domain,

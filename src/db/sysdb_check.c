@@ -90,8 +90,7 @@ static void check_child(const char *path)
         _exit(1);
     }
     close(fd);
-    sysdb_ldb_modules_limit();
-    ldb = ldb_init(NULL, NULL);
+    ldb = sysdb_ldb_new(NULL, NULL);
     url = talloc_asprintf(ldb, "%s://%s", is_mdb ? "mdb" : "tdb", path);
     if (ldb == NULL || url == NULL || ldb_set_debug(ldb, check_quiet, NULL) != LDB_SUCCESS
             || ldb_connect(ldb, url, LDB_FLG_RDONLY, NULL) != LDB_SUCCESS

@@ -10,9 +10,9 @@
  * (a cache has no @MODULES record; only mdb:// and tdb:// URLs are opened).
  *
  * So, unless the administrator set LDB_MODULES_PATH (then libldb's behaviour is kept
- * whole), the first call of sysdb_ldb_modules_limit() points LDB_MODULES_PATH at the
- * mdb.so and tdb.so of libldb's directory (those present), and this file's
- * ldb_set_modules_dir() skips that directory. The variable stays set: every ldb_init()
+ * whole), the first sysdb_ldb_new() (every ldb_init() of ours goes through it) points
+ * LDB_MODULES_PATH at the mdb.so and tdb.so of libldb's directory (those present), and
+ * this file's ldb_set_modules_dir() skips that directory. The variable stays set: every ldb_init()
  * reads it, and without it a later one would load the whole directory after all. Child
  * programs inherit it harmlessly: libldb there still adds its whole directory.
  * ldb_set_modules_dir() here is defined in the executable, so it comes first in the
@@ -35,7 +35,7 @@
 
 static bool limited;
 
-void sysdb_ldb_modules_limit(void)
+static void sysdb_ldb_modules_limit(void)
 {
     static bool done;
     static const char *const backends[] = { "mdb.so", "tdb.so" };
@@ -66,6 +66,12 @@ void sysdb_ldb_modules_limit(void)
         return;
     }
     limited = true;
+}
+
+struct ldb_context *sysdb_ldb_new(TALLOC_CTX *mem_ctx, struct tevent_context *ev)
+{
+    sysdb_ldb_modules_limit();
+    return ldb_init(mem_ctx, ev);
 }
 
 typedef void (*set_modules_dir_fn)(struct ldb_context *, const char *);

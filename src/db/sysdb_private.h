@@ -174,10 +174,10 @@ errno_t sysdb_msg_names(TALLOC_CTX *mem_ctx, const struct ldb_message *msg, cons
 
 /* --- ldb plumbing (sysdb_ldb.c) --- */
 
-/* Before every ldb_init(): libldb then loads only the mdb and tdb back-ends, not every
- * module of its directory (sysdb_ldb_modules.c). The first call must come before the
- * process starts threads; the later ones do nothing. */
-void sysdb_ldb_modules_limit(void);
+/* ldb_init() for every ldb context of ours: libldb then loads only the mdb and tdb
+ * back-ends, not every module of its directory (sysdb_ldb_modules.c). The first call
+ * must come before the process starts threads (it may set LDB_MODULES_PATH). */
+struct ldb_context *sysdb_ldb_new(TALLOC_CTX *mem_ctx, struct tevent_context *ev);
 
 /* Around any direct ldb request: the per-request event context workaround (sysdb_ldb.c). */
 void sysdb_ldb_enter(void);
