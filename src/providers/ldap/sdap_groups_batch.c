@@ -1,5 +1,5 @@
 /*
- * Many groups by gid at once, with their members: one (paged) search
+ * Many groups by gid at once, with their members: one search
  * (&(objectClass=<group oc>)(|(<gid attr>=a)(<gid attr>=b)...)<group filter>) under the group
  * search base, then the members of each entry exactly as sdap_get_group does it: rfc2307
  * the memberUid values, the DN schemas sdap_resolve_members (flattened through nesting,
@@ -121,8 +121,12 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
         ret = ENOMEM;
         goto done;
     }
+    /* n gids name about n entries: below the page size the paged results control only
+     * costs the server (Samba: ~4.6 ms of CPU per subtree search). A directory holding
+     * one gid many times may pass its size limit: the batch fails (partial result) and
+     * its groups are looked up one by one, as they would be without the prefetch. */
     state->args = sdap_kind_search(&opts->groups, filter, opts->search_timeout,
-                                   opts->page_size);
+                                   n < (size_t)opts->page_size ? 0 : opts->page_size);
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;
