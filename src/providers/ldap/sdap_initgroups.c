@@ -5,7 +5,7 @@
  * also reads memberUid: a group's members are those values and nothing else, so each group
  * comes back complete (members_complete) and the back-end stores it as a group lookup
  * would; `id`'s getgrgid of each group then costs the directory nothing. A group with
- * more than SDAP_IG_BIG_GROUP values, which the back-end would store without members
+ * more than SSS_BIG_GROUP values, which the back-end would store without members
  * anyway, has them only counted (sdap_entry_count.c) and comes back without members.
  * The DN schemas return their groups without member lists (resolving member DNs is a
  * group lookup's work).
@@ -41,6 +41,7 @@
 #include <inttypes.h>
 
 #include "util/util.h"
+#include "providers/big_group.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_initgroups_graph.h"
 
@@ -69,10 +70,6 @@ struct sdap_initgroups_state {
     const char *primary_canon;
     struct sdap_count_spec big;     /* rfc2307: memberUid lists only counted past it */
 };
-
-/* Member values past which the back-end stores a group without its members (its
- * BE_BIG_GROUP): an rfc2307 initgroups has such lists only counted (sdap_entry_count.c). */
-#define SDAP_IG_BIG_GROUP 1000
 
 /* AD's backlink of member, maintained by the DC. */
 #define AD_MEMBEROF "memberOf"
@@ -274,7 +271,9 @@ static errno_t sdap_initgroups_members(struct tevent_req *req)
     }
     if (!opts->member_is_dn) {
         state->big.attr = opts->group_map[SDAP_GA_MEMBER];
-        state->big.limit = SDAP_IG_BIG_GROUP;
+        /* A group past it is stored without its members (BE_BIG_GROUP): such lists are only
+         * counted (sdap_entry_count.c). */
+        state->big.limit = SSS_BIG_GROUP;
         state->big.needle = state->user->name;
         state->args.count_only = &state->big;
     }
