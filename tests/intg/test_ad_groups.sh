@@ -45,7 +45,9 @@
 #      groups' memberOf. They searched (member=<group DN>) for every group found, 50 a
 #      search: ceil(NGIL / 50) searches for nothing at the first hop (a user in 5,000
 #      groups: 100 searches of about a second each on Samba, and `id` gave up after 30 s
-#      with no group).
+#      with no group). The whole cold `id gil` costs at most MAX_NT_ID_SEARCHES searches:
+#      the member prefetch that stores gil's groups reads their member DNs together, each
+#      once a batch (sdap_member_lists.c). Before: 316 (gil's DN read once per group).
 # Usage: test_ad_groups.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -59,6 +61,9 @@ NGIL=300
 # Measured: 2 (the parents of k_low, then of k_mid). Before memberOf: 8 (7 for the 301
 # groups of the first hop, 1 for k_mid's parents).
 MAX_NT_SEARCHES=3
+# Measured: 13. Before the member prefetch read the member DNs of its batch together: 316
+# (each group's members resolved on its own: gil's DN read once per group).
+MAX_NT_ID_SEARCHES=30
 # Measured: 9 (the user, the primary group, the user again, tokenGroups, 1 SID batch, the
 # member DNs level by level). Before the groups came complete: 97 (a group search and its
 # member lookups for each of id's 45 getgrgid calls on top).
@@ -194,7 +199,10 @@ stop_sssd
 # ---- 5 (the DC stays up). ldap_use_tokengroups = false: the membership searches ----
 NT="ldap_use_tokengroups = false"
 conf "$NT" || { fail "sssd did not restart ($NT)"; summary; exit; }
+in_nss_ns getent passwd Administrator > /dev/null     # connection and bind first
+s0=$(searches)
 out=$(in_nss_ns id gil)
+s1=$(searches)
 names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
 check "$NT: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names"))" \
     test "$(grep -c '^gl' <<<"$names")" -eq $NGIL
@@ -209,6 +217,9 @@ n=$(grep -c "search [0-9]*: '(&(objectClass=group)(|(\(member\|distinguishedName
 echo "    initgroups gil: $n searches for the nested hops (max $MAX_NT_SEARCHES)"
 check "$NT: the nested hops of gil's initgroups cost at most $MAX_NT_SEARCHES searches ($n)" \
     test "$n" -le $MAX_NT_SEARCHES
+echo "    cold id gil: $((s1 - s0)) LDAP searches (max $MAX_NT_ID_SEARCHES)"
+check "$NT: a cold id gil costs at most $MAX_NT_ID_SEARCHES searches ($((s1 - s0)))" \
+    test $((s1 - s0)) -le $MAX_NT_ID_SEARCHES
 stop_sssd
 
 # ---- 6 (the DC stays up). tokenGroups on the GC: SID searches on both connections ----
