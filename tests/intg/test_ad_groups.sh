@@ -220,6 +220,14 @@ check "$NT: the nested hops of gil's initgroups cost at most $MAX_NT_SEARCHES se
 echo "    cold id gil: $((s1 - s0)) LDAP searches (max $MAX_NT_ID_SEARCHES)"
 check "$NT: a cold id gil costs at most $MAX_NT_ID_SEARCHES searches ($((s1 - s0)))" \
     test $((s1 - s0)) -le $MAX_NT_ID_SEARCHES
+check "$NT: ... its groups' members read together by the member prefetch (back-end log)" \
+    grep -q "member prefetch: [0-9]* of [0-9]* group(s) listed together" \
+    "$LOGS/sssd_be_ad.test.log"
+# What the prefetch stored, as a group lookup gives it (nested users flattened).
+for g in gl001 k_low k_mid k_top; do
+    line=$(group_line "$g")
+    check "$NT: ... getent group $g lists gil: $line" grep -q "^$g:[0-9]*:gil\$" <<<"$line"
+done
 stop_sssd
 
 # ---- 6 (the DC stays up). tokenGroups on the GC: SID searches on both connections ----
