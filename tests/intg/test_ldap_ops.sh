@@ -439,8 +439,9 @@ if diff -u "$WORK/e.want" "$WORK/e.got" > "$WORK/diff"; then
 else
     fail "E: member lists differ:"; sed 's/^/      /' "$WORK/diff" | head -20
 fi
-check "E: the login and the lookups after it cost at most $E_MAX operations ($((n_login + n_groups)))" \
-    test $((n_login + n_groups)) -le $E_MAX
+n=$((n_login + n_groups))
+check "E: the login and the lookups after it cost at most $E_MAX operations ($n)" \
+    test $n -le $E_MAX
 stop_sssd
 slapd_stats_stop
 
