@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Counts the searches by objectSid a client sent, and those of them carrying the paged
-results control, and the requests carrying AD's extended DN control, in what
+results control, the requests carrying AD's extended DN control, and the searches by
+distinguishedName with those of them paged, in what
 fault_proxy.py --dump-up PREFIX recorded (PREFIX.N, one file per connection). The
 requests must be readable: plain LDAP or a SASL layer with integrity only
 (ldap_sasl_maxssf = 1), whose wrap tokens hold the request as it is.
 
   ldap_sid_searches.py mark PREFIX MARK     record how far each file is now
-  ldap_sid_searches.py count PREFIX MARK    "SID_SEARCHES PAGED EXTENDED_DN" since then
+  ldap_sid_searches.py count PREFIX MARK    "SID_SEARCHES PAGED EXTENDED_DN DN_SEARCHES
+                                             DN_PAGED" since then
 
 A request is one plain LDAP message (a SEQUENCE, 0x30, before the SASL layer is up) or
 one SASL buffer (a 4-byte length, then the token). A search by SID holds an equality
-match on objectSid (any case) with a domain SID (S-1-5-21-...: 28 bytes).
+match on objectSid (any case) with a domain SID (S-1-5-21-...: 28 bytes); a search by DN
+one on distinguishedName (AD's attribute holding the entry's DN).
 """
 import glob
 import re
@@ -18,6 +21,7 @@ import sys
 
 # The attribute's name in any case (AD's map says objectSID).
 SID_TERM = re.compile(rb"\x04\x09objectsid\x04\x1c\x01\x05", re.IGNORECASE)
+DN_TERM = re.compile(rb"\xa3.{1,4}\x04\x11distinguishedName\x04", re.IGNORECASE | re.DOTALL)
 PAGED_OID = b"1.2.840.113556.1.4.319"
 EXTENDED_DN_OID = b"1.2.840.113556.1.4.529"
 
@@ -56,7 +60,7 @@ def main():
         for line in f:
             size, path = line.rstrip("\n").split(" ", 1)
             seen[path] = int(size)
-    sid = paged = xdn = 0
+    sid = paged = xdn = dns = dn_paged = 0
     for path in files:
         with open(path, "rb") as d:
             d.seek(seen.get(path, 0))
@@ -65,8 +69,11 @@ def main():
             if SID_TERM.search(req):
                 sid += 1
                 paged += PAGED_OID in req
+            elif DN_TERM.search(req):
+                dns += 1
+                dn_paged += PAGED_OID in req
             xdn += EXTENDED_DN_OID in req
-    print(sid, paged, xdn)
+    print(sid, paged, xdn, dns, dn_paged)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,11 @@
 #      And gil's memberOf was read there, once, with AD's extended DN control (its
 #      values name the groups' SIDs, searched while the GC computes tokenGroups). Before:
 #      no such request.
-#   7. the same with the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that
+#   9. ldap_use_tokengroups = false (and no GC), through the same relay: the searches of
+#      a bounded number of entries carry no paged results control: the nested hops' (by
+#      DN, 50 a search) and the member prefetch's (the groups by SID, 100 a search). It
+#      costs Samba ~4.6 ms of CPU a search whatever its size. Before: all of them did.
+#   7. the domain's LDAP behind a relay (tests/faults/fault_proxy.py) that
 #      hangs once both connections are up: the SID searches sent there time out
 #      (ldap_search_timeout) and are sent again on the GC: `id gil` still lists them all.
 #   5. ldap_use_tokengroups = false (the membership searches): gil, in NGIL flat groups and
@@ -41,7 +45,9 @@
 #      groups' memberOf. They searched (member=<group DN>) for every group found, 50 a
 #      search: ceil(NGIL / 50) searches for nothing at the first hop (a user in 5,000
 #      groups: 100 searches of about a second each on Samba, and `id` gave up after 30 s
-#      with no group).
+#      with no group). The whole cold `id gil` costs at most MAX_NT_ID_SEARCHES searches:
+#      the member prefetch that stores gil's groups reads their member DNs together, each
+#      once a batch (sdap_member_lists.c). Before: 316 (gil's DN read once per group).
 # Usage: test_ad_groups.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -55,6 +61,9 @@ NGIL=300
 # Measured: 2 (the parents of k_low, then of k_mid). Before memberOf: 8 (7 for the 301
 # groups of the first hop, 1 for k_mid's parents).
 MAX_NT_SEARCHES=3
+# Measured: 13. Before the member prefetch read the member DNs of its batch together: 316
+# (each group's members resolved on its own: gil's DN read once per group).
+MAX_NT_ID_SEARCHES=30
 # Measured: 9 (the user, the primary group, the user again, tokenGroups, 1 SID batch, the
 # member DNs level by level). Before the groups came complete: 97 (a group search and its
 # member lookups for each of id's 45 getgrgid calls on top).
@@ -190,7 +199,10 @@ stop_sssd
 # ---- 5 (the DC stays up). ldap_use_tokengroups = false: the membership searches ----
 NT="ldap_use_tokengroups = false"
 conf "$NT" || { fail "sssd did not restart ($NT)"; summary; exit; }
+in_nss_ns getent passwd Administrator > /dev/null     # connection and bind first
+s0=$(searches)
 out=$(in_nss_ns id gil)
+s1=$(searches)
 names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
 check "$NT: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names"))" \
     test "$(grep -c '^gl' <<<"$names")" -eq $NGIL
@@ -205,6 +217,17 @@ n=$(grep -c "search [0-9]*: '(&(objectClass=group)(|(\(member\|distinguishedName
 echo "    initgroups gil: $n searches for the nested hops (max $MAX_NT_SEARCHES)"
 check "$NT: the nested hops of gil's initgroups cost at most $MAX_NT_SEARCHES searches ($n)" \
     test "$n" -le $MAX_NT_SEARCHES
+echo "    cold id gil: $((s1 - s0)) LDAP searches (max $MAX_NT_ID_SEARCHES)"
+check "$NT: a cold id gil costs at most $MAX_NT_ID_SEARCHES searches ($((s1 - s0)))" \
+    test $((s1 - s0)) -le $MAX_NT_ID_SEARCHES
+check "$NT: ... its groups' members read together by the member prefetch (back-end log)" \
+    grep -q "member prefetch: [0-9]* of [0-9]* group(s) listed together" \
+    "$LOGS/sssd_be_ad.test.log"
+# What the prefetch stored, as a group lookup gives it (nested users flattened).
+for g in gl001 k_low k_mid k_top; do
+    line=$(group_line "$g")
+    check "$NT: ... getent group $g lists gil: $line" grep -q "^$g:[0-9]*:gil\$" <<<"$line"
+done
 stop_sssd
 
 # ---- 6 (the DC stays up). tokenGroups on the GC: SID searches on both connections ----
@@ -248,7 +271,7 @@ for _ in $(seq 100); do
 done
 python3 "$TOP/tests/intg/ldap_sid_searches.py" mark "$WORK/up" "$WORK/mark8"
 out=$(in_nss_ns id gil)
-read -r sid_searches paged xdn < <(python3 "$TOP/tests/intg/ldap_sid_searches.py" count \
+read -r sid_searches paged xdn _ _ < <(python3 "$TOP/tests/intg/ldap_sid_searches.py" count \
     "$WORK/up" "$WORK/mark8")
 names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
 check "dump: id gil lists its $NGIL flat groups ($(grep -c '^gl' <<<"$names")) and k_low" \
@@ -259,6 +282,35 @@ check "  ... none of them with the paged results control (${paged:-?})" \
     test -n "${paged:-}" -a "${paged:-1}" -eq 0
 check "  ... and gil's memberOf, read with the extended DN control (${xdn:-?} request)" \
     test "${xdn:-0}" -eq 1
+stop_sssd
+kill -TERM $RELAY_PID; wait $RELAY_PID 2>/dev/null
+
+# ---- 9 (the DC stays up). ldap_use_tokengroups = false: the bounded searches unpaged ----
+python3 "$TOP/tests/faults/fault_proxy.py" --listen "$SAMBA_AD_DC_IP:$RELAY_PORT" \
+    --target "$SAMBA_AD_DC_IP:389" --dump-up "$WORK/up9" > "$WORK/relay9.out" 2>&1 &
+RELAY_PID=$!
+for _ in $(seq 50); do grep -q listening "$WORK/relay9.out" && break; sleep 0.1; done
+conf "ldap_uri = ldap://$SAMBA_AD_DC:$RELAY_PORT
+ldap_sasl_maxssf = 1
+ad_enable_gc = false
+$NT" || { kill -TERM $RELAY_PID; fail "sssd did not restart (relay, $NT)"; summary; exit; }
+in_nss_ns getent passwd gil > /dev/null
+python3 "$TOP/tests/intg/ldap_sid_searches.py" mark "$WORK/up9" "$WORK/mark9"
+out=$(in_nss_ns id gil)
+read -r sid_searches paged _ dn_searches dn_paged < <(python3 \
+    "$TOP/tests/intg/ldap_sid_searches.py" count "$WORK/up9" "$WORK/mark9")
+names=$(grep -o 'groups=.*' <<<"$out" | grep -o '([^)]*)' | tr -d '()')
+check "$NT, dump: id gil lists its $NGIL flat groups and k_low, k_mid, k_top" \
+    test "$(grep -c '^gl' <<<"$names")" -eq $NGIL \
+    -a "$(grep -cx 'k_low\|k_mid\|k_top' <<<"$names")" -eq 3
+check "$NT, dump: the nested hops searched gil's groups by DN (${dn_searches:-?})" \
+    test "${dn_searches:-0}" -ge 1
+check "  ... none of them with the paged results control (${dn_paged:-?})" \
+    test -n "${dn_paged:-}" -a "${dn_paged:-1}" -eq 0
+check "$NT, dump: the groups' prefetch searched them by SID (${sid_searches:-?})" \
+    test "${sid_searches:-0}" -ge 1
+check "  ... none of them with the paged results control (${paged:-?})" \
+    test -n "${paged:-}" -a "${paged:-1}" -eq 0
 stop_sssd
 kill -TERM $RELAY_PID; wait $RELAY_PID 2>/dev/null
 

@@ -32,6 +32,11 @@
 #      a parent group, the primary group of 1,200 members (over SDAP_IG_GROUP_MAX: its own
 #      lookup reads it): at most 30 operations (26 now; 635 before), and every full member list
 #      from the cache;
+#   E. D's directory, a login's initgroups (getpwnam, then initgroups, no getgrgid before):
+#      it uses the member graph too, so its 601 groups come complete and the `getent group`
+#      of each after it costs nothing: at most E_MAX operations in all (15 + 0 now; 15 + 26
+#      before, the member prefetch of the groups it stored without members), and every
+#      member list full;
 # and, the correctness the savings must keep: afterwards, with slapd gone, `getent group`
 # of every group `id` listed answers from the cache with its exact, full member list, the
 # same a group lookup of a fresh cache stores (not only the members initgroups saw).
@@ -57,6 +62,10 @@ cleanup() {
     rm -rf "$WORK"
 }
 trap cleanup EXIT
+# E, measured: 15 (the login) + 0. Before the login's initgroups used the member graph: 15 +
+# 26 (the member prefetch of the 601 groups stored without members, which the group
+# lookups wait for).
+E_MAX=20
 
 # slapd in the foreground with -d stats: its stats lines on stderr, in $1/stats.log (the
 # Debian slapd sends loglevel output to syslog only). Loaded by slapd_start, then run again
@@ -403,5 +412,37 @@ ldap_schema = rfc2307bis
 entry_cache_timeout = 600
 CONF
 cold_id "rfc2307bis, 600 groups" "$WORK/d" dmany 30 "$WORK/d.want"
+
+# ---- E. rfc2307bis, D's directory: a login's initgroups (getpwnam, then initgroups; no
+# getgrgid of the primary gid before it), then `getent group` of each group listed. ----
+mkdir -p "$WORK/e"
+slapd_stats "$WORK/e" "$WORK/d.ldif" $S || { fail "slapd E did not start"; summary; exit 1; }
+sed -i "s|^ldap_uri = .*|ldap_uri = $URI|" "$CONF"
+rm -rf "$PREFIX/var/lib/sss/db/"* "$PREFIX/var/lib/sss/mc/"*
+from=$(($(wc -l < "$WORK/e/stats.log") + 1))
+start_sssd || { fail "E: sssd did not start"; summary; exit 1; }
+in_nss_ns getent passwd dmany > /dev/null
+out=$(in_nss_ns getent initgroups dmany)
+n_login=$(ops_since "$WORK/e/stats.log" "$from")
+from=$(($(wc -l < "$WORK/e/stats.log") + 1))
+for g in $(tr -s ' ' '\n' <<<"$out" | tail -n +2); do
+    in_nss_ns getent group "$g"
+done | member_sort | sort > "$WORK/e.got"
+n_groups=$(ops_since "$WORK/e/stats.log" "$from")
+echo "    E: $n_login LDAP operation(s) for the login's getpwnam and initgroups," \
+    "$n_groups for the getent group of its $(wc -l < "$WORK/e.got") groups after"
+check "E: the login's initgroups lists dmany's 600 groups and dparent ($(wc -l < "$WORK/e.got"))" \
+    test "$(wc -l < "$WORK/e.got")" -eq 601
+grep -v '^dprim:' "$WORK/d.want" > "$WORK/e.want"
+if diff -u "$WORK/e.want" "$WORK/e.got" > "$WORK/diff"; then
+    ok "E: every group of the login lists its full members"
+else
+    fail "E: member lists differ:"; sed 's/^/      /' "$WORK/diff" | head -20
+fi
+n=$((n_login + n_groups))
+check "E: the login and the lookups after it cost at most $E_MAX operations ($n)" \
+    test $n -le $E_MAX
+stop_sssd
+slapd_stats_stop
 
 summary

@@ -32,6 +32,7 @@
 #include <time.h>
 
 #include "util/util.h"
+#include "providers/big_group.h"
 
 struct confdb;
 struct sysdb_ctx;
@@ -47,8 +48,9 @@ struct be_pam;
 struct be_sudo;
 
 
-/* Member lists larger than this are built in slices across loop turns. */
-#define BE_BIG_GROUP 1000
+/* Member lists larger than this are built in slices across loop turns (the one value
+ * the id provider's initgroups paths also use: providers/big_group.h). */
+#define BE_BIG_GROUP SSS_BIG_GROUP
 /* Names added to a member list per slice; entries stored per enumeration transaction. */
 #define BE_NAME_SLICE 1000
 #define BE_ENUM_SLICE 100

@@ -1,9 +1,13 @@
 /*
- * Many groups by gid at once, with their members: one (paged) search
+ * Many groups by gid at once, with their members: one search
  * (&(objectClass=<group oc>)(|(<gid attr>=a)(<gid attr>=b)...)<group filter>) under the group
  * search base, then the members of each entry exactly as sdap_get_group does it: rfc2307
- * the memberUid values, the DN schemas sdap_resolve_members (flattened through nesting,
- * loops cut), a few groups resolved at a time on the shared connection.
+ * the memberUid values; the DN schemas flattened through nesting, loops cut, the member
+ * DNs of all the groups read together (sdap_member_lists.c: each DN once for the batch),
+ * then sdap_resolve_members, a few groups at a time on the shared connection, for those
+ * left without members there (a big group, the budget of DNs passed, a failed read).
+ * Resolving each group on its own read a DN shared by the batch once per group: a user
+ * in 5,000 groups cost 5,000 searches for its own DN (ldap_use_tokengroups = false).
  * For the back-end's member prefetch; a caller needing one exact answer (duplicates
  * refused, ENOENT) still uses sdap_get_group.
  */
@@ -13,6 +17,7 @@
 
 #include "util/util.h"
 #include "providers/ldap/sdap_private.h"
+#include "providers/ldap/sdap_member_lists.h"
 
 /* rfc2307bis groups whose member DNs are resolved at the same time. */
 #define SDAP_BATCH_RESOLVE_WINDOW 8
@@ -34,6 +39,7 @@ struct sdap_groups_batch_state {
     size_t next_members;                /* rfc2307: groups whose lists are built */
     size_t resolving;
     bool failed;
+    struct sdap_mlists *ml;             /* the DN schemas: the batch's member lists */
 };
 
 struct sdap_batch_resolve {
@@ -64,6 +70,8 @@ static int cmp_u32(const void *a, const void *b)
 
 static void sdap_groups_batch_found(struct tevent_req *subreq);
 static void sdap_groups_batch_members(struct tevent_req *req);
+static errno_t sdap_groups_batch_lists(struct tevent_req *req);
+static void sdap_groups_batch_listed(struct tevent_req *subreq);
 static errno_t sdap_groups_batch_resolve_more(struct tevent_req *req);
 static void sdap_groups_batch_resolved(struct tevent_req *subreq);
 
@@ -121,8 +129,12 @@ struct tevent_req *sdap_get_groups_by_gid_send(TALLOC_CTX *mem_ctx, struct teven
         ret = ENOMEM;
         goto done;
     }
+    /* n gids name about n entries: below the page size the paged results control only
+     * costs the server (Samba: ~4.6 ms of CPU per subtree search). A directory holding
+     * one gid many times may pass its size limit: the batch fails (partial result) and
+     * its groups are looked up one by one, as they would be without the prefetch. */
     state->args = sdap_kind_search(&opts->groups, filter, opts->search_timeout,
-                                   opts->page_size);
+                                   n < (size_t)opts->page_size ? 0 : opts->page_size);
     subreq = sdap_id_search_send(state, ev, id_ctx, &state->args);
     if (subreq == NULL) {
         ret = ENOMEM;
@@ -227,7 +239,7 @@ static void sdap_groups_batch_found(struct tevent_req *subreq)
         sdap_groups_batch_members(req);
         return;
     }
-    ret = sdap_groups_batch_resolve_more(req);
+    ret = sdap_groups_batch_lists(req);
 done:
     sdap_req_step(req, ret);
 }
@@ -269,7 +281,67 @@ static void sdap_groups_batch_members(struct tevent_req *req)
     }
 }
 
-/* Starts member resolutions up to the window. EAGAIN: some are running; EOK: all done. */
+/* The DN schemas: the member lists of all the groups together. EAGAIN: under way. */
+static errno_t sdap_groups_batch_lists(struct tevent_req *req)
+{
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+    struct sdap_group **listed;
+    struct tevent_req *subreq;
+    size_t n = 0;
+    size_t i;
+    errno_t ret;
+
+    state->ml = sdap_mlists_new(state, state->id_ctx, "member prefetch");
+    listed = talloc_array(state, struct sdap_group *, state->num_groups + 1);
+    if (state->ml == NULL || listed == NULL) {
+        return ENOMEM;
+    }
+    for (i = 0; i < state->num_groups; i++) {
+        /* The entry moves onto ml, which lives as long as state. */
+        ret = sdap_mlists_add(state->ml, discard_const(state->group_entries[i]),
+                              state->groups[i]);
+        if (ret == ENOMEM) {
+            return ENOMEM;
+        }
+        if (ret == EOK) {
+            listed[n++] = state->groups[i];
+        }   /* else: resolved on its own below */
+    }
+    subreq = sdap_mlists_send(state, state->ev, state->ml, listed, n);
+    if (subreq == NULL) {
+        return ENOMEM;
+    }
+    tevent_req_set_callback(subreq, sdap_groups_batch_listed, req);
+    return EAGAIN;
+}
+
+static void sdap_groups_batch_listed(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct sdap_groups_batch_state *state =
+        tevent_req_data(req, struct sdap_groups_batch_state);
+    size_t read = 0;
+    size_t left = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_mlists_recv(subreq, &read);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        for (i = 0; i < state->num_groups; i++) {
+            left += !state->groups[i]->members_complete;
+        }
+        DEBUG(SSSDBG_TRACE_FUNC, "member prefetch: %zu of %zu group(s) listed together "
+              "(%zu member DN(s) read), %zu resolved one by one\n",
+              state->num_groups - left, state->num_groups, read, left);
+        ret = sdap_groups_batch_resolve_more(req);
+    }
+    sdap_req_step(req, ret);
+}
+
+/* Starts member resolutions up to the window, for the groups sdap_groups_batch_lists left
+ * without members. EAGAIN: some are running; EOK: all done. */
 static errno_t sdap_groups_batch_resolve_more(struct tevent_req *req)
 {
     struct sdap_groups_batch_state *state =
@@ -279,6 +351,10 @@ static errno_t sdap_groups_batch_resolve_more(struct tevent_req *req)
 
     while (state->resolving < SDAP_BATCH_RESOLVE_WINDOW
            && state->next_resolve < state->num_groups) {
+        if (state->groups[state->next_resolve]->members_complete) {
+            state->next_resolve++;
+            continue;
+        }
         r = talloc_zero(state, struct sdap_batch_resolve);
         if (r == NULL) {
             return ENOMEM;

@@ -17,22 +17,22 @@
  * member-graph walker (sdap_member_walk.c): a DN taken once by its shortest path, users
  * flattened, direct member groups listed, groups expanded within ldap_group_nesting_level.
  * A group whose replay needs members the graph did not read is left without a member list
- * (its own lookup runs later): one of more than SDAP_IG_GROUP_MAX member values is never
+ * (its own lookup runs later): one of more than SSS_BIG_GROUP member values is never
  * expanded, and all of them are left so when the graph grows past SDAP_IG_GRAPH_MAX
  * member values in all.
  */
 
 #include "util/util.h"
+#include "providers/big_group.h"
 #include "providers/ldap/sdap_initgroups_graph.h"
 #include "providers/ldap/sdap_member_dns.h"
 #include "providers/ldap/sdap_member_walk.h"
 
 /* Member values (summed over the groups expanded) up to which the graph is kept. */
 #define SDAP_IG_GRAPH_MAX 200000
-/* A group with more member values is not expanded: the back-end stores a group that big
- * without its members anyway (BE_BIG_GROUP), so resolving them would be wasted; its own
- * lookup (and that of a group holding it) reads them. */
-#define SDAP_IG_GROUP_MAX 1000
+/* A group with more member values than SSS_BIG_GROUP is not expanded: the back-end stores
+ * a group that big without its members anyway (BE_BIG_GROUP), so resolving them would be
+ * wasted; its own lookup (and that of a group holding it) reads them. */
 /* Member values the replays look at in all (each walks its group's graph within the
  * nesting level, so groups sharing big subgroups cost roots x subgroup): past it, the
  * groups not replayed yet are left to their own lookups. 5,000 flat groups cost 30,000. */
@@ -155,7 +155,7 @@ static errno_t ig_expand(struct sdap_ig_graph *g, struct ig_node *node,
     const char *canon;
     size_t k;
 
-    if (n > SDAP_IG_GROUP_MAX) {
+    if (n > SSS_BIG_GROUP) {
         return EOK;
     }
     g->values += n;

@@ -28,23 +28,22 @@
  * connection, which alone then serves the rest: the other connection never fails the
  * request.
  *
- * The group searches also read `member`, and the member DNs of all the groups are then
- * resolved together, level by level (sdap_member_dns.c, each DN once for all groups), down
- * to ldap_group_nesting_level. Each group's member lists are then computed from those
- * entries exactly as a group lookup (sdap_resolve_members) computes them, so the groups
- * come back complete (members_complete) and the back-end stores them as a group lookup
- * would: `id`'s getgrgid of each of them is answered from the cache instead of costing a
- * group search and its member resolution each. A group with more than TG_BIG_GROUP member
- * values (a ranged `member` is read whole by the search first), or one that needs such a
- * group expanded, stays without members as before (the group lookup's work); so do all
- * when the member DNs to read pass TG_MEMBER_BUDGET or their resolution fails (logged):
- * the initgroups answer itself is unaffected.
+ * The group searches also read `member`, and the member lists of all the groups are then
+ * computed together (sdap_member_lists.c: the member DNs read level by level, each once
+ * for all groups, down to ldap_group_nesting_level), exactly as a group lookup
+ * (sdap_resolve_members) computes them, so the groups come back complete
+ * (members_complete) and the back-end stores them as a group lookup would: `id`'s
+ * getgrgid of each of them is answered from the cache instead of costing a group search
+ * and its member resolution each. A big group (SSS_BIG_GROUP; a ranged `member` is read
+ * whole by the search first), or one that needs such a group expanded, stays without
+ * members (the group lookup's work); so do all when the member DNs to read pass
+ * SDAP_MLISTS_BUDGET or their resolution fails (logged): the initgroups answer itself is
+ * unaffected. The groups tokenGroups leaves out (below) stay known there, as members.
  */
 #include <assert.h>
-#include <strings.h>
 
 #include "util/util.h"
-#include "providers/ldap/sdap_member_dns.h"
+#include "providers/ldap/sdap_member_lists.h"
 
 #define TG_ATTR "tokenGroups"
 #define TG_MEMBEROF "memberOf"
@@ -52,31 +51,6 @@
  * DC's process has the next one queued when the back-end is slow to send it (a loaded
  * host). */
 #define TG_WINDOW 8
-/* Groups with more member values are not resolved here (the back-end's BE_BIG_GROUP). */
-#define TG_BIG_GROUP 1000
-/* Member DNs read at most for one initgroups (each a base lookup on AD, whose member DNs
- * are named by cn): bounds what a login waits for beyond the groups themselves, about
- * a second or two on a DC; beyond it the groups go without members, as before. */
-#define TG_MEMBER_BUDGET 2000
-
-enum tg_kind { TG_NONE, TG_USER, TG_GROUP };
-
-/* One DN met: a group of the user, or a member of one (read from the directory). */
-struct tg_node {
-    const char *canon;          /* the map's key */
-    const struct sdap_entry *entry; /* NULL: not a DN the directory holds */
-    enum tg_kind kind;
-    const char *name;           /* user or group name; NULL when the entry is unusable */
-    const char **members;       /* canonical member DNs, once expanded */
-    const char **member_dns;    /* the same, as the entry spells them */
-    size_t num_members;
-    bool queued;                /* put in a frontier (expanded there) */
-    bool expanded;
-    bool big;                   /* too many member values: never expanded */
-    bool direct;                /* found by a SID of memberOf: kept if tokenGroups has it */
-    size_t mark;                /* last root (index + 1) whose walk met this node */
-};
-
 struct sdap_tokengroups_state {
     struct tevent_context *ev;
     struct sdap_id_ctx *id_ctx;
@@ -105,20 +79,11 @@ struct sdap_tokengroups_state {
     struct sdap_strset *got_sids;   /* SIDs of the entries those searches brought */
     bool misses_queued;             /* tokenGroups' SIDs they missed are in sids */
     struct sdap_strset *tg_sids;    /* tokenGroups' SIDs: the groups; NULL until known */
-    struct sdap_strset *nodes;      /* canonical DN -> struct tg_node */
+    struct sdap_mlists *ml;         /* every group entry found, for the member lists */
     struct sdap_group **groups;
-    struct tg_node **roots;         /* aligned with groups */
+    bool *from_memberof;            /* aligned with groups: found by a SID of memberOf
+                                     * (kept if tokenGroups has it) */
     size_t num_groups;
-    /* member resolution */
-    struct tg_node **frontier;
-    size_t num_frontier;
-    int depth;
-    const char **dns;               /* being read, with their canonical forms */
-    const char **canons;
-    struct tg_node **looked;
-    size_t num_dns;
-    size_t budget_used;
-    const char **any_attrs;
 };
 
 /* One SID search in flight: its arguments live with it. */
@@ -134,10 +99,7 @@ static void sdap_tokengroups_memberof_done(struct tevent_req *subreq);
 static errno_t sdap_tokengroups_next(struct tevent_req *req);
 static errno_t sdap_tokengroups_continue(struct tevent_req *req);
 static void sdap_tokengroups_groups_done(struct tevent_req *subreq);
-static errno_t sdap_tokengroups_members_start(struct tevent_req *req);
-static errno_t sdap_tokengroups_members_step(struct tevent_req *req);
 static void sdap_tokengroups_members_done(struct tevent_req *subreq);
-static errno_t sdap_tokengroups_members_next(struct tevent_req *req);
 
 /* The domain's other connection when it is up and may serve group lookups, or NULL. */
 static struct sdap_id_ctx *tg_peer(struct sdap_id_ctx *id_ctx)
@@ -170,9 +132,14 @@ struct tevent_req *sdap_tokengroups_send(TALLOC_CTX *mem_ctx, struct tevent_cont
     state->id_ctx = id_ctx;
     state->peer = tg_peer(id_ctx);
     state->user_name = talloc_strdup(state, user->name);
-    state->nodes = sdap_strset_new(state);
     state->base_args.base = talloc_strdup(state, user->orig_dn);
-    if (state->user_name == NULL || state->nodes == NULL || state->base_args.base == NULL) {
+    if (state->user_name == NULL || state->base_args.base == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    state->ml = sdap_mlists_new(state, id_ctx, talloc_asprintf(state, "user '%s'",
+                                                                 user->name));
+    if (state->ml == NULL) {
         ret = ENOMEM;
         goto done;
     }
@@ -471,74 +438,37 @@ static errno_t sdap_tokengroups_next(struct tevent_req *req)
     return state->in_flight > 0 || !tg_known ? EAGAIN : EOK;
 }
 
-/* The node of canon, created (not yet read: entry NULL) when new; *_new tells which. */
-static struct tg_node *node_get(struct sdap_tokengroups_state *state, const char *canon,
-                                bool *_new)
-{
-    struct tg_node *node = sdap_strmap_get(state->nodes, canon);
-
-    *_new = false;
-    if (node != NULL) {
-        return node;
-    }
-    node = talloc_zero(state->nodes, struct tg_node);
-    if (node == NULL) {
-        return NULL;
-    }
-    node->canon = talloc_strdup(node, canon);
-    if (node->canon == NULL || !sdap_strmap_add(state->nodes, node->canon, node)) {
-        talloc_free(node);
-        return NULL;
-    }
-    *_new = true;
-    return node;
-}
-
 static errno_t add_group(struct sdap_tokengroups_state *state, struct sdap_entry *e,
                          bool direct)
 {
     struct sdap_group *group = NULL;
     struct sdap_group **groups;
-    struct tg_node **roots;
-    struct tg_node *node;
-    char *canon;
-    bool is_new;
+    bool *flags;
     errno_t ret;
 
-    canon = sdap_dn_canon(state, e->dn);
-    if (canon == NULL) {
-        return EOK;
-    }
-    node = node_get(state, canon, &is_new);
-    talloc_free(canon);
-    if (node == NULL) {
-        return ENOMEM;
-    }
-    if (!is_new) {
-        return EOK;
-    }
-    node->entry = talloc_steal(node, e);
-    node->direct = direct;
     ret = sdap_parse_group(state, state->id_ctx->opts, e, &group);
-    if (ret == EINVAL) {
-        return EOK;     /* unusable, logged; a member of no list either */
+    if (ret != EOK && ret != EINVAL) {
+        return ret;     /* EINVAL: unusable, logged; known as a DN that is no member */
     }
-    if (ret != EOK) {
+    ret = sdap_mlists_add(state->ml, e, group);
+    if (ret == EEXIST || ret == EINVAL) {
+        talloc_free(group);     /* found already, or not a DN */
+        return EOK;
+    }
+    if (ret != EOK || group == NULL) {
         return ret;
     }
-    node->kind = TG_GROUP;
-    node->name = group->name;
     groups = talloc_realloc(state, state->groups, struct sdap_group *, state->num_groups + 2);
     if (groups == NULL) {
         return ENOMEM;
     }
     state->groups = groups;
-    roots = talloc_realloc(state, state->roots, struct tg_node *, state->num_groups + 1);
-    if (roots == NULL) {
+    flags = talloc_realloc(state, state->from_memberof, bool, state->num_groups + 1);
+    if (flags == NULL) {
         return ENOMEM;
     }
-    state->roots = roots;
-    state->roots[state->num_groups] = node;
+    state->from_memberof = flags;
+    state->from_memberof[state->num_groups] = direct;
     state->groups[state->num_groups++] = group;
     state->groups[state->num_groups] = NULL;
     return EOK;
@@ -589,7 +519,7 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
         }
         ret = add_group(state, entries[i], direct);
     }
-    talloc_free(entries);   /* the entries kept were moved to their nodes */
+    talloc_free(entries);   /* the entries kept were moved onto state->ml */
     if (ret == EOK) {
         ret = sdap_tokengroups_continue(req);
     }
@@ -598,8 +528,8 @@ static void sdap_tokengroups_groups_done(struct tevent_req *subreq)
 }
 
 /* Leaves out the groups memberOf named that tokenGroups does not (distribution groups):
- * the set is tokenGroups'. They stay nodes (and parsed groups, freed with state), as
- * members of other groups. */
+ * the set is tokenGroups'. They stay in state->ml (and parsed groups, freed with state),
+ * as members of other groups. */
 static void tg_keep_token_groups(struct sdap_tokengroups_state *state)
 {
     struct sdap_group *group;
@@ -608,13 +538,13 @@ static void tg_keep_token_groups(struct sdap_tokengroups_state *state)
 
     for (i = 0; i < state->num_groups; i++) {
         group = state->groups[i];
-        if (state->roots[i]->direct
+        if (state->from_memberof[i]
                 && (group->sid == NULL || !sdap_strset_has(state->tg_sids, group->sid))) {
             DEBUG(SSSDBG_TRACE_FUNC, "user '%s': group '%s' is in its %s but not in its "
                   "%s: left out\n", state->user_name, group->name, TG_MEMBEROF, TG_ATTR);
             continue;
         }
-        state->roots[n] = state->roots[i];
+        state->from_memberof[n] = state->from_memberof[i];
         state->groups[n++] = group;
     }
     state->num_groups = n;
@@ -629,6 +559,7 @@ static errno_t sdap_tokengroups_continue(struct tevent_req *req)
 {
     struct sdap_tokengroups_state *state = tevent_req_data(req,
                                                            struct sdap_tokengroups_state);
+    struct tevent_req *subreq;
     errno_t ret;
 
     ret = sdap_tokengroups_next(req);
@@ -640,359 +571,21 @@ static errno_t sdap_tokengroups_continue(struct tevent_req *req)
           "%s while it was computed, %zu after; %zu answered on the other connection)\n",
           state->user_name, state->num_groups, TG_ATTR, state->direct_sent, TG_MEMBEROF,
           state->sent, state->peer_done);
-    return sdap_tokengroups_members_start(req);
-}
-/* ---- the groups' members ------------------------------------------------------------ */
-
-/* True when entry holds more member values than are resolved here. (AD's ranged
- * "member;range=0-1499" is completed by sdap_search.c before it gets here; an attribute
- * of the member type with another option is not taken as the whole list either.) */
-static bool entry_is_big(const struct sdap_entry *e, const char *member_attr,
-                         size_t num_values)
-{
-    size_t len = strlen(member_attr);
-    size_t i;
-
-    if (num_values > TG_BIG_GROUP) {
-        return true;
-    }
-    for (i = 0; i < e->num_attrs; i++) {
-        if (strncasecmp(e->attrs[i].name, member_attr, len) == 0
-                && e->attrs[i].name[len] == ';') {
-            return true;
-        }
-    }
-    return false;
-}
-
-/* Fills node->members from its entry's member values (DNs in the entry's memory). */
-static errno_t node_expand(struct sdap_tokengroups_state *state, struct tg_node *node)
-{
-    const char *member_attr = state->id_ctx->opts->group_map[SDAP_GA_MEMBER];
-    const struct sdap_attr *attr;
-    char *canon;
-    size_t n;
-    size_t i;
-
-    assert(node->entry != NULL && node->kind == TG_GROUP && !node->expanded);
-    attr = sdap_entry_attr(node->entry, member_attr);
-    n = attr != NULL ? attr->num_values : 0;
-    node->expanded = true;
-    if (entry_is_big(node->entry, member_attr, n)) {
-        node->big = true;
-        return EOK;
-    }
-    node->members = talloc_array(node, const char *, n + 1);
-    node->member_dns = talloc_array(node, const char *, n + 1);
-    if (node->members == NULL || node->member_dns == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; i < n; i++) {
-        canon = sdap_dn_canon(node->members, attr->values[i]);
-        if (canon == NULL) {
-            DEBUG(SSSDBG_MINOR_FAILURE, "group '%s': member '%.64s' is not a DN: skipped\n",
-                  node->name, attr->values[i]);
-            continue;
-        }
-        node->member_dns[node->num_members] = attr->values[i];
-        node->members[node->num_members++] = canon;
-    }
-    node->members[node->num_members] = NULL;
-    node->member_dns[node->num_members] = NULL;
-    return EOK;
-}
-
-/* Depth 0: every group of the user is expanded. */
-static errno_t sdap_tokengroups_members_start(struct tevent_req *req)
-{
-    struct sdap_tokengroups_state *state = tevent_req_data(req,
-                                                           struct sdap_tokengroups_state);
-    size_t i;
-
-    state->any_attrs = sdap_any_attrs(state, state->id_ctx->opts);
-    state->frontier = talloc_array(state, struct tg_node *, state->num_groups + 1);
-    if (state->any_attrs == NULL || state->frontier == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; i < state->num_groups; i++) {
-        state->roots[i]->queued = true;
-        state->frontier[state->num_frontier++] = state->roots[i];
-    }
-    return sdap_tokengroups_members_step(req);
-}
-
-/* Expands the frontier and reads the member DNs not met before. EAGAIN: a read is under
- * way; EOK: done (the member lists are set, or the groups are left without). */
-static errno_t sdap_tokengroups_members_step(struct tevent_req *req)
-{
-    struct sdap_tokengroups_state *state = tevent_req_data(req,
-                                                           struct sdap_tokengroups_state);
-    struct tevent_req *subreq;
-    struct tg_node *node;
-    struct tg_node *m;
-    size_t total = 0;
-    size_t i;
-    size_t k;
-    bool is_new;
-    errno_t ret;
-
-    for (i = 0; i < state->num_frontier; i++) {
-        node = state->frontier[i];
-        if (!node->expanded) {
-            ret = node_expand(state, node);
-            if (ret != EOK) {
-                return ret;
-            }
-        }
-        total += node->num_members;
-    }
-    talloc_free(state->dns);
-    talloc_free(state->canons);
-    talloc_free(state->looked);
-    state->dns = talloc_array(state, const char *, total + 1);
-    state->canons = talloc_array(state, const char *, total + 1);
-    state->looked = talloc_array(state, struct tg_node *, total + 1);
-    state->num_dns = 0;
-    if (state->dns == NULL || state->canons == NULL || state->looked == NULL) {
-        return ENOMEM;
-    }
-    for (i = 0; i < state->num_frontier; i++) {
-        node = state->frontier[i];
-        for (k = 0; k < node->num_members; k++) {
-            m = node_get(state, node->members[k], &is_new);
-            if (m == NULL) {
-                return ENOMEM;
-            }
-            if (!is_new) {
-                continue;       /* read already, or one of the user's groups */
-            }
-            state->looked[state->num_dns] = m;
-            state->canons[state->num_dns] = m->canon;
-            state->dns[state->num_dns++] = node->member_dns[k];
-        }
-    }
-    state->dns[state->num_dns] = NULL;
-    state->canons[state->num_dns] = NULL;
-    state->budget_used += state->num_dns;
-    if (state->budget_used > TG_MEMBER_BUDGET) {
-        DEBUG(SSSDBG_MINOR_FAILURE, "user '%s': more than %d member DNs in its groups: the "
-              "groups are stored without members\n", state->user_name, TG_MEMBER_BUDGET);
-        return EOK;
-    }
-    if (state->num_dns == 0) {
-        return sdap_tokengroups_members_next(req);
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "user '%s': depth %d: reading %zu member DN(s)\n",
-          state->user_name, state->depth, state->num_dns);
-    subreq = sdap_member_dns_send(state, state->ev, state->id_ctx, state->dns,
-                                  state->canons, state->num_dns, state->any_attrs);
+    subreq = sdap_mlists_send(state, state->ev, state->ml, state->groups, state->num_groups);
     if (subreq == NULL) {
         return ENOMEM;
     }
     tevent_req_set_callback(subreq, sdap_tokengroups_members_done, req);
     return EAGAIN;
 }
-
 static void sdap_tokengroups_members_done(struct tevent_req *subreq)
 {
     struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
-    struct sdap_tokengroups_state *state = tevent_req_data(req,
-                                                           struct sdap_tokengroups_state);
-    const struct sdap_options *opts = state->id_ctx->opts;
-    struct sdap_entry **entries = NULL;
-    struct sdap_user *user;
-    struct sdap_group *group;
-    struct tg_node *node;
-    size_t i;
     errno_t ret;
 
-    ret = sdap_member_dns_recv(state, subreq, &entries);
+    ret = sdap_mlists_recv(subreq, NULL);
     talloc_free(subreq);
-    if (ret == ENOMEM) {
-        goto done;
-    }
-    if (ret != EOK) {
-        /* The groups themselves are known: they go without members, as before. */
-        DEBUG(SSSDBG_OP_FAILURE, "user '%s': the members of its groups could not be read "
-              "[%d]: %s: the groups are stored without members\n", state->user_name, ret,
-              sss_strerror(ret));
-        ret = EOK;
-        goto done;
-    }
-    for (i = 0; i < state->num_dns; i++) {
-        node = state->looked[i];
-        if (entries[i] == NULL) {
-            continue;   /* absent: skipped as a member, like a group lookup does */
-        }
-        node->entry = talloc_steal(node, entries[i]);
-        /* The kinds and names a group lookup gives its members (sdap_groups.c). */
-        if (sdap_entry_has_oc(node->entry, opts->user_map[SDAP_UA_OC])) {
-            node->kind = TG_USER;
-            user = NULL;
-            ret = sdap_parse_user(node, opts, node->entry, &user);
-            if (ret == ENOMEM) {
-                goto done;
-            }
-            node->name = ret == EOK ? user->name : NULL;
-        } else if (sdap_entry_has_oc(node->entry, opts->group_map[SDAP_GA_OC])) {
-            group = NULL;
-            ret = sdap_parse_group(node, opts, node->entry, &group);
-            if (ret == ENOMEM) {
-                goto done;
-            }
-            if (ret == EOK) {
-                node->kind = TG_GROUP;
-                node->name = group->name;
-            }
-        }
-    }
-    ret = sdap_tokengroups_members_next(req);
-done:
-    talloc_free(entries);
     sdap_req_step(req, ret);
-}
-
-/* The member lists of root, as sdap_resolve_members gives them, from the nodes read.
- * ENOENT: a group it needs expanded was not (big): root stays without members. */
-static errno_t root_members(struct sdap_tokengroups_state *state, size_t ri)
-{
-    const int nesting = state->id_ctx->opts->nesting_level;
-    struct tg_node *root = state->roots[ri];
-    TALLOC_CTX *tmp_ctx;
-    struct sdap_strset *users;
-    struct sdap_strset *groups;
-    struct tg_node **cur;
-    struct tg_node **next;
-    struct tg_node **swap;
-    struct tg_node *f;
-    struct tg_node *m;
-    size_t num_cur = 1;
-    size_t num_next;
-    size_t cap = 1;
-    size_t mark = ri + 1;
-    size_t i;
-    size_t k;
-    int depth = 0;
-    errno_t ret;
-
-    tmp_ctx = talloc_new(NULL);
-    if (tmp_ctx == NULL) {
-        return ENOMEM;
-    }
-    users = sdap_strset_new(tmp_ctx);
-    groups = sdap_strset_new(tmp_ctx);
-    cur = talloc_array(tmp_ctx, struct tg_node *, 1);
-    next = NULL;
-    if (users == NULL || groups == NULL || cur == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    root->mark = mark;
-    cur[0] = root;
-    while (num_cur > 0) {
-        num_next = 0;
-        for (i = 0; i < num_cur; i++) {
-            f = cur[i];
-            if (!f->expanded || f->big) {
-                ret = ENOENT;
-                goto done;
-            }
-            for (k = 0; k < f->num_members; k++) {
-                m = sdap_strmap_get(state->nodes, f->members[k]);
-                assert(m != NULL);
-                if (m->mark == mark) {
-                    continue;
-                }
-                m->mark = mark;
-                if (m->kind == TG_USER && m->name != NULL) {
-                    sdap_strset_add(users, m->name);
-                } else if (m->kind == TG_GROUP) {
-                    if (depth == 0) {
-                        sdap_strset_add(groups, m->name);
-                    }
-                    if (depth + 1 > nesting) {
-                        continue;
-                    }
-                    if (num_next == cap || next == NULL) {
-                        cap = num_next + f->num_members + 1;
-                        next = talloc_realloc(tmp_ctx, next, struct tg_node *, cap);
-                        if (next == NULL) {
-                            ret = ENOMEM;
-                            goto done;
-                        }
-                    }
-                    next[num_next++] = m;
-                }
-            }
-        }
-        swap = cur;
-        cur = next;
-        next = swap;
-        cap = talloc_array_length(next);
-        num_cur = num_next;
-        depth++;
-    }
-    ret = sdap_group_set_members(state->groups[ri], users, groups);
-    if (ret == EOK) {
-        state->groups[ri]->members_complete = true;
-    }
-done:
-    talloc_free(tmp_ctx);
-    return ret;
-}
-
-/* The next level's frontier (the groups first met at this one), or the lists. */
-static errno_t sdap_tokengroups_members_next(struct tevent_req *req)
-{
-    struct sdap_tokengroups_state *state = tevent_req_data(req,
-                                                           struct sdap_tokengroups_state);
-    struct tg_node **next = NULL;
-    struct tg_node *node;
-    struct tg_node *m;
-    size_t num_next = 0;
-    size_t complete = 0;
-    size_t i;
-    size_t k;
-    errno_t ret;
-
-    if (state->depth + 1 <= state->id_ctx->opts->nesting_level) {
-        next = talloc_array(state, struct tg_node *, state->num_dns + 1);
-        if (next == NULL) {
-            return ENOMEM;
-        }
-        for (i = 0; i < state->num_frontier; i++) {
-            node = state->frontier[i];
-            for (k = 0; k < node->num_members; k++) {
-                m = sdap_strmap_get(state->nodes, node->members[k]);
-                if (m == NULL || m->kind != TG_GROUP || m->queued) {
-                    continue;
-                }
-                m->queued = true;
-                next[num_next++] = m;
-            }
-        }
-    }
-    talloc_free(state->frontier);
-    state->frontier = next;
-    state->num_frontier = num_next;
-    state->depth++;
-    if (num_next > 0) {
-        return sdap_tokengroups_members_step(req);
-    }
-    for (i = 0; i < state->num_groups; i++) {
-        ret = root_members(state, i);
-        if (ret == ENOENT) {
-            continue;
-        }
-        if (ret != EOK) {
-            return ret;
-        }
-        complete++;
-    }
-    DEBUG(SSSDBG_TRACE_FUNC, "user '%s': %zu of %zu group(s) with their members, %zu "
-          "member DN(s) read\n", state->user_name, complete, state->num_groups,
-          state->budget_used);
-    return EOK;
 }
 
 errno_t sdap_tokengroups_recv(TALLOC_CTX *mem_ctx, struct tevent_req *req,
