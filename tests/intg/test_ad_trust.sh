@@ -1,0 +1,62 @@
+#!/bin/bash
+# Users of a trusted AD forest (issue 16): two Samba AD DCs, AD.TEST (127.0.0.10, the
+# client is joined there) and B.TEST (127.0.0.11), with a two-way forest trust
+# (tests/lib/samba_ad_trust.sh). Samba 4.17 cannot host a child domain: a second forest
+# is the only "other domain" a test can have.
+# Fixture checks: the trust validates; the client's host keytab gets a cross-realm ticket
+# for B's LDAP service and reads B's directory with GSSAPI, B's names resolve through A's
+# DNS forwarding.
+# Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
+set -u
+PREFIX=$(cd "$1" && pwd)
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+AD_TEST=test_ad_trust
+AD_NEEDS="kvno"
+# A binds its own address only and forwards B's names to B.
+SAMBA_AD_IFACES=127.0.0.10
+SAMBA_AD_FORWARDER=127.0.0.11
+T0=$(date +%s.%N)
+. "$(dirname "$0")/ad_env.sh"
+. "$TOP/tests/lib/samba_ad_trust.sh"
+trap 'samba_ad_trust_stop; _ad_env_exit' EXIT
+
+samba_ad_trust_start "$WORK/b" || { fail "the second DC (B.TEST) did not start"; summary; exit; }
+samba_ad_user alice Alice-Pass1 || exit 1
+samba_ad_b samba_ad_user dave Dave-Pass1 || exit 1
+samba_ad_b samba_ad_tool group add b_staff > /dev/null || exit 1
+samba_ad_b samba_ad_tool group addmembers b_staff dave > /dev/null || exit 1
+samba_ad_join || { fail "adcli join"; summary; exit; }
+T1=$(date +%s.%N)
+samba_ad_trust_create || { fail "samba-tool domain trust create"; summary; exit; }
+samba_ad_trust_client_files
+T2=$(date +%s.%N)
+echo "# fixture: two DCs, users and join $(echo "$T1 - $T0" | bc) s," \
+    "trust $(echo "$T2 - $T1" | bc) s"
+_pss() { # PSS (kB) of a DC: its master and every child
+    local pids
+    pids=$(pgrep -g "$(ps -o pgid= "$1" | tr -d ' ')" 2> /dev/null)
+    for p in $pids; do grep -s '^Pss:' /proc/$p/smaps_rollup; done | awk '{s += $2} END {print s}'
+}
+echo "# memory: DC A $(_pss "$(cat "$WORK/dc/run/samba.pid")") kB PSS," \
+    "DC B $(_pss "$(cat "$WORK/b/dc/run/samba.pid")") kB PSS"
+
+out=$(samba_ad_tool domain trust validate $SAMBA_AD_B_DOMAIN \
+    -U "Administrator%$SAMBA_AD_ADMINPASS" 2>&1)
+check "samba-tool domain trust validate b.test: WERR_OK" grep -q "WERR_OK" <<< "$out"
+out=$(getent hosts $SAMBA_AD_B_DC)
+check "B's DC name resolves through A's DNS forwarder ($out)" grep -q "^$SAMBA_AD_B_IP " <<< "$out"
+export KRB5CCNAME=FILE:$WORK/host.cc
+kinit -k "CLIENT\$@$SAMBA_AD_REALM" > /dev/null 2>&1
+out=$(kvno "ldap/$SAMBA_AD_B_DC@$SAMBA_AD_B_REALM" 2>&1)
+check "the host keytab's TGT gives a cross-realm ticket for B's LDAP ($out)" \
+    grep -q "kvno = " <<< "$out"
+out=$(ldapsearch -LLL -Y GSSAPI -H "ldap://$SAMBA_AD_B_DC" -b "$SAMBA_AD_B_BASE" \
+    "(sAMAccountName=dave)" sAMAccountName 2>/dev/null)
+check "GSSAPI read of B's LDAP as CLIENT\$@AD.TEST finds dave" \
+    grep -q "^sAMAccountName: dave" <<< "$out"
+out=$(ldapsearch -LLL -Y GSSAPI -H "ldap://$SAMBA_AD_DC" -b "CN=System,$SAMBA_AD_BASE" \
+    "(objectClass=trustedDomain)" trustPartner flatName trustDirection 2>/dev/null)
+check "A's trustedDomain object names b.test ($(tr '\n' ' ' <<< "$out"))" \
+    grep -qi "^trustPartner: b.test" <<< "$out"
+unset KRB5CCNAME
+summary
