@@ -6,6 +6,10 @@
 # Fixture checks: the trust validates; the client's host keytab gets a cross-realm ticket
 # for B's LDAP service and reads B's directory with GSSAPI, B's names resolve through A's
 # DNS forwarding.
+# Discovery: sssd_be (id_provider = ad, joined to AD.TEST) reads AD.TEST's trustedDomain
+# objects and records them in its cache; sssctl domain-list lists b.test after ad.test,
+# its SID (--json) the one B's accounts carry; after the trust is deleted on both DCs, the
+# next refresh (subdomain_refresh_interval) removes it.
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -59,4 +63,41 @@ out=$(ldapsearch -LLL -Y GSSAPI -H "ldap://$SAMBA_AD_DC" -b "CN=System,$SAMBA_AD
 check "A's trustedDomain object names b.test ($(tr '\n' ' ' <<< "$out"))" \
     grep -qi "^trustPartner: b.test" <<< "$out"
 unset KRB5CCNAME
+
+# ---- discovery of the trusted domains ------------------------------------------------
+SSSCTL=$PREFIX/sbin/sssctl
+BE_LOG=$LOGS/sssd_be_ad.test.log
+SID_DAVE=$(samba_ad_b samba_ad_sid dave)
+B_SID=${SID_DAVE%-*}
+wait_log() { # wait_log PATTERN SECONDS: PATTERN in the back-end's log in time
+    for _ in $(seq $(($2 * 10))); do
+        grep -q "$1" "$BE_LOG" 2> /dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+ad_write_conf nss <<< "subdomain_refresh_interval = 2"
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not start"
+check "the back-end recorded one trusted domain (its log)" \
+    wait_log "ad.test: 1 trusted domain(s) recorded" 15
+check "  ... b.test, flat name B, B's domain SID $B_SID" \
+    grep -q "trusted domain b.test (B, $B_SID), trustDirection 3" "$BE_LOG"
+out=$("$SSSCTL" domain-list 2>&1)
+check "sssctl domain-list lists b.test right after ad.test ($(tr '\n' '|' <<< "$out"))" \
+    eval 'grep -A1 "^ad\.test " <<< "$out" | grep -q "^b\.test  *via ad\.test  *trusted (B)"'
+check "  ... and counts it" grep -q ", 1 trusted domain$" <<< "$out"
+out=$("$SSSCTL" domain-list --json 2>&1)
+check "sssctl domain-list --json: b.test's SID is B's ($(jq -c '.domains[0].trusted_domains' \
+    <<< "$out" 2> /dev/null))" \
+    test "$(jq -r '.domains[0].trusted_domains[0].sid' <<< "$out" 2> /dev/null)" = "$B_SID"
+samba_ad_tool domain trust delete $SAMBA_AD_B_DOMAIN --delete-location=both \
+    -U "Administrator@$SAMBA_AD_B_REALM" --password="$SAMBA_AD_B_ADMINPASS" \
+    --ipaddress=$SAMBA_AD_B_IP --local-dc-username=Administrator \
+    --local-dc-password="$SAMBA_AD_ADMINPASS" > "$WORK/trust_delete.log" 2>&1 \
+    || fail "samba-tool domain trust delete ($(tail -3 "$WORK/trust_delete.log"))"
+check "the trust deleted: the next refresh records none (its log)" \
+    wait_log "ad.test: 0 trusted domain(s) recorded" 15
+out=$("$SSSCTL" domain-list 2>&1)
+check "  ... and sssctl domain-list no longer lists b.test ($(tr '\n' '|' <<< "$out"))" \
+    eval '! grep -q "^b\.test" <<< "$out"'
 summary

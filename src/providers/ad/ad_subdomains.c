@@ -1,0 +1,222 @@
+/*
+ * The refresh of an AD domain's trusted domains (ad_subdomains.h): one subtree search of
+ * the domain's naming context for (&(objectClass=trustedDomain)(trustType=2)) on the id
+ * provider's connection (the objects live under CN=System; objectClass is indexed, and the
+ * base the connection discovered from the rootDSE is used as is), then the whole list
+ * written to the cache. A failed search (offline, ...) keeps the recorded list and is
+ * retried sooner than the interval.
+ */
+#include <ctype.h>
+#include <ldap.h>
+#include <stdlib.h>
+
+#include "util/util.h"
+#include "confdb/confdb.h"
+#include "db/sysdb_subdomains.h"
+#include "providers/ldap/sdap.h"
+#include "providers/ldap/sdap_private.h"
+#include "providers/ad/ad_subdomains.h"
+
+#define AD_SUBDOM_FILTER "(&(objectClass=trustedDomain)(trustType=2))"
+/* A failed refresh is tried again after this many seconds (or the interval if shorter). */
+#define AD_SUBDOM_RETRY 30u
+
+/* trustDirection bits and trustType values (MS-ADTS 6.1.6.7). */
+#define AD_TRUST_OUTBOUND 0x2
+#define AD_TRUST_UPLEVEL 2
+
+struct ad_subdom_task {
+    struct be_ctx *be;
+    uint32_t interval;              /* subdomain_refresh_interval, s */
+    struct tevent_timer *timer;
+    struct sdap_search_args args;   /* of the search in flight */
+    bool running;
+};
+
+static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs);
+
+static uint32_t ad_subdom_retry(const struct ad_subdom_task *task)
+{
+    return task->interval < AD_SUBDOM_RETRY ? task->interval : AD_SUBDOM_RETRY;
+}
+
+static bool ad_subdom_u32(const struct sdap_entry *entry, const char *attr, uint32_t *_v)
+{
+    const char *s = sdap_entry_value(entry, attr);
+    char *end = NULL;
+    long long v;
+
+    if (s == NULL) {
+        return false;
+    }
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    /* Integer syntax: AD writes flags as signed 32-bit values. */
+    if (errno != 0 || *s == '\0' || *end != '\0' || v < INT32_MIN || v > UINT32_MAX) {
+        return false;
+    }
+    *_v = (uint32_t)v;
+    return true;
+}
+
+errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
+                             struct sysdb_subdom *_sub)
+{
+    const char *partner;
+    const char *flat;
+    const char *sid;
+    struct sysdb_subdom sub;
+    char *name;
+
+    SSS_CHECK_ARG(entry != NULL && _sub != NULL, EINVAL);
+    partner = sdap_entry_value(entry, "trustPartner");
+    flat = sdap_entry_value(entry, "flatName");
+    sid = sdap_entry_value(entry, "securityIdentifier");
+    if (partner == NULL || flat == NULL || sid == NULL || strncmp(sid, "S-1-5-21-", 9) != 0
+            || partner[0] == '\0' || flat[0] == '\0' || strchr(partner, ' ') != NULL
+            || strchr(flat, ' ') != NULL
+            || !ad_subdom_u32(entry, "trustDirection", &sub.direction)
+            || !ad_subdom_u32(entry, "trustType", &sub.type)
+            || !ad_subdom_u32(entry, "trustAttributes", &sub.attributes)) {
+        DEBUG(SSSDBG_OP_FAILURE, "trusted domain '%s': an attribute is missing or "
+              "malformed: skipped\n", entry->dn);
+        return EINVAL;
+    }
+    if (sub.type != AD_TRUST_UPLEVEL || (sub.direction & AD_TRUST_OUTBOUND) == 0) {
+        DEBUG(SSSDBG_TRACE_FUNC, "trusted domain %s: trustType %u, trustDirection %u: "
+              "its users are not ours to resolve: skipped\n", partner, sub.type,
+              sub.direction);
+        return ENOENT;
+    }
+    name = talloc_strdup(mem_ctx, partner);
+    sub.flat = talloc_strdup(mem_ctx, flat);
+    sub.sid = talloc_strdup(mem_ctx, sid);
+    if (name == NULL || sub.flat == NULL || sub.sid == NULL) {
+        return ENOMEM;
+    }
+    for (char *p = name; *p != '\0'; p++) {
+        *p = (char)tolower((unsigned char)*p);
+    }
+    sub.name = name;
+    *_sub = sub;
+    return EOK;
+}
+
+static void ad_subdom_done(struct tevent_req *subreq)
+{
+    struct ad_subdom_task *task = tevent_req_callback_data(subreq, struct ad_subdom_task);
+    struct sdap_entry **entries = NULL;
+    struct sysdb_subdom *subs = NULL;
+    size_t num = 0;
+    size_t n = 0;
+    size_t i;
+    errno_t ret;
+
+    task->running = false;
+    ret = sdap_id_search_recv(task, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: the trusted domains could not be read (%s): the "
+              "recorded ones are kept\n", task->be->domain, sss_strerror(ret));
+        ad_subdom_schedule(task, ad_subdom_retry(task));
+        return;
+    }
+    subs = talloc_zero_array(task, struct sysdb_subdom, num + 1);
+    if (subs == NULL) {
+        ret = ENOMEM;
+        goto done;
+    }
+    for (i = 0; i < num; i++) {
+        ret = ad_subdom_from_entry(subs, entries[i], &subs[n]);
+        if (ret == ENOMEM) {
+            goto done;
+        }
+        if (ret == EOK) {
+            DEBUG(SSSDBG_TRACE_FUNC, "%s: trusted domain %s (%s, %s), trustDirection %u, "
+                  "trustAttributes 0x%x\n", task->be->domain, subs[n].name, subs[n].flat,
+                  subs[n].sid, subs[n].direction, subs[n].attributes);
+            n++;
+        }
+    }
+    ret = sysdb_subdom_replace(task->be->sysdb, subs, n);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "%s: %zu trusted domain(s) recorded\n", task->be->domain,
+              n);
+    }
+done:
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s: the trusted domains were not recorded: %s\n",
+              task->be->domain, sss_strerror(ret));
+    }
+    talloc_free(subs);
+    talloc_free(entries);
+    ad_subdom_schedule(task, ret == EOK ? task->interval : ad_subdom_retry(task));
+}
+
+static void ad_subdom_fire(struct tevent_context *ev, struct tevent_timer *te,
+                           struct timeval now, void *pvt)
+{
+    static const char *const attrs[] = { "trustPartner", "flatName", "securityIdentifier",
+                                         "trustDirection", "trustType", "trustAttributes",
+                                         NULL };
+    struct ad_subdom_task *task = talloc_get_type_abort(pvt, struct ad_subdom_task);
+    struct tevent_req *subreq;
+
+    task->timer = NULL;
+    if (task->running) {
+        return;
+    }
+    task->args = (struct sdap_search_args) {
+        .base_ref = &task->be->id_ctx->opts->search_base,
+        .scope = LDAP_SCOPE_SUBTREE,
+        .filter = AD_SUBDOM_FILTER,
+        .attrs = attrs,
+        .timeout = task->be->id_ctx->opts->search_timeout,
+        .missing_base_ok = true,
+    };
+    subreq = sdap_id_search_send(task, ev, task->be->id_ctx, &task->args);
+    if (subreq == NULL) {
+        ad_subdom_schedule(task, ad_subdom_retry(task));
+        return;
+    }
+    task->running = true;
+    tevent_req_set_callback(subreq, ad_subdom_done, task);
+}
+
+static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs)
+{
+    talloc_zfree(task->timer);
+    task->timer = tevent_add_timer(task->be->ev, task, tevent_timeval_current_ofs(secs, 0),
+                                   ad_subdom_fire, task);
+    if (task->timer == NULL) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s: no timer for the next trusted domain refresh\n",
+              task->be->domain);
+    }
+}
+
+errno_t ad_subdom_start(struct be_ctx *be)
+{
+    struct ad_subdom_task *task;
+    int interval = 0;
+    errno_t ret;
+
+    SSS_CHECK_ARG(be != NULL, EINVAL);
+    if (!be->id_supported || be->id_ctx == NULL || be->id_provider == NULL
+            || strcmp(be->id_provider, "ad") != 0) {
+        return EOK;
+    }
+    ret = confdb_get_int(be->cdb, be->section, "subdomain_refresh_interval", &interval);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "[%s] subdomain_refresh_interval: %s\n", be->section,
+              sss_strerror(ret));
+        return ret;
+    }
+    task = talloc_zero(be, struct ad_subdom_task);
+    if (task == NULL) {
+        return ENOMEM;
+    }
+    task->be = be;
+    task->interval = interval > 0 ? (uint32_t)interval : 14400;
+    ad_subdom_schedule(task, 0);
+    return task->timer != NULL ? EOK : ENOMEM;
+}

@@ -1,0 +1,28 @@
+/*
+ * The trusted domains of an AD domain ("subdomains", as SSSD calls them): sssd_be with
+ * id_provider = ad reads the joined domain's trustedDomain objects once registered and
+ * then every subdomain_refresh_interval seconds (default 14400), and records them in the
+ * domain's cache (sysdb_subdomains.h), where responders and sssctl read them. A trust
+ * that disappears from the directory disappears from the cache at the next refresh.
+ * Owned by the be_ctx (freed with it).
+ */
+#ifndef SSS_AD_SUBDOMAINS_H
+#define SSS_AD_SUBDOMAINS_H
+
+#include "providers/backend/be_ctx.h"
+
+struct sdap_entry;
+struct sysdb_subdom;
+
+/* Starts the refreshes (the first one now). EOK without doing anything when the domain's
+ * id provider is not ad. Errors: ENOMEM, confdb errors (logged). */
+errno_t ad_subdom_start(struct be_ctx *be);
+
+/* One trustedDomain entry as a trusted domain to record: name lowercased, on mem_ctx.
+ * ENOENT (logged): not one this host resolves users of (not an AD trust, or only
+ * inbound: that domain trusts us, we do not trust it); EINVAL (logged): an attribute
+ * missing or malformed. */
+errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
+                             struct sysdb_subdom *_sub);
+
+#endif /* SSS_AD_SUBDOMAINS_H */
