@@ -10,6 +10,10 @@
 # objects and records them in its cache; sssctl domain-list lists b.test after ad.test,
 # its SID (--json) the one B's accounts carry; after the trust is deleted on both DCs, the
 # next refresh (subdomain_refresh_interval) removes it.
+# Lookups: B's users and groups by fully qualified name (user@b.test), always answered
+# fully qualified, by uid; their ids from B's SID slice, computed here from objectSid
+# with tests/unit/idmap/idmap_ref.py; the back-end reads them from B's DC, found through
+# B's DNS SRV records, bound with GSSAPI as CLIENT$@AD.TEST (a cross-realm ticket).
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -76,6 +80,7 @@ wait_log() { # wait_log PATTERN SECONDS: PATTERN in the back-end's log in time
     done
     return 1
 }
+rm -f "$LOGS"/*.log     # the checks read the logs of this run only
 ad_write_conf nss <<< "subdomain_refresh_interval = 2"
 start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not start"
 check "the back-end recorded one trusted domain (its log)" \
@@ -90,6 +95,47 @@ out=$("$SSSCTL" domain-list --json 2>&1)
 check "sssctl domain-list --json: b.test's SID is B's ($(jq -c '.domains[0].trusted_domains' \
     <<< "$out" 2> /dev/null))" \
     test "$(jq -r '.domains[0].trusted_domains[0].sid' <<< "$out" 2> /dev/null)" = "$B_SID"
+
+# ---- users and groups of the trusted domain ------------------------------------------
+# The ids SSSD gives each SID (tests/unit/idmap/idmap_ref.py, independent of the daemon):
+# each domain in the slice its SID hashes to.
+map_ids() { # SID... -> one id per line
+    python3 - "$@" <<PY
+import sys
+sys.path.insert(0, "$TOP/tests/unit/idmap")
+from idmap_ref import Model
+m = Model(200000, 2000200000, 200000, False, 10)
+m.add("ad.test", "$A_SID", -1)
+m.add("b.test", "$B_SID", -1)
+for sid in sys.argv[1:]:
+    print(m.map(sid))
+PY
+}
+SID_ALICE=$(samba_ad_sid alice)
+A_SID=${SID_ALICE%-*}
+SID_STAFF=$(samba_ad_b samba_ad_sid b_staff)
+read -r UID_DAVE GID_B_DU GID_STAFF UID_ALICE <<< "$(map_ids "$SID_DAVE" "$B_SID-513" \
+    "$SID_STAFF" "$SID_ALICE" | tr '\n' ' ')"
+echo "# B.TEST $B_SID: dave $UID_DAVE, Domain Users $GID_B_DU, b_staff $GID_STAFF"
+out=$(in_nss_ns getent passwd dave@b.test)
+check "getent passwd dave@b.test: fully qualified, uid and gid from B's slice ($out)" \
+    grep -q "^dave@b.test:\*:$UID_DAVE:$GID_B_DU:" <<< "$out"
+check "  ... read from B's DC, found through DNS SRV of b.test (the back-end's log)" \
+    grep -q "trusted domain b.test: its DCs from DNS (ldap://_srv_.b.test)" "$BE_LOG"
+bound_to_b() { grep -Eq 'SASL bind \(GSSAPI as CLIENT\$@AD\.TEST\) to ldap://[^ ]*\.b\.test[^ ]* done' "$BE_LOG"; }
+check "  ... bound with GSSAPI as the joined host's account, CLIENT\$@AD.TEST" bound_to_b
+out=$(in_nss_ns getent passwd alice)
+check "the joined domain's users are still short names: alice ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:" <<< "$out"
+out=$(in_nss_ns getent passwd "$UID_DAVE")
+check "getent passwd $UID_DAVE (by uid) gives dave@b.test ($out)" \
+    grep -q "^dave@b.test:\*:$UID_DAVE:" <<< "$out"
+out=$(in_nss_ns getent group b_staff@b.test)
+check "getent group b_staff@b.test: B's gid, member dave@b.test ($out)" \
+    grep -q "^b_staff@b.test:\*:$GID_STAFF:dave@b.test$" <<< "$out"
+out=$(in_nss_ns getent passwd nobody@b.test)
+check "an unknown user of b.test is not found ($out)" test -z "$out"
+
 samba_ad_tool domain trust delete $SAMBA_AD_B_DOMAIN --delete-location=both \
     -U "Administrator@$SAMBA_AD_B_REALM" --password="$SAMBA_AD_B_ADMINPASS" \
     --ipaddress=$SAMBA_AD_B_IP --local-dc-username=Administrator \

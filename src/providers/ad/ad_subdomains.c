@@ -13,6 +13,9 @@
 #include "util/util.h"
 #include "confdb/confdb.h"
 #include "db/sysdb_subdomains.h"
+#include "db/sysdb_idmap.h"
+#include "lib/idmap/idmap.h"
+#include "sss_iface/sss_dp.h"
 #include "providers/ldap/sdap.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ad/ad_subdomains.h"
@@ -25,12 +28,23 @@
 #define AD_TRUST_OUTBOUND 0x2
 #define AD_TRUST_UPLEVEL 2
 
+/* A trusted domain's id context, made on its first lookup and kept for the process's
+ * life (a request in flight may hold it when the trust goes away). */
+struct ad_subdom_conn {
+    char *name;
+    struct sdap_id_ctx *ctx;
+};
+
 struct ad_subdom_task {
     struct be_ctx *be;
     uint32_t interval;              /* subdomain_refresh_interval, s */
     struct tevent_timer *timer;
     struct sdap_search_args args;   /* of the search in flight */
     bool running;
+    struct sysdb_subdom *subs;      /* the trusted domains lookups are routed to */
+    size_t num_subs;
+    struct ad_subdom_conn *conns;
+    size_t num_conns;
 };
 
 static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs);
@@ -102,6 +116,43 @@ errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry
     return EOK;
 }
 
+/* A trusted domain's SID in the ID map now, as SSSD adds each subdomain: its slice is
+ * known (and recorded) before any of its objects is seen, so a lookup by id finds it. */
+static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *sub)
+{
+    struct idmap_ctx *map = be->id_ctx->opts->idmap;
+    int64_t slice = -1;
+    uint32_t have;
+    errno_t ret;
+
+    if (map == NULL || idmap_domain_slice(map, sub->sid, &have) == EOK) {
+        return;
+    }
+    ret = idmap_add_domain(map, sub->name, sub->sid, &slice);
+    if (ret == EOK) {
+        DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: trusted domain %s (%s) in slice %lld\n",
+              sub->name, sub->sid, (long long)slice);
+        ret = sysdb_idmap_store(be->sysdb, sub->name, sub->sid, (uint32_t)slice);
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "ID mapping: trusted domain %s (%s) not added: %s\n",
+              sub->name, sub->sid, sss_strerror(ret));
+    }
+}
+
+/* subs (on any context) become the list lookups are routed to. */
+static void ad_subdom_use(struct ad_subdom_task *task, struct sysdb_subdom *subs, size_t n)
+{
+    size_t i;
+
+    talloc_free(task->subs);
+    task->subs = talloc_steal(task, subs);
+    task->num_subs = n;
+    for (i = 0; i < n; i++) {
+        ad_subdom_idmap_add(task->be, &subs[i]);
+    }
+}
+
 static void ad_subdom_done(struct tevent_req *subreq)
 {
     struct ad_subdom_task *task = tevent_req_callback_data(subreq, struct ad_subdom_task);
@@ -142,6 +193,8 @@ static void ad_subdom_done(struct tevent_req *subreq)
     if (ret == EOK) {
         DEBUG(SSSDBG_CONF_SETTINGS, "%s: %zu trusted domain(s) recorded\n", task->be->domain,
               n);
+        ad_subdom_use(task, subs, n);
+        subs = NULL;
     }
 done:
     if (ret != EOK) {
@@ -197,6 +250,8 @@ static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs)
 errno_t ad_subdom_start(struct be_ctx *be)
 {
     struct ad_subdom_task *task;
+    struct sysdb_subdom *subs = NULL;
+    size_t n = 0;
     int interval = 0;
     errno_t ret;
 
@@ -217,6 +272,147 @@ errno_t ad_subdom_start(struct be_ctx *be)
     }
     task->be = be;
     task->interval = interval > 0 ? (uint32_t)interval : 14400;
+    be->subdoms = task;
+    /* Until the DC answers: the trusted domains the cache recorded last time. */
+    ret = sysdb_subdom_list(task, be->sysdb, &subs, &n);
+    if (ret == EOK) {
+        ad_subdom_use(task, subs, n);
+    }
     ad_subdom_schedule(task, 0);
     return task->timer != NULL ? EOK : ENOMEM;
+}
+
+/* ---- routing ----------------------------------------------------------------------- */
+
+/* The trusted domain's id context: as the joined domain's, but its DCs found through DNS
+ * (ldap://_srv_.NAME), its base from their rootDSE, and the joined domain's SASL state
+ * (machine TGT, ccache) and ID map shared (as the global catalog's, sdap_connect_gc.c). */
+static struct sdap_id_ctx *ad_subdom_conn(struct ad_subdom_task *task,
+                                          const struct sysdb_subdom *sub)
+{
+    struct be_ctx *be = task->be;
+    struct ad_subdom_conn *conns;
+    struct sdap_id_ctx *ctx = NULL;
+    struct sdap_options *opts;
+    size_t i;
+    errno_t ret;
+
+    for (i = 0; i < task->num_conns; i++) {
+        if (strcmp(task->conns[i].name, sub->name) == 0) {
+            return task->conns[i].ctx;
+        }
+    }
+    conns = talloc_realloc(task, task->conns, struct ad_subdom_conn, task->num_conns + 1);
+    if (conns == NULL) {
+        return NULL;
+    }
+    task->conns = conns;
+    ret = sdap_id_ctx_create(task, be->ev, be->cdb, be->domain, &ctx);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "trusted domain %s: no id context: %s\n", sub->name,
+              sss_strerror(ret));
+        return NULL;
+    }
+    opts = ctx->opts;
+    opts->uris = talloc_zero_array(opts, char *, 2);
+    opts->name_suffix = talloc_asprintf(opts, "@%s", sub->name);
+    conns[task->num_conns].name = talloc_strdup(task, sub->name);
+    if (opts->uris == NULL || opts->name_suffix == NULL
+            || conns[task->num_conns].name == NULL) {
+        goto fail;
+    }
+    opts->uris[0] = talloc_asprintf(opts->uris, "ldap://_srv_.%s", sub->name);
+    opts->num_uris = 1;
+    opts->num_primary = 1;
+    /* Read from the trusted domain's rootDSE once connected (sdap_rootdse.c). */
+    opts->search_base = NULL;
+    opts->user_base = NULL;
+    opts->group_base = NULL;
+    talloc_free(ctx->fo);
+    ctx->fo = opts->uris[0] != NULL ? sdap_fo_create(ctx, opts) : NULL;
+    if (ctx->fo == NULL) {
+        goto fail;
+    }
+    talloc_free(opts->sasl);
+    opts->sasl = be->id_ctx->opts->sasl;
+    if (be->id_ctx->opts->idmap != NULL) {
+        talloc_free(opts->idmap);
+        opts->idmap = be->id_ctx->opts->idmap;
+    }
+    conns[task->num_conns].ctx = ctx;
+    task->num_conns++;
+    DEBUG(SSSDBG_CONF_SETTINGS, "trusted domain %s: its DCs from DNS (%s), names stored as "
+          "NAME%s\n", sub->name, opts->uris[0], opts->name_suffix);
+    return ctx;
+fail:
+    DEBUG(SSSDBG_CRIT_FAILURE, "trusted domain %s: no id context: out of memory\n",
+          sub->name);
+    talloc_free(ctx);
+    return NULL;
+}
+
+/* The recorded trusted domain whose SID is dom_sid, or NULL. */
+static const struct sysdb_subdom *ad_subdom_by_sid(struct ad_subdom_task *task,
+                                                   const char *sid)
+{
+    char *dom_sid = NULL;
+    const struct sysdb_subdom *found = NULL;
+    uint32_t rid;
+    size_t i;
+
+    if (idmap_split_sid(task, sid, &dom_sid, &rid) != EOK) {
+        return NULL;
+    }
+    for (i = 0; i < task->num_subs; i++) {
+        if (strcasecmp(task->subs[i].sid, dom_sid) == 0) {
+            found = &task->subs[i];
+        }
+    }
+    talloc_free(dom_sid);
+    return found;
+}
+
+struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t type,
+                                    const struct be_filter *filter, struct be_filter *_sub)
+{
+    struct ad_subdom_task *task = be != NULL ? be->subdoms : NULL;
+    const struct sysdb_subdom *sub = NULL;
+    struct idmap_ctx *map;
+    const char *at;
+    char *sid = NULL;
+    size_t i;
+
+    if (task == NULL || task->num_subs == 0 || filter == NULL || _sub == NULL) {
+        return NULL;
+    }
+    *_sub = *filter;
+    switch (filter->kind) {
+    case BE_FILTER_NAME:
+        at = filter->name != NULL ? strrchr(filter->name, '@') : NULL;
+        for (i = 0; at != NULL && at != filter->name && i < task->num_subs; i++) {
+            if (strcasecmp(at + 1, task->subs[i].name) == 0) {
+                sub = &task->subs[i];
+            }
+        }
+        if (sub != NULL && type != SSS_DP_INITGROUPS) {
+            _sub->name = talloc_strndup(mem_ctx, filter->name, (size_t)(at - filter->name));
+            if (_sub->name == NULL) {
+                return NULL;
+            }
+        }
+        break;
+    case BE_FILTER_ID:
+        map = be->id_ctx->opts->idmap;
+        if (map != NULL && idmap_id_to_sid(mem_ctx, map, filter->id, &sid) == EOK) {
+            sub = ad_subdom_by_sid(task, sid);
+            talloc_free(sid);
+        }
+        break;
+    case BE_FILTER_SID:
+        sub = filter->name != NULL ? ad_subdom_by_sid(task, filter->name) : NULL;
+        break;
+    default:
+        break;
+    }
+    return sub != NULL ? ad_subdom_conn(task, sub) : NULL;
 }

@@ -13,6 +13,8 @@
 
 struct sdap_entry;
 struct sysdb_subdom;
+struct sdap_id_ctx;
+struct be_filter;
 
 /* Starts the refreshes (the first one now). EOK without doing anything when the domain's
  * id provider is not ad. Errors: ENOMEM, confdb errors (logged). */
@@ -24,5 +26,20 @@ errno_t ad_subdom_start(struct be_ctx *be);
  * missing or malformed. */
 errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry,
                              struct sysdb_subdom *_sub);
+
+/*
+ * Where an account request of the joined domain's back-end goes when it is about a
+ * trusted domain's object: a name "user@b.test" whose suffix is a recorded trusted
+ * domain, an id in the ID-mapping slice of a trusted domain's SID, or a SID of that
+ * domain. Returns the trusted domain's id context (made on first use: the DCs of that
+ * domain found through DNS SRV records, bound with the joined domain's machine TGT and
+ * ccache, which gives cross-realm tickets; the same ID map; every name read stored with
+ * "@b.test"), with *_sub the filter to run there (by name: the name without its suffix,
+ * except for an initgroups, which starts from the cached, qualified user) on mem_ctx,
+ * and *_qualified the name the cache stores (by name). NULL: the joined domain's request
+ * (or ENOMEM, logged: the joined domain's lookup then finds nothing).
+ */
+struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t type,
+                                    const struct be_filter *filter, struct be_filter *_sub);
 
 #endif /* SSS_AD_SUBDOMAINS_H */

@@ -24,10 +24,16 @@ errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *
             return EINVAL;
         }
         dom = resp_domain_find(rctx, at + 1);
-        if (dom == NULL) {
-            return ENOENT;
+        if (dom != NULL) {
+            short_name = talloc_strndup(mem_ctx, input, (size_t)(at - input));
+        } else {
+            /* A trusted domain's object: stored qualified in its domain's cache. */
+            dom = resp_domain_trusting(rctx, at + 1);
+            if (dom == NULL) {
+                return ENOENT;
+            }
+            short_name = talloc_strdup(mem_ctx, input);
         }
-        short_name = talloc_strndup(mem_ctx, input, (size_t)(at - input));
     } else {
         dom = rctx->default_domain;
         short_name = talloc_strdup(mem_ctx, input);

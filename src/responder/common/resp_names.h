@@ -3,6 +3,9 @@
  *
  * Input: "name@domain" is fully qualified when the part after the last '@' names a
  * configured domain (without regard to case); the lookup is then limited to that domain.
+ * When it names a domain a configured one trusts (resp_domain_trusting), the lookup is
+ * limited to the trusting domain, of the whole name: trusted domains' objects are stored
+ * and answered fully qualified, as SSSD answers them.
  * A name without '@' is short: it is looked up in default_domain_suffix's domain when that
  * is set, else in every domain that does not require fully qualified names
  * (use_fully_qualified_names = true). A name whose '@' suffix is not a configured domain is

@@ -73,6 +73,11 @@ errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
 /* The configured domain of that name (matched without regard to case), or NULL. */
 struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name);
 
+/* The configured domain whose back-end recorded a trusted domain of DNS name name (any
+ * case), or NULL (responder_subdomains.c): its users are "user@name" in that domain's
+ * cache. */
+struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, const char *name);
+
 /* The domain's cache, opened on first use. Errors: those of sysdb_open() (logged). */
 errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
                           struct sysdb_ctx **_sysdb);
