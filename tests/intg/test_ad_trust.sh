@@ -11,9 +11,11 @@
 # its SID (--json) the one B's accounts carry; after the trust is deleted on both DCs, the
 # next refresh (subdomain_refresh_interval) removes it.
 # Lookups: B's users and groups by fully qualified name (user@b.test), always answered
-# fully qualified, by uid; their ids from B's SID slice, computed here from objectSid
-# with tests/unit/idmap/idmap_ref.py; the back-end reads them from B's DC, found through
-# B's DNS SRV records, bound with GSSAPI as CLIENT$@AD.TEST (a cross-realm ticket).
+# fully qualified, by uid (also one never looked up by name), by SID (our
+# libsss_nss_idmap); `id` lists B's groups (tokenGroups); ids from B's SID slice,
+# computed here from objectSid with tests/unit/idmap/idmap_ref.py; the back-end reads
+# them from B's DC, found through B's DNS SRV records, bound with GSSAPI as
+# CLIENT$@AD.TEST (a cross-realm ticket).
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -33,6 +35,7 @@ samba_ad_user alice Alice-Pass1 || exit 1
 samba_ad_b samba_ad_user dave Dave-Pass1 || exit 1
 samba_ad_b samba_ad_tool group add b_staff > /dev/null || exit 1
 samba_ad_b samba_ad_tool group addmembers b_staff dave > /dev/null || exit 1
+samba_ad_b samba_ad_user erin Erin-Pass1 || exit 1
 samba_ad_join || { fail "adcli join"; summary; exit; }
 T1=$(date +%s.%N)
 samba_ad_trust_create || { fail "samba-tool domain trust create"; summary; exit; }
@@ -114,15 +117,19 @@ PY
 SID_ALICE=$(samba_ad_sid alice)
 A_SID=${SID_ALICE%-*}
 SID_STAFF=$(samba_ad_b samba_ad_sid b_staff)
-read -r UID_DAVE GID_B_DU GID_STAFF UID_ALICE <<< "$(map_ids "$SID_DAVE" "$B_SID-513" \
-    "$SID_STAFF" "$SID_ALICE" | tr '\n' ' ')"
+SID_ERIN=$(samba_ad_b samba_ad_sid erin)
+read -r UID_DAVE GID_B_DU GID_STAFF UID_ALICE UID_ERIN <<< "$(map_ids "$SID_DAVE" \
+    "$B_SID-513" "$SID_STAFF" "$SID_ALICE" "$SID_ERIN" | tr '\n' ' ')"
 echo "# B.TEST $B_SID: dave $UID_DAVE, Domain Users $GID_B_DU, b_staff $GID_STAFF"
 out=$(in_nss_ns getent passwd dave@b.test)
 check "getent passwd dave@b.test: fully qualified, uid and gid from B's slice ($out)" \
     grep -q "^dave@b.test:\*:$UID_DAVE:$GID_B_DU:" <<< "$out"
 check "  ... read from B's DC, found through DNS SRV of b.test (the back-end's log)" \
     grep -q "trusted domain b.test: its DCs from DNS (ldap://_srv_.b.test)" "$BE_LOG"
-bound_to_b() { grep -Eq 'SASL bind \(GSSAPI as CLIENT\$@AD\.TEST\) to ldap://[^ ]*\.b\.test[^ ]* done' "$BE_LOG"; }
+bound_to_b() {
+    grep -Eq 'SASL bind \(GSSAPI as CLIENT\$@AD\.TEST\) to ldap://[^ ]*\.b\.test[^ ]* done' \
+        "$BE_LOG"
+}
 check "  ... bound with GSSAPI as the joined host's account, CLIENT\$@AD.TEST" bound_to_b
 out=$(in_nss_ns getent passwd alice)
 check "the joined domain's users are still short names: alice ($out)" \
@@ -135,6 +142,22 @@ check "getent group b_staff@b.test: B's gid, member dave@b.test ($out)" \
     grep -q "^b_staff@b.test:\*:$GID_STAFF:dave@b.test$" <<< "$out"
 out=$(in_nss_ns getent passwd nobody@b.test)
 check "an unknown user of b.test is not found ($out)" test -z "$out"
+out=$(in_nss_ns getent passwd "$UID_ERIN")
+check "getent passwd $UID_ERIN, erin's uid, never looked up by name: erin@b.test ($out)" \
+    grep -q "^erin@b.test:\*:$UID_ERIN:$GID_B_DU:" <<< "$out"
+out=$(in_nss_ns id dave@b.test)
+check "id dave@b.test: uid, primary group of B, qualified ($out)" \
+    grep -q "^uid=$UID_DAVE(dave@b.test) gid=$GID_B_DU(domain users@b.test)" <<< "$out"
+check "  ... and b_staff@b.test, one of B's groups" grep -qF "$GID_STAFF(b_staff@b.test)" \
+    <<< "$out"
+CLIENT=$WORK/sid_client
+cc -O1 -o "$CLIENT" "$TOP/tests/intg/sid_client.c" -ldl || fail "cc sid_client"
+out=$("$CLIENT" "$PREFIX/lib/libsss_nss_idmap.so.0" namebysid "$SID_DAVE" 2>&1)
+check "getnamebysid(dave's objectSid) (our libsss_nss_idmap): dave@b.test ($out)" \
+    grep -q "^rc=0 .*value=dave@b.test$" <<< "$out"
+out=$("$CLIENT" "$PREFIX/lib/libsss_nss_idmap.so.0" sidbyname b_staff@b.test 2>&1)
+check "getsidbyname(b_staff@b.test): its objectSid ($out)" \
+    grep -q "^rc=0 .*value=$SID_STAFF$" <<< "$out"
 
 samba_ad_tool domain trust delete $SAMBA_AD_B_DOMAIN --delete-location=both \
     -U "Administrator@$SAMBA_AD_B_REALM" --password="$SAMBA_AD_B_ADMINPASS" \
