@@ -91,6 +91,7 @@ check "the back-end recorded one trusted domain (its log)" \
 check "  ... b.test, flat name B, B's domain SID $B_SID" \
     grep -q "trusted domain b.test (B, $B_SID), trustDirection 3" "$BE_LOG"
 out=$("$SSSCTL" domain-list 2>&1)
+LISTED=$out
 check "sssctl domain-list lists b.test right after ad.test ($(tr '\n' '|' <<< "$out"))" \
     eval 'grep -A1 "^ad\.test " <<< "$out" | grep -q "^b\.test  *via ad\.test  *trusted (B)"'
 check "  ... and counts it" grep -q ", 1 trusted domain$" <<< "$out"
@@ -131,9 +132,9 @@ bound_to_b() {
         "$BE_LOG"
 }
 check "  ... bound with GSSAPI as the joined host's account, CLIENT\$@AD.TEST" bound_to_b
-out=$(in_nss_ns getent passwd alice)
-check "the joined domain's users are still short names: alice ($out)" \
-    grep -q "^alice:\*:$UID_ALICE:" <<< "$out"
+out=$(in_nss_ns getent passwd alice dave@b.test)
+check "the joined domain's users stay short, the trusted one's qualified ($out)" \
+    eval 'grep -q "^alice:\*:$UID_ALICE:" <<< "$out" && grep -q "^dave@b.test:" <<< "$out"'
 out=$(in_nss_ns getent passwd "$UID_DAVE")
 check "getent passwd $UID_DAVE (by uid) gives dave@b.test ($out)" \
     grep -q "^dave@b.test:\*:$UID_DAVE:" <<< "$out"
@@ -141,10 +142,14 @@ out=$(in_nss_ns getent group b_staff@b.test)
 check "getent group b_staff@b.test: B's gid, member dave@b.test ($out)" \
     grep -q "^b_staff@b.test:\*:$GID_STAFF:dave@b.test$" <<< "$out"
 out=$(in_nss_ns getent passwd nobody@b.test)
-check "an unknown user of b.test is not found ($out)" test -z "$out"
+check "an unknown user of b.test is not found, asked to B's DC ($out)" \
+    eval 'test -z "$out" && grep -q "nobody@b.test: an object of trusted domain b.test" \
+        "$BE_LOG"'
 out=$(in_nss_ns getent passwd "$UID_ERIN")
 check "getent passwd $UID_ERIN, erin's uid, never looked up by name: erin@b.test ($out)" \
     grep -q "^erin@b.test:\*:$UID_ERIN:$GID_B_DU:" <<< "$out"
+check "  ... routed by the slice of B's SID (the back-end's log)" \
+    grep -q "id $UID_ERIN: in trusted domain b.test's slice" "$BE_LOG"
 out=$(in_nss_ns id dave@b.test)
 check "id dave@b.test: uid, primary group of B, qualified ($out)" \
     grep -q "^uid=$UID_DAVE(dave@b.test) gid=$GID_B_DU(domain users@b.test)" <<< "$out"
@@ -167,6 +172,6 @@ samba_ad_tool domain trust delete $SAMBA_AD_B_DOMAIN --delete-location=both \
 check "the trust deleted: the next refresh records none (its log)" \
     wait_log "ad.test: 0 trusted domain(s) recorded" 15
 out=$("$SSSCTL" domain-list 2>&1)
-check "  ... and sssctl domain-list no longer lists b.test ($(tr '\n' '|' <<< "$out"))" \
-    eval '! grep -q "^b\.test" <<< "$out"'
+check "  ... and sssctl domain-list, which listed it, no longer does ($(tr '\n' '|' <<< "$out"))" \
+    eval 'grep -q "^b\.test" <<< "$LISTED" && ! grep -q "^b\.test" <<< "$out"'
 summary

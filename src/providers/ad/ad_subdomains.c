@@ -7,6 +7,7 @@
  * retried sooner than the interval.
  */
 #include <ctype.h>
+#include <inttypes.h>
 #include <ldap.h>
 #include <stdlib.h>
 
@@ -414,5 +415,15 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
     default:
         break;
     }
-    return sub != NULL ? ad_subdom_conn(task, sub) : NULL;
+    if (sub == NULL) {
+        return NULL;
+    }
+    if (filter->kind == BE_FILTER_ID) {
+        DEBUG(SSSDBG_TRACE_FUNC, "id %" PRIu32 ": in trusted domain %s's slice, asked to its "
+              "DCs\n", filter->id, sub->name);
+    } else {
+        DEBUG(SSSDBG_TRACE_FUNC, "%s: an object of trusted domain %s, asked to its DCs\n",
+              filter->name, sub->name);
+    }
+    return ad_subdom_conn(task, sub);
 }
