@@ -208,3 +208,61 @@ errno_t sysdb_subdom_find(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const ch
     talloc_free(subs);
     return ENOENT;
 }
+
+errno_t sysdb_subdom_purge(struct sysdb_ctx *sysdb, const char *name, size_t *_removed)
+{
+    static const enum sysdb_kind kinds[] = { SYSDB_KIND_USER, SYSDB_KIND_GROUP };
+    /* The name is the RDN (plus the name attribute when the case is preserved). */
+    const char *const attrs[] = { SYSDB_A_NAME, NULL };
+    TALLOC_CTX *tmp_ctx;
+    struct ldb_message **msgs = NULL;
+    size_t removed = 0;
+    size_t count = 0;
+    size_t slen;
+    size_t nlen;
+    size_t i;
+    size_t k;
+    const char *n;
+    char *short_name;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL && subdom_field_valid(name) && _removed != NULL, EINVAL);
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return ENOMEM;
+    }
+    slen = strlen(name);
+    ret = sysdb_transaction_start(sysdb);
+    if (ret != EOK) {
+        goto done;
+    }
+    for (k = 0; ret == EOK && k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        ret = sysdb_search_all(tmp_ctx, sysdb, kinds[k], attrs, &msgs, &count);
+        for (i = 0; ret == EOK && i < count; i++) {
+            /* The stored name is "NAME@b.test" + "@" + this cache's domain. */
+            n = sysdb_msg_name(sysdb, msgs[i]);
+            if (n == NULL || sysdb_short_name(tmp_ctx, sysdb, n, &short_name) != EOK) {
+                continue;
+            }
+            n = short_name;
+            nlen = strlen(n);
+            if (nlen <= slen + 1 || n[nlen - slen - 1] != '@'
+                    || strcasecmp(n + nlen - slen, name) != 0) {
+                continue;
+            }
+            ret = sysdb_delete_by_name(sysdb, kinds[k], n);
+            if (ret == ENOENT) {
+                ret = EOK;      /* a group removed with... nothing: gone already */
+                continue;
+            }
+            removed += ret == EOK ? 1 : 0;
+        }
+    }
+    ret = sysdb_transaction_end(sysdb, ret);
+    if (ret == EOK) {
+        *_removed = removed;
+    }
+done:
+    talloc_free(tmp_ctx);
+    return ret;
+}

@@ -34,4 +34,9 @@ errno_t sysdb_subdom_list(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
 errno_t sysdb_subdom_find(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb, const char *name,
                           struct sysdb_subdom *_sub);
 
+/* Removes the cached users and groups of the trusted domain name (those stored as
+ * "NAME@name"), as SSSD removes a subdomain's objects with it; *_removed: how many. A
+ * scan of the cache: for the rare removal of a trust. */
+errno_t sysdb_subdom_purge(struct sysdb_ctx *sysdb, const char *name, size_t *_removed);
+
 #endif /* SSS_SYSDB_SUBDOMAINS_H */

@@ -9,7 +9,8 @@
 # Discovery: sssd_be (id_provider = ad, joined to AD.TEST) reads AD.TEST's trustedDomain
 # objects and records them in its cache; sssctl domain-list lists b.test after ad.test,
 # its SID (--json) the one B's accounts carry; after the trust is deleted on both DCs, the
-# next refresh (subdomain_refresh_interval) removes it.
+# next refresh (subdomain_refresh_interval) removes it, and its users and groups from the
+# cache.
 # Lookups: B's users and groups by fully qualified name (user@b.test), always answered
 # fully qualified, by uid (also one never looked up by name), by SID (our
 # libsss_nss_idmap); `id` lists B's groups (tokenGroups); ids from B's SID slice,
@@ -164,6 +165,8 @@ out=$("$CLIENT" "$PREFIX/lib/libsss_nss_idmap.so.0" sidbyname b_staff@b.test 2>&
 check "getsidbyname(b_staff@b.test): its objectSid ($out)" \
     grep -q "^rc=0 .*value=$SID_STAFF$" <<< "$out"
 
+"$SSSCTL" user-show dave@b.test > "$WORK/show_before" 2>&1
+SHOWN=$?
 samba_ad_tool domain trust delete $SAMBA_AD_B_DOMAIN --delete-location=both \
     -U "Administrator@$SAMBA_AD_B_REALM" --password="$SAMBA_AD_B_ADMINPASS" \
     --ipaddress=$SAMBA_AD_B_IP --local-dc-username=Administrator \
@@ -174,4 +177,9 @@ check "the trust deleted: the next refresh records none (its log)" \
 out=$("$SSSCTL" domain-list 2>&1)
 check "  ... and sssctl domain-list, which listed it, no longer does ($(tr '\n' '|' <<< "$out"))" \
     eval 'grep -q "^b\.test" <<< "$LISTED" && ! grep -q "^b\.test" <<< "$out"'
+check "  ... its users and groups left the cache with it (the back-end's log)" \
+    grep -q "trusted domain b.test is gone: [1-9][0-9]* cached user(s) and group(s)" "$BE_LOG"
+out=$("$SSSCTL" user-show dave@b.test 2>&1)
+check "  ... sssctl user-show dave@b.test: cached before, not now ($out)" \
+    eval 'test $SHOWN = 0 && grep -q "is not present in cache" <<< "$out"'
 summary

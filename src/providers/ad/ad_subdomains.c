@@ -141,11 +141,42 @@ static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *su
     }
 }
 
+/* The trusted domains that were routed to and are not in subs[0..n) any more: their
+ * cached users and groups go (as SSSD removes a subdomain's objects with it). */
+static void ad_subdom_purge_gone(struct ad_subdom_task *task, const struct sysdb_subdom *subs,
+                                 size_t n)
+{
+    size_t removed;
+    size_t i;
+    size_t j;
+    errno_t ret;
+
+    for (i = 0; i < task->num_subs; i++) {
+        for (j = 0; j < n && strcasecmp(subs[j].name, task->subs[i].name) != 0; j++) {
+        }
+        if (j < n) {
+            continue;
+        }
+        removed = 0;
+        ret = sysdb_subdom_purge(task->be->sysdb, task->subs[i].name, &removed);
+        if (ret == EOK) {
+            DEBUG(SSSDBG_CONF_SETTINGS, "%s: trusted domain %s is gone: %zu cached user(s) "
+                  "and group(s) of it removed\n", task->be->domain, task->subs[i].name,
+                  removed);
+        } else {
+            DEBUG(SSSDBG_OP_FAILURE, "%s: trusted domain %s is gone, its cached objects "
+                  "could not be removed: %s\n", task->be->domain, task->subs[i].name,
+                  sss_strerror(ret));
+        }
+    }
+}
+
 /* subs (on any context) become the list lookups are routed to. */
 static void ad_subdom_use(struct ad_subdom_task *task, struct sysdb_subdom *subs, size_t n)
 {
     size_t i;
 
+    ad_subdom_purge_gone(task, subs, n);
     talloc_free(task->subs);
     task->subs = talloc_steal(task, subs);
     task->num_subs = n;

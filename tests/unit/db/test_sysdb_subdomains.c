@@ -1,7 +1,8 @@
 /*
  * sysdb_subdomains.c: the trusted domains recorded in a domain's cache. Written whole,
  * replaced whole (a trust gone is gone), emptied, kept across a reopen of the cache file,
- * found by DNS or flat name in any case, malformed input refused; on both back-ends.
+ * found by DNS or flat name in any case, malformed input refused; a trusted domain's
+ * cached users and groups purged, nobody else's; on both back-ends.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,12 +101,57 @@ static void test_refused(void **state)
     assert_int_equal(count(tc->sysdb), 1);
 }
 
+static bool has_user(struct test_ctx *tc, const char *name)
+{
+    struct sysdb_user *u = NULL;
+    errno_t ret = sysdb_get_user_by_name(tc->mem, tc->sysdb, name, &u);
+
+    assert_true(ret == EOK || ret == ENOENT);
+    return ret == EOK;
+}
+
+static bool has_group(struct test_ctx *tc, const char *name)
+{
+    struct sysdb_group *g = NULL;
+    errno_t ret = sysdb_get_group_by_name(tc->mem, tc->sysdb, name, &g);
+
+    assert_true(ret == EOK || ret == ENOENT);
+    return ret == EOK;
+}
+
+static void test_purge(void **state)
+{
+    struct test_ctx *tc = *state;
+    size_t removed = 99;
+
+    store_user(tc->sysdb, "dave@b.test", 5001);
+    store_user(tc->sysdb, "erin@B.TEST", 5002);
+    store_user(tc->sysdb, "joe", 5003);
+    store_user(tc->sysdb, "carl@c.test", 5004);
+    store_user(tc->sysdb, "x@sub.b.test", 5005);       /* another domain's */
+    store_group(tc->sysdb, "staff@b.test", 6001, NULL);
+    store_group(tc->sysdb, "staff", 6002, NULL);
+    assert_int_equal(sysdb_subdom_purge(tc->sysdb, "b.test", &removed), EOK);
+    assert_int_equal(removed, 3);
+    assert_false(has_user(tc, "dave@b.test"));
+    assert_false(has_user(tc, "erin@B.TEST"));
+    assert_false(has_group(tc, "staff@b.test"));
+    assert_true(has_user(tc, "joe"));
+    assert_true(has_user(tc, "carl@c.test"));
+    assert_true(has_user(tc, "x@sub.b.test"));
+    assert_true(has_group(tc, "staff"));
+    assert_int_equal(sysdb_subdom_purge(tc->sysdb, "b.test", &removed), EOK);
+    assert_int_equal(removed, 0);
+    assert_int_equal(sysdb_subdom_purge(tc->sysdb, "a b", &removed), EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         T(test_replace_list),
         T(test_reopen),
         T(test_refused),
+        T(test_purge),
     };
     int failed;
 
