@@ -16,7 +16,8 @@
 # libsss_nss_idmap); `id` lists B's groups (tokenGroups); ids from B's SID slice,
 # computed here from objectSid with tests/unit/idmap/idmap_ref.py; the back-end reads
 # them from B's DC, found through B's DNS SRV records, bound with GSSAPI as
-# CLIENT$@AD.TEST (a cross-realm ticket).
+# CLIENT$@AD.TEST (a cross-realm ticket). With B's DC down, B's users come from the
+# cache and the joined domain stays online.
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -182,4 +183,33 @@ check "  ... its users and groups left the cache with it (the back-end's log)" \
 out=$("$SSSCTL" user-show dave@b.test 2>&1)
 check "  ... sssctl user-show dave@b.test: cached before, not now ($out)" \
     eval 'test $SHOWN = 0 && grep -q "is not present in cache" <<< "$out"'
+
+# ---- the trusted domain's DCs down: the joined domain stays online -------------------
+n_rec=$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")
+# (Samba then fails the validation with WERR_ACCOUNT_DISABLED: the trust is there.)
+samba_ad_trust_create --skip-validation || fail "samba-tool domain trust create (again)"
+for _ in $(seq 150); do
+    [ "$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")" -gt "$n_rec" ] && break
+    sleep 0.1
+done
+# sss_cache -E: the memory cache would answer from before the trust was deleted.
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent passwd dave@b.test)
+check "the trust created again: dave@b.test resolves again ($out)" \
+    grep -q "^dave@b.test:\*:$UID_DAVE:" <<< "$out"
+samba_ad_trust_stop
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent passwd dave@b.test)
+check "B's DC stopped, the cache expired: dave@b.test is answered from the cache ($out)" \
+    grep -q "^dave@b.test:\*:$UID_DAVE:" <<< "$out"
+check "  ... after the back-end found no DC of b.test (its log)" \
+    grep -q "dave@b.test: no DC of the trusted domain is reachable" "$BE_LOG"
+out=$("$SSSCTL" domain-list 2>&1)
+check "  ... and ad.test stays online ($(tr '\n' '|' <<< "$out"))" \
+    grep -q "^ad\.test  *running  *online" <<< "$out"
+n_ok=$(grep -c "getAccountInfo user name=alice: dp_error 0," "$BE_LOG")
+out=$(in_nss_ns getent passwd alice)
+check "  ... alice (expired) is read from A's DC again, successfully ($out)" \
+    eval 'grep -q "^alice:\*:$UID_ALICE:" <<< "$out" \
+          && [ "$(grep -c "getAccountInfo user name=alice: dp_error 0," "$BE_LOG")" -gt $n_ok ]'
 summary

@@ -11,7 +11,7 @@
 #   samba_ad_trust_start DIR     provision and start B.TEST in DIR, wait for LDAP+KDC
 #   samba_ad_b CMD...            run CMD in B's mount namespace with B's samba_ad.sh
 #                                variables (samba_ad_b samba_ad_user dave Pass-1 ...)
-#   samba_ad_trust_create        forest trust, both directions, created on both DCs
+#   samba_ad_trust_create [OPT]  forest trust, both directions, created on both DCs
 #   samba_ad_trust_client_files  the client's krb5.conf learns B.TEST
 #   samba_ad_trust_stop          SIGTERM B's DC, wait for it
 SAMBA_AD_B_IP=127.0.0.11
@@ -76,9 +76,10 @@ samba_ad_b() { # samba_ad_b CMD...: CMD in B's mount namespace, with B's variabl
         "$@"' samba-ad-b "$@"
 }
 
-# From A's side: the trusted domain objects are written on both DCs, then validated.
+# From A's side: the trusted domain objects are written on both DCs, then validated
+# (arguments: more samba-tool options, e.g. --skip-validation).
 samba_ad_trust_create() {
-    samba_ad_tool domain trust create $SAMBA_AD_B_DOMAIN --type=forest --direction=both \
+    samba_ad_tool domain trust create $SAMBA_AD_B_DOMAIN --type=forest --direction=both "$@" \
         --create-location=both -U "Administrator@$SAMBA_AD_B_REALM" \
         --password="$SAMBA_AD_B_ADMINPASS" --ipaddress=$SAMBA_AD_B_IP \
         --local-dc-username=Administrator --local-dc-password="$SAMBA_AD_ADMINPASS" \

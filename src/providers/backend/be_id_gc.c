@@ -184,6 +184,13 @@ static void be_id_sub_done(struct tevent_req *subreq)
 
     ret = be_id_ldap_recv(subreq);
     talloc_free(subreq);
+    if (ret == ENETUNREACH) {
+        /* The trusted domain's DCs, not the joined domain's: that one stays online (the
+         * responder serves what the cache holds, as for any failed request). */
+        DEBUG(SSSDBG_OP_FAILURE, "%s: no DC of the trusted domain is reachable\n",
+              state->filter.kind == BE_FILTER_ID ? "(by id)" : state->filter.name);
+        ret = EHOSTUNREACH;
+    }
     /* An initgroups starts only from a fresh cached user (ENOENT without): no removal. */
     if (ret == ENOENT && state->filter.kind == BE_FILTER_NAME
             && state->type != SSS_DP_INITGROUPS) {
