@@ -4,7 +4,8 @@
  * provider's connection (the objects live under CN=System; objectClass is indexed, and the
  * base the connection discovered from the rootDSE is used as is), then the whole list
  * written to the cache. A failed search (offline, ...) keeps the recorded list and is
- * retried sooner than the interval.
+ * retried sooner than the interval. Then the routing of requests to a trusted domain's
+ * own id context, made the way the global catalog's is (sdap_connect_gc.c).
  */
 #include <ctype.h>
 #include <inttypes.h>

@@ -3,8 +3,9 @@
  * id_provider = ad reads the joined domain's trustedDomain objects once registered and
  * then every subdomain_refresh_interval seconds (default 14400), and records them in the
  * domain's cache (sysdb_subdomains.h), where responders and sssctl read them. A trust
- * that disappears from the directory disappears from the cache at the next refresh.
- * Owned by the be_ctx (freed with it).
+ * that disappears from the directory disappears from the cache at the next refresh, with
+ * its cached users and groups. The back-end routes the requests about a trusted domain's
+ * objects to that domain's DCs (ad_subdom_route). Owned by the be_ctx (freed with it).
  */
 #ifndef SSS_AD_SUBDOMAINS_H
 #define SSS_AD_SUBDOMAINS_H
@@ -35,9 +36,9 @@ errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry
  * domain found through DNS SRV records, bound with the joined domain's machine TGT and
  * ccache, which gives cross-realm tickets; the same ID map; every name read stored with
  * "@b.test"), with *_sub the filter to run there (by name: the name without its suffix,
- * except for an initgroups, which starts from the cached, qualified user) on mem_ctx,
- * and *_qualified the name the cache stores (by name). NULL: the joined domain's request
- * (or ENOMEM, logged: the joined domain's lookup then finds nothing).
+ * except for an initgroups, which starts from the cached, qualified user) on mem_ctx.
+ * NULL: the joined domain's request, or no memory for the trusted domain's context
+ * (logged; the request then goes to the joined domain's DCs, which do not hold it).
  */
 struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t type,
                                     const struct be_filter *filter, struct be_filter *_sub);

@@ -24,7 +24,8 @@
 
 /*
  * Splits input. *_dom is the one domain to search, or NULL for "every domain that accepts
- * short names"; *_short is the name without the domain (on mem_ctx).
+ * short names"; *_short is the name without the domain, or the whole name for a trusted
+ * domain's (on mem_ctx).
  * Errors: EINVAL (empty name or empty part), ENOENT (unknown domain suffix), ENOMEM.
  */
 errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
