@@ -127,6 +127,8 @@ echo "# B.TEST $B_SID: dave $UID_DAVE, Domain Users $GID_B_DU, b_staff $GID_STAF
 out=$(in_nss_ns getent passwd dave@b.test)
 check "getent passwd dave@b.test: fully qualified, uid and gid from B's slice ($out)" \
     grep -q "^dave@b.test:\*:$UID_DAVE:$GID_B_DU:" <<< "$out"
+check "  ... home /home/b.test/dave: the AD fallback_homedir /home/%d/%u with b.test and dave" \
+    test "$(cut -d: -f6 <<< "$out")" = /home/b.test/dave
 check "  ... read from B's DC, found through DNS SRV of b.test (the back-end's log)" \
     grep -q "trusted domain b.test: its DCs from DNS (ldap://_srv_.b.test)" "$BE_LOG"
 bound_to_b() {
