@@ -182,6 +182,18 @@ check "  ... and sssctl domain-list, which listed it, no longer does ($(tr '\n' 
     eval 'grep -q "^b\.test" <<< "$LISTED" && ! grep -q "^b\.test" <<< "$out"'
 check "  ... its users and groups left the cache with it (the back-end's log)" \
     grep -q "trusted domain b.test is gone: [1-9][0-9]* cached user(s) and group(s)" "$BE_LOG"
+# The memory cache held dave@b.test and b_staff@b.test (looked up above): libnss_sss would
+# answer them from there, without asking sssd_nss, until they expire.
+gone_from_nss() {
+    for _ in $(seq 30); do
+        [ -z "$(in_nss_ns getent passwd dave@b.test)" ] \
+            && [ -z "$(in_nss_ns getent group b_staff@b.test)" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+check "  ... getent passwd dave@b.test and group b_staff@b.test: not found any more" \
+    gone_from_nss
 out=$("$SSSCTL" user-show dave@b.test 2>&1)
 check "  ... sssctl user-show dave@b.test: cached before, not now ($out)" \
     eval 'test $SHOWN = 0 && grep -q "is not present in cache" <<< "$out"'

@@ -18,6 +18,7 @@
 #include "db/sysdb_idmap.h"
 #include "lib/idmap/idmap.h"
 #include "sss_iface/sss_dp.h"
+#include "sss_iface/sss_iface.h"
 #include "providers/ldap/sdap.h"
 #include "providers/ldap/sdap_private.h"
 #include "providers/ad/ad_subdomains.h"
@@ -142,8 +143,36 @@ static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *su
     }
 }
 
+/* The memory cache still holds the records of a trusted domain's users and groups after
+ * they left the cache, and libnss_sss answers from it without asking sssd_nss until they
+ * expire: sssd_nss is told to empty it, with the signals sss_cache sends (a removed trust
+ * is rare; the next lookups of the other users refill it). */
+static void ad_subdom_drop_memcache(struct be_ctx *be, const char *name)
+{
+    errno_t ret;
+
+    if (be->conn == NULL) {
+        return;
+    }
+    ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllUsers(be->conn, SSS_BUS_PATH);
+    if (ret == EOK) {
+        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllGroups(be->conn, SSS_BUS_PATH);
+    }
+    if (ret == EOK) {
+        ret = sbus_emit_sssd_nss_MemoryCache_InvalidateAllInitgroups(be->conn, SSS_BUS_PATH);
+    }
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: trusted domain %s is gone, the memory cache could "
+              "not be invalidated: %s\n", be->domain, name, sss_strerror(ret));
+        return;
+    }
+    DEBUG(SSSDBG_CONF_SETTINGS, "%s: trusted domain %s is gone: memory cache invalidated\n",
+          be->domain, name);
+}
+
 /* The trusted domains that were routed to and are not in subs[0..n) any more: their
- * cached users and groups go (as SSSD removes a subdomain's objects with it). */
+ * cached users and groups go (as SSSD removes a subdomain's objects with it), and the
+ * memory cache's copies of them. */
 static void ad_subdom_purge_gone(struct ad_subdom_task *task, const struct sysdb_subdom *subs,
                                  size_t n)
 {
@@ -164,6 +193,9 @@ static void ad_subdom_purge_gone(struct ad_subdom_task *task, const struct sysdb
             DEBUG(SSSDBG_CONF_SETTINGS, "%s: trusted domain %s is gone: %zu cached user(s) "
                   "and group(s) of it removed\n", task->be->domain, task->subs[i].name,
                   removed);
+            if (removed > 0) {
+                ad_subdom_drop_memcache(task->be, task->subs[i].name);
+            }
         } else {
             DEBUG(SSSDBG_OP_FAILURE, "%s: trusted domain %s is gone, its cached objects "
                   "could not be removed: %s\n", task->be->domain, task->subs[i].name,
