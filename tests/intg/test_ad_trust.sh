@@ -145,6 +145,13 @@ check "getent passwd $UID_DAVE (by uid) gives dave@b.test ($out)" \
 out=$(in_nss_ns getent group b_staff@b.test)
 check "getent group b_staff@b.test: B's gid, member dave@b.test ($out)" \
     grep -q "^b_staff@b.test:\*:$GID_STAFF:dave@b.test$" <<< "$out"
+# SSSD's AD default re_expression: the flat name after '@', and the down-level form.
+out=$(in_nss_ns getent passwd dave@B 'B\dave' 'b.test\dave')
+check "getent passwd dave@B, B\\dave, b.test\\dave: dave@b.test each time \
+($(tr '\n' '|' <<< "$out"))" test "$(grep -c "^dave@b.test:\*:$UID_DAVE:" <<< "$out")" = 3
+out=$(in_nss_ns getent group 'B\b_staff')
+check "getent group B\\b_staff: b_staff@b.test ($out)" grep -q "^b_staff@b.test:\*:$GID_STAFF:" \
+    <<< "$out"
 out=$(in_nss_ns getent passwd nobody@b.test)
 check "an unknown user of b.test is not found, asked to B's DC ($out)" \
     eval 'test -z "$out" && grep -q "nobody@b.test: an object of trusted domain b.test" \
@@ -206,7 +213,7 @@ for _ in $(seq 150); do
     [ "$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")" -gt "$n_rec" ] && break
     sleep 0.1
 done
-# sss_cache -E: the memory cache would answer from before the trust was deleted.
+# sss_cache -E: sssd_nss's negative cache holds dave@b.test, not found after the removal.
 "$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
 out=$(in_nss_ns getent passwd dave@b.test)
 check "the trust created again: dave@b.test resolves again ($out)" \

@@ -5,7 +5,8 @@
  * names were "not found" (or an e-mail address) before, so the path of every other name
  * is untouched, and the list read is always the back-end's latest (no signal to miss).
  * A domain whose cache file does not exist yet is skipped: opening would create it, and
- * only its back-end creates a cache.
+ * only its back-end creates a cache. A down-level name ("B\dave") is read here too, only
+ * when it has a backslash.
  */
 #include <strings.h>
 #include <sys/stat.h>
@@ -13,7 +14,8 @@
 #include "responder/common/responder_domains.h"
 #include "db/sysdb_subdomains.h"
 
-struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, const char *name)
+struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, TALLOC_CTX *mem_ctx,
+                                         const char *name, char **_dns_name)
 {
     struct sysdb_subdom sub;
     struct sysdb_ctx *sysdb;
@@ -23,7 +25,7 @@ struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, const char *name
     char *path;
     size_t i;
 
-    SSS_CHECK_ARG(rctx != NULL, NULL);
+    SSS_CHECK_ARG(rctx != NULL && _dns_name != NULL, NULL);
     if (name == NULL || name[0] == '\0') {
         return NULL;
     }
@@ -43,10 +45,10 @@ struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, const char *name
         if (resp_domain_sysdb(rctx, dom, &sysdb) != EOK) {
             continue;
         }
-        /* By its DNS name only: the flat name (B) is not what users are qualified with. */
-        if (sysdb_subdom_find(tmp_ctx, sysdb, name, &sub) == EOK
-                && strcasecmp(sub.name, name) == 0) {
-            found = dom;
+        /* By its DNS name or its flat (NetBIOS) name, as SSSD's domain part matches. */
+        if (sysdb_subdom_find(tmp_ctx, sysdb, name, &sub) == EOK) {
+            *_dns_name = talloc_strdup(mem_ctx, sub.name);
+            found = *_dns_name != NULL ? dom : NULL;
         }
     }
     talloc_free(tmp_ctx);

@@ -118,6 +118,39 @@ static void test_parse_names(void **state)
     assert_int_equal(resp_parse_name(t, t->rctx, "", &dom, &name), EINVAL);
 }
 
+/* A trusted domain's names (b.test, flat name B, recorded in plain's cache): by DNS or flat
+ * name after '@', or down-level "B\dave"; each gives plain and "dave@b.test". */
+static void test_parse_trusted_names(void **state)
+{
+    struct test_ctx *t = *state;
+    const char *forms[] = { "dave@b.test", "dave@B", "dave@B.TEST", "B\\dave", "b\\dave",
+                            "b.test\\dave", NULL };
+    struct sysdb_subdom sub = { .name = "b.test", .flat = "B", .sid = "S-1-5-21-1-2-3",
+                                .direction = 3, .type = 2, .attributes = 8 };
+    struct sysdb_ctx *sysdb;
+    struct resp_domain *dom;
+    char *name;
+    size_t i;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_subdom_replace(sysdb, &sub, 1), EOK);
+    for (i = 0; forms[i] != NULL; i++) {
+        dom = NULL;
+        assert_int_equal(resp_parse_name(t, t->rctx, forms[i], &dom, &name), EOK);
+        assert_ptr_equal(dom, &t->rctx->domains[0]);
+        assert_string_equal(name, "dave@b.test");
+    }
+    /* not a trusted domain: a short name as it is written */
+    assert_int_equal(resp_parse_name(t, t->rctx, "C\\dave", &dom, &name), EOK);
+    assert_null(dom);
+    assert_string_equal(name, "C\\dave");
+    assert_int_equal(resp_parse_name(t, t->rctx, "B\\", &dom, &name), EOK);
+    assert_string_equal(name, "B\\");
+    assert_int_equal(resp_parse_name(t, t->rctx, "\\dave", &dom, &name), EOK);
+    assert_string_equal(name, "\\dave");
+    assert_int_equal(resp_parse_name(t, t->rctx, "dave@C", &dom, &name), ENOENT);
+}
+
 static void test_default_domain_suffix(void **state)
 {
     struct test_ctx *t = *state;
@@ -743,6 +776,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_parse_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_trusted_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_domain_suffix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_lists, setup, teardown),
