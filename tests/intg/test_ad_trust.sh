@@ -10,13 +10,14 @@
 # objects and records them in its cache; sssctl domain-list lists b.test after ad.test,
 # its SID (--json) the one B's accounts carry; after the trust is deleted on both DCs, the
 # next refresh (subdomain_refresh_interval) removes it, and its users and groups from the
-# cache.
-# Lookups: B's users and groups by fully qualified name (user@b.test), always answered
-# fully qualified, by uid (also one never looked up by name), by SID (our
-# libsss_nss_idmap); `id` lists B's groups (tokenGroups); ids from B's SID slice,
-# computed here from objectSid with tests/unit/idmap/idmap_ref.py; the back-end reads
-# them from B's DC, found through B's DNS SRV records, bound with GSSAPI as
-# CLIENT$@AD.TEST (a cross-realm ticket). With B's DC down, B's users come from the
+# cache and the memory cache.
+# Lookups: B's users and groups by fully qualified name (user@b.test; also user@B and the
+# down-level B\user, as SSSD's AD re_expression allows), always answered fully qualified,
+# home /home/b.test/user (fallback_homedir with the trusted domain), by uid (also one never
+# looked up by name), by SID (our libsss_nss_idmap); `id` lists B's groups (tokenGroups);
+# ids from B's SID slice, computed here from objectSid with tests/unit/idmap/idmap_ref.py;
+# the back-end reads them from B's DC, found through B's DNS SRV records, bound with GSSAPI
+# as CLIENT$@AD.TEST (a cross-realm ticket). With B's DC down, B's users come from the
 # cache and the joined domain stays online.
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
