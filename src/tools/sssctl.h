@@ -155,6 +155,15 @@ errno_t sssctl_target_option(struct sssctl_ctx *ctx, int c, const char *arg,
 int sssctl_targets_open(struct sssctl_ctx *ctx, struct sssctl_target **list, size_t *n,
                         struct sssctl_bus **_bus, const char ***_names);
 
+/* -------- sssctl_user.c: the caches -------- */
+
+struct confdb;
+struct sysdb_ctx;
+/* The domain's cache (on ctx->mem), or NULL (*_sysdb) when the domain has no cache file
+ * yet (opening would create one). Errors: sysdb_open()'s, ENOMEM. */
+errno_t sssctl_open_cache(struct sssctl_ctx *ctx, struct confdb *cdb, const char *domain,
+                          struct sysdb_ctx **_sysdb);
+
 /* -------- subcommands -------- */
 
 int sssctl_domain_list(struct sssctl_ctx *ctx, int argc, char **argv);

@@ -1,13 +1,16 @@
 /*
  * sssctl domain-list and domain-status. The configured domains come from sssd.conf; their
  * state from each back-end's sssd.backend.Status.GetStatus over the master bus (SSSD asks
- * InfoPipe on the system bus instead, which a plain install does not have).
+ * InfoPipe on the system bus instead, which a plain install does not have). The domains an
+ * AD domain trusts (its "subdomains") come from that domain's cache, where its back-end
+ * records them (sysdb_subdomains.h), each listed after its domain as SSSD lists them.
  */
 #include <getopt.h>
 #include <time.h>
 
 #include "tools/sssctl.h"
 #include "sss_iface/sss_iface.h"
+#include "db/sysdb_subdomains.h"
 
 /* One back-end's answer to GetStatus. */
 struct sssctl_dom_status {
@@ -84,6 +87,49 @@ static errno_t sssctl_get_status(TALLOC_CTX *mem_ctx, struct sssctl_bus *bus,
     return ret;
 }
 
+/* The domains domain trusts, from its cache: rows of t after the domain's, or a
+ * "trusted_domains" member of the domain's JSON object. Returns how many. A cache that
+ * cannot be read lists none (user-show says why). */
+static size_t sssctl_list_trusted(struct sssctl_ctx *ctx, struct confdb *cdb,
+                                  const char *domain, struct sssctl_table *t)
+{
+    struct sysdb_subdom *subs = NULL;
+    struct sysdb_ctx *sysdb = NULL;
+    size_t n = 0;
+    size_t i;
+
+    if (sssctl_open_cache(ctx, cdb, domain, &sysdb) != EOK || sysdb == NULL
+            || sysdb_subdom_list(ctx->mem, sysdb, &subs, &n) != EOK) {
+        n = 0;
+    }
+    if (ctx->json) {
+        sssctl_json_arr_start(ctx->js, "trusted_domains");
+    }
+    for (i = 0; i < n; i++) {
+        const char *row[3];
+
+        row[0] = subs[i].name;
+        row[1] = talloc_asprintf(ctx->mem, "via %s", domain);
+        row[2] = talloc_asprintf(ctx->mem, "trusted (%s)", subs[i].flat);
+        if (ctx->json) {
+            sssctl_json_obj_start(ctx->js, NULL);
+            sssctl_json_str(ctx->js, "name", subs[i].name);
+            sssctl_json_str(ctx->js, "flat_name", subs[i].flat);
+            sssctl_json_str(ctx->js, "sid", subs[i].sid);
+            sssctl_json_int(ctx->js, "trust_direction", (int64_t)subs[i].direction);
+            sssctl_json_obj_end(ctx->js);
+        } else if (row[1] == NULL || row[2] == NULL || sssctl_table_add(t, row) != EOK) {
+            break;
+        }
+    }
+    if (ctx->json) {
+        sssctl_json_arr_end(ctx->js);
+    }
+    talloc_free(subs);
+    talloc_free(sysdb);
+    return i;
+}
+
 int sssctl_domain_list(struct sssctl_ctx *ctx, int argc, char **argv)
 {
     static const char *const headers[] = { "DOMAIN", "BACK-END", "STATE" };
@@ -93,7 +139,7 @@ int sssctl_domain_list(struct sssctl_ctx *ctx, int argc, char **argv)
     const char **names = NULL;
     struct confdb *cdb;
     char **domains;
-    size_t i, online = 0;
+    size_t i, online = 0, n_trusted = 0;
     errno_t ret;
 
     if (argc != 1) {
@@ -139,9 +185,12 @@ int sssctl_domain_list(struct sssctl_ctx *ctx, int argc, char **argv)
             } else {
                 sssctl_json_str(ctx->js, "online", NULL);
             }
-            sssctl_json_obj_end(ctx->js);
         } else if (sssctl_table_add(t, row) != EOK) {
             return sssctl_error("out of memory");
+        }
+        n_trusted += sssctl_list_trusted(ctx, cdb, domains[i], t);
+        if (ctx->json) {
+            sssctl_json_obj_end(ctx->js);
         }
     }
     if (ctx->json) {
@@ -150,8 +199,12 @@ int sssctl_domain_list(struct sssctl_ctx *ctx, int argc, char **argv)
         return SSSCTL_EXIT_OK;
     }
     sssctl_table_print(t, stdout, "");
-    printf("%zu domain%s, %zu online%s\n", i, i == 1 ? "" : "s", online,
+    printf("%zu domain%s, %zu online%s", i, i == 1 ? "" : "s", online,
            names == NULL ? " (sssd is not running)" : "");
+    if (n_trusted > 0) {
+        printf(", %zu trusted domain%s", n_trusted, n_trusted == 1 ? "" : "s");
+    }
+    printf("\n");
     return SSSCTL_EXIT_OK;
 }
 

@@ -41,8 +41,7 @@ static errno_t sssctl_user_domains(struct sssctl_ctx *ctx, struct confdb *cdb,
     return *_short != NULL ? EOK : ENOMEM;
 }
 
-/* The domain's cache, or NULL (*_sysdb) when the domain has no cache file yet. */
-static errno_t sssctl_open_cache(struct sssctl_ctx *ctx, struct confdb *cdb,
+errno_t sssctl_open_cache(struct sssctl_ctx *ctx, struct confdb *cdb,
                                  const char *domain, struct sysdb_ctx **_sysdb)
 {
     enum sysdb_case mode;

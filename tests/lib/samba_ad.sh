@@ -14,6 +14,8 @@
 #   samba_ad_join                adcli join of client.ad.test: /etc/krb5.keytab (overlay)
 #   samba_ad_sid NAME            the objectSid of an account, as a string
 #   samba_ad_stop                SIGTERM the DC, wait for it
+# SAMBA_AD_IFACES (default lo) and SAMBA_AD_FORWARDER (none) let a second DC share the
+# network namespace (tests/lib/samba_ad_trust.sh).
 # Facts this relies on: /work/shared/TESTSERVERS.md (Samba AD DC).
 
 SAMBA_AD_REALM=AD.TEST
@@ -125,9 +127,10 @@ samba_ad_start() { # samba_ad_start DIR
     # The provisioning copies the host's resolver as "dns forwarder"; it reads smb.conf
     # from the targetdir it writes.
     samba-tool domain provision --realm=$SAMBA_AD_REALM --domain=$SAMBA_AD_NETBIOS \
-        --server-role=dc --dns-backend=SAMBA_INTERNAL --use-rfc2307 --host-name=dc1 \
-        --targetdir="$dir" --host-ip=$SAMBA_AD_DC_IP --adminpass="$SAMBA_AD_ADMINPASS" \
-        --option="interfaces = lo" --option="bind interfaces only = yes" \
+        --server-role=dc --dns-backend=SAMBA_INTERNAL --use-rfc2307 \
+        --host-name="${SAMBA_AD_DC%%.*}" --targetdir="$dir" --host-ip=$SAMBA_AD_DC_IP \
+        --adminpass="$SAMBA_AD_ADMINPASS" --option="interfaces = ${SAMBA_AD_IFACES:-lo}" \
+        --option="bind interfaces only = yes" \
         > "$dir/provision.log" 2>&1 || { tail -20 "$dir/provision.log" >&2; return 1; }
     mkdir -p "$dir/run" "$dir/log" "$dir/cache"
     # No "winbindd socket directory" here: smbd's libwbclient only knows the built-in one
@@ -142,6 +145,11 @@ samba_ad_start() { # samba_ad_start DIR
 	log file = $dir/log/%m.log\\
 	ldap server require strong auth = no\\
 	dns update command = /bin/true" "$dir/etc/smb.conf"
+    # A second DC (samba_ad_trust.sh) answers the names of its own domain: forwarded there.
+    if [ -n "${SAMBA_AD_FORWARDER:-}" ]; then
+        sed -i "/^\[global\]/a\\
+	dns forwarder = $SAMBA_AD_FORWARDER" "$dir/etc/smb.conf"
+    fi
     samba -s "$dir/etc/smb.conf" -D || return 1
     for i in $(seq 1 150); do
         if ldapsearch -x -LLL -H ldap://$SAMBA_AD_DC_IP -s base -b "" defaultNamingContext \

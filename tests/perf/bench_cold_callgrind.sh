@@ -7,7 +7,8 @@
 # install, never one in use); three warm-up lookups, the counters zeroed, then N lookups of
 # users never seen, the counters dumped. Prints Ir per lookup per process.
 # Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
-#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone). Output files in
+#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone; warm: getent
+#   passwd of one cached user (user002990) N times, the responder's warm path). Output files in
 #   ${CG_OUT:-/tmp/sssd-cg}/LABEL. CG_SHAPE: gen_directory.py's USERS GROUPS BIG MANY
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
@@ -61,6 +62,7 @@ nss=$(pgrep -f "valgrind.*$L/sssd_nss" | head -1); be=$(pgrep -f "valgrind.*$L/s
 callgrind_control -z $nss $be > /dev/null
 for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)
+    [ "$OP" = warm ] && u=user002990
     if [ "$OP" = id ]; then
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns id $u > /dev/null || echo "lookup $i failed"
     elif [ "$OP" = ig ]; then

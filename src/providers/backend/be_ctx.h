@@ -46,6 +46,7 @@ struct be_op;
 struct be_prefetch;
 struct be_pam;
 struct be_sudo;
+struct ad_subdom_task;
 
 
 /* Member lists larger than this are built in slices across loop turns (the one value
@@ -115,6 +116,8 @@ struct be_ctx {
     struct be_prefetch *prefetch;       /* created on first use */
     struct be_pam *pam;                 /* be_pam_init(); NULL: PAM requests refused */
     struct be_sudo *sudo;               /* be_sudo.h; NULL: no sudo rules from here */
+    struct ad_subdom_task *subdoms;     /* ad_subdomains.h: the trusted domains (AD); NULL:
+                                         * none routed */
     struct be_stats stats;
     /* The user the last getpwnam stored (be_id_ldap.c): a getgrgid of its gid right after
      * is `id`, whose initgroups comes next, and is answered by one search for both. */

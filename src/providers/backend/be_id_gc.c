@@ -24,6 +24,7 @@
  * alone reach the caller: a dead GC never fails a lookup nor makes the domain offline.
  */
 #include "providers/backend/be_ctx.h"
+#include "providers/ad/ad_subdomains.h"
 #include "providers/ldap/sdap.h"
 #include "sss_iface/sss_dp.h"
 #include "db/sysdb.h"
@@ -33,9 +34,11 @@ struct be_id_state {
     struct be_ctx *be;
     uint32_t type;
     struct be_filter filter;
+    struct be_filter sub_filter;    /* the request on a trusted domain's DC */
 };
 
 static void be_id_gc_done(struct tevent_req *subreq);
+static void be_id_sub_done(struct tevent_req *subreq);
 static void be_id_ldap_done(struct tevent_req *subreq);
 
 /* Whether the initgroups of name can start from a fresh cache entry (see be_id_ldap.c's
@@ -107,6 +110,17 @@ struct tevent_req *be_id_send(TALLOC_CTX *mem_ctx, struct tevent_context *ev,
             goto done;
         }
     }
+    /* A trusted domain's object (ad_subdomains.h): its own DCs only. */
+    gc = ad_subdom_route(state, be, type, &state->filter, &state->sub_filter);
+    if (gc != NULL) {
+        subreq = be_id_ldap_conn_send(state, ev, be, gc, true, type, &state->sub_filter);
+        if (subreq == NULL) {
+            ret = ENOMEM;
+            goto done;
+        }
+        tevent_req_set_callback(subreq, be_id_sub_done, req);
+        return req;
+    }
     gc = be_id_gc_for(be, type, filter);
     if (gc != NULL) {
         subreq = be_id_ldap_conn_send(state, ev, be, gc, true, type, &state->filter);
@@ -158,6 +172,40 @@ static void be_id_gc_done(struct tevent_req *subreq)
         return;
     }
     tevent_req_set_callback(subreq, be_id_ldap_done, req);
+}
+
+/* A trusted domain's answer. Not found: its user or group of that (qualified) name leaves
+ * the cache, the joined domain's entries untouched; the answer is "no such object". */
+static void be_id_sub_done(struct tevent_req *subreq)
+{
+    struct tevent_req *req = tevent_req_callback_data(subreq, struct tevent_req);
+    struct be_id_state *state = tevent_req_data(req, struct be_id_state);
+    errno_t ret;
+
+    ret = be_id_ldap_recv(subreq);
+    talloc_free(subreq);
+    if (ret == ENETUNREACH) {
+        /* The trusted domain's DCs, not the joined domain's: that one stays online (the
+         * responder serves what the cache holds, as for any failed request). */
+        DEBUG(SSSDBG_OP_FAILURE, "%s: no DC of the trusted domain is reachable\n",
+              state->filter.kind == BE_FILTER_ID ? "(by id)" : state->filter.name);
+        ret = EHOSTUNREACH;
+    }
+    /* An initgroups starts only from a fresh cached user (ENOENT without): no removal. */
+    if (ret == ENOENT && state->filter.kind == BE_FILTER_NAME
+            && state->type != SSS_DP_INITGROUPS) {
+        ret = state->type == SSS_DP_GROUP
+              ? sysdb_delete_group(state->be->sysdb, state->filter.name)
+              : sysdb_delete_user(state->be->sysdb, state->filter.name);
+    }
+    if (ret == ENOENT) {
+        ret = EOK;
+    }
+    if (ret != EOK) {
+        tevent_req_error(req, ret);
+        return;
+    }
+    tevent_req_done(req);
 }
 
 static void be_id_ldap_done(struct tevent_req *subreq)

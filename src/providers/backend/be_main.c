@@ -5,7 +5,8 @@
  * sssd.dataprovider (be_dp.c); once
  * registered it announces its domain to the responders with sssd.Responder.Domain.SetActive
  * and starts the enumeration task when enumerate = true, and the sudo refreshes when sudo
- * is a service and the domain's sudo provider is ldap (be_sudo.h). The domain starts online.
+ * is a service and the domain's sudo provider is ldap (be_sudo.h), and with id_provider = ad
+ * the refreshes of the trusted domains (ad_subdomains.h). The domain starts online.
  */
 #include <signal.h>
 
@@ -14,6 +15,7 @@
 #include "providers/backend/be_ctx.h"
 #include "providers/backend/be_pam.h"
 #include "providers/backend/be_sudo.h"
+#include "providers/ad/ad_subdomains.h"
 
 struct be_main {
     const char *domain;
@@ -57,6 +59,11 @@ static void be_registered(struct sss_service *svc, void *data)
     if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot start the sudo refreshes of %s: %s\n", m->domain,
               sss_strerror(ret));
+    }
+    ret = ad_subdom_start(m->be);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_CRIT_FAILURE, "Cannot start the trusted domain refreshes of %s: %s\n",
+              m->domain, sss_strerror(ret));
     }
 }
 

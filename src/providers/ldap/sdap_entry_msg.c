@@ -85,10 +85,13 @@ static bool copy_values(struct sdap_attr *attr, const char *dn, const char *name
     char *buf;
     size_t i;
 
-    /* By type: a ranged "objectSid;range=0-*" holds SIDs too. */
+    /* By type: a ranged "objectSid;range=0-*" holds SIDs too. securityIdentifier: a
+     * trustedDomain's SID (ad_subdomains.c). */
     if ((type_len == strlen("objectSid") && strncasecmp(name, "objectSid", type_len) == 0)
             || (type_len == strlen("tokenGroups")
-                && strncasecmp(name, "tokenGroups", type_len) == 0)) {
+                && strncasecmp(name, "tokenGroups", type_len) == 0)
+            || (type_len == strlen("securityIdentifier")
+                && strncasecmp(name, "securityIdentifier", type_len) == 0)) {
         return copy_sid_values(attr, dn, name, vals, nv, _dropped);
     }
     if ((type_len == strlen(SDAP_NDS_TIME_MAP)

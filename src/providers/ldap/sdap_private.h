@@ -174,6 +174,10 @@ struct sdap_options {
     char *authtok;
     enum sdap_schema schema;
     bool member_is_dn;          /* from the schema table */
+    /* A trusted domain's context (ad_subdomains.c): "@b.test", appended to the name of
+     * every user and group read, so they are stored fully qualified in the joined
+     * domain's cache; NULL otherwise. */
+    const char *name_suffix;
     int search_timeout;
     int enum_search_timeout;
     int network_timeout;

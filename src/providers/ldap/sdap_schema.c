@@ -397,6 +397,16 @@ static const char *entry_principal(const struct sdap_entry *entry, const char *a
 /* The parsers build the struct on mem_ctx and free it when the entry is refused: no
  * temporary context on the path that parses every entry of an enumeration. */
 
+/* The name as stored: with the trusted domain's suffix when opts has one. */
+static char *sdap_qualified_name(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
+                                 const char *name)
+{
+    if (opts->name_suffix == NULL) {
+        return talloc_strdup(mem_ctx, name);
+    }
+    return talloc_asprintf(mem_ctx, "%s%s", name, opts->name_suffix);
+}
+
 errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
                         const struct sdap_entry *entry, struct sdap_user **_user)
 {
@@ -443,7 +453,7 @@ errno_t sdap_parse_user(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     shell = entry_text(entry, opts->user_map[SDAP_UA_SHELL], "user");
     upn = entry_principal(entry, opts->user_map[SDAP_UA_PRINCIPAL]);
 
-    user->name = talloc_strdup(user, name);
+    user->name = sdap_qualified_name(user, opts, name);
     user->gecos = talloc_strdup(user, gecos != NULL ? gecos : "");
     user->home = talloc_strdup(user, home != NULL ? home : "");
     user->shell = talloc_strdup(user, shell != NULL ? shell : "");
@@ -493,7 +503,7 @@ errno_t sdap_parse_group(TALLOC_CTX *mem_ctx, const struct sdap_options *opts,
     if (ret != EOK) {
         goto done;
     }
-    group->name = talloc_strdup(group, name);
+    group->name = sdap_qualified_name(group, opts, name);
     group->orig_dn = talloc_strdup(group, entry->dn);
     sid = entry_sid_value(entry, opts->group_map[SDAP_GA_OBJSID]);
     group->sid = sid != NULL ? talloc_strdup(group, sid) : NULL;

@@ -6,12 +6,44 @@
 
 #include "responder/common/resp_names.h"
 
+/* "B\dave", the down-level form, when B is a trusted domain's flat or DNS name: *_dom the
+ * trusting domain, *_short "dave@b.test". ENOENT: not one (the name is then a short name,
+ * backslash and all, as before). */
+static errno_t resp_parse_down_level(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                                     const char *input, const char *bs,
+                                     struct resp_domain **_dom, char **_short)
+{
+    struct resp_domain *dom;
+    char *prefix;
+    char *dns;
+
+    prefix = talloc_strndup(mem_ctx, input, (size_t)(bs - input));
+    if (prefix == NULL) {
+        return ENOMEM;
+    }
+    dom = resp_domain_trusting(rctx, prefix, prefix, &dns);
+    if (dom == NULL) {
+        talloc_free(prefix);
+        return ENOENT;
+    }
+    *_short = talloc_asprintf(mem_ctx, "%s@%s", bs + 1, dns);
+    talloc_free(prefix);
+    if (*_short == NULL) {
+        return ENOMEM;
+    }
+    *_dom = dom;
+    return EOK;
+}
+
 errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,
                         struct resp_domain **_dom, char **_short)
 {
     struct resp_domain *dom = NULL;
     const char *at;
+    const char *bs;
     char *short_name;
+    char *dns;
+    errno_t ret;
 
     SSS_CHECK_ARG(rctx != NULL && input != NULL, EINVAL);
     SSS_CHECK_ARG(_dom != NULL && _short != NULL, EINVAL);
@@ -24,11 +56,26 @@ errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *
             return EINVAL;
         }
         dom = resp_domain_find(rctx, at + 1);
-        if (dom == NULL) {
-            return ENOENT;
+        if (dom != NULL) {
+            short_name = talloc_strndup(mem_ctx, input, (size_t)(at - input));
+        } else {
+            /* A trusted domain's object (by its DNS or flat name): stored qualified with
+             * the DNS name in its domain's cache. */
+            dom = resp_domain_trusting(rctx, mem_ctx, at + 1, &dns);
+            if (dom == NULL) {
+                return ENOENT;
+            }
+            short_name = talloc_asprintf(mem_ctx, "%.*s@%s", (int)(at - input), input, dns);
+            talloc_free(dns);
         }
-        short_name = talloc_strndup(mem_ctx, input, (size_t)(at - input));
     } else {
+        bs = strchr(input, '\\');
+        if (bs != NULL && bs != input && bs[1] != '\0') {
+            ret = resp_parse_down_level(mem_ctx, rctx, input, bs, _dom, _short);
+            if (ret != ENOENT) {
+                return ret;
+            }
+        }
         dom = rctx->default_domain;
         short_name = talloc_strdup(mem_ctx, input);
     }

@@ -3,6 +3,14 @@
  *
  * Input: "name@domain" is fully qualified when the part after the last '@' names a
  * configured domain (without regard to case); the lookup is then limited to that domain.
+ * When it names a domain a configured one trusts (resp_domain_trusting: its DNS name or
+ * its flat name, "dave@b.test" or "dave@B"), the lookup is limited to the trusting domain,
+ * of "dave@b.test": trusted domains' objects are stored and answered fully qualified with
+ * the DNS name, as SSSD answers them. The down-level form "B\dave" (or "b.test\dave"),
+ * which SSSD's AD default re_expression accepts, names the same object; a backslash name
+ * whose prefix is no trusted domain stays a short name, as before. (The joined domain's own
+ * flat name is not recorded anywhere the responder reads: "AD\alice" and "alice@AD" are
+ * not understood, where SSSD understands them.)
  * A name without '@' is short: it is looked up in default_domain_suffix's domain when that
  * is set, else in every domain that does not require fully qualified names
  * (use_fully_qualified_names = true). A name whose '@' suffix is not a configured domain is
@@ -21,7 +29,8 @@
 
 /*
  * Splits input. *_dom is the one domain to search, or NULL for "every domain that accepts
- * short names"; *_short is the name without the domain (on mem_ctx).
+ * short names"; *_short is the name without the domain, or "name@dns.name" for a trusted
+ * domain's (on mem_ctx).
  * Errors: EINVAL (empty name or empty part), ENOENT (unknown domain suffix), ENOMEM.
  */
 errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *input,

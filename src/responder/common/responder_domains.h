@@ -73,6 +73,13 @@ errno_t resp_domains_init(TALLOC_CTX *mem_ctx, struct sss_service *svc,
 /* The configured domain of that name (matched without regard to case), or NULL. */
 struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name);
 
+/* The configured domain whose back-end recorded a trusted domain of DNS name or flat name
+ * name (any case), or NULL (responder_subdomains.c; also on ENOMEM); *_dns_name: the
+ * trusted domain's DNS name (on mem_ctx). Its users are "user@dns_name" in that domain's
+ * cache. */
+struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, TALLOC_CTX *mem_ctx,
+                                         const char *name, char **_dns_name);
+
 /* The domain's cache, opened on first use. Errors: those of sysdb_open() (logged). */
 errno_t resp_domain_sysdb(struct resp_ctx *rctx, struct resp_domain *dom,
                           struct sysdb_ctx **_sysdb);

@@ -9,6 +9,7 @@
 
 #include "responder/nss/nss_format.h"
 #include "responder/common/resp_names.h"
+#include "db/sysdb_subdomains.h"
 
 static errno_t nss_dom_opt(TALLOC_CTX *mem_ctx, struct confdb *cdb, const char *section,
                            const char *option, char **_value)
@@ -320,6 +321,48 @@ static const char *nss_safe_field(TALLOC_CTX *mem_ctx, const char *user, const c
     return copy;
 }
 
+/*
+ * The home directory of a trusted domain's user (stored as "dave@b.test" in the trusting
+ * domain's cache; b.test one of the domains its back-end recorded): the templates see the
+ * trusted domain as %d and the name in it as %u, so the AD default fallback_homedir
+ * "/home/%d/%u" gives /home/b.test/dave. SSSD's subdomains inherit the parent's
+ * override_homedir, fallback_homedir and homedir_substring and expand them with their own
+ * name; its subdomain_homedir is applied only by the IPA provider and the PAC responder,
+ * never to an AD provider's trusted domains. Only a short name holding '@' is checked
+ * (the cache is read): every other user's path is one strchr() longer.
+ */
+static char *nss_pw_homedir(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
+                            struct resp_domain *dom, struct nss_dom_format *df,
+                            const char *short_name, const struct sysdb_user *user)
+{
+    const char *at = strrchr(short_name, '@');
+    struct sysdb_subdom sub;
+    struct sysdb_ctx *sysdb;
+    TALLOC_CTX *tmp_ctx;
+    char *home = NULL;
+    char *name;
+
+    if (at == NULL || at == short_name) {
+        return nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name, user->home);
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return NULL;
+    }
+    if (resp_domain_sysdb(rctx, dom, &sysdb) == EOK
+            && sysdb_subdom_find(tmp_ctx, sysdb, at + 1, &sub) == EOK
+            && strcasecmp(sub.name, at + 1) == 0) {
+        name = talloc_strndup(tmp_ctx, short_name, (size_t)(at - short_name));
+        if (name != NULL) {
+            home = nss_user_homedir(mem_ctx, df, name, user->uid, sub.name, user->home);
+        }
+    } else {
+        home = nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name, user->home);
+    }
+    talloc_free(tmp_ctx);
+    return home;
+}
+
 errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
                       struct resp_ctx *rctx, struct resp_domain *dom,
                       const struct sysdb_user *user, struct nss_pw_entry *_pw)
@@ -339,8 +382,7 @@ errno_t nss_format_pw(TALLOC_CTX *mem_ctx, struct nss_format_opts *opts,
     pw.gecos = nss_safe_field(mem_ctx, short_name, "gecos",
                               user->gecos != NULL ? user->gecos : "");
     pw.dir = nss_safe_field(mem_ctx, short_name, "home directory",
-                            nss_user_homedir(mem_ctx, df, short_name, user->uid, dom->name,
-                                             user->home));
+                            nss_pw_homedir(mem_ctx, rctx, dom, df, short_name, user));
     pw.shell = nss_safe_field(mem_ctx, short_name, "shell",
                               nss_user_shell(opts, df, user->shell));
     if (pw.gecos == NULL || pw.dir == NULL || pw.shell == NULL) {

@@ -129,8 +129,9 @@ static void test_huge_message_refused(void **state)
     assert_int_equal(result_after_huge_header(true), -1);
 }
 
-/* A search result entry (msgid 1) "cn=u" with objectSid and tokenGroups values and a cn,
- * written by a fake server, parsed with sdap_entry_from_msg(). */
+/* A search result entry (msgid 1) "cn=u" with objectSid and tokenGroups values, a
+ * trustedDomain's securityIdentifier and a cn, written by a fake server, parsed with
+ * sdap_entry_from_msg(). */
 static void test_sid_attrs(void **state)
 {
     static const char sid[] = {
@@ -141,7 +142,12 @@ static void test_sid_attrs(void **state)
         0x01, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x20, 0x00, 0x00, 0x00, 0x20, 0x02,
         0x00, 0x00
     };
+    static const char dom_sid[] = {
+        0x01, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x15, 0x00, 0x00, 0x00, 0xee, 0x2d,
+        0xd7, 0x17, 0x0e, 0xd4, 0xed, 0x30, 0x6d, 0xe2, 0xd7, 0x24
+    };
     struct berval v_sid = { sizeof(sid), discard_const(sid) };
+    struct berval v_dom = { sizeof(dom_sid), discard_const(dom_sid) };
     struct berval v_builtin = { sizeof(builtin), discard_const(builtin) };
     struct berval v_short = { 7, discard_const(sid) };      /* truncated: dropped */
     struct berval *tg[] = { &v_builtin, &v_short, &v_sid, NULL };
@@ -163,8 +169,9 @@ static void test_sid_attrs(void **state)
                                      NULL, 0, &msgid), LDAP_SUCCESS);
     ber = ber_alloc_t(LBER_USE_DER);
     assert_non_null(ber);
-    assert_true(ber_printf(ber, "{it{s{{s[O]}{s[V]}{s[s]}}}}", msgid, (ber_tag_t)0x64, "cn=u",
-                           "objectSid", &v_sid, "tokenGroups", tg, "cn", "u") >= 0);
+    assert_true(ber_printf(ber, "{it{s{{s[O]}{s[V]}{s[O]}{s[s]}}}}", msgid, (ber_tag_t)0x64,
+                           "cn=u", "objectSid", &v_sid, "tokenGroups", tg,
+                           "securityIdentifier", &v_dom, "cn", "u") >= 0);
     assert_int_equal(ber_flatten(ber, &bv), 0);
     assert_int_equal(write(sv[1], bv->bv_val, bv->bv_len), (ssize_t)bv->bv_len);
     assert_int_equal(ldap_result(ld, msgid, LDAP_MSG_ONE, &tv, &msg), LDAP_RES_SEARCH_ENTRY);
@@ -177,6 +184,8 @@ static void test_sid_attrs(void **state)
     assert_string_equal(a->values[0], "S-1-5-32-544");
     assert_string_equal(a->values[1], "S-1-5-21-399977966-820892686-618127981-1104");
     assert_int_equal(dropped, 1);
+    assert_string_equal(sdap_entry_value(entry, "securityIdentifier"),
+                        "S-1-5-21-399977966-820892686-618127981");
     assert_string_equal(sdap_entry_value(entry, "cn"), "u");
     talloc_free(entry);
     ber_bvfree(bv);

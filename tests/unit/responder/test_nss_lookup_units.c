@@ -17,6 +17,7 @@
 #include "responder/common/resp_names.h"
 #include "responder/nss/nss_private.h"
 #include "db/sysdb_rcache.h"
+#include "db/sysdb_subdomains.h"
 #include "tests/unit/common/tc_common.h"
 
 #define CONF_HEAD \
@@ -115,6 +116,39 @@ static void test_parse_names(void **state)
     assert_int_equal(resp_parse_name(t, t->rctx, "alice@", &dom, &name), EINVAL);
     assert_int_equal(resp_parse_name(t, t->rctx, "@fq", &dom, &name), EINVAL);
     assert_int_equal(resp_parse_name(t, t->rctx, "", &dom, &name), EINVAL);
+}
+
+/* A trusted domain's names (b.test, flat name B, recorded in plain's cache): by DNS or flat
+ * name after '@', or down-level "B\dave"; each gives plain and "dave@b.test". */
+static void test_parse_trusted_names(void **state)
+{
+    struct test_ctx *t = *state;
+    const char *forms[] = { "dave@b.test", "dave@B", "dave@B.TEST", "B\\dave", "b\\dave",
+                            "b.test\\dave", NULL };
+    struct sysdb_subdom sub = { .name = "b.test", .flat = "B", .sid = "S-1-5-21-1-2-3",
+                                .direction = 3, .type = 2, .attributes = 8 };
+    struct sysdb_ctx *sysdb;
+    struct resp_domain *dom;
+    char *name;
+    size_t i;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_subdom_replace(sysdb, &sub, 1), EOK);
+    for (i = 0; forms[i] != NULL; i++) {
+        dom = NULL;
+        assert_int_equal(resp_parse_name(t, t->rctx, forms[i], &dom, &name), EOK);
+        assert_ptr_equal(dom, &t->rctx->domains[0]);
+        assert_string_equal(name, "dave@b.test");
+    }
+    /* not a trusted domain: a short name as it is written */
+    assert_int_equal(resp_parse_name(t, t->rctx, "C\\dave", &dom, &name), EOK);
+    assert_null(dom);
+    assert_string_equal(name, "C\\dave");
+    assert_int_equal(resp_parse_name(t, t->rctx, "B\\", &dom, &name), EOK);
+    assert_string_equal(name, "B\\");
+    assert_int_equal(resp_parse_name(t, t->rctx, "\\dave", &dom, &name), EOK);
+    assert_string_equal(name, "\\dave");
+    assert_int_equal(resp_parse_name(t, t->rctx, "dave@C", &dom, &name), ENOENT);
 }
 
 static void test_default_domain_suffix(void **state)
@@ -329,6 +363,49 @@ static void test_format_unsafe_fields(void **state)
     assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
                      EOK);
     assert_ptr_equal(pw.shell, plain);
+}
+
+/* A trusted domain's user (stored "dave@b.test", b.test recorded as trusted): the home
+ * directory templates see b.test as %d and dave as %u; another name holding '@' keeps the
+ * configured domain and its whole name. */
+static void test_format_trusted_homedir(void **state)
+{
+    struct test_ctx *t = *state;
+    struct nss_dom_format *df = &t->nctx->fmt->dom[0];
+    struct sysdb_ctx *sysdb;
+    struct sysdb_user *u;
+    struct nss_pw_entry pw;
+    struct sysdb_subdom sub = { .name = "b.test", .flat = "B", .sid = "S-1-5-21-1-2-3",
+                                .direction = 3, .type = 2, .attributes = 8 };
+    struct sysdb_user dave = { .name = "dave@b.test", .uid = 50, .gid = 50 };
+    struct sysdb_user mail = { .name = "x@c.test", .uid = 51, .gid = 51 };
+
+    df->fallback_homedir = "/home/%d/%u";
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_subdom_replace(sysdb, &sub, 1), EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &dave, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_store_user(sysdb, &mail, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "dave@b.test", &u), EOK);
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_string_equal(pw.name, "dave@b.test");
+    assert_string_equal(pw.dir, "/home/b.test/dave");
+    df->fallback_homedir = "/h/%f";
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_string_equal(pw.dir, "/h/dave@b.test");
+    /* override_homedir of the trusting domain applies too */
+    df->override_homedir = "/o/%d/%u";
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_string_equal(pw.dir, "/o/b.test/dave");
+    df->override_homedir = NULL;
+    df->fallback_homedir = "/home/%d/%u";
+    assert_int_equal(sysdb_get_user_by_name(t, sysdb, "x@c.test", &u), EOK);
+    assert_int_equal(nss_format_pw(t, t->nctx->fmt, t->rctx, &t->rctx->domains[0], u, &pw),
+                     EOK);
+    assert_string_equal(pw.dir, "/home/plain/x@c.test");
+    df->fallback_homedir = NULL;
 }
 
 /* Short output names: the domain suffix is cut from each member, filtered ones dropped. */
@@ -699,6 +776,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_parse_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_trusted_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_domain_suffix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_lists, setup, teardown),
@@ -708,6 +786,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_format_records, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_group_short, setup, teardown),
         cmocka_unit_test_setup_teardown(test_format_unsafe_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_format_trusted_homedir, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache, setup, teardown),
         cmocka_unit_test_setup_teardown(test_negcache_keys_and_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_enum_cursor, setup, teardown),
