@@ -12,7 +12,10 @@
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
 # (cache_req_dp_done, inclusive): the part of its work a cold lookup waits for after the
-# back-end answered.
+# back-end answered. CG_MASTER=1: the master (sbin/sssd, the bus) runs under callgrind too,
+# for its per-hop routing work; callgrind_control cannot reach it once it has forked into
+# the background, so its Ir is the whole run's (printed at the end): the per-lookup figure
+# is the difference of two runs, N and 0, over N.
 set -u
 PREFIX=$1; LABEL=$2; N=${3:-200}; OP=${4:-pw}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,10 +26,12 @@ rm -rf $OUT; mkdir -p $OUT
 . $TOP/tests/lib/slapd.sh
 WORK=$(mktemp -d /tmp/sssd-cg-work.XXXXXX)
 L=$PREFIX/libexec/sssd
+M=$PREFIX/sbin/sssd
 restore() {
     for b in sssd_nss sssd_be; do
         [ -f $L/$b.real ] && mv -f $L/$b.real $L/$b
     done
+    [ -f $M.real ] && mv -f $M.real $M
 }
 cleanup() { stop_sssd; slapd_stop "$WORK/ldap" 2>/dev/null; restore; rm -rf $WORK; }
 trap cleanup EXIT
@@ -39,6 +44,12 @@ for b in sssd_nss sssd_be; do
     printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s/%s.%%p.out "$0.real" "$@"\n' $OUT $b > $L/$b
     chmod 755 $L/$b
 done
+if [ -n "${CG_MASTER:-}" ]; then
+    # The master forks itself into the background: callgrind follows the fork (one file).
+    mv $M $M.real
+    printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s/sssd.%%p.out "$0.real" "$@"\n' $OUT > $M
+    chmod 755 $M
+fi
 write_conf <<CONF
 [sssd]
 services = nss
@@ -73,6 +84,14 @@ done
 
 callgrind_control -d $nss $be > /dev/null
 sleep 1
+if [ -n "${CG_MASTER:-}" ]; then
+    # The master's dump is written when it exits.
+    stop_sssd; sleep 1
+    f=$(ls -S $OUT/sssd.*.out | head -1)
+    ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
+    echo "$LABEL master_whole_run N=$N Ir=$ir"
+fi
+[ "$N" -gt 0 ] || exit 0
 for f in $OUT/*.out.*; do
     ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
     echo "$LABEL $(basename $f) Ir=$ir per_lookup=$(( ${ir:-0} / N ))"
