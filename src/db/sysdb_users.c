@@ -224,9 +224,12 @@ struct sysdb_user_write {
     size_t len;
 };
 
-/* An escaped DN key triples a byte at most: a key this short always fits the key limit
- * that sysdb_entry_dn() checks exactly (longer ones build their entry at once). */
-#define SYSDB_USER_KEY_SURE 140
+/* A key this short always fits the limit that sysdb_entry_dn() checks exactly on the
+ * casefolded, escaped DN ("DN=NAME=...,CN=USERS"): case folding may turn 2 UTF-8 bytes
+ * into 3 and escaping writes a byte as 3, 4.5 times the key at most (100 bytes: 467 of
+ * 511). Longer names build their entry at once, so that check still refuses them before
+ * anything is answered. */
+#define SYSDB_USER_KEY_SURE 100
 
 /* sysdb_user_msg's refusals, without building the message. */
 static errno_t sysdb_user_check(struct sysdb_ctx *sysdb, const struct sysdb_user *user,

@@ -530,6 +530,11 @@ static void test_user_first_entry_later(void **state)
     u.shell = "/bin/ksh";
     assert_user_first(t, &u, "Ann");
 
+    /* A name the DN escapes: the form's name is the RDN unescaped, as a read gives it. */
+    u.name = "o'x,y+z=w";
+    u.uid = 6004;
+    assert_user_first(t, &u, "O'X,Y+Z=W");
+
     memset(long_name, 'l', sizeof(long_name) - 1);
     long_name[sizeof(long_name) - 1] = '\0';
     u.name = long_name;
