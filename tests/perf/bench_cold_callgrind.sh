@@ -7,7 +7,8 @@
 # install, never one in use); three warm-up lookups, the counters zeroed, then N lookups of
 # users never seen, the counters dumped. Prints Ir per lookup per process.
 # Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
-#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone). Output files in
+#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone; refresh: getent
+#   passwd of users cached once and expired since, entry_cache_timeout 5). Output files in
 #   ${CG_OUT:-/tmp/sssd-cg}/LABEL. CG_SHAPE: gen_directory.py's USERS GROUPS BIG MANY
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
@@ -62,6 +63,7 @@ id_provider = ldap
 ldap_uri = $URI
 ldap_search_base = dc=perf,dc=test
 ldap_schema = rfc2307
+$([ "$OP" = refresh ] && echo "entry_cache_timeout = 5")
 CONF
 start_sssd || { echo "no start"; exit 1; }
 sleep 2
@@ -69,6 +71,13 @@ sleep 2
 for i in 2990 2991 2992; do SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $i) > /dev/null; done
 # This prefix's processes only: other runs of this bench may be going on the machine.
 nss=$(pgrep -f "valgrind.*$L/sssd_nss" | head -1); be=$(pgrep -f "valgrind.*$L/sssd_be" | head -1)
+if [ "$OP" = refresh ]; then
+    # Cached once, then let expire: the counted lookups refresh them.
+    for i in $(seq 1 $N); do
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $i) > /dev/null
+    done
+    sleep 6
+fi
 callgrind_control -z $nss $be > /dev/null
 for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)
