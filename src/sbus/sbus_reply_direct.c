@@ -11,7 +11,9 @@
  * not take a single byte (full) leaves the reply to libdbus, which waits for room; one
  * that takes a part gets the rest blocking, briefly, since a partial message would
  * corrupt the stream for whatever libdbus writes next; should even that fail, the
- * connection is shut down and ends as a lost one does (sbus reconnects the service).
+ * connection is shut down and ends as a lost one does.
+ * Tracing: the sbus_method_reply probe of a reply written here fires once its bytes are
+ * out (sbus_request_replied), that of a libdbus one just before it is queued.
  */
 #include <errno.h>
 #include <poll.h>
