@@ -75,6 +75,8 @@ DBusConnection *sbus_connection_get_dbus(struct sbus_connection *conn);
 /* How many generated replies conn wrote to its socket itself instead of through libdbus
  * (sbus_reply_direct.c). */
 uint64_t sbus_connection_direct_replies(struct sbus_connection *conn);
+/* The same for generated method calls. */
+uint64_t sbus_connection_direct_calls(struct sbus_connection *conn);
 
 /* -------- incoming method calls and signals (sbus_dispatch.c) -------- */
 

@@ -11,6 +11,7 @@
 #include "util/util.h"
 #include "util/sss_list.h"
 #include "sbus/sbus.h"
+#include "sbus/sbus_call_out.h"
 
 /* One interface served at one object path. */
 struct sbus_iface_entry {
@@ -45,6 +46,7 @@ struct sbus_connection {
     bool disconnected;
     bool *freed;                /* set while delivering a signal, to notice our own end */
     uint64_t direct_replies;    /* replies written by sbus_reply_direct() */
+    uint64_t direct_calls;      /* calls written by sbus_call_direct() */
 };
 
 /* Filter installed on every connection: routes incoming calls and signals. */
@@ -64,6 +66,9 @@ bool sbus_call_reply(struct sbus_connection *conn, DBusMessage *msg);
  * connection was ended over it); false when nothing was written: send it through
  * libdbus. */
 bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t len);
+
+/* The same for a method call composed in wire form (its serial in its bytes). */
+bool sbus_call_direct(struct sbus_connection *conn, const uint8_t *data, size_t len);
 
 /* Around a generated method's write_out (sbus_gen_invoke.c): its sbus_gen_new_reply() may
  * write the reply to conn directly (sbus_reply_direct), leaving *_reply NULL; _end says

@@ -14,6 +14,11 @@
  * connection is shut down and ends as a lost one does.
  * Tracing: the sbus_method_reply probe of a reply written here fires once its bytes are
  * out (sbus_request_replied), that of a libdbus one just before it is queued.
+ *
+ * Generated method calls go the same way (sbus_call_direct, from sbus_call.c): their
+ * serial is in the composed bytes, and replies are matched by serial in sbus_call.c, not
+ * by libdbus, so libdbus need not have seen the call. A call whose rest could not be
+ * written ends with its connection, as every call in flight on it does.
  */
 #include <errno.h>
 #include <poll.h>
@@ -57,7 +62,14 @@ uint64_t sbus_connection_direct_replies(struct sbus_connection *conn)
     return conn != NULL ? conn->direct_replies : 0;
 }
 
-bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
+uint64_t sbus_connection_direct_calls(struct sbus_connection *conn)
+{
+    return conn != NULL ? conn->direct_calls : 0;
+}
+
+/* The composed message written to conn's socket: true when it is out (or the connection
+ * was ended over it); false when nothing was written. */
+static bool sbus_write_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
 {
     ssize_t n;
     int fd;
@@ -76,9 +88,26 @@ bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t
         return false;
     }
     if ((size_t)n < len && !sbus_reply_direct_rest(fd, data + n, len - (size_t)n)) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "A reply went out in part only: closing the connection\n");
+        DEBUG(SSSDBG_CRIT_FAILURE, "A message went out in part only: closing the connection\n");
         shutdown(fd, SHUT_RDWR);
     }
+    return true;
+}
+
+bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
+{
+    if (!sbus_write_direct(conn, data, len)) {
+        return false;
+    }
     conn->direct_replies++;
+    return true;
+}
+
+bool sbus_call_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
+{
+    if (!sbus_write_direct(conn, data, len)) {
+        return false;
+    }
+    conn->direct_calls++;
     return true;
 }
