@@ -307,19 +307,15 @@ static void monitor_ping_handler(struct tevent_context *ev, struct tevent_timer 
                                  struct timeval now, void *pvt)
 {
     struct mt_svc *svc = talloc_get_type(pvt, struct mt_svc);
-    DBusMessage *msg;
 
     svc->ping_timer = NULL;
     if (svc->state != MT_SVC_RUNNING || svc->mt->conn == NULL) {
         return;
     }
-    msg = sbus_msg_sssd_service_Ping(svc->bus_name, SSS_BUS_PATH);
-    if (msg == NULL) {
-        monitor_service_arm_ping(svc);
-        return;
-    }
     /* A reply slower than the heartbeat period counts as a miss. */
-    svc->ping_req = sbus_call_send(svc, svc->mt->conn, msg, NULL, svc->ping_interval * 1000);
+    svc->ping_req = sbus_call_sssd_service_Ping_raw_send(svc, svc->mt->conn,
+                                                         svc->ping_interval * 1000,
+                                                         svc->bus_name, SSS_BUS_PATH);
     if (svc->ping_req == NULL) {
         monitor_service_arm_ping(svc);
         return;

@@ -9,6 +9,10 @@
  * DBusPendingCall: that one builds, for every call sent, the NoReply error it would deliver
  * at the timeout (dbus_message_new_error(), ~3% of sssd_nss's CPU on a cold lookup) and
  * arms a libdbus timeout besides.
+ *
+ * A generated call (sbus_call_send_out) is described, not built: its message is made only
+ * when it goes on the wire, and a small one is written to the socket as composed
+ * (sbus_call_direct), skipping libdbus's validation of what we just wrote.
  */
 #include "sbus/sbus_private.h"
 
@@ -165,14 +169,35 @@ static struct sbus_pending *sbus_pending_find(struct sbus_connection *conn, cons
     return NULL;
 }
 
-static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg,
-                                  const char *key, int timeout_ms,
-                                  struct sbus_pending **_p)
+/* "interface.member" (or member alone), for logs and probes: put together by hand, as
+ * talloc_asprintf() costs a tenth of a call's bookkeeping here. */
+static char *sbus_pending_member(TALLOC_CTX *mem_ctx, const char *iface, const char *member)
+{
+    size_t ilen = iface != NULL ? strlen(iface) : 0;
+    size_t mlen = member != NULL ? strlen(member) : 0;
+    size_t dot = iface != NULL ? 1 : 0;
+    char *out;
+
+    out = talloc_size(mem_ctx, ilen + dot + mlen + 1);
+    if (out == NULL) {
+        return NULL;
+    }
+    memcpy(out, iface != NULL ? iface : "", ilen);
+    memcpy(out + ilen, ".", dot);
+    memcpy(out + ilen + dot, member != NULL ? member : "", mlen);
+    out[ilen + dot + mlen] = '\0';
+    return out;
+}
+
+static errno_t sbus_pending_start(struct sbus_connection *conn,
+                                  const struct sbus_call_out *out, const char *key,
+                                  int timeout_ms, struct sbus_pending **_p)
 {
     struct sbus_pending *p;
-    const char *dest = dbus_message_get_destination(msg);
-    const char *iface = dbus_message_get_interface(msg);
-    const char *member = dbus_message_get_member(msg);
+    const char *dest = out->destination;
+    const char *iface = out->interface;
+    const char *member = out->member;
+    DBusMessage *msg;
     errno_t ret;
 
     if (conn->disconnected) {
@@ -186,8 +211,7 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
     sss_list_init(&p->waiters);
     p->req_id = sss_debug_req_id;
     p->destination = talloc_strdup(p, dest ? dest : "");
-    p->member = talloc_asprintf(p, "%s%s%s", iface ? iface : "", iface ? "." : "",
-                                member ? member : "");
+    p->member = sbus_pending_member(p, iface, member);
     p->key = key ? talloc_strdup(p, key) : NULL;
     if (p->destination == NULL || p->member == NULL || (key != NULL && p->key == NULL)) {
         ret = ENOMEM;
@@ -205,10 +229,18 @@ static errno_t sbus_pending_start(struct sbus_connection *conn, DBusMessage *msg
         ret = ENOMEM;
         goto done;
     }
-    /* Sending gives the message its serial (or keeps the one it was built with). */
-    if (!dbus_connection_send(conn->dbus, msg, &p->serial)) {
-        ret = ENOMEM;
-        goto done;
+    /* Written as composed when it can be (the serial is in its bytes); else built now,
+     * and sending gives it its serial (or keeps the one it was built with). */
+    if (out->direct == NULL || !out->direct(conn, out->pvt, &p->serial)) {
+        msg = out->build(out->pvt, &ret);
+        if (msg == NULL) {
+            goto done;
+        }
+        ret = dbus_connection_send(conn->dbus, msg, &p->serial) ? EOK : ENOMEM;
+        dbus_message_unref(msg);
+        if (ret != EOK) {
+            goto done;
+        }
     }
 
     /* Link only now, so the destructor's bookkeeping matches. */
@@ -227,55 +259,81 @@ done:
     return ret;
 }
 
-struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
-                                  DBusMessage *msg, const char *key, int timeout_ms)
+struct tevent_req *sbus_call_send_out(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                      const struct sbus_call_out *out, const char *key,
+                                      int timeout_ms)
 {
     struct sbus_call_state *state;
     struct sbus_pending *p;
-    struct tevent_req *req = NULL;
-    errno_t ret = ENOMEM;
+    struct tevent_req *req;
+    errno_t ret;
 
     if (conn == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: no connection\n");
-        goto done;
+        return NULL;
     }
     req = tevent_req_create(mem_ctx, &state, struct sbus_call_state);
     if (req == NULL) {
-        goto done;
+        return NULL;
     }
     state->req = req;
     state->req_id = sss_debug_req_id;
     talloc_set_destructor(state, sbus_call_state_destructor);
-
-    if (msg == NULL || dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_METHOD_CALL) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: not a method call\n");
-        ret = EINVAL;
+    ret = out->error;
+    if (ret != EOK) {
         goto done;
     }
 
     p = key != NULL ? sbus_pending_find(conn, key) : NULL;
     if (p != NULL) {
+        /* Nothing is built or sent: the answer to the one in flight is ours too. */
         DEBUG(SSSDBG_TRACE_ALL, "Chaining call to %s onto the one in flight [%s]\n",
               p->destination, key);
         sbus_waiter_add(p, state);
-        ret = EOK;
         goto done;
     }
 
-    ret = sbus_pending_start(conn, msg, key, timeout_ms > 0 ? timeout_ms : SBUS_CALL_TIMEOUT_MS,
-                             &p);
+    ret = sbus_pending_start(conn, out, key,
+                             timeout_ms > 0 ? timeout_ms : SBUS_CALL_TIMEOUT_MS, &p);
     if (ret != EOK) {
         goto done;
     }
     sbus_waiter_add(p, state);
 
 done:
-    if (msg != NULL) {
-        dbus_message_unref(msg);    /* consumed whatever happens */
-    }
-    if (req != NULL && ret != EOK) {
+    if (ret != EOK) {
         tevent_req_error(req, ret);
         return tevent_req_post(req, conn->ev);
+    }
+    return req;
+}
+
+/* sbus_call_send()'s message, already built: a reference for sbus_pending_start(). */
+static DBusMessage *sbus_call_built(void *pvt, errno_t *_error)
+{
+    *_error = EOK;
+    return dbus_message_ref(pvt);
+}
+
+struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                  DBusMessage *msg, const char *key, int timeout_ms)
+{
+    struct sbus_call_out out = { .build = sbus_call_built, .pvt = msg };
+    struct tevent_req *req;
+
+    if (msg == NULL || dbus_message_get_type(msg) != DBUS_MESSAGE_TYPE_METHOD_CALL) {
+        if (conn != NULL) {
+            DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: not a method call\n");
+        }
+        out.error = EINVAL;
+    } else {
+        out.destination = dbus_message_get_destination(msg);
+        out.interface = dbus_message_get_interface(msg);
+        out.member = dbus_message_get_member(msg);
+    }
+    req = sbus_call_send_out(mem_ctx, conn, &out, key, timeout_ms);
+    if (msg != NULL) {
+        dbus_message_unref(msg);    /* consumed whatever happens */
     }
     return req;
 }

@@ -459,6 +459,134 @@ errno_t sbus_gen_new_signal(DBusMessage **_msg, const char *path, const char *in
     return ret;
 }
 
+errno_t sbus_gen_check_call(const char *destination, const char *path, const char *signature,
+                            ...)
+{
+    va_list ap;
+    errno_t ret;
+
+    SSS_CHECK_ARG(signature != NULL, EINVAL);
+    if (!sbus_gen_valid_bus_name(destination) || !sbus_gen_valid_path(path)) {
+        return EINVAL;
+    }
+    va_start(ap, signature);
+    ret = sbus_gen_check_va(signature, ap);
+    va_end(ap);
+    return ret;
+}
+
+/* A generated call while sbus_call_send_out() decides whether it goes on the wire. */
+struct sbus_gen_lazy_call {
+    struct sbus_wire_head head;
+    const char *signature;
+    va_list ap;                 /* the caller's values, checked */
+};
+
+/* Composed and written to the socket (sbus_call_direct): true when it is out. */
+static bool sbus_gen_lazy_direct(struct sbus_connection *conn, void *pvt,
+                                 dbus_uint32_t *_serial)
+{
+    struct sbus_gen_lazy_call *call = pvt;
+    struct sbus_wire_arg args[SBUS_GEN_WIRE_MAX_ARGS];
+    uint8_t data[SBUS_WIRE_MAX_LEN];
+    va_list ap;
+    size_t num;
+    size_t len = 0;
+
+    va_copy(ap, call->ap);
+    if (sbus_gen_wire_args(call->signature, ap, args, &num)) {
+        len = sbus_wire_compose(&call->head, call->signature, args, num, data);
+    }
+    va_end(ap);
+    if (len == 0 || !sbus_call_direct(conn, data, len)) {
+        return false;
+    }
+    /* The header's serial (bytes 8-11), in our byte order as composed. */
+    memcpy(_serial, data + 8, sizeof(*_serial));
+    return true;
+}
+
+/* The message for libdbus, as sbus_gen_new_call() builds it. */
+static DBusMessage *sbus_gen_lazy_build(void *pvt, errno_t *_error)
+{
+    struct sbus_gen_lazy_call *call = pvt;
+    DBusMessage *msg = NULL;
+    va_list ap;
+
+    va_copy(ap, call->ap);
+    *_error = sbus_gen_new_va(&msg, call->head.destination, call->head.path,
+                              call->head.interface, call->head.member, call->signature, ap);
+    va_end(ap);
+    return *_error == EOK ? msg : NULL;
+}
+
+struct tevent_req *sbus_gen_call_raw_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                          int timeout_ms, errno_t build_error, char *key,
+                                          const char *destination, const char *path,
+                                          const char *interface, const char *member,
+                                          const char *signature, ...)
+{
+    struct sbus_gen_lazy_call call = { 0 };
+    struct sbus_call_out out = { 0 };
+    struct tevent_req *req;
+
+    call.head.type = DBUS_MESSAGE_TYPE_METHOD_CALL;
+    call.head.destination = destination;
+    call.head.path = path;
+    call.head.interface = interface;
+    call.head.member = member;
+    call.signature = signature;
+    out.error = build_error;
+    out.destination = destination;
+    out.interface = interface;
+    out.member = member;
+    out.direct = sbus_gen_lazy_direct;
+    out.build = sbus_gen_lazy_build;
+    out.pvt = &call;
+    va_start(call.ap, signature);
+    req = sbus_call_send_out(mem_ctx, conn, &out, key, timeout_ms);
+    va_end(call.ap);
+    talloc_free(key);
+    return req;
+}
+
+/* The connection the reply being written (sbus_gen_direct_begin .. _end, around the
+ * invoker's write_out) may go out on directly, and whether it did. */
+static struct sbus_connection *sbus_gen_direct_conn;
+static bool sbus_gen_direct_sent;
+
+void sbus_gen_direct_begin(struct sbus_connection *conn)
+{
+    sbus_gen_direct_conn = conn;
+    sbus_gen_direct_sent = false;
+}
+
+bool sbus_gen_direct_end(void)
+{
+    bool sent = sbus_gen_direct_sent;
+
+    sbus_gen_direct_conn = NULL;
+    sbus_gen_direct_sent = false;
+    return sent;
+}
+
+/* The reply composed in wire form and written to the socket (sbus_reply_direct.c): true
+ * when it went out; false when nothing was written. Its values were checked. */
+static bool sbus_gen_reply_direct(const struct sbus_wire_head *head, const char *signature,
+                                  va_list ap)
+{
+    struct sbus_wire_arg args[SBUS_GEN_WIRE_MAX_ARGS];
+    uint8_t data[SBUS_WIRE_MAX_LEN];
+    size_t num;
+    size_t len;
+
+    if (!sbus_gen_wire_args(signature, ap, args, &num)) {
+        return false;
+    }
+    len = sbus_wire_compose(head, signature, args, num, data);
+    return len > 0 && sbus_reply_direct(sbus_gen_direct_conn, data, len);
+}
+
 errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *signature,
                            ...)
 {
@@ -479,6 +607,14 @@ errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *
     head.type = DBUS_MESSAGE_TYPE_METHOD_RETURN;
     head.destination = dbus_message_get_sender(call);
     head.reply_serial = dbus_message_get_serial(call);
+    if (head.reply_serial != 0 && sbus_gen_direct_conn != NULL
+            && !dbus_message_get_no_reply(call)
+            && sbus_gen_reply_direct(&head, signature, ap)) {
+        /* Out already: no message for the caller to send. */
+        sbus_gen_direct_sent = true;
+        *_reply = NULL;
+        goto done;
+    }
     reply = head.reply_serial != 0 ? sbus_gen_wire_va(&head, signature, ap) : NULL;
     if (reply == NULL) {
         reply = dbus_message_new_method_return(call);

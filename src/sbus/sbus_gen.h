@@ -109,16 +109,34 @@ errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *
 
 /* -------- callers and emitters (sbus_gen_invoke.c) -------- */
 
-/*
- * sbus_call_send() for a generated caller: msg (consumed, NULL when building it failed
- * with build_error) is sent with key (consumed, NULL: not chained), or the request fails
- * with build_error from the loop. NULL when conn is NULL or out of memory.
- */
-struct tevent_req *sbus_gen_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
-                                      errno_t build_error, DBusMessage *msg, char *key);
+/* The arguments of a call checked as sbus_gen_new_call() checks them. Errors: EINVAL. */
+errno_t sbus_gen_check_call(const char *destination, const char *path, const char *signature,
+                            ...);
 
 /*
- * The outputs of a call that sbus_gen_call_send() started, read as out_signature says
+ * sbus_call_send() of a generated call (read its reply with sbus_call_recv()), whose
+ * message is made only when the call goes on the wire, not when it is chained (key,
+ * consumed; NULL: not chained) onto one in flight; small calls are written to the socket
+ * as composed. The values were checked (sbus_gen_check_call); build_error != EOK fails the
+ * request with it, from the loop. NULL when conn is NULL or out of memory.
+ */
+struct tevent_req *sbus_gen_call_raw_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                          int timeout_ms, errno_t build_error, char *key,
+                                          const char *destination, const char *path,
+                                          const char *interface, const char *member,
+                                          const char *signature, ...);
+
+/*
+ * A generated caller's request (read with sbus_gen_call_recv), in two steps around the
+ * raw call: _start makes it (NULL when conn is NULL or out of memory) and *_state, the
+ * context to make the raw call on; _started waits for subreq (NULL: fails with ENOMEM).
+ */
+struct tevent_req *sbus_gen_call_start(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                       TALLOC_CTX **_state);
+struct tevent_req *sbus_gen_call_started(struct tevent_req *req, struct tevent_req *subreq);
+
+/*
+ * The outputs of a call that sbus_gen_call_start() started, read as out_signature says
  * through the pointers (as sbus_gen_read() reads them), every string and array copied onto
  * mem_ctx; a NULL pointer skips that output. Nothing is written on error. Errors: the
  * call's, ERR_SBUS_INVALID_ARGS (the reply does not match), ENOMEM.

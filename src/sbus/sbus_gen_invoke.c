@@ -11,46 +11,40 @@
 /* -------- callers -------- */
 
 struct sbus_gen_call_state {
+    struct tevent_context *ev;
     DBusMessage *reply;
 };
 
 static void sbus_gen_call_done(struct tevent_req *subreq);
 
-struct tevent_req *sbus_gen_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
-                                      errno_t build_error, DBusMessage *msg, char *key)
+struct tevent_req *sbus_gen_call_start(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                       TALLOC_CTX **_state)
 {
     struct sbus_gen_call_state *state;
-    struct tevent_req *req = NULL;
-    struct tevent_req *subreq;
-    errno_t ret = build_error;
+    struct tevent_req *req;
 
     if (conn == NULL) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Invalid argument: no connection\n");
-        goto done;
+        return NULL;
     }
     req = tevent_req_create(mem_ctx, &state, struct sbus_gen_call_state);
     if (req == NULL) {
-        goto done;
+        return NULL;
     }
-    if (ret != EOK) {
-        goto done;
-    }
-    subreq = sbus_call_send(state, conn, msg, key, 0);
-    msg = NULL;     /* consumed */
+    state->ev = sbus_connection_get_ev(conn);
+    *_state = state;
+    return req;
+}
+
+struct tevent_req *sbus_gen_call_started(struct tevent_req *req, struct tevent_req *subreq)
+{
+    struct sbus_gen_call_state *state = tevent_req_data(req, struct sbus_gen_call_state);
+
     if (subreq == NULL) {
-        ret = ENOMEM;
-        goto done;
+        tevent_req_error(req, ENOMEM);
+        return tevent_req_post(req, state->ev);
     }
     tevent_req_set_callback(subreq, sbus_gen_call_done, req);
-
-done:
-    if (msg != NULL) {
-        dbus_message_unref(msg);
-    }
-    talloc_free(key);
-    if (req != NULL && ret != EOK) {
-        return sss_req_post(req, sbus_connection_get_ev(conn), ret);
-    }
     return req;
 }
 
@@ -127,7 +121,12 @@ static void sbus_gen_reply(struct sbus_request *sbus_req, const struct sbus_gen_
         sbus_request_reply(sbus_req, reply);
         return;
     }
+    sbus_gen_direct_begin(sbus_req->conn);
     ret = gen->write_out(sbus_req->message, &reply, args);
+    if (sbus_gen_direct_end() && ret == EOK) {
+        sbus_request_replied(sbus_req);
+        return;
+    }
     if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot send the outputs of %s.%s: %s\n",
               gen->interface, gen->member, sss_strerror(ret));

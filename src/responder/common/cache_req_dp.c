@@ -97,8 +97,6 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     struct cache_req_dp_state *state;
     struct tevent_req *req;
     struct tevent_req *subreq;
-    DBusMessage *msg;
-    char *key = NULL;
     errno_t ret;
 
     SSS_CHECK_ARG(rctx != NULL && dom != NULL && filter != NULL, NULL);
@@ -121,28 +119,15 @@ struct tevent_req *cache_req_dp_send(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
         ret = ERR_SBUS_DISCONNECTED;
         goto done;
     }
-    msg = sbus_msg_sssd_dataprovider_getAccountInfo(dom->bus_name, SSS_BUS_PATH,
-                                                    SSS_DP_FLAG_NONE, dp_type, filter,
-                                                    dom->name, "", 0, req_id);
-    if (msg == NULL) {
-        ret = ENOMEM;
-        goto done;
-    }
-    key = sbus_key_sssd_dataprovider_getAccountInfo(state, dom->bus_name, SSS_BUS_PATH,
-                                                    SSS_DP_FLAG_NONE, dp_type, filter,
-                                                    dom->name, "", 0, req_id);
-    if (key == NULL) {
-        dbus_message_unref(msg);
-        ret = ENOMEM;
-        goto done;
-    }
-    /* The call goes out under the id it carries (a background refresh has its own). */
+    /* The call goes out under the id it carries (a background refresh has its own); its
+     * message is made only if it is not chained onto an identical one in flight. */
     {
         SSS_REQ_ID_SCOPE(req_id);
         resp_metrics_dp_call();
-        subreq = sbus_call_send(state, rctx->conn, msg, key, rctx->dp_timeout_ms);
+        subreq = sbus_call_sssd_dataprovider_getAccountInfo_raw_send(
+            state, rctx->conn, rctx->dp_timeout_ms, dom->bus_name, SSS_BUS_PATH,
+            SSS_DP_FLAG_NONE, dp_type, filter, dom->name, "", 0, req_id);
     }
-    talloc_free(key);
     if (subreq == NULL) {
         ret = ENOMEM;
         goto done;

@@ -374,25 +374,20 @@ static errno_t pam_cmd_dp_send(struct pam_cmd_state *state)
     struct pam_data *pd = state->pd;
     struct resp_domain *dom = resp_domain_find(state->pctx->rctx, state->domain);
     struct tevent_req *subreq;
-    DBusMessage *msg;
 
     if (dom == NULL || state->pctx->rctx->conn == NULL) {
         return ERR_SBUS_DISCONNECTED;
     }
-    msg = sbus_msg_sssd_dataprovider_pamHandler(dom->bus_name, SSS_BUS_PATH, pd->cmd,
-                                                state->short_name, dom->name, pd->service,
-                                                pd->tty, pd->ruser, pd->rhost, pd->cli_pid,
-                                                pd->cli_flags, state->priv, pd->authtok.type,
-                                                pd->authtok.data, pd->authtok.len,
-                                                pd->newauthtok.type, pd->newauthtok.data,
-                                                pd->newauthtok.len, state->req_id);
-    if (msg == NULL) {
-        return ENOMEM;
-    }
     {
         SSS_REQ_ID_SCOPE(state->req_id);
-        /* No key: a login is never chained to another. */
-        subreq = sbus_call_send(state, state->pctx->rctx->conn, msg, NULL, PAM_DP_TIMEOUT_MS);
+        /* Not keyed: a login is never chained to another. Its message is composed and
+         * written as the call goes out (an invalid argument fails the call, EINVAL). */
+        subreq = sbus_call_sssd_dataprovider_pamHandler_raw_send(
+            state, state->pctx->rctx->conn, PAM_DP_TIMEOUT_MS, dom->bus_name, SSS_BUS_PATH,
+            pd->cmd, state->short_name, dom->name, pd->service, pd->tty, pd->ruser, pd->rhost,
+            pd->cli_pid, pd->cli_flags, state->priv, pd->authtok.type, pd->authtok.data,
+            pd->authtok.len, pd->newauthtok.type, pd->newauthtok.data, pd->newauthtok.len,
+            state->req_id);
     }
     if (subreq == NULL) {
         return ENOMEM;

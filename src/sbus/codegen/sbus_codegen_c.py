@@ -129,10 +129,12 @@ class Generator:
 
     def gen_caller(self, m):
         h, c = self.h, self.c
-        M = m.c
+        I, M = m.iface.c, m.c
         send_params = ["TALLOC_CTX *mem_ctx", "struct sbus_connection *conn",
                        "const char *destination", "const char *path"] + in_params(m.ins)
+        raw_params = send_params[:2] + ["int timeout_ms"] + send_params[2:]
         recv_params = ["TALLOC_CTX *mem_ctx", "struct tevent_req *req"] + out_params(m.outs)
+        sig = c_string(signature(m.ins))
 
         text = ["Calls %s.%s on destination at path and waits for the reply (%s)."
                 % (m.iface.name, m.name, "chained with identical calls in flight"
@@ -142,28 +144,49 @@ class Generator:
         if m.outs:
             text[-1] += (" On success _recv copies the outputs onto mem_ctx; a NULL output "
                          "pointer skips that one.")
+        text.append("_raw_send: the same call with its own timeout (0: the default), read "
+                    "with sbus_call_recv(); the message is made only when the call is sent.")
         h += comment(text)
         h += wrap("struct tevent_req *sbus_call_%s_send(" % M, send_params, ");")
         h += wrap("errno_t sbus_call_%s_recv(" % M, recv_params, ");")
+        h += wrap("struct tevent_req *sbus_call_%s_raw_send(" % M, raw_params, ");")
         h.append("")
 
-        c += wrap("struct tevent_req *sbus_call_%s_send(" % M, send_params, ")")
+        c += wrap("struct tevent_req *sbus_call_%s_raw_send(" % M, raw_params, ")")
         c.append("{")
-        c.append("    DBusMessage *msg = NULL;")
+        key = "NULL"
         if m.keyed:
             c.append("    char *key = NULL;")
+            key = "key"
         c.append("    errno_t ret;")
         c.append("")
-        c += self.new_message(m, "ret = ")
-        key = "NULL"
+        c += wrap("    ret = sbus_gen_check_call(", ["destination", "path", sig] + values(m.ins),
+                  ");")
         if m.keyed:
             c.append("    if (ret == EOK) {")
             c += wrap("        key = sbus_key_%s(" % M, ["NULL", "destination", "path"]
                       + values(m.ins), ");")
             c.append("        ret = key != NULL ? EOK : ENOMEM;")
             c.append("    }")
-            key = "key"
-        c.append("    return sbus_gen_call_send(mem_ctx, conn, ret, msg, %s);" % key)
+        c += wrap("    return sbus_gen_call_raw_send(",
+                  ["mem_ctx", "conn", "timeout_ms", "ret", key, "destination", "path",
+                   "SBUS_IFACE_%s" % I, "SBUS_MEMBER_%s" % M, sig] + values(m.ins), ");")
+        c.append("}")
+        c.append("")
+
+        c += wrap("struct tevent_req *sbus_call_%s_send(" % M, send_params, ")")
+        c.append("{")
+        c.append("    TALLOC_CTX *state;")
+        c.append("    struct tevent_req *req;")
+        c.append("    struct tevent_req *subreq;")
+        c.append("")
+        c.append("    req = sbus_gen_call_start(mem_ctx, conn, &state);")
+        c.append("    if (req == NULL) {")
+        c.append("        return NULL;")
+        c.append("    }")
+        c += wrap("    subreq = sbus_call_%s_raw_send(" % M,
+                  ["state", "conn", "0", "destination", "path"] + values(m.ins), ");")
+        c.append("    return sbus_gen_call_started(req, subreq);")
         c.append("}")
         c.append("")
 
@@ -376,8 +399,8 @@ class Generator:
             "Typed bus code for the interfaces below, on top of src/sbus/sbus.h and "
             "src/sbus/sbus_gen.h. For interface I "
             "(dots become underscores) and member M:",
-            "  callers    sbus_msg_I_M(), sbus_call_I_M_send()/_recv(), sbus_key_I_M() for "
-            "keyed methods",
+            "  callers    sbus_msg_I_M(), sbus_call_I_M_send()/_recv()/_raw_send(),",
+            "             sbus_key_I_M() for keyed methods",
             "  servers    sbus_handler_I_M_fn (or _send_fn + _recv_fn) in a table built with",
             "             SBUS_METHOD_SYNC_I_M(handler, data) / "
             "SBUS_METHOD_ASYNC_I_M(send, recv, data)",

@@ -451,11 +451,13 @@ static void test_new_reply_wire(void **state)
 static void test_no_connection(void **state)
 {
     DBusMessage *msg;
+    TALLOC_CTX *call_state = NULL;
     char *key = talloc_strdup(NULL, "key");
 
-    /* The message and the key are consumed even when nothing can be sent. */
-    msg = dbus_message_new_method_call("sssd.nss", "/sssd", "sssd.service", "Ping");
-    assert_null(sbus_gen_call_send(*state, NULL, EOK, msg, key));
+    /* The key is consumed even when nothing can be sent. */
+    assert_null(sbus_gen_call_start(*state, NULL, &call_state));
+    assert_null(sbus_gen_call_raw_send(*state, NULL, 0, EOK, key, "sssd.nss", "/sssd",
+                                       "sssd.service", "Ping", ""));
     msg = dbus_message_new_signal("/sssd", "sssd.service", "GoOffline");
     assert_int_equal(sbus_gen_emit(NULL, EOK, msg), EINVAL);
 }

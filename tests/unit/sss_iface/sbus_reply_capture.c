@@ -94,6 +94,26 @@ void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
     talloc_free(sbus_req);
 }
 
+/* No socket here: every reply is built as a message and captured. */
+bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
+{
+    (void)conn;
+    (void)data;
+    (void)len;
+    return false;
+}
+
+/* Never reached (sbus_call_send_out below builds every call), but linked. */
+bool sbus_call_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
+{
+    return sbus_reply_direct(conn, data, len);
+}
+
+void sbus_request_replied(struct sbus_request *sbus_req)
+{
+    talloc_free(sbus_req);
+}
+
 void sbus_request_reply_error(struct sbus_request *sbus_req, errno_t error)
 {
     sbus_capture.replies++;
@@ -106,19 +126,50 @@ struct sbus_capture_call_state {
     DBusMessage *reply;
 };
 
+static DBusMessage *sbus_capture_built(void *pvt, errno_t *_error)
+{
+    *_error = EOK;
+    return dbus_message_ref(pvt);
+}
+
 struct tevent_req *sbus_call_send(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
                                   DBusMessage *msg, const char *key, int timeout_ms)
+{
+    struct sbus_call_out out = { .build = sbus_capture_built, .pvt = msg };
+    struct tevent_req *req;
+
+    req = sbus_call_send_out(mem_ctx, conn, &out, key, timeout_ms);
+    dbus_message_unref(msg);
+    return req;
+}
+
+/* The message is always built (never written directly), so it can be captured. */
+struct tevent_req *sbus_call_send_out(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
+                                      const struct sbus_call_out *out, const char *key,
+                                      int timeout_ms)
 {
     struct sbus_capture_call_state *state;
     struct tevent_req *req;
     DBusMessage *reply = NULL;
+    DBusMessage *msg;
     errno_t ret = ERR_SBUS_NO_REPLY;
 
-    req = tevent_req_create(mem_ctx, &state, struct sbus_capture_call_state);
-    if (req == NULL) {
-        dbus_message_unref(msg);
+    (void)timeout_ms;
+    if (conn == NULL) {
         return NULL;
     }
+    req = tevent_req_create(mem_ctx, &state, struct sbus_capture_call_state);
+    if (req == NULL) {
+        return NULL;
+    }
+    if (out->error != EOK) {
+        return sss_req_post(req, conn->ev, out->error);
+    }
+    msg = out->build(out->pvt, &ret);
+    if (msg == NULL) {
+        return sss_req_post(req, conn->ev, ret);
+    }
+    ret = ERR_SBUS_NO_REPLY;
 
     sbus_capture.calls++;
     sbus_capture_set(&sbus_capture.sent, msg);      /* the message is consumed: keep it */

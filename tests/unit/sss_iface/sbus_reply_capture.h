@@ -12,6 +12,7 @@
 
 #include "util/util.h"
 #include "sbus/sbus.h"
+#include "sbus/sbus_call_out.h"
 
 /* Makes the reply of a captured sbus_call_send(): a method return, an error message, or NULL
  * with *_error set. */
@@ -48,5 +49,11 @@ DBusMessage *sbus_capture_take_reply(void);
  * dispatcher would hand it to an invoker. msg gets a serial if it has none. */
 struct sbus_request *sbus_capture_request(TALLOC_CTX *mem_ctx, struct sbus_connection *conn,
                                           DBusMessage *msg, const char *sender);
+
+/* sbus_private.h's, stood in for here (that header defines the real connection). */
+bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t len);
+bool sbus_call_direct(struct sbus_connection *conn, const uint8_t *data, size_t len);
+void sbus_request_replied(struct sbus_request *sbus_req);
+
 
 #endif /* SBUS_REPLY_CAPTURE_H */
