@@ -87,14 +87,23 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                    bool *_stored_expired)
 {
     struct ldb_message *kept_msg = NULL;
+    struct ldb_message **holders;
+    size_t count;
     bool kept;
     errno_t ret;
 
-    /* The same query finds the entry itself when its id is unchanged (then a modify),
-     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
-     * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
-                                 msg->dn, &kept, &kept_msg);
+    /* The holders of the gid (read for the whole batch by sysdb_groups_prefetch, else
+     * searched) are the entry itself when its id is unchanged (then a modify), and any
+     * other name holding the id (deleted). Otherwise: add, or modify if the add finds the
+     * name (its id changed). */
+    ret = sysdb_gid_holders_get(sysdb, grp->gid, &holders, &count);
+    if (ret == EOK) {
+        ret = sysdb_delete_holders(sysdb, SYSDB_KIND_GROUP, grp->gid, holders, count,
+                                   msg->dn, &kept, &kept_msg);
+    } else {
+        ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
+                                     msg->dn, &kept, &kept_msg);
+    }
     if (ret != EOK) {
         return ret;
     }
