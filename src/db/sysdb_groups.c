@@ -92,11 +92,22 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     bool kept;
     errno_t ret;
 
+    *_stored_expired = false;
+    ret = sysdb_gid_holders_get(sysdb, grp->gid, &holders, &count);
+    if (ret == ENOENT && with_members) {
+        /* A store of the whole entry on its own (a group lookup): as for users, the gid's
+         * unique index makes the usual cases (the same name with its gid, a new name with a
+         * free gid) one modify or add with no search; only a write meeting another
+         * group's gid goes on to the search below. */
+        ret = sysdb_write_unique(sysdb, msg);
+        if (ret != EEXIST) {
+            return ret;
+        }
+    }
     /* The holders of the gid (read for the whole batch by sysdb_groups_prefetch, else
      * searched) are the entry itself when its id is unchanged (then a modify), and any
      * other name holding the id (deleted). Otherwise: add, or modify if the add finds the
      * name (its id changed). */
-    ret = sysdb_gid_holders_get(sysdb, grp->gid, &holders, &count);
     if (ret == EOK) {
         ret = sysdb_delete_holders(sysdb, SYSDB_KIND_GROUP, grp->gid, holders, count,
                                    msg->dn, &kept, &kept_msg);
@@ -107,7 +118,6 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (ret != EOK) {
         return ret;
     }
-    *_stored_expired = false;
     /* Seen again through an initgroups, unchanged: nothing to write. A modify would rewrite
      * the whole record, member lists included (700 KB for 50,000 members) for every member
      * whose groups are looked up. */

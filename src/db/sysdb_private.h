@@ -231,8 +231,8 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
 
 /* Writes msg (inside a transaction: a modify of its entry, or an add when it has none)
  * unless the write would give its id to a second entry, which a unique index refuses
- * (users: SYSDB_A_UID_IDX, sysdb_open). EEXIST (not logged, nothing written) then; other
- * errors as sysdb_write_entry's. */
+ * (SYSDB_A_UID_IDX, SYSDB_A_GID_IDX: sysdb_open). EEXIST (not logged, nothing written)
+ * then; other errors as sysdb_write_entry's. */
 errno_t sysdb_write_unique(struct sysdb_ctx *sysdb, struct ldb_message *msg);
 
 /* Deletes every entry of kind holding id except keep_dn (uid/gid takeover); *_kept

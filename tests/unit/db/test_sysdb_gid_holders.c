@@ -1,9 +1,13 @@
 /*
- * Unit tests of the gid holders an initgroups reads in one search before storing its groups
+ * Unit tests of what a group store finds its gid's holders with, instead of a search per
+ * store. The table an initgroups reads in one search before storing its groups
  * (sysdb_groups_prefetch, src/db/sysdb_gid_holders.c): group stores after it give the same
  * cache as stores that search their own gid, also when the batch's own writes change what
  * the search found (a gid taken over, a gid twice, a group's gid moving, a delete), and the
- * table never outlives the transaction level it was read at. Once per ldb back-end.
+ * table never outlives the transaction level it was read at. The gid's unique index a
+ * group lookup's store relies on (sysdb_write_unique): it refuses a second holder, a rename
+ * still replaces the old entry, and a cache that holds a gid twice (written without the
+ * index) opens, upgrades and is repaired by the next store. Once per ldb back-end.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -244,6 +248,137 @@ static void test_batch_same_as_unbatched(void **state)
     tc_tmpdir_remove(dir);
 }
 
+/* A second group with a gid is refused by the index: the write that would make it fails
+ * and leaves nothing behind. */
+static void test_gid_index_unique(void **state)
+{
+    struct test_ctx *tc = *state;
+    struct ldb_message *msg;
+    const char *stored;
+
+    store_group(tc->sysdb, "a", 3000, NULL);
+    assert_int_equal(sysdb_entry_msg(tc->mem, tc->sysdb, SYSDB_KIND_GROUP, "b", 3000, &msg,
+                                     &stored), EOK);
+    assert_int_equal(sysdb_transaction_start(tc->sysdb), EOK);
+    assert_int_equal(sysdb_write_unique(tc->sysdb, msg), EEXIST);
+    assert_int_equal(sysdb_transaction_commit(tc->sysdb), EOK);
+    talloc_free(msg);
+    assert_no_group(tc, "b");
+    assert_group(tc, "a", 3000);
+}
+
+/* A group lookup's store of a renamed group, and of a group taking another's gid: the old
+ * holder goes, the members are the new ones. */
+static void test_lookup_store_rename(void **state)
+{
+    struct test_ctx *tc = *state;
+    const char *m1[] = { "ann", NULL };
+    const char *m2[] = { "bob", NULL };
+    struct sysdb_group *g;
+
+    store_group(tc->sysdb, "old", 3000, m1);
+    store_group(tc->sysdb, "other", 3001, m1);
+    store_group(tc->sysdb, "new", 3000, m2);
+    store_group(tc->sysdb, "other", 3000, m1);      /* gid changed onto a held one */
+    assert_no_group(tc, "old");
+    assert_no_group(tc, "new");
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, tc->sysdb, 3000, &g), EOK);
+    assert_string_equal(g->name, "other@" DOM);
+    assert_string_equal(g->members[0], "ann@" DOM);
+    talloc_free(g);
+    assert_int_equal(num_groups(tc->sysdb), 1);
+}
+
+/* Two groups holding one gid, as a cache written without the unique index may have. */
+static void write_gid_twice(struct sysdb_ctx *sysdb, uint32_t gid)
+{
+    struct ldb_schema_attribute *a;
+    struct ldb_message *msg;
+    const char *stored;
+
+    store_group(sysdb, "twice1", gid, NULL);
+    /* This context only (the flag is registered at each open, never written). */
+    a = discard_const(ldb_schema_attribute_by_name(sysdb->ldb, SYSDB_A_GID_IDX));
+    a->flags &= ~LDB_ATTR_FLAG_UNIQUE_INDEX;
+    assert_int_equal(sysdb_entry_msg(NULL, sysdb, SYSDB_KIND_GROUP, "twice2", gid, &msg,
+                                     &stored), EOK);
+    assert_int_equal(sysdb_msg_set_times(msg, SYSDB_A_LAST_UPDATE, SYSDB_A_EXPIRE, NOW,
+                                         NOW + TMO), EOK);
+    assert_int_equal(sysdb_transaction_start(sysdb), EOK);
+    assert_int_equal(sysdb_write_entry(sysdb, msg, SYSDB_EXISTS_NO), EOK);
+    assert_int_equal(sysdb_transaction_commit(sysdb), EOK);
+    talloc_free(msg);
+    a->flags |= LDB_ATTR_FLAG_UNIQUE_INDEX;
+}
+
+/* Makes the file one of format 3: the version, and @INDEXLIST without the SID index. */
+static void make_version_3(struct sysdb_ctx *sysdb)
+{
+    struct ldb_message *msg;
+
+    msg = ldb_msg_new(NULL);
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "@INDEXLIST");
+    assert_int_equal(ldb_msg_add_empty(msg, "@IDXATTR", LDB_FLAG_MOD_DELETE, NULL),
+                     LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "@IDXATTR", SYSDB_A_SID), LDB_SUCCESS);
+    assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+    msg = ldb_msg_new(NULL);
+    msg->dn = ldb_dn_new(msg, sysdb->ldb, "cn=sysdb");
+    assert_int_equal(ldb_msg_add_empty(msg, "version", LDB_FLAG_MOD_REPLACE, NULL),
+                     LDB_SUCCESS);
+    assert_int_equal(ldb_msg_add_string(msg, "version", "3"), LDB_SUCCESS);
+    assert_int_equal(ldb_modify(sysdb->ldb, msg), LDB_SUCCESS);
+    talloc_free(msg);
+}
+
+static void gid_twice_reopened(struct test_ctx *tc, bool old_format)
+{
+    const char *members[] = { "ann", NULL };
+    struct sysdb_ctx *sysdb;
+    struct sysdb_group *g;
+    char *dir;
+
+    dir = tc_tmpdir(tc->mem, "test_gidh_twice");
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    if (old_format) {
+        make_version_3(sysdb);
+    }
+    write_gid_twice(sysdb, 3000);
+    talloc_free(sysdb);
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    if (old_format) {
+        /* The reindex of the upgrade refuses them: the file is emptied and set up anew. */
+        assert_int_equal(num_groups(sysdb), 0);
+        write_gid_twice(sysdb, 3000);
+    } else {
+        assert_int_equal(sysdb_get_group_by_gid(tc->mem, sysdb, 3000, &g), EOK);
+        talloc_free(g);
+    }
+    /* Either store path takes the gid over from both. */
+    store_group(sysdb, "lookup", 3000, members);
+    assert_int_equal(num_groups(sysdb), 1);
+    write_gid_twice(sysdb, 3001);
+    talloc_free(sysdb);
+    assert_int_equal(sysdb_open_ext(tc->mem, dir, DOM, SYSDB_CASE_SENSITIVE, backend, &sysdb),
+                     EOK);
+    assert_false(seen(sysdb, "twice2", 3001));
+    assert_int_equal(num_groups(sysdb), 2);
+    assert_int_equal(sysdb_get_group_by_gid(tc->mem, sysdb, 3001, &g), EOK);
+    assert_string_equal(g->name, "twice2@" DOM);
+    talloc_free(g);
+    talloc_free(sysdb);
+    tc_tmpdir_remove(dir);
+}
+
+static void test_gid_twice_old_cache(void **state)
+{
+    gid_twice_reopened(*state, false);
+    gid_twice_reopened(*state, true);   /* upgraded in place: ldb reindexes every record */
+}
+
 static const struct CMUnitTest tests[] = {
     T(test_batch_takeover_unchanged_new),
     T(test_batch_gid_twice),
@@ -252,6 +387,9 @@ static const struct CMUnitTest tests[] = {
     T(test_table_lifetime),
     T(test_many_gids),
     T(test_batch_same_as_unbatched),
+    T(test_gid_index_unique),
+    T(test_lookup_store_rename),
+    T(test_gid_twice_old_cache),
 };
 
 int main(void)
