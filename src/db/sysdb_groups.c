@@ -93,17 +93,18 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     errno_t ret;
 
     *_stored_expired = false;
-    ret = sysdb_gid_holders_get(sysdb, grp->gid, &holders, &count);
-    if (ret == ENOENT && with_members) {
-        /* A store of the whole entry on its own (a group lookup): as for users, the gid's
-         * unique index makes the usual cases (the same name with its gid, a new name with a
-         * free gid) one modify or add with no search; only a write meeting another
-         * group's gid goes on to the search below. */
+    if (with_members) {
+        /* The whole entry: as for users, the gid's unique index makes the usual cases (the
+         * same name with its gid, a new name with a free gid) one modify or add with no
+         * search; only a write meeting another group's gid goes on to the holders below.
+         * (Reading holders costs more than the modify that fails on a new entry: an
+         * existing one costs a search ~60k instructions, batched or not.) */
         ret = sysdb_write_unique(sysdb, msg);
         if (ret != EEXIST) {
             return ret;
         }
     }
+    ret = sysdb_gid_holders_get(sysdb, grp->gid, &holders, &count);
     /* The holders of the gid (read for the whole batch by sysdb_groups_prefetch, else
      * searched) are the entry itself when its id is unchanged (then a modify), and any
      * other name holding the id (deleted). Otherwise: add, or modify if the add finds the

@@ -1,8 +1,8 @@
 #!/bin/bash
-# Groups renamed or given another gid in the directory, end to end (issue 18: the group
-# stores of an initgroups take their gids' holders from one search, a group lookup's store
-# modifies then adds under a unique gid index): the cache must never keep the old name
-# next to the new one. A private slapd (rfc2307) and our sssd; getent/id through glibc in a
+# Groups renamed or given another gid in the directory, end to end (issue 18: a group
+# stored with its members modifies then adds under a unique gid index, and meets the other
+# holder of its gid only when the index refuses the write): the cache must never keep the
+# old name next to the new one. A private slapd (rfc2307) and our sssd; getent/id through glibc in a
 # private mount namespace. A rename or a gid change is a delete and an add (this slapd's
 # entries, loaded by slapadd, refuse modrdn and modify). After the changes and
 # `sss_cache -E`:

@@ -191,8 +191,6 @@ static errno_t be_enum_store_groups(struct be_enum_state *state)
     if (ret != EOK) {
         return ret;
     }
-    be_store_groups_prefetch(be, state->groups + state->idx, state->num_groups - state->idx,
-                             BE_ENUM_SLICE);
     while (state->idx < state->num_groups && count < BE_ENUM_SLICE
            && names < BE_ENUM_SLICE_NAMES) {
         g = state->groups[state->idx];

@@ -401,7 +401,6 @@ static void be_id_ldap_store_nested(struct be_ctx *be, struct sdap_group **neste
     if (ret != EOK) {
         goto done;
     }
-    be_store_groups_prefetch(be, nested, num_nested, num_nested);
     for (i = 0; i < num_nested; i++) {
         if (!nested[i]->members_complete || be_group_is_big(nested[i])) {
             continue;
@@ -538,7 +537,7 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
     if (ret != EOK) {
         return ret;
     }
-    be_store_groups_prefetch(be, groups + *pos, end - *pos, end - *pos);
+    be_store_seen_groups_prefetch(be, groups + *pos, end - *pos);
     for (; *pos < end; (*pos)++) {
         if (groups[*pos]->members_complete && !be_group_is_big(groups[*pos])) {
             /* As a group lookup stores it: members and a fresh expiry. */

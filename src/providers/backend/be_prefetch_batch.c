@@ -204,8 +204,6 @@ static errno_t be_pf_store_small(struct be_pf_batch *batch, time_t now)
     if (ret != EOK) {
         goto done;
     }
-    be_store_groups_prefetch(be, batch->groups + from, batch->num_groups - from,
-                             BE_PF_STORE_SLICE);
     for (i = from; i < batch->num_groups && count < BE_PF_STORE_SLICE; i++) {
         if (be_group_is_big(batch->groups[i])) {
             continue;
