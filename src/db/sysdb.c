@@ -254,7 +254,7 @@ done:
  * old cache at once rebuild it once.
  */
 static errno_t sysdb_setup_rebuild(struct sysdb_ctx *sysdb, struct ldb_dn *base,
-                                   bool *_current)
+                                   bool wipe, bool *_current)
 {
     TALLOC_CTX *tmp_ctx;
     struct ldb_message *msg;
@@ -272,9 +272,13 @@ static errno_t sysdb_setup_rebuild(struct sysdb_ctx *sysdb, struct ldb_dn *base,
             *_current = true;
             goto done;
         }
-        if (version != NULL && sysdb_version_upgradable(version)) {
+        if (version != NULL && sysdb_version_upgradable(version) && !wipe) {
             ret = sysdb_upgrade_prev(sysdb, base, version);
             *_current = ret == EOK;
+            /* EIO: ldb refused the reindex, the whole transaction with it. Entries a
+             * unique index forbids (two holding one uid or gid, written by something
+             * else) cannot be kept: the caller empties the file in a new transaction. */
+            ret = ret == EIO ? EUCLEAN : ret;
             goto done;
         }
         DEBUG(SSSDBG_CRIT_FAILURE, "%s holds a cache of format version %s, this is version "
@@ -309,8 +313,16 @@ static errno_t sysdb_setup_new(struct sysdb_ctx *sysdb, struct ldb_dn *base)
     if (ret != EOK) {
         return ret;
     }
-    ret = sysdb_setup_rebuild(sysdb, base, &current);
+    ret = sysdb_setup_rebuild(sysdb, base, false, &current);
     ret = sysdb_transaction_end(sysdb, ret);
+    if (ret == EUCLEAN) {
+        ret = sysdb_transaction_start(sysdb);
+        if (ret != EOK) {
+            return ret;
+        }
+        ret = sysdb_setup_rebuild(sysdb, base, true, &current);
+        ret = sysdb_transaction_end(sysdb, ret);
+    }
     if (ret != EOK || current) {
         return ret;
     }
@@ -545,12 +557,19 @@ errno_t sysdb_open_ext(TALLOC_CTX *mem_ctx, const char *db_dir, const char *doma
         ret = ENOMEM;
         goto done;
     }
-    /* No two users hold one uid (sysdb_store_user deletes the other holder): the index
-     * enforcing it lets a new user's store skip the search for one (sysdb_add_new). The
-     * syntax is ldb's default one, which the index keys were made with. */
+    /* No two users hold one uid and no two groups one gid (a store deletes the other
+     * holder): the indexes enforcing it let a store skip the search for one
+     * (sysdb_write_unique). Registered at each open, not written: a cache of an older
+     * version opens as it is. The syntax is ldb's default one, which the index keys were
+     * made with. */
     lret = ldb_schema_attribute_add(sysdb->ldb, SYSDB_A_UID_IDX,
                                     LDB_ATTR_FLAG_FIXED | LDB_ATTR_FLAG_UNIQUE_INDEX,
                                     LDB_SYNTAX_OCTET_STRING);
+    if (lret == LDB_SUCCESS) {
+        lret = ldb_schema_attribute_add(sysdb->ldb, SYSDB_A_GID_IDX,
+                                        LDB_ATTR_FLAG_FIXED | LDB_ATTR_FLAG_UNIQUE_INDEX,
+                                        LDB_SYNTAX_OCTET_STRING);
+    }
     if (lret != LDB_SUCCESS) {
         ret = ENOMEM;
         goto done;

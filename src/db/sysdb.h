@@ -226,6 +226,15 @@ errno_t sysdb_store_group_ext(struct sysdb_ctx *sysdb, const struct sysdb_group 
                               bool *_stored_expired);
 
 /*
+ * Inside a transaction, before storing many groups in it (an initgroups' groups): reads in
+ * one search which entries hold these gids, so each group store of the batch takes its
+ * gid's holders from it instead of its own search. Kept up to date by every write of the
+ * transaction and dropped when the transaction level it was read at closes. Optional: an
+ * error (EINVAL without a transaction, ENOMEM, EIO) leaves the stores searching themselves.
+ */
+errno_t sysdb_groups_prefetch(struct sysdb_ctx *sysdb, const uint32_t *gids, size_t n);
+
+/*
  * Incremental member lists, for saving a huge group without one long stall: create a list,
  * add names in slices across event-loop turns (each call validates, qualifies, folds and
  * drops duplicates: O(slice)), then store. The list belongs to the caller (talloc_free).

@@ -87,18 +87,38 @@ static errno_t sysdb_group_replace(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                    bool *_stored_expired)
 {
     struct ldb_message *kept_msg = NULL;
+    struct ldb_message **holders;
+    size_t count;
     bool kept;
     errno_t ret;
 
-    /* The same query finds the entry itself when its id is unchanged (then a modify),
-     * and any other name holding the id (deleted). Otherwise: add, or modify if the add
-     * finds the name (its id changed). */
-    ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
-                                 msg->dn, &kept, &kept_msg);
+    *_stored_expired = false;
+    if (with_members) {
+        /* The whole entry: as for users, the gid's unique index makes the usual cases (the
+         * same name with its gid, a new name with a free gid) one modify or add with no
+         * search; only a write meeting another group's gid goes on to the holders below.
+         * (Reading holders costs more than the modify that fails on a new entry: an
+         * existing one costs a search ~60k instructions, batched or not.) */
+        ret = sysdb_write_unique(sysdb, msg);
+        if (ret != EEXIST) {
+            return ret;
+        }
+    }
+    ret = sysdb_gid_holders_get(sysdb, grp->gid, &holders, &count);
+    /* The holders of the gid (read for the whole batch by sysdb_groups_prefetch, else
+     * searched) are the entry itself when its id is unchanged (then a modify), and any
+     * other name holding the id (deleted). Otherwise: add, or modify if the add finds the
+     * name (its id changed). */
+    if (ret == EOK) {
+        ret = sysdb_delete_holders(sysdb, SYSDB_KIND_GROUP, grp->gid, holders, count,
+                                   msg->dn, &kept, &kept_msg);
+    } else {
+        ret = sysdb_delete_conflicts(mem_ctx, sysdb, SYSDB_KIND_GROUP, grp->gid,
+                                     msg->dn, &kept, &kept_msg);
+    }
     if (ret != EOK) {
         return ret;
     }
-    *_stored_expired = false;
     /* Seen again through an initgroups, unchanged: nothing to write. A modify would rewrite
      * the whole record, member lists included (700 KB for 50,000 members) for every member
      * whose groups are looked up. */

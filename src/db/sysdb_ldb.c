@@ -17,7 +17,7 @@
 
 /* The indexed form of an id: multiplying by an odd constant is a bijection on 32 bits (ids
  * stay unique) that scatters consecutive ids; fixed-width hex. */
-static void sysdb_id_idx_value(uint32_t id, char out[9])
+void sysdb_id_idx_value(uint32_t id, char out[9])
 {
     snprintf(out, 9, "%08" PRIx32, (uint32_t)(id * 0x9E3779B1u));
 }
@@ -54,6 +54,9 @@ int sysdb_ldb_add(struct sysdb_ctx *sysdb, const struct ldb_message *msg)
     if (sysdb->pending_base != 0) {
         sysdb_pending_written(sysdb, msg->dn, msg, true);
     }
+    if (sysdb->gid_holders != NULL) {
+        sysdb_gid_holders_written(sysdb, msg->dn, msg);
+    }
     return lret;
 }
 
@@ -67,6 +70,9 @@ static int sysdb_ldb_modify(struct sysdb_ctx *sysdb, const struct ldb_message *m
     if (sysdb->pending_base != 0) {
         sysdb_pending_written(sysdb, msg->dn, msg, false);
     }
+    if (sysdb->gid_holders != NULL) {
+        sysdb_gid_holders_written(sysdb, msg->dn, msg);
+    }
     return lret;
 }
 
@@ -79,6 +85,9 @@ int sysdb_ldb_delete(struct sysdb_ctx *sysdb, struct ldb_dn *dn)
     sysdb_ldb_leave();
     if (sysdb->pending_base != 0) {
         sysdb_pending_written(sysdb, dn, NULL, false);
+    }
+    if (sysdb->gid_holders != NULL) {
+        sysdb_gid_holders_written(sysdb, dn, NULL);
     }
     return lret;
 }
@@ -137,6 +146,7 @@ static errno_t sysdb_transaction_close(struct sysdb_ctx *sysdb, bool commit)
     }
     sysdb->tx_depth--;
     sysdb->tx_doomed |= !commit;
+    sysdb_gid_holders_closed(sysdb);
     if (sysdb->tx_depth > 0) {
         return EOK;
     }
@@ -464,6 +474,36 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
     return sysdb_ldb_error(sysdb, lret, "Modify");
 }
 
+errno_t sysdb_delete_holders(struct sysdb_ctx *sysdb, enum sysdb_kind kind, uint32_t id,
+                             struct ldb_message **msgs, size_t count,
+                             struct ldb_dn *keep_dn, bool *_kept,
+                             struct ldb_message **_kept_msg)
+{
+    struct ldb_message *kept_msg = NULL;
+    size_t i;
+    int lret;
+
+    assert(sysdb->tx_depth > 0);    /* the deletes and the write that follows are one */
+    for (i = 0; i < count; i++) {
+        if (ldb_dn_compare(msgs[i]->dn, keep_dn) == 0) {
+            kept_msg = msgs[i];
+            continue;
+        }
+        DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%" PRIu32 " now belongs to another name: deleting %s\n",
+              sysdb_kinds[kind].name, sysdb_kinds[kind].id_attr, id,
+              ldb_dn_get_linearized(msgs[i]->dn));
+        lret = sysdb_ldb_delete(sysdb, msgs[i]->dn);
+        if (lret != LDB_SUCCESS) {
+            return sysdb_ldb_error(sysdb, lret, "Delete");
+        }
+    }
+    *_kept = kept_msg != NULL;
+    if (_kept_msg != NULL) {
+        *_kept_msg = kept_msg;
+    }
+    return EOK;
+}
+
 errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                enum sysdb_kind kind, uint32_t id,
                                struct ldb_dn *keep_dn, bool *_kept,
@@ -473,13 +513,9 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     const char *attrs[] = { SYSDB_A_NAME, SYSDB_A_ORIG_DN, SYSDB_A_SID, NULL }; /* + the DN */
     struct ldb_message *kept_msg = NULL;
     struct ldb_message **msgs;
-    bool kept = false;
     size_t count;
-    size_t i;
-    int lret;
     errno_t ret;
 
-    assert(sysdb->tx_depth > 0);    /* the deletes and the write that follows are one */
     tmp_ctx = talloc_new(NULL);
     if (tmp_ctx == NULL) {
         return ENOMEM;
@@ -488,26 +524,10 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     if (ret != EOK) {
         goto done;
     }
-    for (i = 0; i < count; i++) {
-        if (ldb_dn_compare(msgs[i]->dn, keep_dn) == 0) {
-            kept = true;
-            kept_msg = msgs[i];
-            continue;
-        }
-        DEBUG(SSSDBG_TRACE_FUNC, "%s %s=%" PRIu32 " now belongs to another name: deleting %s\n",
-              sysdb_kinds[kind].name, sysdb_kinds[kind].id_attr, id,
-              ldb_dn_get_linearized(msgs[i]->dn));
-        lret = sysdb_ldb_delete(sysdb, msgs[i]->dn);
-        if (lret != LDB_SUCCESS) {
-            ret = sysdb_ldb_error(sysdb, lret, "Delete");
-            goto done;
-        }
-    }
-    *_kept = kept;
-    if (_kept_msg != NULL) {
+    ret = sysdb_delete_holders(sysdb, kind, id, msgs, count, keep_dn, _kept, &kept_msg);
+    if (ret == EOK && _kept_msg != NULL) {
         *_kept_msg = kept_msg != NULL ? talloc_steal(mem_ctx, kept_msg) : NULL;
     }
-    ret = EOK;
 
 done:
     talloc_free(tmp_ctx);

@@ -124,6 +124,9 @@ struct sysdb_ctx {
     uint64_t pending_base;       /* generation when the write transaction began; 0: none */
     bool pending_users_written;  /* a user entry's own attributes changed in it */
     struct sysdb_bigcache *bigcache; /* big groups' parsed results (sysdb_bigcache.c) */
+    /* Holders of a batch of gids, read once in the open transaction (sysdb_gid_holders.c);
+     * NULL: none. */
+    struct sysdb_gid_holders *gid_holders;
 };
 
 /* --- names (sysdb_names.c) --- */
@@ -228,8 +231,8 @@ errno_t sysdb_write_entry(struct sysdb_ctx *sysdb, struct ldb_message *msg,
 
 /* Writes msg (inside a transaction: a modify of its entry, or an add when it has none)
  * unless the write would give its id to a second entry, which a unique index refuses
- * (users: SYSDB_A_UID_IDX, sysdb_open). EEXIST (not logged, nothing written) then; other
- * errors as sysdb_write_entry's. */
+ * (SYSDB_A_UID_IDX, SYSDB_A_GID_IDX: sysdb_open). EEXIST (not logged, nothing written)
+ * then; other errors as sysdb_write_entry's. */
 errno_t sysdb_write_unique(struct sysdb_ctx *sysdb, struct ldb_message *msg);
 
 /* Deletes every entry of kind holding id except keep_dn (uid/gid takeover); *_kept
@@ -239,6 +242,29 @@ errno_t sysdb_delete_conflicts(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                enum sysdb_kind kind, uint32_t id,
                                struct ldb_dn *keep_dn, bool *_kept,
                                struct ldb_message **_kept_msg);
+/* The same on holders already read (msgs: what that search would return now); *_kept_msg
+ * is one of msgs, not copied. */
+errno_t sysdb_delete_holders(struct sysdb_ctx *sysdb, enum sysdb_kind kind, uint32_t id,
+                             struct ldb_message **msgs, size_t count,
+                             struct ldb_dn *keep_dn, bool *_kept,
+                             struct ldb_message **_kept_msg);
+
+/* The indexed form of an id (uidx / gidx values): 8 hex digits and a NUL. */
+void sysdb_id_idx_value(uint32_t id, char out[9]);
+
+/* --- gid holders read for a batch of group stores (sysdb_gid_holders.c) --- */
+
+/* The entries holding gid as sysdb_groups_prefetch() read them, updated for what the
+ * transaction wrote since (each with the attributes sysdb_delete_conflicts() reads and
+ * gidx); ENOENT when not known (not prefetched, or written since): search. */
+errno_t sysdb_gid_holders_get(struct sysdb_ctx *sysdb, uint32_t gid,
+                              struct ldb_message ***_msgs, size_t *_count);
+/* Every ldb write while a table exists: dn written (msg: what was written, NULL for a
+ * delete). */
+void sysdb_gid_holders_written(struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                               const struct ldb_message *msg);
+/* A transaction level closed: drops the table read at that level or deeper. */
+void sysdb_gid_holders_closed(struct sysdb_ctx *sysdb);
 
 /* Deletes / expires one entry by name. ENOENT when missing. */
 errno_t sysdb_delete_by_name(struct sysdb_ctx *sysdb, enum sysdb_kind kind, const char *name);

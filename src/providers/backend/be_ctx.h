@@ -285,6 +285,13 @@ errno_t be_store_group(struct be_ctx *be, const struct sdap_group *group, bool w
 errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, time_t now,
                             bool *_expired);
 
+/* Inside an initgroups' store transaction, before storing groups[0..n) in it: the gids'
+ * holders of those stored without members (incomplete or big: be_store_group_seen) read at
+ * once for the stores to come (sysdb_groups_prefetch). A failure is only logged: each
+ * store then searches its own. */
+void be_store_seen_groups_prefetch(struct be_ctx *be, struct sdap_group *const *groups,
+                                   size_t n);
+
 /* More than BE_BIG_GROUP member names: stored in slices (be_store_group_send), on its own. */
 bool be_group_is_big(const struct sdap_group *group);
 

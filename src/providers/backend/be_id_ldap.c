@@ -537,6 +537,7 @@ static errno_t be_id_ldap_store_groups(struct be_ctx *be, struct sdap_group **gr
     if (ret != EOK) {
         return ret;
     }
+    be_store_seen_groups_prefetch(be, groups + *pos, end - *pos);
     for (; *pos < end; (*pos)++) {
         if (groups[*pos]->members_complete && !be_group_is_big(groups[*pos])) {
             /* As a group lookup stores it: members and a fresh expiry. */

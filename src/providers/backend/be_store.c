@@ -137,6 +137,35 @@ errno_t be_store_group_seen(struct be_ctx *be, const struct sdap_group *group, t
 
 /* ---- a group with a huge member list, in slices ------------------------------------- */
 
+void be_store_seen_groups_prefetch(struct be_ctx *be, struct sdap_group *const *groups,
+                                   size_t n)
+{
+    uint32_t *gids;
+    size_t k = 0;
+    size_t i;
+    errno_t ret;
+
+    gids = talloc_array(NULL, uint32_t, n);
+    if (gids == NULL) {
+        return;
+    }
+    /* As be_id_ldap_store_groups picks them: a complete small group is stored with its
+     * members, and that store needs no holders (sysdb_write_unique). */
+    for (i = 0; i < n; i++) {
+        if (!groups[i]->members_complete || be_group_is_big(groups[i])) {
+            gids[k++] = groups[i]->gid;
+        }
+    }
+    if (k >= 2) {       /* one store searches as cheaply as a batch of one */
+        ret = sysdb_groups_prefetch(be->sysdb, gids, k);
+        if (ret != EOK) {
+            DEBUG(SSSDBG_MINOR_FAILURE, "Reading the holders of %zu gids at once failed (%s): "
+                  "each store searches its own\n", k, sss_strerror(ret));
+        }
+    }
+    talloc_free(gids);
+}
+
 bool be_group_is_big(const struct sdap_group *group)
 {
     return group->num_member_users + group->num_member_groups > BE_BIG_GROUP;
