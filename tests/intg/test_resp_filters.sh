@@ -71,7 +71,10 @@ check "an ordinary group: $out" test "$out" = "ok2:*:20003:alice"
 # renamed to root again it goes: the filtered gids follow the cache, not what it held when
 # they were first resolved (issue 18: sssd_nss keeps them between lookups). Groups made by
 # ldapadd: slapd renames only entries it stored itself (structuralObjectClass).
-ldap_do() { "$@" -x -H "$URI" -D "cn=admin,$S" -w secret > "$WORK/ldap_do.log" 2>&1 || { cat "$WORK/ldap_do.log"; false; }; }
+ldap_do() {
+    "$@" -x -H "$URI" -D "cn=admin,$S" -w secret > "$WORK/ldap_do.log" 2>&1 \
+        || { cat "$WORK/ldap_do.log"; false; }
+}
 ldif_group $S root 20005 alice | ldap_do ldapadd
 check "ldapadd group root" test $? -eq 0
 "$PREFIX/sbin/sss_cache" -E -c "$CONF"
