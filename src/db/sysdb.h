@@ -197,9 +197,10 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
 
 /*
  * sysdb_store_user in two steps, for a caller that needs what it writes before writing it
- * (sysdb_reply_user_first): sysdb_user_write_new() checks the user and builds the entry
- * (on mem_ctx, copying what it keeps; errors as sysdb_store_user's checks), and
- * sysdb_user_write_store() stores it as sysdb_store_user does.
+ * (sysdb_reply_user_first): sysdb_user_write_new() checks the user (errors as
+ * sysdb_store_user's checks) and keeps it on mem_ctx, its strings and lists referenced
+ * (they must outlive the write), and sysdb_user_write_store() builds the entry and stores
+ * it as sysdb_store_user does.
  */
 struct sysdb_user_write;
 errno_t sysdb_user_write_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,

@@ -190,14 +190,11 @@ errno_t sysdb_msg_set_strs(struct ldb_message *msg, const struct sysdb_str_attr 
     return EOK;
 }
 
-errno_t sysdb_msg_set_packed(struct ldb_message *msg, const char *attr,
-                             const char *const *list, const char *what)
+errno_t sysdb_packed_check(const char *const *list, const char *what, size_t *_total)
 {
     size_t total = 0;
     size_t n;
     size_t len;
-    char *data;
-    char *p;
 
     for (n = 0; list != NULL && list[n] != NULL; n++) {
         len = strlen(list[n]);
@@ -213,7 +210,25 @@ errno_t sysdb_msg_set_packed(struct ldb_message *msg, const char *attr,
               SYSDB_LIST_MAX);
         return EINVAL;
     }
-    if (n == 0) {
+    *_total = total;
+    return EOK;
+}
+
+errno_t sysdb_msg_set_packed(struct ldb_message *msg, const char *attr,
+                             const char *const *list, const char *what)
+{
+    size_t total;
+    size_t n;
+    size_t len;
+    char *data;
+    char *p;
+    errno_t ret;
+
+    ret = sysdb_packed_check(list, what, &total);
+    if (ret != EOK) {
+        return ret;
+    }
+    if (total == 0) {
         return sysdb_msg_set_val(msg, attr, NULL, 0);
     }
     data = talloc_size(msg, total);

@@ -269,6 +269,10 @@ errno_t sysdb_msg_set_num(struct ldb_message *msg, const char *attr, uint64_t nu
 errno_t sysdb_msg_set_val(struct ldb_message *msg, const char *attr, const void *data,
                           size_t len);
 
+/* sysdb_msg_set_packed's checks of list alone (EINVAL, logged, as it gives); _total: the
+ * packed length (0 for NULL or an empty list). */
+errno_t sysdb_packed_check(const char *const *list, const char *what, size_t *_total);
+
 /* Replaces attr by the packed form of list (its strings NUL-terminated back to back, on
  * msg); NULL or an empty list removes attr. EINVAL (logged, what naming the list) for an
  * empty, non-UTF-8 or oversize string, or more than SYSDB_LIST_MAX of them. */
@@ -409,8 +413,8 @@ void sysdb_pending_entry(struct sysdb_ctx *sysdb, const struct sysdb_flat_view *
                          enum sysdb_rc_kind id_kind, uint32_t id,
                          const struct ldb_message *msg);
 
-/* sysdb_pending_entry with the flat entry already made from msg (sysdb_user_write_form):
- * dn is msg's. */
+/* sysdb_pending_entry with the flat entry already made (sysdb_user_write_form, what a read
+ * of msg gives): dn is msg's. */
 void sysdb_pending_entry_flat(struct sysdb_ctx *sysdb, enum sysdb_rc_kind name_kind,
                               const char *name, enum sysdb_rc_kind id_kind, uint32_t id,
                               struct ldb_dn *dn, const void *blob, size_t len);
@@ -443,8 +447,10 @@ errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                           struct ldb_message *msg, struct sysdb_user **_user);
 
 /* The flat form (the read cache's) of the user entry w writes, as a read of it gives it
- * after the commit; made once and kept on w (the store records it for the read cache
- * too). Nothing is written. ENOMEM. */
+ * after the commit: made from w's user alone (the entry is not built yet), once, and kept
+ * on w (the store records it for the read cache too). Whatever sysdb_msg_to_user() reads
+ * of a user entry must be made here the same way. Nothing is written. ENOMEM; EIO for a
+ * user whose entry could not be read back (an expiry past INT64_MAX). */
 errno_t sysdb_user_write_form(struct sysdb_ctx *sysdb, struct sysdb_user_write *w,
                               const void **_blob, size_t *_len);
 

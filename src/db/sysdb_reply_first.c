@@ -1,9 +1,10 @@
 /*
  * The carried form of a user the back-end answers with before storing it (see
- * sysdb_reply_user_first in sysdb_reply.h): built from the message the store will write,
- * through the read's own view, so it is byte for byte what the read after the commit
- * gives (test_sysdb_reply_store checks that), and tagged with the generation the commit
- * makes (the next one: we hold the write lock).
+ * sysdb_reply_user_first in sysdb_reply.h): made from the user the store will write as
+ * the read of its entry gives it back (sysdb_user_write_form), so it is byte for byte what
+ * the read after the commit gives (test_sysdb_reply_store checks that), and tagged with
+ * the generation the commit makes (the next one: we hold the write lock). The entry
+ * itself is built by the store, after the answer.
  */
 #include "config.h"
 

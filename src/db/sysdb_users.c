@@ -209,14 +209,60 @@ static errno_t sysdb_user_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     return EOK;
 }
 
-/* A user store prepared: the entry it writes, and once asked for, its flat form. */
+/* A user store prepared: the user it writes and, once asked for, the flat form a read
+ * will find. The entry itself (its DN, ldb message) is built when the store runs: with
+ * reply first that is after the answer left (issue 18: a third of sssd_be's work before
+ * the reply was this message). */
 struct sysdb_user_write {
-    struct ldb_message *msg;
-    char *name;
-    uint32_t uid;
+    struct sysdb_user user;         /* the caller's; strings and list referenced */
+    time_t now;
+    uint32_t cache_timeout;
+    struct ldb_message *msg;        /* built by the store, or at once for a long name */
+    char *stored;                   /* the name's stored and key forms */
+    char *key;
     void *blob;
     size_t len;
 };
+
+/* A key this short always fits the limit that sysdb_entry_dn() checks exactly on the
+ * casefolded, escaped DN ("DN=NAME=...,CN=USERS"): case folding may turn 2 UTF-8 bytes
+ * into 3 and escaping writes a byte as 3, 4.5 times the key at most (100 bytes: 467 of
+ * 511). Longer names build their entry at once, so that check still refuses them before
+ * anything is answered. */
+#define SYSDB_USER_KEY_SURE 100
+
+/* sysdb_user_msg's refusals, without building the message. */
+static errno_t sysdb_user_check(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
+                                time_t now)
+{
+    struct sysdb_str_attr strs[SYSDB_USER_NSTRS];
+    size_t n = 0;
+    size_t total;
+    errno_t ret;
+
+    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
+    SSS_CHECK_ARG(user != NULL, EINVAL);
+    SSS_CHECK_ARG(user->name != NULL, EINVAL);
+    SSS_CHECK_ARG(now >= 0, EINVAL);
+    if (user->uid == 0 || user->gid == 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache %s with uid/gid 0\n", user->name);
+        return EINVAL;
+    }
+    sysdb_user_strs(user, strs);
+    ret = sysdb_check_attrs(strs, SYSDB_USER_NSTRS);
+    if (ret != EOK) {
+        return ret;
+    }
+    while (user->extra != NULL && user->extra[n] != NULL) {
+        n++;
+    }
+    if (n % 2 != 0) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: extra attributes are not name, value pairs\n",
+              user->name);
+        return EINVAL;
+    }
+    return sysdb_packed_check(user->extra, "extra attributes", &total);
+}
 
 errno_t sysdb_user_write_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                              const struct sysdb_user *user, time_t now,
@@ -226,49 +272,89 @@ errno_t sysdb_user_write_new(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     errno_t ret;
 
     SSS_CHECK_ARG(_w != NULL, EINVAL);
+    ret = sysdb_user_check(sysdb, user, now);
+    if (ret != EOK) {
+        return ret;
+    }
     w = talloc_zero(mem_ctx, struct sysdb_user_write);
     if (w == NULL) {
         return ENOMEM;
     }
-    ret = sysdb_user_msg(w, sysdb, user, now, cache_timeout, &w->msg);
+    w->user = *user;
+    w->now = now;
+    w->cache_timeout = cache_timeout;
+    ret = sysdb_name_stored(w, sysdb, user->name, &w->stored);
+    if (ret == EOK) {
+        ret = sysdb_name_key(w, sysdb, user->name, &w->key);
+    }
+    if (ret == EOK && strlen(w->key) > SYSDB_USER_KEY_SURE) {
+        ret = sysdb_user_msg(w, sysdb, user, now, cache_timeout, &w->msg);
+    }
     if (ret != EOK) {
         talloc_free(w);
         return ret;
     }
-    w->name = talloc_strdup(w, user->name);
-    if (w->name == NULL) {
-        talloc_free(w);
-        return ENOMEM;
-    }
-    w->uid = user->uid;
     *_w = w;
     return EOK;
+}
+
+/* The name a read of the entry gives (sysdb_msg_name): the stored form, written as the
+ * name attribute unless it is the key, then made of the DN's RDN (the key less its
+ * "@domain") and the domain. */
+static const char *sysdb_user_write_read_name(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
+                                              const struct sysdb_user_write *w)
+{
+    size_t rdn_len;
+
+    if (sysdb_name_attr(w->stored, w->key) != NULL) {
+        return w->stored;
+    }
+    rdn_len = strlen(w->key) - sysdb->domain_len - 1;
+    if (rdn_len == 0 || rdn_len > SYSDB_KEY_ROOM) {
+        return NULL;
+    }
+    return talloc_asprintf(mem_ctx, "%.*s@%s", (int)rdn_len, w->key,
+                           sysdb->case_mode == SYSDB_CASE_SENSITIVE ? sysdb->domain
+                                                                    : sysdb->domain_lc);
 }
 
 errno_t sysdb_user_write_form(struct sysdb_ctx *sysdb, struct sysdb_user_write *w,
                               const void **_blob, size_t *_len)
 {
+    static const char *no_extra[] = { NULL };
     TALLOC_CTX *tmp_ctx;
-    struct ldb_message *copy;
+    struct sysdb_user r = { 0 };
+    uint64_t expire;
     errno_t ret;
 
     if (w->blob == NULL) {
+        /* What sysdb_msg_to_user() makes of the entry the store writes: its name as read,
+         * the times as stored, the same strings (a cleared one NULL), the extra
+         * attributes never NULL, no principal (reads leave it out). */
+        expire = (uint64_t)w->now + w->cache_timeout;
+        if (expire > INT64_MAX) {
+            return EIO;
+        }
         tmp_ctx = talloc_new(NULL);
         if (tmp_ctx == NULL) {
             return ENOMEM;
         }
-        /* Through the read's view, over the entry as a read returns it: what
-         * sysdb_pending_entry() would record at the commit. */
-        copy = sysdb_msg_as_read(tmp_ctx, w->msg);
-        ret = copy == NULL ? ENOMEM
-                           : sysdb_user_view.flatten(tmp_ctx, sysdb, copy, &w->blob, &w->len);
-        if (ret == EOK) {
-            talloc_steal(w, w->blob);
-        } else {
-            w->blob = NULL;
-        }
+        r.name = sysdb_user_write_read_name(tmp_ctx, sysdb, w);
+        r.uid = w->user.uid;
+        r.gid = w->user.gid;
+        r.gecos = w->user.gecos;
+        r.home = w->user.home;
+        r.shell = w->user.shell;
+        r.orig_dn = w->user.orig_dn;
+        r.email = w->user.email;
+        r.sid = w->user.sid;
+        r.extra = w->user.extra != NULL ? w->user.extra : no_extra;
+        r.last_update = w->now;
+        r.expire = (time_t)expire;
+        ret = r.name == NULL ? EIO : sysdb_flat_user(w, &r, &w->blob, &w->len);
         talloc_free(tmp_ctx);
         if (ret != EOK) {
+            w->blob = NULL;
             return ret;
         }
     }
@@ -287,17 +373,23 @@ errno_t sysdb_user_write_store(struct sysdb_ctx *sysdb, struct sysdb_user_write 
     if (tmp_ctx == NULL) {
         return ENOMEM;
     }
+    if (w->msg == NULL) {
+        ret = sysdb_user_msg(w, sysdb, &w->user, w->now, w->cache_timeout, &w->msg);
+        if (ret != EOK) {
+            goto done;
+        }
+    }
     ret = sysdb_transaction_start(sysdb);
     if (ret != EOK) {
         goto done;
     }
-    ret = sysdb_user_replace(tmp_ctx, sysdb, w->uid, w->msg);
+    ret = sysdb_user_replace(tmp_ctx, sysdb, w->user.uid, w->msg);
     if (ret == EOK && w->blob != NULL) {
-        sysdb_pending_entry_flat(sysdb, SYSDB_RC_USER_NAME, w->name, SYSDB_RC_USER_UID, w->uid,
-                                 w->msg->dn, w->blob, w->len);
+        sysdb_pending_entry_flat(sysdb, SYSDB_RC_USER_NAME, w->user.name, SYSDB_RC_USER_UID,
+                                 w->user.uid, w->msg->dn, w->blob, w->len);
     } else if (ret == EOK) {
-        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, w->name,
-                            SYSDB_RC_USER_UID, w->uid, w->msg);
+        sysdb_pending_entry(sysdb, &sysdb_user_view, SYSDB_RC_USER_NAME, w->user.name,
+                            SYSDB_RC_USER_UID, w->user.uid, w->msg);
     }
     ret = sysdb_transaction_end(sysdb, ret);
 done:

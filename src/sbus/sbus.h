@@ -72,6 +72,10 @@ const char *sbus_connection_get_unique_name(struct sbus_connection *conn);
 const char *sbus_connection_get_name(struct sbus_connection *conn);
 DBusConnection *sbus_connection_get_dbus(struct sbus_connection *conn);
 
+/* How many generated replies conn wrote to its socket itself instead of through libdbus
+ * (sbus_reply_direct.c). */
+uint64_t sbus_connection_direct_replies(struct sbus_connection *conn);
+
 /* -------- incoming method calls and signals (sbus_dispatch.c) -------- */
 
 /* One incoming message while it is being handled. Owned by the invoker that receives it. */

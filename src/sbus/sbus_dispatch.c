@@ -75,6 +75,12 @@ void sbus_request_reply(struct sbus_request *sbus_req, DBusMessage *reply)
     talloc_free(sbus_req);
 }
 
+void sbus_request_replied(struct sbus_request *sbus_req)
+{
+    sbus_probe_reply(sbus_req->message, sbus_req->req_id, EOK);
+    talloc_free(sbus_req);
+}
+
 void sbus_request_reply_error(struct sbus_request *sbus_req, errno_t error)
 {
     SSS_CHECK_ARG(sbus_req != NULL);

@@ -459,6 +459,43 @@ errno_t sbus_gen_new_signal(DBusMessage **_msg, const char *path, const char *in
     return ret;
 }
 
+/* The connection the reply being written (sbus_gen_direct_begin .. _end, around the
+ * invoker's write_out) may go out on directly, and whether it did. */
+static struct sbus_connection *sbus_gen_direct_conn;
+static bool sbus_gen_direct_sent;
+
+void sbus_gen_direct_begin(struct sbus_connection *conn)
+{
+    sbus_gen_direct_conn = conn;
+    sbus_gen_direct_sent = false;
+}
+
+bool sbus_gen_direct_end(void)
+{
+    bool sent = sbus_gen_direct_sent;
+
+    sbus_gen_direct_conn = NULL;
+    sbus_gen_direct_sent = false;
+    return sent;
+}
+
+/* The reply composed in wire form and written to the socket (sbus_reply_direct.c): true
+ * when it went out; false when nothing was written. Its values were checked. */
+static bool sbus_gen_reply_direct(const struct sbus_wire_head *head, const char *signature,
+                                  va_list ap)
+{
+    struct sbus_wire_arg args[SBUS_GEN_WIRE_MAX_ARGS];
+    uint8_t data[SBUS_WIRE_MAX_LEN];
+    size_t num;
+    size_t len;
+
+    if (!sbus_gen_wire_args(signature, ap, args, &num)) {
+        return false;
+    }
+    len = sbus_wire_compose(head, signature, args, num, data);
+    return len > 0 && sbus_reply_direct(sbus_gen_direct_conn, data, len);
+}
+
 errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *signature,
                            ...)
 {
@@ -479,6 +516,14 @@ errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *
     head.type = DBUS_MESSAGE_TYPE_METHOD_RETURN;
     head.destination = dbus_message_get_sender(call);
     head.reply_serial = dbus_message_get_serial(call);
+    if (head.reply_serial != 0 && sbus_gen_direct_conn != NULL
+            && !dbus_message_get_no_reply(call)
+            && sbus_gen_reply_direct(&head, signature, ap)) {
+        /* Out already: no message for the caller to send. */
+        sbus_gen_direct_sent = true;
+        *_reply = NULL;
+        goto done;
+    }
     reply = head.reply_serial != 0 ? sbus_gen_wire_va(&head, signature, ap) : NULL;
     if (reply == NULL) {
         reply = dbus_message_new_method_return(call);

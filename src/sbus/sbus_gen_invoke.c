@@ -127,7 +127,12 @@ static void sbus_gen_reply(struct sbus_request *sbus_req, const struct sbus_gen_
         sbus_request_reply(sbus_req, reply);
         return;
     }
+    sbus_gen_direct_begin(sbus_req->conn);
     ret = gen->write_out(sbus_req->message, &reply, args);
+    if (sbus_gen_direct_end() && ret == EOK) {
+        sbus_request_replied(sbus_req);
+        return;
+    }
     if (ret != EOK) {
         DEBUG(SSSDBG_CRIT_FAILURE, "Cannot send the outputs of %s.%s: %s\n",
               gen->interface, gen->member, sss_strerror(ret));

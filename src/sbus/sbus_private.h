@@ -44,6 +44,7 @@ struct sbus_connection {
     struct tevent_immediate *disconnect_im;
     bool disconnected;
     bool *freed;                /* set while delivering a signal, to notice our own end */
+    uint64_t direct_replies;    /* replies written by sbus_reply_direct() */
 };
 
 /* Filter installed on every connection: routes incoming calls and signals. */
@@ -57,5 +58,21 @@ void sbus_call_fail_all(struct sbus_connection *conn, errno_t error);
 /* Answers the call msg (a method return or error) replies to; false when no call of conn's
  * waits for it. */
 bool sbus_call_reply(struct sbus_connection *conn, DBusMessage *msg);
+
+/* Writes a method return composed in wire form (sbus_wire_compose) to conn's socket
+ * when libdbus has nothing queued on it (sbus_reply_direct.c): true when it is out (or the
+ * connection was ended over it); false when nothing was written: send it through
+ * libdbus. */
+bool sbus_reply_direct(struct sbus_connection *conn, const uint8_t *data, size_t len);
+
+/* Around a generated method's write_out (sbus_gen_invoke.c): its sbus_gen_new_reply() may
+ * write the reply to conn directly (sbus_reply_direct), leaving *_reply NULL; _end says
+ * whether it did. */
+void sbus_gen_direct_begin(struct sbus_connection *conn);
+bool sbus_gen_direct_end(void);
+
+/* The reply of sbus_req went out already (sbus_reply_direct): what sbus_request_reply()
+ * does after sending, done. */
+void sbus_request_replied(struct sbus_request *sbus_req);
 
 #endif /* SBUS_PRIVATE_H */

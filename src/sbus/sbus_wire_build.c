@@ -29,7 +29,7 @@
 #define SBUS_WIRE_SERIAL_BASE 0x80000000U
 
 struct sbus_wire_buf {
-    uint8_t data[SBUS_WIRE_MAX_LEN];
+    uint8_t *data;              /* SBUS_WIRE_MAX_LEN bytes */
     size_t len;
     bool overflow;
 };
@@ -44,7 +44,7 @@ static uint32_t sbus_wire_next_serial(void)
 
 static void wb_put(struct sbus_wire_buf *b, const void *p, size_t n)
 {
-    if (b->overflow || n > sizeof(b->data) - b->len) {
+    if (b->overflow || n > SBUS_WIRE_MAX_LEN - b->len) {
         b->overflow = true;
         return;
     }
@@ -197,17 +197,17 @@ bool sbus_wire_fixed_array(int elem)
     return elem == DBUS_TYPE_BYTE || elem == DBUS_TYPE_UINT32;
 }
 
-DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *signature,
-                             const struct sbus_wire_arg *args, size_t num_args)
+size_t sbus_wire_compose(const struct sbus_wire_head *head, const char *signature,
+                         const struct sbus_wire_arg *args, size_t num_args, uint8_t *out)
 {
-    struct sbus_wire_buf b;     /* on the stack: no allocation but libdbus's own */
-    DBusMessage *msg;
+    struct sbus_wire_buf b;
     size_t fields_end;
     size_t body_start;
     uint32_t v32;
     size_t i;
 
     assert(head != NULL && signature != NULL && (args != NULL || num_args == 0));
+    b.data = out;
     b.len = 0;
     b.overflow = false;
 #if __BYTE_ORDER == __LITTLE_ENDIAN
@@ -240,14 +240,25 @@ DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *sign
         wb_arg(&b, &args[i]);
     }
     if (b.overflow) {
-        return NULL;
+        return 0;
     }
     v32 = (uint32_t)(b.len - body_start);
     memcpy(b.data + 4, &v32, 4);
     v32 = (uint32_t)(fields_end - 16);
     memcpy(b.data + 12, &v32, 4);
+    return b.len;
+}
 
+DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *signature,
+                             const struct sbus_wire_arg *args, size_t num_args)
+{
+    uint8_t data[SBUS_WIRE_MAX_LEN];    /* on the stack: no allocation but libdbus's own */
+    size_t len;
+
+    len = sbus_wire_compose(head, signature, args, num_args, data);
+    if (len == 0) {
+        return NULL;
+    }
     /* libdbus validates it whole (header fields, UTF-8, signature against the body). */
-    msg = dbus_message_demarshal((const char *)b.data, (int)b.len, NULL);
-    return msg;
+    return dbus_message_demarshal((const char *)data, (int)len, NULL);
 }

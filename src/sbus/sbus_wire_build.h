@@ -52,4 +52,10 @@ bool sbus_wire_fixed_array(int elem);
 DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *signature,
                              const struct sbus_wire_arg *args, size_t num_args);
 
+/* sbus_wire_build()'s bytes alone, written to out (SBUS_WIRE_MAX_LEN bytes of room): their
+ * length, or 0 when the message cannot be built here. Not validated by libdbus: only for
+ * values checked as sbus_gen.c checks them (sbus_reply_direct.c sends such replies). */
+size_t sbus_wire_compose(const struct sbus_wire_head *head, const char *signature,
+                         const struct sbus_wire_arg *args, size_t num_args, uint8_t *out);
+
 #endif /* SSS_SBUS_WIRE_BUILD_H */

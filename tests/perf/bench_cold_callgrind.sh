@@ -7,12 +7,16 @@
 # install, never one in use); three warm-up lookups, the counters zeroed, then N lookups of
 # users never seen, the counters dumped. Prints Ir per lookup per process.
 # Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
-#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone). Output files in
+#   id: id USER, initgroups and its groups; ig: getent initgroups USER alone; refresh: getent
+#   passwd of users cached once and expired since, entry_cache_timeout 5). Output files in
 #   ${CG_OUT:-/tmp/sssd-cg}/LABEL. CG_SHAPE: gen_directory.py's USERS GROUPS BIG MANY
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
 # (cache_req_dp_done, inclusive): the part of its work a cold lookup waits for after the
-# back-end answered.
+# back-end answered. CG_MASTER=1: the master (sbin/sssd, the bus) runs under callgrind too,
+# for its per-hop routing work; callgrind_control cannot reach it once it has forked into
+# the background, so its Ir is the whole run's (printed at the end): the per-lookup figure
+# is the difference of two runs, N and 0, over N.
 set -u
 PREFIX=$1; LABEL=$2; N=${3:-200}; OP=${4:-pw}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -23,10 +27,12 @@ rm -rf $OUT; mkdir -p $OUT
 . $TOP/tests/lib/slapd.sh
 WORK=$(mktemp -d /tmp/sssd-cg-work.XXXXXX)
 L=$PREFIX/libexec/sssd
+M=$PREFIX/sbin/sssd
 restore() {
     for b in sssd_nss sssd_be; do
         [ -f $L/$b.real ] && mv -f $L/$b.real $L/$b
     done
+    [ -f $M.real ] && mv -f $M.real $M
 }
 cleanup() { stop_sssd; slapd_stop "$WORK/ldap" 2>/dev/null; restore; rm -rf $WORK; }
 trap cleanup EXIT
@@ -39,6 +45,12 @@ for b in sssd_nss sssd_be; do
     printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s/%s.%%p.out "$0.real" "$@"\n' $OUT $b > $L/$b
     chmod 755 $L/$b
 done
+if [ -n "${CG_MASTER:-}" ]; then
+    # The master forks itself into the background: callgrind follows the fork (one file).
+    mv $M $M.real
+    printf '#!/bin/sh\nexec valgrind --tool=callgrind --callgrind-out-file=%s/sssd.%%p.out "$0.real" "$@"\n' $OUT > $M
+    chmod 755 $M
+fi
 write_conf <<CONF
 [sssd]
 services = nss
@@ -51,6 +63,7 @@ id_provider = ldap
 ldap_uri = $URI
 ldap_search_base = dc=perf,dc=test
 ldap_schema = rfc2307
+$([ "$OP" = refresh ] && echo "entry_cache_timeout = 5")
 CONF
 start_sssd || { echo "no start"; exit 1; }
 sleep 2
@@ -58,6 +71,13 @@ sleep 2
 for i in 2990 2991 2992; do SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $i) > /dev/null; done
 # This prefix's processes only: other runs of this bench may be going on the machine.
 nss=$(pgrep -f "valgrind.*$L/sssd_nss" | head -1); be=$(pgrep -f "valgrind.*$L/sssd_be" | head -1)
+if [ "$OP" = refresh ]; then
+    # Cached once, then let expire: the counted lookups refresh them.
+    for i in $(seq 1 $N); do
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $i) > /dev/null
+    done
+    sleep 6
+fi
 callgrind_control -z $nss $be > /dev/null
 for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)
@@ -73,6 +93,14 @@ done
 
 callgrind_control -d $nss $be > /dev/null
 sleep 1
+if [ -n "${CG_MASTER:-}" ]; then
+    # The master's dump is written when it exits.
+    stop_sssd; sleep 1
+    f=$(ls -S $OUT/sssd.*.out | head -1)
+    ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
+    echo "$LABEL master_whole_run N=$N Ir=$ir"
+fi
+[ "$N" -gt 0 ] || exit 0
 for f in $OUT/*.out.*; do
     ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
     echo "$LABEL $(basename $f) Ir=$ir per_lookup=$(( ${ir:-0} / N ))"

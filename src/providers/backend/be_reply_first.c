@@ -9,7 +9,8 @@
  *   be_account.c  when the operation ends and every waiter takes its entry from the
  *                 reply (be_dp.c): be_reply_first_begin opens the write transaction,
  *                 whose lock keeps every other writer from committing until we do, and
- *                 builds the carried entry tagged with the last commit's generation; the
+ *                 builds the carried entry (from the user: the cache's own entry is only
+ *                 built by the store) tagged with the last commit's generation; the
  *                 waiters are answered; be_reply_first_end flushes the replies to the bus
  *                 socket, stores the user in that transaction and commits.
  *                 Otherwise (a waiter that reads the cache itself, be_pam.c; no read

@@ -16,6 +16,9 @@
 #include "providers/ldap/sdap_private.h"
 #include "providers/ldap/sdap_entry_range.h"
 
+/* The attributes an entry has room for at first: a user entry's usual count. */
+#define SDAP_ENTRY_ATTRS_FIRST 12
+
 static bool value_kept(const struct berval *val)
 {
     return val->bv_len <= SDAP_MAX_VALUE_LEN && memchr(val->bv_val, '\0', val->bv_len) == NULL;
@@ -141,6 +144,7 @@ errno_t sdap_entry_from_msg_counted(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *
     struct berval type;
     struct berval *vals;
     char *name;
+    size_t cap = 0;             /* entry->attrs' room, grown by doubling */
     errno_t ret = EOK;
 
     SSS_CHECK_ARG(ld != NULL && msg != NULL && _entry != NULL && _dropped != NULL, EINVAL);
@@ -201,29 +205,32 @@ errno_t sdap_entry_from_msg_counted(TALLOC_CTX *mem_ctx, LDAP *ld, LDAPMessage *
             ret = EPROTO;
         }
         entry->ranged = entry->ranged || range.ranged;
-        if (ret == EOK) {
-            attr = talloc_realloc(entry, entry->attrs, struct sdap_attr,
-                                  entry->num_attrs + 1);
+        if (ret == EOK && entry->num_attrs == cap) {
+            /* Not one realloc per attribute: that was a sixth of parsing a user entry. */
+            cap = cap == 0 ? SDAP_ENTRY_ATTRS_FIRST : cap * 2;
+            attr = talloc_realloc(entry, entry->attrs, struct sdap_attr, cap);
             if (attr == NULL) {
                 ret = ENOMEM;
             } else {
                 entry->attrs = attr;
-                attr = &entry->attrs[entry->num_attrs++];
-                attr->name = talloc_steal(entry->attrs, name);
-                name = NULL;
-                attr->values = talloc_array(entry->attrs, char *, nv + 1);
-                attr->num_values = 0;
-                attr->num_counted = counted;
-                attr->needle_found = needle;
-                if (attr->values == NULL
-                        || !copy_values(attr, entry->dn, attr->name, type_len, vals, nv,
-                                        _dropped)) {
-                    ret = ENOMEM;
-                }
-                if (counted > 0) {
-                    DEBUG(SSSDBG_TRACE_FUNC, "'%s': %zu values of %s counted, not read\n",
-                          entry->dn, counted, attr->name);
-                }
+            }
+        }
+        if (ret == EOK) {
+            attr = &entry->attrs[entry->num_attrs++];
+            attr->name = talloc_steal(entry->attrs, name);
+            name = NULL;
+            attr->values = talloc_array(entry->attrs, char *, nv + 1);
+            attr->num_values = 0;
+            attr->num_counted = counted;
+            attr->needle_found = needle;
+            if (attr->values == NULL
+                    || !copy_values(attr, entry->dn, attr->name, type_len, vals, nv,
+                                    _dropped)) {
+                ret = ENOMEM;
+            }
+            if (counted > 0) {
+                DEBUG(SSSDBG_TRACE_FUNC, "'%s': %zu values of %s counted, not read\n",
+                      entry->dn, counted, attr->name);
             }
         }
         talloc_free(name);

@@ -10,7 +10,8 @@
  * Reply first (sysdb_reply_user_first): the entry carried before the store, inside its
  * transaction, is byte for byte the fresh read after the commit, tagged with the
  * commit's generation; another process still one generation short takes it and finds the
- * carried user through its read cache while ldb holds an older one.
+ * carried user through its read cache while ldb holds an older one. The carried form is
+ * made from the user before the entry itself is built (that waits for the store).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -496,6 +497,57 @@ static void test_user_first(void **state)
     assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, &u, NOW, TMO, &w), EINVAL);
 }
 
+/* The carried form comes from the user, not from the entry the store writes: nothing of
+ * the entry (DN, ldb message: a third of sssd_be's work before the answer) is built until
+ * the store runs, and the form still is the fresh read, for a user with no extra
+ * attributes and for a name long enough that its entry is built at once (its escaped key
+ * checked). */
+static void test_user_first_entry_later(void **state)
+{
+    struct rs_test *t = *state;
+    struct sysdb_reply_key by_name = { .kind = SYSDB_RC_USER_NAME, .name = "ann" };
+    struct sysdb_user u = { .name = "ann", .uid = 6000, .gid = 6001, .gecos = "Ann",
+                            .home = "/home/ann", .orig_dn = "uid=ann,dc=example,dc=com" };
+    struct sysdb_user_write *w;
+    const void *blob;
+    size_t len, before;
+    uint64_t gen;
+    char long_name[201];
+    char commas[SYSDB_NAME_MAX + 1];
+
+    assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, &u, NOW, TMO, &w), EOK);
+    assert_int_equal(sysdb_transaction_start(t->sysdb), EOK);
+    assert_int_equal(sysdb_reply_user_first(t->sysdb, &by_name, w, &gen, &blob, &len), EOK);
+    /* w, the name's two forms and the carried form: no message, no DN. */
+    before = talloc_total_blocks(w);
+    assert_true(before <= 4);
+    assert_int_equal(sysdb_user_write_store(t->sysdb, w), EOK);
+    assert_true(talloc_total_blocks(w) > before);
+    assert_int_equal(sysdb_transaction_commit(t->sysdb), EOK);
+    talloc_free(w);
+    /* Again through the whole check, changed. */
+    u.gecos = "Ann A.";
+    u.shell = "/bin/ksh";
+    assert_user_first(t, &u, "Ann");
+
+    /* A name the DN escapes: the form's name is the RDN unescaped, as a read gives it. */
+    u.name = "o'x,y+z=w";
+    u.uid = 6004;
+    assert_user_first(t, &u, "O'X,Y+Z=W");
+
+    memset(long_name, 'l', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    u.name = long_name;
+    u.uid = 6002;
+    assert_user_first(t, &u, long_name);
+    /* A name whose escaped key is too long is refused before anything is carried. */
+    memset(commas, ',', sizeof(commas) - 1);
+    commas[sizeof(commas) - 1] = '\0';
+    u.name = commas;
+    u.uid = 6003;
+    assert_int_equal(sysdb_user_write_new(t->mem, t->sysdb, &u, NOW, TMO, &w), EINVAL);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -504,6 +556,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup_teardown(test_initgroups, setup, teardown),
         cmocka_unit_test_setup_teardown(test_later_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_user_first, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_user_first_entry_later, setup, teardown),
     };
 
     if (argc == 6 && strcmp(argv[1], "--reader") == 0) {
