@@ -13,10 +13,11 @@
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
 # (cache_req_dp_done, inclusive): the part of its work a cold lookup waits for after the
-# back-end answered. CG_MASTER=1: the master (sbin/sssd, the bus) runs under callgrind too,
-# for its per-hop routing work; callgrind_control cannot reach it once it has forked into
-# the background, so its Ir is the whole run's (printed at the end): the per-lookup figure
-# is the difference of two runs, N and 0, over N.
+# back-end answered, and its work before the call (before_call.*, per lookup: see below).
+# CG_MASTER=1: the master (sbin/sssd, the bus) runs under callgrind too, for its per-hop
+# routing work; callgrind_control cannot reach it once it has forked into the background,
+# so its Ir is the whole run's (printed at the end): the per-lookup figure is the
+# difference of two runs, N and 0, over N.
 set -u
 PREFIX=$1; LABEL=$2; N=${3:-200}; OP=${4:-pw}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -101,14 +102,28 @@ if [ -n "${CG_MASTER:-}" ]; then
     echo "$LABEL master_whole_run N=$N Ir=$ir"
 fi
 [ "$N" -gt 0 ] || exit 0
+# The first inclusive Ir of a function (regexp) in callgrind_annotate --inclusive output.
+cg_incl() { awk -v re="$2" '$0 ~ re {gsub(",","",$1); print $1; exit}' "$1"; }
 for f in $OUT/*.out.*; do
     ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
     echo "$LABEL $(basename $f) Ir=$ir per_lookup=$(( ${ir:-0} / N ))"
     case $f in
     */sssd_nss.*)
-        ir=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null |
-            awk '/cache_req_dp\.c:cache_req_dp_done / {gsub(",","",$1); print $1; exit}')
+        incl=$WORK/cg.incl
+        callgrind_annotate --inclusive=yes "$f" > $incl 2>/dev/null
+        ir=$(cg_incl $incl 'cache_req_dp\.c:cache_req_dp_done ')
         echo "$LABEL $(basename $f) after_be_reply_per_lookup=$(( ${ir:-0} / N ))"
+        # Before the call: cache_req_try_domain, the cache read of the entry (a miss, or the
+        # expired entry: sysdb_flat_load) and the call's composition (cache_req_dp_send);
+        # the process's ldb searches (a cold lookup's only one is that read) and in them
+        # ldb's reload of its @ records (paid by every search after another's commit).
+        for part in 'cache_req\.c:cache_req_try_domain ' 'sysdb_entry\.c:sysdb_flat_load ' \
+                    '[?]:ldb_search ' '[?]:ldb_kv_cache_load ' \
+                    'cache_req_dp\.c:cache_req_dp_send '; do
+            ir=$(cg_incl $incl "$part")
+            name=$(echo "$part" | sed 's/.*://; s/ $//')
+            echo "$LABEL $(basename $f) before_call.$name=$(( ${ir:-0} / N ))"
+        done
         ;;
     esac
 done
