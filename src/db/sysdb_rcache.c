@@ -12,17 +12,24 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db/sysdb_private.h"
 #include "db/sysdb_rcache.h"
+#include "db/sysdb_mdb_walk.h"
 #include "util/sss_hash.h"
 
 #define MDB_META_OFS 16          /* page header */
 #define MDB_MAGIC_OFS (MDB_META_OFS + 0)
 #define MDB_VERSION_OFS (MDB_META_OFS + 4)
 #define MDB_PSIZE_OFS (MDB_META_OFS + 24)
+#define MDB_MAIN_FLAGS_OFS (MDB_META_OFS + 76)  /* dbs[1] (the main database): md_flags */
+#define MDB_MAIN_DEPTH_OFS (MDB_META_OFS + 78)  /* md_depth */
+#define MDB_MAIN_ROOT_OFS (MDB_META_OFS + 112)  /* md_root */
+#define MDB_LAST_PG_OFS (MDB_META_OFS + 120)
 #define MDB_TXNID_OFS (MDB_META_OFS + 128)
+#define MDB_MAX_DEPTH 32
 #define MDB_MAGIC 0xBEEFC0DEU
 #define MDB_DATA_VERSION 1U
 
@@ -39,6 +46,9 @@ struct sysdb_rcache {
     const uint8_t *map;    /* the two meta pages, read-only, shared */
     size_t map_len;
     size_t psize;
+    int fd;                /* the file, read-only, for the whole-file map; -1: none */
+    const uint8_t *file;   /* the file's pages as far as file_len, for sysdb_rcache_probe */
+    size_t file_len;
     size_t bytes;          /* held by slots */
     uint64_t hits;
     uint64_t misses;
@@ -64,6 +74,12 @@ static int sysdb_rcache_destructor(struct sysdb_rcache *rc)
 {
     if (rc->map != NULL) {
         munmap(discard_const(rc->map), rc->map_len);
+    }
+    if (rc->file != NULL) {
+        munmap(discard_const(rc->file), rc->file_len);
+    }
+    if (rc->fd >= 0) {
+        close(rc->fd);
     }
     return 0;
 }
@@ -96,16 +112,18 @@ void sysdb_rcache_init(struct sysdb_ctx *sysdb)
         return;
     }
     map = mmap(NULL, 2 * psize, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
     if (map == MAP_FAILED) {
         DEBUG(SSSDBG_MINOR_FAILURE, "Read cache off: cannot map %s\n", sysdb->path);
+        close(fd);
         return;
     }
     rc = talloc_zero(sysdb, struct sysdb_rcache);
     if (rc == NULL) {
         munmap(map, 2 * psize);
+        close(fd);
         return;
     }
+    rc->fd = fd;
     rc->map = map;
     rc->map_len = 2 * psize;
     rc->psize = psize;
@@ -279,4 +297,83 @@ void sysdb_rcache_stats(struct sysdb_ctx *sysdb, struct sysdb_rcache_stats *_sta
     _stats->enabled = rc != NULL;
     _stats->hits = rc != NULL ? rc->hits : 0;
     _stats->misses = rc != NULL ? rc->misses : 0;
+}
+
+/* The whole file mapped at least up to page last_pg (LMDB only grows it; a snapshot's
+ * pages are written before its meta page names them). */
+static bool rc_file_covers(struct sysdb_rcache *rc, uint64_t last_pg)
+{
+    struct stat st;
+    void *file;
+
+    if (last_pg < rc->file_len / rc->psize) {
+        return true;
+    }
+    if (fstat(rc->fd, &st) != 0 || (uint64_t)st.st_size / rc->psize <= last_pg) {
+        return false;
+    }
+    file = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, rc->fd, 0);
+    if (file == MAP_FAILED) {
+        return false;
+    }
+    if (rc->file != NULL) {
+        munmap(discard_const(rc->file), rc->file_len);
+    }
+    rc->file = file;
+    rc->file_len = st.st_size;
+    return true;
+}
+
+/*
+ * Sound without a reader slot because of LMDB's page reuse rule: a write transaction W
+ * reuses only pages freed by transactions up to W - 2 (with no reader, its oldest is
+ * W - 1), and the pages of snapshot G are freed by G + 1 at the earliest, so they stay
+ * as they are until transaction G + 3 writes, which needs G + 2 committed. A walk of
+ * snapshot G after which the last commit is still at most G + 1 read G's pages only.
+ */
+enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key, size_t klen,
+                                        uint64_t *_gen)
+{
+    struct sysdb_rcache *rc = sysdb->rcache;
+    const uint8_t *meta;
+    enum sysdb_mdb_found found;
+    uint64_t g1, g2, b;
+    uint64_t root, last_pg;
+    uint16_t depth;
+
+    if (rc == NULL || rc->fd < 0 || sysdb->tx_depth > 0) {
+        return SYSDB_MDB_UNKNOWN;
+    }
+    g1 = __atomic_load_n((const uint64_t *)(rc->map + MDB_TXNID_OFS), __ATOMIC_ACQUIRE);
+    b = __atomic_load_n((const uint64_t *)(rc->map + rc->psize + MDB_TXNID_OFS),
+                        __ATOMIC_ACQUIRE);
+    meta = rc->map;
+    if (b > g1) {
+        g1 = b;
+        meta = rc->map + rc->psize;
+    }
+    if (rc_u32(meta + MDB_MAGIC_OFS) != MDB_MAGIC
+            || *(const uint16_t *)(meta + MDB_MAIN_FLAGS_OFS) != 0) {
+        return SYSDB_MDB_UNKNOWN;    /* keys not compared as plain bytes */
+    }
+    root = *(const volatile uint64_t *)(meta + MDB_MAIN_ROOT_OFS);
+    last_pg = *(const volatile uint64_t *)(meta + MDB_LAST_PG_OFS);
+    depth = *(const volatile uint16_t *)(meta + MDB_MAIN_DEPTH_OFS);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    /* The meta page was not rewritten (by G + 2) while we read it. */
+    if (__atomic_load_n((const uint64_t *)(meta + MDB_TXNID_OFS), __ATOMIC_ACQUIRE) != g1
+            || depth == 0 || depth > MDB_MAX_DEPTH || root > last_pg
+            || !rc_file_covers(rc, last_pg)) {
+        return SYSDB_MDB_UNKNOWN;
+    }
+    found = sysdb_mdb_walk(rc->file, rc->file_len, rc->psize, root, depth, key, klen);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    g2 = __atomic_load_n((const uint64_t *)(rc->map + MDB_TXNID_OFS), __ATOMIC_ACQUIRE);
+    b = __atomic_load_n((const uint64_t *)(rc->map + rc->psize + MDB_TXNID_OFS),
+                        __ATOMIC_ACQUIRE);
+    if ((b > g2 ? b : g2) > g1 + 1) {
+        return SYSDB_MDB_UNKNOWN;
+    }
+    *_gen = g1 + 1;     /* the generation as rc_gen_now() numbers it */
+    return found;
 }
