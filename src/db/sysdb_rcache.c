@@ -12,7 +12,6 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "db/sysdb_private.h"
@@ -23,6 +22,7 @@
 #define MDB_META_OFS 16          /* page header */
 #define MDB_MAGIC_OFS (MDB_META_OFS + 0)
 #define MDB_VERSION_OFS (MDB_META_OFS + 4)
+#define MDB_MAPSIZE_OFS (MDB_META_OFS + 8)
 #define MDB_PSIZE_OFS (MDB_META_OFS + 24)
 #define MDB_MAIN_FLAGS_OFS (MDB_META_OFS + 76)  /* dbs[1] (the main database): md_flags */
 #define MDB_MAIN_DEPTH_OFS (MDB_META_OFS + 78)  /* md_depth */
@@ -299,20 +299,30 @@ void sysdb_rcache_stats(struct sysdb_ctx *sysdb, struct sysdb_rcache_stats *_sta
     _stats->misses = rc != NULL ? rc->misses : 0;
 }
 
-/* The whole file mapped at least up to page last_pg (LMDB only grows it; a snapshot's
- * pages are written before its meta page names them). */
-static bool rc_file_covers(struct sysdb_rcache *rc, uint64_t last_pg)
+/* The file mapped at least up to page last_pg: once for the environment's map size (the
+ * file never grows past it), so that a growing file is not mapped again at every commit;
+ * only the pages up to last_pg are ever read (a snapshot's pages are written before its
+ * meta page names them, and LMDB never shrinks the file). */
+static bool rc_file_covers(struct sysdb_rcache *rc, uint64_t last_pg, uint64_t mapsize)
 {
-    struct stat st;
+    size_t need;
     void *file;
 
-    if (last_pg < rc->file_len / rc->psize) {
-        return true;
-    }
-    if (fstat(rc->fd, &st) != 0 || (uint64_t)st.st_size / rc->psize <= last_pg) {
+    if (last_pg >= SIZE_MAX / rc->psize - 1) {
         return false;
     }
-    file = mmap(NULL, st.st_size, PROT_READ, MAP_SHARED, rc->fd, 0);
+    need = (last_pg + 1) * rc->psize;
+    if (need <= rc->file_len) {
+        return true;
+    }
+    if (mapsize < need || mapsize > SIZE_MAX / 2) {    /* odd: the pages needed only */
+        mapsize = need;
+    }
+    file = mmap(NULL, mapsize, PROT_READ, MAP_SHARED, rc->fd, 0);
+    if (file == MAP_FAILED && mapsize > need) {
+        mapsize = need;
+        file = mmap(NULL, mapsize, PROT_READ, MAP_SHARED, rc->fd, 0);
+    }
     if (file == MAP_FAILED) {
         return false;
     }
@@ -320,7 +330,7 @@ static bool rc_file_covers(struct sysdb_rcache *rc, uint64_t last_pg)
         munmap(discard_const(rc->file), rc->file_len);
     }
     rc->file = file;
-    rc->file_len = st.st_size;
+    rc->file_len = mapsize;
     return true;
 }
 
@@ -338,7 +348,7 @@ enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key
     const uint8_t *meta;
     enum sysdb_mdb_found found;
     uint64_t g1, g2, b;
-    uint64_t root, last_pg;
+    uint64_t root, last_pg, mapsize;
     uint16_t depth;
 
     if (rc == NULL || rc->fd < 0 || sysdb->tx_depth > 0) {
@@ -359,14 +369,16 @@ enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key
     root = *(const volatile uint64_t *)(meta + MDB_MAIN_ROOT_OFS);
     last_pg = *(const volatile uint64_t *)(meta + MDB_LAST_PG_OFS);
     depth = *(const volatile uint16_t *)(meta + MDB_MAIN_DEPTH_OFS);
+    mapsize = *(const volatile uint64_t *)(meta + MDB_MAPSIZE_OFS);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     /* The meta page was not rewritten (by G + 2) while we read it. */
     if (__atomic_load_n((const uint64_t *)(meta + MDB_TXNID_OFS), __ATOMIC_ACQUIRE) != g1
             || depth == 0 || depth > MDB_MAX_DEPTH || root > last_pg
-            || !rc_file_covers(rc, last_pg)) {
+            || !rc_file_covers(rc, last_pg, mapsize)) {
         return SYSDB_MDB_UNKNOWN;
     }
-    found = sysdb_mdb_walk(rc->file, rc->file_len, rc->psize, root, depth, key, klen);
+    found = sysdb_mdb_walk(rc->file, (last_pg + 1) * rc->psize, rc->psize, root, depth,
+                           key, klen);
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     g2 = __atomic_load_n((const uint64_t *)(rc->map + MDB_TXNID_OFS), __ATOMIC_ACQUIRE);
     b = __atomic_load_n((const uint64_t *)(rc->map + rc->psize + MDB_TXNID_OFS),
