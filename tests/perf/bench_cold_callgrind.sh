@@ -8,7 +8,8 @@
 # users never seen, the counters dumped. Prints Ir per lookup per process.
 # Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
 #   id: id USER, initgroups and its groups; ig: getent initgroups USER alone; refresh: getent
-#   passwd of users cached once and expired since, entry_cache_timeout 5). Output files in
+#   passwd of users cached once and expired since, entry_cache_timeout 5; warm: getent
+#   passwd of the three warm-up users over and over, answered from the cache). Output files in
 #   ${CG_OUT:-/tmp/sssd-cg}/LABEL. CG_SHAPE: gen_directory.py's USERS GROUPS BIG MANY
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
@@ -84,6 +85,10 @@ for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)
     if [ "$OP" = id ]; then
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns id $u > /dev/null || echo "lookup $i failed"
+    elif [ "$OP" = warm ]; then
+        # The warm-up's users again: the responder's cache answers (no back-end call).
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $((2990 + i % 3))) \
+            > /dev/null || echo "lookup $i failed"
     elif [ "$OP" = ig ]; then
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent initgroups $u > /dev/null \
             || echo "lookup $i failed"
@@ -114,10 +119,12 @@ for f in $OUT/*.out.*; do
         ir=$(cg_incl $incl 'cache_req_dp\.c:cache_req_dp_done ')
         echo "$LABEL $(basename $f) after_be_reply_per_lookup=$(( ${ir:-0} / N ))"
         # Before the call: cache_req_try_domain, the cache read of the entry (a miss, or the
-        # expired entry: sysdb_flat_load) and the call's composition (cache_req_dp_send);
-        # the process's ldb searches (a cold lookup's only one is that read) and in them
-        # ldb's reload of its @ records (paid by every search after another's commit).
-        for part in 'cache_req\.c:cache_req_try_domain ' 'sysdb_entry\.c:sysdb_flat_load ' \
+        # expired entry; with the cheap read after the reply) and the call's composition
+        # (cache_req_dp_send); the process's ldb searches (a cold lookup's only one is that
+        # read) and in them ldb's reload of its @ records (paid by every search after
+        # another's commit).
+        for part in 'cache_req\.c:cache_req_try_domain ' \
+                    'cache_req_cache\.c:cache_req_cache_read ' \
                     '[?]:ldb_search ' '[?]:ldb_kv_cache_load ' \
                     'cache_req_dp\.c:cache_req_dp_send '; do
             ir=$(cg_incl $incl "$part")
