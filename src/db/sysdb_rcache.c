@@ -337,9 +337,12 @@ static bool rc_file_covers(struct sysdb_rcache *rc, uint64_t last_pg, uint64_t m
 /*
  * Sound without a reader slot because of LMDB's page reuse rule: a write transaction W
  * reuses only pages freed by transactions up to W - 2 (with no reader, its oldest is
- * W - 1), and the pages of snapshot G are freed by G + 1 at the earliest, so they stay
- * as they are until transaction G + 3 writes, which needs G + 2 committed. A walk of
- * snapshot G after which the last commit is still at most G + 1 read G's pages only.
+ * W - 1), and the pages of snapshot G are freed by G + 1 at the earliest, so the writer of
+ * G + 1 leaves them as they are. A walk of G during which no commit happened read G's
+ * pages only. No commit also means G's meta page was not being rewritten (by G + 2, after
+ * G + 1's commit) while its root was read. The other meta page, being written by G + 1,
+ * is picked only once its txnid, the last field written in ascending order, is whole: a
+ * half-written one (new low bytes over old high ones) is either whole or below G.
  */
 enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key, size_t klen,
                                         uint64_t *_gen)
@@ -383,8 +386,8 @@ enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key
     g2 = __atomic_load_n((const uint64_t *)(rc->map + MDB_TXNID_OFS), __ATOMIC_ACQUIRE);
     b = __atomic_load_n((const uint64_t *)(rc->map + rc->psize + MDB_TXNID_OFS),
                         __ATOMIC_ACQUIRE);
-    if ((b > g2 ? b : g2) > g1 + 1) {
-        return SYSDB_MDB_UNKNOWN;
+    if ((b > g2 ? b : g2) != g1) {
+        return SYSDB_MDB_UNKNOWN;    /* a commit during the walk: ask ldb */
     }
     *_gen = g1 + 1;     /* the generation as rc_gen_now() numbers it */
     return found;
