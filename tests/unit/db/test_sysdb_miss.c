@@ -5,7 +5,7 @@
  * through the linker's --wrap of ldb_search), while every stored name, however spelled
  * (case, domain suffix, characters a DN escapes), is still found with its own entry: a
  * wrong key form would make found names absent. A tdb cache has no pages to read: its
- * misses are ldb's.
+ * misses are ldb's. And while another process commits without pause, answers stay right.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,6 +26,7 @@
 #define NOW 1700000000
 #define TMO 5400
 #define MANY 3000           /* enough users for a tree of branch pages */
+#define CHURN 3000          /* the churning writer's commits */
 
 static const char *const odd_names[] = {
     "a,b", "c=d", "e+f", " lead", "trail ", "#hash", "x\\y", "q\"t", "l<g>", "semi;c",
@@ -136,6 +137,16 @@ static int writer(const char *dir, const char *backend, const char *step)
             u.uid = u.gid = 20000 + i;
             ret = sysdb_store_user(sysdb, &u, NOW, TMO);
         }
+    } else if (strcmp(step, "churn") == 0) {
+        /* Commits for a while: every stored user rewritten (pages copied and freed), and
+         * new names added, one transaction each. */
+        for (i = 0; i < CHURN && ret == EOK; i++) {
+            snprintf(name, sizeof(name), i % 2 ? "user%d" : "churn%d", i % 2 ? i % MANY : i);
+            u.name = name;
+            u.uid = u.gid = i % 2 ? 10000 + i % MANY : 40000 + i;
+            u.gecos = i % 2 ? "rewritten" : NULL;
+            ret = sysdb_store_user(sysdb, &u, NOW, TMO);
+        }
     } else {
         ret = sysdb_delete_user(sysdb, "user0");
         if (ret == EOK) {
@@ -148,9 +159,8 @@ static int writer(const char *dir, const char *backend, const char *step)
     return ret == EOK ? 0 : 1;
 }
 
-static void run_writer(struct miss_test *t, const char *step)
+static pid_t start_writer(struct miss_test *t, const char *step)
 {
-    int status;
     pid_t pid;
 
     pid = fork();
@@ -160,9 +170,21 @@ static void run_writer(struct miss_test *t, const char *step)
               t->backend == SYSDB_BACKEND_TDB ? "tdb" : "mdb", step, (char *)NULL);
         _exit(3);
     }
+    return pid;
+}
+
+static void wait_writer(pid_t pid)
+{
+    int status;
+
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void run_writer(struct miss_test *t, const char *step)
+{
+    wait_writer(start_writer(t, step));
 }
 
 static void assert_uid(struct miss_test *t, const char *name, uint32_t uid)
@@ -230,11 +252,41 @@ static void test_misses(void **state)
     assert_uid(t, "user1", 10001);
 }
 
+/* While another process commits one transaction after another, stored names are always
+ * found and names never stored never are: a walk that met a commit asks ldb. */
+static void test_concurrent_commits(void **state)
+{
+    struct miss_test *t = *state;
+    struct sysdb_user *u;
+    char name[64];
+    pid_t pid;
+    int status;
+    int rounds = 0;
+    int i;
+
+    run_writer(t, "1");
+    pid = start_writer(t, "churn");
+    do {
+        for (i = 0; i < 200; i++) {
+            snprintf(name, sizeof(name), "user%d", (rounds * 200 + i * 7) % MANY);
+            assert_uid(t, name, 10000 + (rounds * 200 + i * 7) % MANY);
+            snprintf(name, sizeof(name), "nobody%d", i);
+            assert_int_equal(sysdb_get_user_by_name(t->mem, t->sysdb, name, &u), ENOENT);
+        }
+        rounds++;
+    } while (waitpid(pid, &status, WNOHANG) == 0);
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    print_message("%d rounds of 400 lookups during the writer's %d commits\n", rounds, CHURN);
+    assert_uid(t, "churn0", 40000);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_misses, setup_mdb, teardown),
         cmocka_unit_test_setup_teardown(test_misses, setup_tdb, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_commits, setup_mdb, teardown),
     };
 
     if (argc == 5 && strcmp(argv[1], "--writer") == 0) {
