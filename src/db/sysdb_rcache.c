@@ -49,6 +49,7 @@ struct sysdb_rcache {
     int fd;                /* the file, read-only, for the whole-file map; -1: none */
     const uint8_t *file;   /* the file's pages as far as file_len, for sysdb_rcache_probe */
     size_t file_len;
+    int8_t dn_index;       /* ldb's DN index key form checked: 1 as assumed, -1 not, 0 not yet */
     size_t bytes;          /* held by slots */
     uint64_t hits;
     uint64_t misses;
@@ -391,4 +392,89 @@ enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key
     }
     *_gen = g1 + 1;     /* the generation as rc_gen_now() numbers it */
     return found;
+}
+
+/* LMDB's key size limit (mdb_env_get_maxkeysize() with the default build). */
+#define MDB_KEY_MAX 511
+#define DN_INDEX_PREFIX "DN=@INDEX:@IDXDN:"
+
+/* The key of ldb's DN index record for a casefolded DN (prefix + DN + NUL) or, dn_index
+ * false, of the record keyed by the DN itself (a cache without GUID keys); 0 when the key
+ * would be over LMDB's limit (ldb shortens such index keys its own way). */
+static size_t rc_dn_key(char *buf, const char *folded, bool dn_index)
+{
+    const char *prefix = dn_index ? DN_INDEX_PREFIX : "DN=";
+    size_t plen = strlen(prefix);
+    size_t len = strlen(folded) + 1;
+
+    if (plen + len > MDB_KEY_MAX) {
+        return 0;
+    }
+    memcpy(buf, prefix, plen);
+    memcpy(buf + plen, folded, len);
+    return plen + len;
+}
+
+static enum sysdb_mdb_found rc_probe_folded(struct sysdb_ctx *sysdb, const char *folded,
+                                            uint64_t *_gen)
+{
+    char buf[MDB_KEY_MAX];
+    enum sysdb_mdb_found found;
+    size_t klen;
+
+    klen = rc_dn_key(buf, folded, true);
+    if (klen == 0) {
+        return SYSDB_MDB_UNKNOWN;
+    }
+    found = sysdb_rcache_probe(sysdb, buf, klen, _gen);
+    if (found != SYSDB_MDB_ABSENT) {
+        return found;
+    }
+    klen = rc_dn_key(buf, folded, false);
+    return klen != 0 ? sysdb_rcache_probe(sysdb, buf, klen, _gen) : SYSDB_MDB_UNKNOWN;
+}
+
+/* Once per process: the version entry, which every opened cache has, must be found by
+ * its DN index key; else ldb's key form is not the one assumed here and the probe stays
+ * off (a missing entry would be answered "not there"). */
+static bool rc_dn_index_checked(struct sysdb_ctx *sysdb)
+{
+    struct sysdb_rcache *rc = sysdb->rcache;
+    struct ldb_dn *dn;
+    const char *folded;
+    enum sysdb_mdb_found found = SYSDB_MDB_UNKNOWN;
+    uint64_t gen;
+
+    if (rc->dn_index != 0) {
+        return rc->dn_index > 0;
+    }
+    dn = ldb_dn_new(NULL, sysdb->ldb, SYSDB_BASE_DN);
+    folded = dn != NULL ? ldb_dn_get_casefold(dn) : NULL;
+    if (folded != NULL) {
+        found = rc_probe_folded(sysdb, folded, &gen);
+    }
+    talloc_free(dn);
+    if (found == SYSDB_MDB_PRESENT) {
+        rc->dn_index = 1;
+    } else if (found == SYSDB_MDB_ABSENT) {
+        DEBUG(SSSDBG_MINOR_FAILURE, "Cache %s: no DN index record for %s, lookups of "
+              "missing entries go to ldb\n", sysdb->path, SYSDB_BASE_DN);
+        rc->dn_index = -1;
+    }
+    return rc->dn_index > 0;
+}
+
+enum sysdb_mdb_found sysdb_rcache_probe_dn(struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                                           uint64_t *_gen)
+{
+    const char *folded;
+
+    if (sysdb->rcache == NULL || sysdb->rcache->fd < 0 || !rc_dn_index_checked(sysdb)) {
+        return SYSDB_MDB_UNKNOWN;
+    }
+    folded = ldb_dn_get_casefold(dn);
+    if (folded == NULL) {
+        return SYSDB_MDB_UNKNOWN;
+    }
+    return rc_probe_folded(sysdb, folded, _gen);
 }

@@ -81,6 +81,16 @@ void sysdb_rcache_put(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key, u
 enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key, size_t klen,
                                         uint64_t *_gen);
 
+/*
+ * Whether an entry of that DN is there, by sysdb_rcache_probe() of ldb's record keys for
+ * it: absent when neither its DN index record (DN=@INDEX:@IDXDN:<casefolded DN>) nor a
+ * record keyed by the DN itself (a cache without GUID keys) is there. UNKNOWN also while
+ * that key form is not confirmed on the cache's own version entry.
+ */
+struct ldb_dn;
+enum sysdb_mdb_found sysdb_rcache_probe_dn(struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                                           uint64_t *_gen);
+
 /* Counters for tests and benchmarks. */
 struct sysdb_rcache_stats {
     bool enabled;

@@ -7,9 +7,6 @@
 
 #include "db/sysdb_private.h"
 
-/* LMDB's key size limit (mdb_env_get_maxkeysize() with the default build). */
-#define SYSDB_PROBE_KEY_MAX 511
-
 static const char *const sysdb_user_attrs[] = { SYSDB_USER_ATTRS, NULL };
 
 errno_t sysdb_msg_to_user(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
@@ -417,22 +414,17 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
 
 /*
  * A name's entry when the read cache has no slot for it. Its absence is answered from the
- * database's pages (sysdb_rcache_probe) rather than by an ldb search, which after any other
- * process's commit first reloads ldb's own records (a cold lookup's miss: ~57k instructions
- * against ~13k): absent when neither the DN index key of the entry's DN nor a record keyed
- * by the DN (a cache without GUID keys) is there. Otherwise the entry is read by that DN as
- * sysdb_flat_load() reads it (which would build the DN again).
+ * database's pages (sysdb_rcache_probe_dn) rather than by an ldb search, which after any
+ * other process's commit first reloads ldb's own records (a cold lookup's miss: ~57k
+ * instructions against ~13k). Otherwise the entry is read by the DN built for the probe,
+ * as sysdb_flat_load() reads it (which would build the DN again).
  * TODO once sysdb_entry.c is free to change: sysdb_flat_load() taking the DN, not this copy.
  */
 static errno_t sysdb_user_load_name(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key,
                                     struct sysdb_flat *flat)
 {
-    static const char idx[] = "DN=@INDEX:@IDXDN:";
-    char buf[SYSDB_PROBE_KEY_MAX];
-    enum sysdb_mdb_found found = SYSDB_MDB_UNKNOWN;
     struct ldb_message *msg;
     struct ldb_dn *dn;
-    const char *folded;
     uint64_t at = 0;
     void *blob;
     size_t len;
@@ -446,20 +438,7 @@ static errno_t sysdb_user_load_name(struct sysdb_ctx *sysdb, const struct sysdb_
     if (ret != EOK) {
         return ret;
     }
-    folded = ldb_dn_get_casefold(dn);
-    len = folded != NULL ? strlen(folded) + 1 : SIZE_MAX;
-    /* LMDB keys are at most 511 bytes; a longer index key is one ldb shortens its way. */
-    if (len <= SYSDB_PROBE_KEY_MAX - sizeof(idx)) {
-        memcpy(buf, idx, sizeof(idx) - 1);
-        memcpy(buf + sizeof(idx) - 1, folded, len);
-        found = sysdb_rcache_probe(sysdb, buf, sizeof(idx) - 1 + len, &at);
-        if (found == SYSDB_MDB_ABSENT) {
-            memcpy(buf, "DN=", 3);
-            memcpy(buf + 3, folded, len);
-            found = sysdb_rcache_probe(sysdb, buf, 3 + len, &at);
-        }
-    }
-    if (found == SYSDB_MDB_ABSENT) {
+    if (sysdb_rcache_probe_dn(sysdb, dn, &at) == SYSDB_MDB_ABSENT) {
         ret = ENOENT;
     } else {
         ret = sysdb_read_entry(flat->tmp, sysdb, dn, sysdb_user_attrs, &msg);
