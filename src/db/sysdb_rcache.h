@@ -22,6 +22,7 @@
 #include <talloc.h>
 
 #include "util/sss_errors.h"
+#include "db/sysdb_mdb_walk.h"
 
 struct sysdb_ctx;
 
@@ -70,6 +71,25 @@ bool sysdb_rcache_get(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key, u
  * the entry is too big, or memory is short: the cache is only an accelerator. */
 void sysdb_rcache_put(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key, uint64_t gen,
                       const void *blob, size_t len);
+
+/*
+ * Whether the database holds key (a record key of ldb's, NUL included), read from the
+ * last committed snapshot's pages without ldb. UNKNOWN (ask ldb) when the cache is off, a
+ * transaction of ours is open, or the snapshot could not be read whole; else *_gen is the
+ * generation the answer is true at.
+ */
+enum sysdb_mdb_found sysdb_rcache_probe(struct sysdb_ctx *sysdb, const void *key, size_t klen,
+                                        uint64_t *_gen);
+
+/*
+ * Whether an entry of that DN is there, by sysdb_rcache_probe() of ldb's record keys for
+ * it: absent when neither its DN index record (DN=@INDEX:@IDXDN:<casefolded DN>) nor a
+ * record keyed by the DN itself (a cache without GUID keys) is there. UNKNOWN also while
+ * that key form is not confirmed on the cache's own version entry.
+ */
+struct ldb_dn;
+enum sysdb_mdb_found sysdb_rcache_probe_dn(struct sysdb_ctx *sysdb, struct ldb_dn *dn,
+                                           uint64_t *_gen);
 
 /* Counters for tests and benchmarks. */
 struct sysdb_rcache_stats {

@@ -55,6 +55,7 @@ declare -A deps=(
     [fuzz_ad_gpo_sd]="$top/src/providers/ad/ad_gpo_sd.c $top/src/lib/idmap/idmap.c
         $top/src/sss_client/murmurhash3.c"
     [fuzz_sysdb_reply]="$top/src/db/*.c $probes $(pkg-config --cflags --libs ldb) -lcrypt"
+    [fuzz_mdb_walk]="$top/src/db/sysdb_mdb_walk.c"
 )
 
 # Per-harness ASAN_OPTIONS. libldap and liblber are built without frame pointers, so the

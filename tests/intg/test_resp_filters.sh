@@ -66,4 +66,33 @@ check "getent passwd bob (filtered): not found (status $rc)" test "$rc" -eq 2
 out=$(in_nss_ns getent group ok2)
 check "an ordinary group: $out" test "$out" = "ok2:*:20003:alice"
 
+# A filtered name that turns up in the directory after start (a group "root" created, with
+# alice in it) is filtered from the next refresh on; renamed to another name it comes back,
+# renamed to root again it goes: the filtered gids follow the cache, not what it held when
+# they were first resolved (issue 18: sssd_nss keeps them between lookups). Groups made by
+# ldapadd: slapd renames only entries it stored itself (structuralObjectClass).
+ldap_do() {
+    "$@" -x -H "$URI" -D "cn=admin,$S" -w secret > "$WORK/ldap_do.log" 2>&1 \
+        || { cat "$WORK/ldap_do.log"; false; }
+}
+ldif_group $S root 20005 alice | ldap_do ldapadd
+check "ldapadd group root" test $? -eq 0
+"$PREFIX/sbin/sss_cache" -E -c "$CONF"
+out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO id -G alice)
+check "a group root created later is left out of id -G alice: $out" test "$out" = "20001 20003"
+out=$(in_nss_ns id -G alice)
+check "... also through the memory cache: $out" test "$out" = "20001 20003"
+in_nss_ns getent group 20005 >/dev/null; rc=$?
+check "getent group 20005 (root, created later): not found (status $rc)" test "$rc" -eq 2
+ldap_do ldapmodrdn -r "cn=root,ou=Groups,$S" cn=wasroot
+check "ldapmodrdn root -> wasroot" test $? -eq 0
+"$PREFIX/sbin/sss_cache" -E -c "$CONF"
+out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO id -G alice | tr ' ' '\n' | sort | xargs)
+check "renamed away from root, the group is back: $out" test "$out" = "20001 20003 20005"
+ldap_do ldapmodrdn -r "cn=wasroot,ou=Groups,$S" cn=root
+check "ldapmodrdn wasroot -> root" test $? -eq 0
+"$PREFIX/sbin/sss_cache" -E -c "$CONF"
+out=$(in_nss_ns env SSS_NSS_USE_MEMCACHE=NO id -G alice | tr ' ' '\n' | sort | xargs)
+check "a group renamed to root is left out: $out" test "$out" = "20001 20003"
+
 summary

@@ -9,15 +9,16 @@
 # Usage: bench_cold_callgrind.sh PREFIX LABEL [N] [OP]   (root; N 200; OP pw: getent passwd,
 #   id: id USER, initgroups and its groups; ig: getent initgroups USER alone; refresh: getent
 #   passwd of users cached once and expired since, entry_cache_timeout 5; warm: getent
-#   passwd of one cached user (user002990) N times, the responder's warm path). Output files in
+#   passwd of the three warm-up users over and over, answered from the cache). Output files in
 #   ${CG_OUT:-/tmp/sssd-cg}/LABEL. CG_SHAPE: gen_directory.py's USERS GROUPS BIG MANY
 #   ("3000 100 50 10"; make perf PERF_USERS=10000's shape: "10000 20000 10000 5000").
 # For sssd_nss it also prints the instructions from the back-end's reply to the client's
 # (cache_req_dp_done, inclusive): the part of its work a cold lookup waits for after the
-# back-end answered. CG_MASTER=1: the master (sbin/sssd, the bus) runs under callgrind too,
-# for its per-hop routing work; callgrind_control cannot reach it once it has forked into
-# the background, so its Ir is the whole run's (printed at the end): the per-lookup figure
-# is the difference of two runs, N and 0, over N.
+# back-end answered, and its work before the call (before_call.*, per lookup: see below).
+# CG_MASTER=1: the master (sbin/sssd, the bus) runs under callgrind too, for its per-hop
+# routing work; callgrind_control cannot reach it once it has forked into the background,
+# so its Ir is the whole run's (printed at the end): the per-lookup figure is the
+# difference of two runs, N and 0, over N.
 set -u
 PREFIX=$1; LABEL=$2; N=${3:-200}; OP=${4:-pw}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -82,9 +83,12 @@ fi
 callgrind_control -z $nss $be > /dev/null
 for i in $(seq 1 $N); do
     u=$(printf 'user%06d' $i)
-    [ "$OP" = warm ] && u=user002990
     if [ "$OP" = id ]; then
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns id $u > /dev/null || echo "lookup $i failed"
+    elif [ "$OP" = warm ]; then
+        # The warm-up's users again: the responder's cache answers (no back-end call).
+        SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent passwd $(printf 'user%06d' $((2990 + i % 3))) \
+            > /dev/null || echo "lookup $i failed"
     elif [ "$OP" = ig ]; then
         SSS_NSS_USE_MEMCACHE=NO in_nss_ns getent initgroups $u > /dev/null \
             || echo "lookup $i failed"
@@ -103,14 +107,30 @@ if [ -n "${CG_MASTER:-}" ]; then
     echo "$LABEL master_whole_run N=$N Ir=$ir"
 fi
 [ "$N" -gt 0 ] || exit 0
+# The first inclusive Ir of a function (regexp) in callgrind_annotate --inclusive output.
+cg_incl() { awk -v re="$2" '$0 ~ re {gsub(",","",$1); print $1; exit}' "$1"; }
 for f in $OUT/*.out.*; do
     ir=$(callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",","",$1); print $1}')
     echo "$LABEL $(basename $f) Ir=$ir per_lookup=$(( ${ir:-0} / N ))"
     case $f in
     */sssd_nss.*)
-        ir=$(callgrind_annotate --inclusive=yes "$f" 2>/dev/null |
-            awk '/cache_req_dp\.c:cache_req_dp_done / {gsub(",","",$1); print $1; exit}')
+        incl=$WORK/cg.incl
+        callgrind_annotate --inclusive=yes "$f" > $incl 2>/dev/null
+        ir=$(cg_incl $incl 'cache_req_dp\.c:cache_req_dp_done ')
         echo "$LABEL $(basename $f) after_be_reply_per_lookup=$(( ${ir:-0} / N ))"
+        # Before the call: cache_req_try_domain, the cache read of the entry (a miss, or the
+        # expired entry; with the cheap read after the reply) and the call's composition
+        # (cache_req_dp_send); the process's ldb searches (a cold lookup's only one is that
+        # read) and in them ldb's reload of its @ records (paid by every search after
+        # another's commit).
+        for part in 'cache_req\.c:cache_req_try_domain ' \
+                    'cache_req_cache\.c:cache_req_cache_read ' \
+                    '[?]:ldb_search ' '[?]:ldb_kv_cache_load ' \
+                    'cache_req_dp\.c:cache_req_dp_send '; do
+            ir=$(cg_incl $incl "$part")
+            name=$(echo "$part" | sed 's/.*://; s/ $//')
+            echo "$LABEL $(basename $f) before_call.$name=$(( ${ir:-0} / N ))"
+        done
         ;;
     esac
 done

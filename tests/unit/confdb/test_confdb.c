@@ -712,6 +712,57 @@ static void test_domains_and_services(void **state)
     }
 }
 
+/* The table read row by row: what confdb_option_find answered before its index. */
+static const struct confdb_option *scan_table(const char *name, unsigned kind)
+{
+    const struct confdb_option *table;
+    size_t count, i;
+
+    table = confdb_option_table(&count);
+    for (i = 0; i < count; i++) {
+        if ((table[i].kinds & kind) != 0 && strcmp(table[i].name, name) == 0) {
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
+/* Every name of the table (and names around them) in every kind of section: the index
+ * finds the row a scan of the table finds, the first of its name that fits the kind. */
+static void test_option_index_equals_table(void **state)
+{
+    static const char *const others[] = {
+        "", "a", "zzzz", "filter_user", "filter_users_", "FILTER_USERS", "ldap_", NULL
+    };
+    static const unsigned kinds[] = {
+        CONFDB_K_SSSD, CONFDB_K_NSS, CONFDB_K_PAM, CONFDB_K_SUDO, CONFDB_K_DOMAIN,
+        CONFDB_K_RESP, CONFDB_K_ALL, CONFDB_K_NSS | CONFDB_K_DOMAIN, 0
+    };
+    const struct confdb_option *table;
+    size_t count, i, k;
+    size_t shared = 0;
+
+    (void)state;
+    table = confdb_option_table(&count);
+    for (i = 0; i < count; i++) {
+        for (k = 0; k < SSS_ARRAY_SIZE(kinds); k++) {
+            assert_ptr_equal(confdb_option_find(table[i].name, kinds[k]),
+                             scan_table(table[i].name, kinds[k]));
+        }
+        if (scan_table(table[i].name, CONFDB_K_ALL) != &table[i]) {
+            shared++;       /* a later row of a name already seen */
+        }
+    }
+    /* The rows that share a name (filter_users in [nss] and a domain...) were tried. */
+    assert_true(shared > 0);
+    for (i = 0; others[i] != NULL; i++) {
+        assert_null(confdb_option_find(others[i], CONFDB_K_ALL));
+    }
+    assert_null(confdb_option_find(NULL, CONFDB_K_ALL));
+    assert_ptr_equal(confdb_option_find("filter_users", CONFDB_K_DOMAIN)->def, NULL);
+    assert_string_equal(confdb_option_find("filter_users", CONFDB_K_NSS)->def, "root");
+}
+
 static void test_lookup_errors(void **state)
 {
     struct test_ctx *t = *state;
@@ -1171,6 +1222,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_enum_and_derived_ints, setup, teardown),
         cmocka_unit_test_setup_teardown(test_domains_and_services, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lookup_errors, setup, teardown),
+        cmocka_unit_test(test_option_index_equals_table),
         cmocka_unit_test_setup_teardown(test_warn_unknown_option, setup, teardown),
         cmocka_unit_test_setup_teardown(test_warn_sections, setup, teardown),
         cmocka_unit_test_setup_teardown(test_warning_limit, setup, teardown),
