@@ -412,54 +412,6 @@ errno_t sysdb_store_user(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
     return ret;
 }
 
-/*
- * A name's entry when the read cache has no slot for it. Its absence is answered from the
- * database's pages (sysdb_rcache_probe_dn) rather than by an ldb search, which after any
- * other process's commit first reloads ldb's own records (a cold lookup's miss: ~57k
- * instructions against ~13k). Otherwise the entry is read by the DN built for the probe,
- * as sysdb_flat_load() reads it (which would build the DN again).
- * TODO once sysdb_entry.c is free to change: sysdb_flat_load() taking the DN, not this copy.
- */
-static errno_t sysdb_user_load_name(struct sysdb_ctx *sysdb, const struct sysdb_rc_key *key,
-                                    struct sysdb_flat *flat)
-{
-    struct ldb_message *msg;
-    struct ldb_dn *dn;
-    uint64_t at = 0;
-    void *blob;
-    size_t len;
-    errno_t ret;
-
-    flat->tmp = talloc_new(NULL);
-    if (flat->tmp == NULL) {
-        return ENOMEM;
-    }
-    ret = sysdb_entry_dn(flat->tmp, sysdb, SYSDB_KIND_USER, key->name, &dn);
-    if (ret != EOK) {
-        return ret;
-    }
-    if (sysdb_rcache_probe_dn(sysdb, dn, &at) == SYSDB_MDB_ABSENT) {
-        ret = ENOENT;
-    } else {
-        ret = sysdb_read_entry(flat->tmp, sysdb, dn, sysdb_user_attrs, &msg);
-        at = flat->gen;
-    }
-    if (ret == ENOENT && at == flat->gen) {
-        sysdb_rcache_put(sysdb, key, flat->gen, NULL, 0);
-    }
-    if (ret != EOK) {
-        return ret;
-    }
-    ret = sysdb_user_flatten(flat->tmp, sysdb, msg, &blob, &len);
-    if (ret != EOK) {
-        return ret;
-    }
-    sysdb_rcache_put(sysdb, key, flat->gen, blob, len);
-    flat->blob = blob;
-    flat->len = len;
-    return EOK;
-}
-
 /* A user by key: from the read cache, or read, flattened and cached (misses too). */
 static errno_t sysdb_user_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                                 const struct sysdb_rc_key *key, struct sysdb_user **_user)
@@ -469,9 +421,7 @@ static errno_t sysdb_user_fetch(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     errno_t ret;
 
     ret = sysdb_flat_cached(sysdb, key, &flat);
-    if (ret == EAGAIN && key->name != NULL) {
-        ret = sysdb_user_load_name(sysdb, key, &flat);
-    } else if (ret == EAGAIN) {
+    if (ret == EAGAIN) {
         ret = sysdb_flat_load(sysdb, &sysdb_user_view, key, &flat);
     }
     if (ret == EOK) {

@@ -137,6 +137,11 @@ static int writer(const char *dir, const char *backend, const char *step)
             u.uid = u.gid = 20000 + i;
             ret = sysdb_store_user(sysdb, &u, NOW, TMO);
         }
+        for (i = 0; i < 2 && ret == EOK; i++) {
+            struct sysdb_group g = { .name = i ? "Odd, grp" : "grp0", .gid = 50000 + i };
+
+            ret = sysdb_store_group(sysdb, &g, true, NOW, TMO);
+        }
     } else if (strcmp(step, "churn") == 0) {
         /* Commits for a while: every stored user rewritten (pages copied and freed), and
          * new names added, one transaction each. */
@@ -252,6 +257,35 @@ static void test_misses(void **state)
     assert_uid(t, "user1", 10001);
 }
 
+/* Groups by name take the same page lookup for a miss. */
+static void test_group_misses(void **state)
+{
+    struct miss_test *t = *state;
+    struct sysdb_group *g;
+    char name[64];
+    unsigned int before;
+    int i;
+
+    run_writer(t, "1");
+    before = searches;
+    for (i = 0; i < MANY; i++) {
+        snprintf(name, sizeof(name), "nogroup%d", i);
+        assert_int_equal(sysdb_get_group_by_name(t->mem, t->sysdb, name, &g), ENOENT);
+    }
+    if (t->backend == SYSDB_BACKEND_MDB) {
+        assert_int_equal(searches - before, 0);
+    } else {
+        assert_true(searches - before >= MANY);
+    }
+    for (i = 0; i < 2; i++) {
+        g = NULL;
+        assert_int_equal(sysdb_get_group_by_name(t->mem, t->sysdb,
+                                                 i ? "ODD, GRP@" DOM : "Grp0", &g), EOK);
+        assert_int_equal(g->gid, 50000 + i);
+        talloc_free(g);
+    }
+}
+
 /* While another process commits one transaction after another, stored names are always
  * found and names never stored never are: a walk that met a commit asks ldb. */
 static void test_concurrent_commits(void **state)
@@ -286,6 +320,8 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_misses, setup_mdb, teardown),
         cmocka_unit_test_setup_teardown(test_misses, setup_tdb, teardown),
+        cmocka_unit_test_setup_teardown(test_group_misses, setup_mdb, teardown),
+        cmocka_unit_test_setup_teardown(test_group_misses, setup_tdb, teardown),
         cmocka_unit_test_setup_teardown(test_concurrent_commits, setup_mdb, teardown),
     };
 
