@@ -77,6 +77,9 @@ DBusConnection *sbus_connection_get_dbus(struct sbus_connection *conn);
 uint64_t sbus_connection_direct_replies(struct sbus_connection *conn);
 /* The same for generated method calls. */
 uint64_t sbus_connection_direct_calls(struct sbus_connection *conn);
+/* Of those replies and calls, how many the socket took in part, the rest then written
+ * blocking (or the connection shut down when even that failed). */
+uint64_t sbus_connection_direct_rests(struct sbus_connection *conn);
 
 /* -------- incoming method calls and signals (sbus_dispatch.c) -------- */
 

@@ -492,18 +492,21 @@ static bool sbus_gen_lazy_direct(struct sbus_connection *conn, void *pvt,
     va_list ap;
     size_t num;
     size_t len = 0;
+    bool sent;
 
     va_copy(ap, call->ap);
     if (sbus_gen_wire_args(call->signature, ap, args, &num)) {
         len = sbus_wire_compose(&call->head, call->signature, args, num, data);
     }
     va_end(ap);
-    if (len == 0 || !sbus_call_direct(conn, data, len)) {
-        return false;
+    sent = len != 0 && sbus_call_direct(conn, data, len);
+    if (sent) {
+        /* The header's serial (bytes 8-11), in our byte order as composed. */
+        memcpy(_serial, data + 8, sizeof(*_serial));
     }
-    /* The header's serial (bytes 8-11), in our byte order as composed. */
-    memcpy(_serial, data + 8, sizeof(*_serial));
-    return true;
+    /* pamHandler's authtok and newauthtok are in there. */
+    sbus_wire_erase(data, len);
+    return sent;
 }
 
 /* The message for libdbus, as sbus_gen_new_call() builds it. */
@@ -579,12 +582,15 @@ static bool sbus_gen_reply_direct(const struct sbus_wire_head *head, const char 
     uint8_t data[SBUS_WIRE_MAX_LEN];
     size_t num;
     size_t len;
+    bool sent;
 
     if (!sbus_gen_wire_args(signature, ap, args, &num)) {
         return false;
     }
     len = sbus_wire_compose(head, signature, args, num, data);
-    return len > 0 && sbus_reply_direct(sbus_gen_direct_conn, data, len);
+    sent = len > 0 && sbus_reply_direct(sbus_gen_direct_conn, data, len);
+    sbus_wire_erase(data, len);
+    return sent;
 }
 
 errno_t sbus_gen_new_reply(DBusMessage **_reply, DBusMessage *call, const char *signature,

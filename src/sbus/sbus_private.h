@@ -47,6 +47,7 @@ struct sbus_connection {
     bool *freed;                /* set while delivering a signal, to notice our own end */
     uint64_t direct_replies;    /* replies written by sbus_reply_direct() */
     uint64_t direct_calls;      /* calls written by sbus_call_direct() */
+    uint64_t direct_rests;      /* of those, written in part and finished blocking */
 };
 
 /* Filter installed on every connection: routes incoming calls and signals. */

@@ -23,21 +23,53 @@
 #include <errno.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "sbus/sbus_private.h"
 
-/* How long the rest of a partly written reply may wait for room (ms). */
+/* How long, in all, the rest of a partly written reply may wait for room (ms). */
 #define SBUS_REPLY_DIRECT_REST_MS 5000
 
+/* Milliseconds left until deadline (CLOCK_MONOTONIC), 0 once it has passed. */
+static int sbus_reply_direct_ms_left(const struct timespec *deadline)
+{
+    struct timespec now;
+    int64_t ms;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &now) != 0) {
+        return 0;
+    }
+    ms = (int64_t)(deadline->tv_sec - now.tv_sec) * 1000
+         + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+    return ms > 0 ? (int)ms : 0;
+}
+
+/* One deadline for the whole rest, not a timeout per poll(): a peer that takes a few
+ * bytes every few seconds must not hold the process without limit. */
 static bool sbus_reply_direct_rest(int fd, const uint8_t *data, size_t len)
 {
     struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+    struct timespec deadline;
     ssize_t n;
-
     int ready;
+    int left;
+
+    if (clock_gettime(CLOCK_MONOTONIC, &deadline) != 0) {
+        return false;
+    }
+    deadline.tv_sec += SBUS_REPLY_DIRECT_REST_MS / 1000;
+    deadline.tv_nsec += (long)(SBUS_REPLY_DIRECT_REST_MS % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
 
     while (len > 0) {
-        ready = poll(&pfd, 1, SBUS_REPLY_DIRECT_REST_MS);
+        left = sbus_reply_direct_ms_left(&deadline);
+        if (left == 0) {
+            return false;
+        }
+        ready = poll(&pfd, 1, left);
         if (ready < 0 && errno == EINTR) {
             continue;
         }
@@ -67,6 +99,11 @@ uint64_t sbus_connection_direct_calls(struct sbus_connection *conn)
     return conn != NULL ? conn->direct_calls : 0;
 }
 
+uint64_t sbus_connection_direct_rests(struct sbus_connection *conn)
+{
+    return conn != NULL ? conn->direct_rests : 0;
+}
+
 /* The composed message written to conn's socket: true when it is out (or the connection
  * was ended over it); false when nothing was written. */
 static bool sbus_write_direct(struct sbus_connection *conn, const uint8_t *data, size_t len)
@@ -87,9 +124,13 @@ static bool sbus_write_direct(struct sbus_connection *conn, const uint8_t *data,
         /* Full, or broken: libdbus queues it, or notices the end. */
         return false;
     }
-    if ((size_t)n < len && !sbus_reply_direct_rest(fd, data + n, len - (size_t)n)) {
-        DEBUG(SSSDBG_CRIT_FAILURE, "A message went out in part only: closing the connection\n");
-        shutdown(fd, SHUT_RDWR);
+    if ((size_t)n < len) {
+        conn->direct_rests++;
+        if (!sbus_reply_direct_rest(fd, data + n, len - (size_t)n)) {
+            DEBUG(SSSDBG_CRIT_FAILURE,
+                  "A message went out in part only: closing the connection\n");
+            shutdown(fd, SHUT_RDWR);
+        }
     }
     return true;
 }

@@ -253,12 +253,19 @@ DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *sign
                              const struct sbus_wire_arg *args, size_t num_args)
 {
     uint8_t data[SBUS_WIRE_MAX_LEN];    /* on the stack: no allocation but libdbus's own */
+    DBusMessage *msg = NULL;
     size_t len;
 
     len = sbus_wire_compose(head, signature, args, num_args, data);
-    if (len == 0) {
-        return NULL;
+    if (len != 0) {
+        /* libdbus validates it whole (header fields, UTF-8, signature against the body). */
+        msg = dbus_message_demarshal((const char *)data, (int)len, NULL);
     }
-    /* libdbus validates it whole (header fields, UTF-8, signature against the body). */
-    return dbus_message_demarshal((const char *)data, (int)len, NULL);
+    sbus_wire_erase(data, len);
+    return msg;
+}
+
+void sbus_wire_erase(uint8_t *out, size_t len)
+{
+    explicit_bzero(out, len != 0 ? len : SBUS_WIRE_MAX_LEN);
 }

@@ -59,4 +59,9 @@ DBusMessage *sbus_wire_build(const struct sbus_wire_head *head, const char *sign
 size_t sbus_wire_compose(const struct sbus_wire_head *head, const char *signature,
                          const struct sbus_wire_arg *args, size_t num_args, uint8_t *out);
 
+/* Clears what sbus_wire_compose() wrote to out: its len bytes, or the whole room when it
+ * returned 0 (it may have written part before giving up). The bytes may be a password
+ * (pamHandler's authtok) and out is on the caller's stack. */
+void sbus_wire_erase(uint8_t *out, size_t len);
+
 #endif /* SSS_SBUS_WIRE_BUILD_H */
