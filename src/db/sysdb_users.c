@@ -158,8 +158,8 @@ static errno_t sysdb_user_set_extra(struct ldb_message *msg, const struct sysdb_
     return sysdb_msg_set_packed(msg, SYSDB_A_EXTRA, user->extra, "extra attributes");
 }
 
-/* The message a store of user writes, on mem_ctx (checks included: EINVAL, logged, for a
- * user the cache refuses). */
+/* The message a store of user writes, on mem_ctx. The user was checked by
+ * sysdb_user_check() when its write was prepared (sysdb_user_write_new, the only way in). */
 static errno_t sysdb_user_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
                               const struct sysdb_user *user, time_t now,
                               uint32_t cache_timeout, struct ldb_message **_msg)
@@ -169,19 +169,7 @@ static errno_t sysdb_user_msg(TALLOC_CTX *mem_ctx, struct sysdb_ctx *sysdb,
     const char *stored;
     errno_t ret;
 
-    SSS_CHECK_ARG(sysdb != NULL, EINVAL);
-    SSS_CHECK_ARG(user != NULL, EINVAL);
-    SSS_CHECK_ARG(user->name != NULL, EINVAL);
-    SSS_CHECK_ARG(now >= 0, EINVAL);
-    if (user->uid == 0 || user->gid == 0) {
-        DEBUG(SSSDBG_OP_FAILURE, "Refusing to cache %s with uid/gid 0\n", user->name);
-        return EINVAL;
-    }
     sysdb_user_strs(user, strs);
-    ret = sysdb_check_attrs(strs, SYSDB_USER_NSTRS);
-    if (ret != EOK) {
-        return ret;
-    }
     ret = sysdb_entry_msg(mem_ctx, sysdb, SYSDB_KIND_USER, user->name, user->uid,
                           &msg, &stored);
     if (ret != EOK) {
@@ -231,7 +219,7 @@ struct sysdb_user_write {
  * anything is answered. */
 #define SYSDB_USER_KEY_SURE 100
 
-/* sysdb_user_msg's refusals, without building the message. */
+/* The refusals of a user store (EINVAL, logged), checked before anything is built. */
 static errno_t sysdb_user_check(struct sysdb_ctx *sysdb, const struct sysdb_user *user,
                                 time_t now)
 {
