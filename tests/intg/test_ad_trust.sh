@@ -125,6 +125,19 @@ SID_ERIN=$(samba_ad_b samba_ad_sid erin)
 read -r UID_DAVE GID_B_DU GID_STAFF UID_ALICE UID_ERIN <<< "$(map_ids "$SID_DAVE" \
     "$B_SID-513" "$SID_STAFF" "$SID_ALICE" "$SID_ERIN" | tr '\n' ' ')"
 echo "# B.TEST $B_SID: dave $UID_DAVE, Domain Users $GID_B_DU, b_staff $GID_STAFF"
+# The trusted domain's slice must not hide the joined domain's: its ids map back only once
+# its own SID (its search base's) is in the map too, on a fresh cache (nothing looked up by
+# name yet) and after a restart, which puts the recorded slices back first.
+GID_A_DU=$(map_ids "$A_SID-513")
+out=$(in_nss_ns getent passwd "$UID_ALICE")
+check "fresh cache, no lookup by name yet: getent passwd $UID_ALICE gives alice ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:$GID_A_DU:" <<< "$out"
+stop_sssd
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not restart"
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent group "$GID_A_DU")
+check "after a restart: getent group $GID_A_DU gives ad.test's Domain Users ($out)" \
+    grep -qi "^domain users:\*:$GID_A_DU:" <<< "$out"
 out=$(in_nss_ns getent passwd dave@b.test)
 check "getent passwd dave@b.test: fully qualified, uid and gid from B's slice ($out)" \
     grep -q "^dave@b.test:\*:$UID_DAVE:$GID_B_DU:" <<< "$out"

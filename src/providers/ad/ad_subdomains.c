@@ -43,6 +43,8 @@ struct ad_subdom_task {
     uint32_t interval;              /* subdomain_refresh_interval, s */
     struct tevent_timer *timer;
     struct sdap_search_args args;   /* of the search in flight */
+    struct sdap_search_args base_args;  /* of the read of the joined domain's SID */
+    const char *sid_attrs[2];
     bool running;
     struct sysdb_subdom *subs;      /* the trusted domains lookups are routed to */
     size_t num_subs;
@@ -120,7 +122,9 @@ errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry
 }
 
 /* A trusted domain's SID in the ID map now, as SSSD adds each subdomain: its slice is
- * known (and recorded) before any of its objects is seen, so a lookup by id finds it. */
+ * known (and recorded) before any of its objects is seen, so a lookup by id finds it.
+ * Only once the joined domain's own SID is there, as SSSD maps the primary domain first:
+ * else a trusted domain could take the joined domain's slice (slice 0 with autorid). */
 static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *sub)
 {
     struct idmap_ctx *map = be->id_ctx->opts->idmap;
@@ -129,6 +133,11 @@ static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *su
     errno_t ret;
 
     if (map == NULL || idmap_domain_slice(map, sub->sid, &have) == EOK) {
+        return;
+    }
+    if (!be->id_ctx->opts->idmap_own_known) {
+        DEBUG(SSSDBG_TRACE_FUNC, "ID mapping: trusted domain %s waits for the SID of %s\n",
+              sub->name, be->domain);
         return;
     }
     ret = idmap_add_domain(map, sub->name, sub->sid, &slice);
@@ -218,6 +227,57 @@ static void ad_subdom_use(struct ad_subdom_task *task, struct sysdb_subdom *subs
     }
 }
 
+static void ad_subdom_base_done(struct tevent_req *subreq)
+{
+    struct ad_subdom_task *task = tevent_req_callback_data(subreq, struct ad_subdom_task);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    size_t i;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(task, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        ret = sdap_idmap_add_base_domain(task->be->id_ctx->opts, num == 1 ? entries[0] : NULL);
+    }
+    talloc_free(entries);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: its SID could not be read (%s): the trusted domains' "
+              "slices wait for the next refresh\n", task->be->domain, sss_strerror(ret));
+        return;
+    }
+    for (i = 0; i < task->num_subs; i++) {
+        ad_subdom_idmap_add(task->be, &task->subs[i]);
+    }
+}
+
+/* The joined domain's SID (its search base's objectSid) into the ID map first, then the
+ * trusted domains' slices (ad_subdom_idmap_add waits for it). */
+static void ad_subdom_map_joined(struct ad_subdom_task *task)
+{
+    struct sdap_options *opts = task->be->id_ctx->opts;
+    struct tevent_req *subreq;
+
+    if (task->num_subs == 0 || !sdap_idmap_needs_domain(opts)) {
+        return;
+    }
+    task->sid_attrs[0] = opts->user_map[SDAP_UA_OBJSID];
+    task->sid_attrs[1] = NULL;
+    task->base_args = (struct sdap_search_args) {
+        .base_ref = &opts->search_base,
+        .scope = LDAP_SCOPE_BASE,
+        .filter = "(objectClass=*)",
+        .attrs = task->sid_attrs,
+        .timeout = opts->search_timeout,
+    };
+    subreq = sdap_id_search_send(task, task->be->ev, task->be->id_ctx, &task->base_args);
+    if (subreq == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: out of memory reading its SID\n", task->be->domain);
+        return;
+    }
+    tevent_req_set_callback(subreq, ad_subdom_base_done, task);
+}
+
 static void ad_subdom_done(struct tevent_req *subreq)
 {
     struct ad_subdom_task *task = tevent_req_callback_data(subreq, struct ad_subdom_task);
@@ -260,6 +320,7 @@ static void ad_subdom_done(struct tevent_req *subreq)
               n);
         ad_subdom_use(task, subs, n);
         subs = NULL;
+        ad_subdom_map_joined(task);
     }
 done:
     if (ret != EOK) {
@@ -403,6 +464,8 @@ static struct sdap_id_ctx *ad_subdom_conn(struct ad_subdom_task *task,
     if (be->id_ctx->opts->idmap != NULL) {
         talloc_free(opts->idmap);
         opts->idmap = be->id_ctx->opts->idmap;
+        /* Its slice is in the shared map (ad_subdom_idmap_add): no read of its base. */
+        opts->idmap_own_known = true;
     }
     conns[task->num_conns].ctx = ctx;
     task->num_conns++;
