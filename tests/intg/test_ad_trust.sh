@@ -175,6 +175,14 @@ check "getent passwd $UID_ERIN, erin's uid, never looked up by name: erin@b.test
     grep -q "^erin@b.test:\*:$UID_ERIN:$GID_B_DU:" <<< "$out"
 check "  ... routed by the slice of B's SID (the back-end's log)" \
     grep -q "id $UID_ERIN: in trusted domain b.test's slice" "$BE_LOG"
+# A trusted user gone from its DC, asked for by uid again: not found, and out of the cache.
+samba_ad_b samba_ad_tool user delete erin > /dev/null || fail "samba-tool user delete erin"
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent passwd "$UID_ERIN")
+show=$("$SSSCTL" user-show erin@b.test 2>&1)
+check "erin deleted on B's DC, the cache expired: getent passwd $UID_ERIN finds nothing \
+($out), sssctl user-show erin@b.test neither" \
+    eval '[ -z "$out" ] && grep -q "is not present in cache" <<< "$show"'
 out=$(in_nss_ns id dave@b.test)
 check "id dave@b.test: uid, primary group of B, qualified ($out)" \
     grep -q "^uid=$UID_DAVE(dave@b.test) gid=$GID_B_DU(domain users@b.test)" <<< "$out"
