@@ -50,6 +50,7 @@ struct ad_subdom_task {
     size_t num_subs;
     struct ad_subdom_conn *conns;
     size_t num_conns;
+    char **configured;              /* the [sssd] domains: never routed to as trusted */
 };
 
 static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs);
@@ -398,6 +399,11 @@ errno_t ad_subdom_start(struct be_ctx *be)
     }
     task->be = be;
     task->interval = interval > 0 ? (uint32_t)interval : 14400;
+    ret = confdb_get_domains(be->cdb, task, &task->configured);
+    if (ret != EOK) {
+        talloc_free(task);
+        return ret;
+    }
     be->subdoms = task;
     /* Until the DC answers: the trusted domains the cache recorded last time. */
     ret = sysdb_subdom_list(task, be->sysdb, &subs, &n);
@@ -500,6 +506,20 @@ static const struct sysdb_subdom *ad_subdom_by_sid(struct ad_subdom_task *task,
     return found;
 }
 
+/* A trusted domain configured as a domain of its own has its own back-end and cache: its
+ * objects are not this domain's to answer (the responders send them there). */
+static bool ad_subdom_configured(const struct ad_subdom_task *task, const char *name)
+{
+    size_t i;
+
+    for (i = 0; task->configured != NULL && task->configured[i] != NULL; i++) {
+        if (strcasecmp(task->configured[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t type,
                                     const struct be_filter *filter, struct be_filter *_sub)
 {
@@ -542,7 +562,7 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
     default:
         break;
     }
-    if (sub == NULL) {
+    if (sub == NULL || ad_subdom_configured(task, sub->name)) {
         return NULL;
     }
     if (filter->kind == BE_FILTER_ID) {
