@@ -256,4 +256,23 @@ out=$(in_nss_ns getent passwd alice)
 check "  ... alice (expired) is read from A's DC again, successfully ($out)" \
     eval 'unreachable && grep -q "^alice:\*:$UID_ALICE:" <<< "$out" \
           && [ "$(grep -c "getAccountInfo user name=alice: dp_error 0," "$BE_LOG")" -gt $n_ok ]'
+
+# ---- ldap_id_mapping = false: trusted domains listed, not served ----------------------
+# Their POSIX ids would share the joined domain's cache file, whose unique id indexes make
+# equal ids of two forests evict each other: the back-end does not route to them then.
+ad_write_conf nss <<< "ldap_id_mapping = false"
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not restart"
+check "ldap_id_mapping = false: the back-end says once it will not look up b.test's users" \
+    wait_log "ad.test: ldap_id_mapping = false: the users and groups of its 1 trusted" 15
+routed() { grep -c "dave@b.test: an object of trusted domain b.test, asked to its DCs" "$BE_LOG"; }
+asked() { grep -c "getAccountInfo user name=dave@b.test:" "$BE_LOG"; }
+n_routed=$(routed)
+n_asked=$(asked)
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent passwd dave@b.test)
+check "  ... getent passwd dave@b.test reaches the back-end, not b.test's DCs ($out)" \
+    eval '[ "$(asked)" -gt "$n_asked" ] && [ "$(routed)" = "$n_routed" ]'
+out=$("$SSSCTL" domain-list 2>&1)
+check "  ... sssctl domain-list still lists b.test ($(tr '\n' '|' <<< "$out"))" \
+    grep -q "^b\.test  *via ad\.test  *trusted (B)" <<< "$out"
 summary

@@ -51,6 +51,7 @@ struct ad_subdom_task {
     struct ad_subdom_conn *conns;
     size_t num_conns;
     char **configured;              /* the [sssd] domains: never routed to as trusted */
+    bool said_no_idmap;             /* the ldap_id_mapping = false notice was logged */
 };
 
 static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs);
@@ -223,6 +224,13 @@ static void ad_subdom_use(struct ad_subdom_task *task, struct sysdb_subdom *subs
     talloc_free(task->subs);
     task->subs = talloc_steal(task, subs);
     task->num_subs = n;
+    if (n > 0 && !task->be->id_ctx->opts->id_mapping && !task->said_no_idmap) {
+        task->said_no_idmap = true;
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s: ldap_id_mapping = false: the users and groups of its "
+              "%zu trusted domain(s) are not looked up (their POSIX ids would share this "
+              "domain's cache and evict its own on a clash); sssctl domain-list lists them\n",
+              task->be->domain, n);
+    }
     for (i = 0; i < n; i++) {
         ad_subdom_idmap_add(task->be, &subs[i]);
     }
@@ -531,6 +539,12 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
     size_t i;
 
     if (task == NULL || task->num_subs == 0 || filter == NULL || _sub == NULL) {
+        return NULL;
+    }
+    /* Without ID mapping a trusted object's uid/gid may equal one of this domain's: in the
+     * one cache file (unique id indexes) they would evict each other. SSSD keeps each
+     * subdomain apart; this cache does not, so trusted domains are not served then. */
+    if (!be->id_ctx->opts->id_mapping) {
         return NULL;
     }
     *_sub = *filter;
