@@ -52,6 +52,7 @@ struct ad_subdom_task {
     size_t num_conns;
     char **configured;              /* the [sssd] domains: never routed to as trusted */
     bool said_no_idmap;             /* the ldap_id_mapping = false notice was logged */
+    bool slices_pending;            /* trusted slices wait for the joined domain's SID */
 };
 
 static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs);
@@ -127,8 +128,9 @@ errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry
  * known (and recorded) before any of its objects is seen, so a lookup by id finds it.
  * Only once the joined domain's own SID is there, as SSSD maps the primary domain first:
  * else a trusted domain could take the joined domain's slice (slice 0 with autorid). */
-static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *sub)
+static void ad_subdom_idmap_add(struct ad_subdom_task *task, const struct sysdb_subdom *sub)
 {
+    struct be_ctx *be = task->be;
     struct idmap_ctx *map = be->id_ctx->opts->idmap;
     int64_t slice = -1;
     uint32_t have;
@@ -140,6 +142,7 @@ static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *su
     if (!be->id_ctx->opts->idmap_own_known) {
         DEBUG(SSSDBG_TRACE_FUNC, "ID mapping: trusted domain %s waits for the SID of %s\n",
               sub->name, be->domain);
+        task->slices_pending = true;
         return;
     }
     ret = idmap_add_domain(map, sub->name, sub->sid, &slice);
@@ -232,7 +235,22 @@ static void ad_subdom_use(struct ad_subdom_task *task, struct sysdb_subdom *subs
               task->be->domain, n);
     }
     for (i = 0; i < n; i++) {
-        ad_subdom_idmap_add(task->be, &subs[i]);
+        ad_subdom_idmap_add(task, &subs[i]);
+    }
+}
+
+/* The trusted slices that waited, once the joined domain's SID is in the map (read by the
+ * discovery, or by a lookup by id of the joined domain's after a failed read). */
+static void ad_subdom_add_pending(struct ad_subdom_task *task)
+{
+    size_t i;
+
+    if (!task->slices_pending || !task->be->id_ctx->opts->idmap_own_known) {
+        return;
+    }
+    task->slices_pending = false;
+    for (i = 0; i < task->num_subs; i++) {
+        ad_subdom_idmap_add(task, &task->subs[i]);
     }
 }
 
@@ -241,7 +259,6 @@ static void ad_subdom_base_done(struct tevent_req *subreq)
     struct ad_subdom_task *task = tevent_req_callback_data(subreq, struct ad_subdom_task);
     struct sdap_entry **entries = NULL;
     size_t num = 0;
-    size_t i;
     errno_t ret;
 
     ret = sdap_id_search_recv(task, subreq, &entries, &num);
@@ -252,12 +269,11 @@ static void ad_subdom_base_done(struct tevent_req *subreq)
     talloc_free(entries);
     if (ret != EOK) {
         DEBUG(SSSDBG_OP_FAILURE, "%s: its SID could not be read (%s): the trusted domains' "
-              "slices wait for the next refresh\n", task->be->domain, sss_strerror(ret));
+              "slices wait for it (next refresh or lookup by id)\n", task->be->domain,
+              sss_strerror(ret));
         return;
     }
-    for (i = 0; i < task->num_subs; i++) {
-        ad_subdom_idmap_add(task->be, &task->subs[i]);
-    }
+    ad_subdom_add_pending(task);
 }
 
 /* The joined domain's SID (its search base's objectSid) into the ID map first, then the
@@ -564,6 +580,7 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
         }
         break;
     case BE_FILTER_ID:
+        ad_subdom_add_pending(task);
         map = be->id_ctx->opts->idmap;
         if (map != NULL && idmap_id_to_sid(mem_ctx, map, filter->id, &sid) == EOK) {
             sub = ad_subdom_by_sid(task, sid);
