@@ -19,6 +19,10 @@
 # the back-end reads them from B's DC, found through B's DNS SRV records, bound with GSSAPI
 # as CLIENT$@AD.TEST (a cross-realm ticket). With B's DC down, B's users come from the
 # cache and the joined domain stays online.
+# ID map: the joined domain's users by uid on a fresh cache after b.test was recorded,
+# after a restart, and in slice 0 with ldap_idmap_autorid_compat; a trusted user deleted
+# on its DC leaves the cache when asked for by uid; with ldap_id_mapping = false trusted
+# domains are listed but not looked up.
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -256,6 +260,31 @@ out=$(in_nss_ns getent passwd alice)
 check "  ... alice (expired) is read from A's DC again, successfully ($out)" \
     eval 'unreachable && grep -q "^alice:\*:$UID_ALICE:" <<< "$out" \
           && [ "$(grep -c "getAccountInfo user name=alice: dp_error 0," "$BE_LOG")" -gt $n_ok ]'
+
+# ---- ldap_idmap_autorid_compat: the joined domain keeps slice 0 ----------------------
+# SSSD maps the primary domain first: with autorid its SID takes slice 0, the trusted one
+# the next. A fresh cache (write_conf), the trust recorded first, then alice by uid.
+AUTORID_ALICE=$(python3 - <<PY
+import sys
+sys.path.insert(0, "$TOP/tests/unit/idmap")
+from idmap_ref import Model
+m = Model(200000, 2000200000, 200000, True, 10)
+m.add("ad.test", "$A_SID", -1)
+m.add("b.test", "$B_SID", -1)
+print(m.map("$SID_ALICE"))
+PY
+)
+n_rec=$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")
+ad_write_conf nss <<< "ldap_idmap_autorid_compat = true"
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not restart"
+for _ in $(seq 150); do
+    [ "$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")" -gt "$n_rec" ] && break
+    sleep 0.1
+done
+sleep 1     # the discovery's read of ad.test's SID, then b.test's slice
+out=$(in_nss_ns getent passwd "$AUTORID_ALICE")
+check "autorid, b.test recorded first: alice by uid $AUTORID_ALICE, in slice 0 ($out)" \
+    grep -q "^alice:\*:$AUTORID_ALICE:" <<< "$out"
 
 # ---- ldap_id_mapping = false: trusted domains listed, not served ----------------------
 # Their POSIX ids would share the joined domain's cache file, whose unique id indexes make
