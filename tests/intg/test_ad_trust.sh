@@ -19,6 +19,10 @@
 # the back-end reads them from B's DC, found through B's DNS SRV records, bound with GSSAPI
 # as CLIENT$@AD.TEST (a cross-realm ticket). With B's DC down, B's users come from the
 # cache and the joined domain stays online.
+# ID map: the joined domain's users by uid on a fresh cache after b.test was recorded,
+# after a restart, and in slice 0 with ldap_idmap_autorid_compat; a trusted user deleted
+# on its DC leaves the cache when asked for by uid; with ldap_id_mapping = false trusted
+# domains are listed but not looked up.
 # Usage: test_ad_trust.sh PREFIX   (root; 77 without Samba's AD DC packages)
 set -u
 PREFIX=$(cd "$1" && pwd)
@@ -125,6 +129,19 @@ SID_ERIN=$(samba_ad_b samba_ad_sid erin)
 read -r UID_DAVE GID_B_DU GID_STAFF UID_ALICE UID_ERIN <<< "$(map_ids "$SID_DAVE" \
     "$B_SID-513" "$SID_STAFF" "$SID_ALICE" "$SID_ERIN" | tr '\n' ' ')"
 echo "# B.TEST $B_SID: dave $UID_DAVE, Domain Users $GID_B_DU, b_staff $GID_STAFF"
+# The trusted domain's slice must not hide the joined domain's: its ids map back only once
+# its own SID (its search base's) is in the map too, on a fresh cache (nothing looked up by
+# name yet) and after a restart, which puts the recorded slices back first.
+GID_A_DU=$(map_ids "$A_SID-513")
+out=$(in_nss_ns getent passwd "$UID_ALICE")
+check "fresh cache, no lookup by name yet: getent passwd $UID_ALICE gives alice ($out)" \
+    grep -q "^alice:\*:$UID_ALICE:$GID_A_DU:" <<< "$out"
+stop_sssd
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not restart"
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent group "$GID_A_DU")
+check "after a restart: getent group $GID_A_DU gives ad.test's Domain Users ($out)" \
+    grep -qi "^domain users:\*:$GID_A_DU:" <<< "$out"
 out=$(in_nss_ns getent passwd dave@b.test)
 check "getent passwd dave@b.test: fully qualified, uid and gid from B's slice ($out)" \
     grep -q "^dave@b.test:\*:$UID_DAVE:$GID_B_DU:" <<< "$out"
@@ -162,6 +179,14 @@ check "getent passwd $UID_ERIN, erin's uid, never looked up by name: erin@b.test
     grep -q "^erin@b.test:\*:$UID_ERIN:$GID_B_DU:" <<< "$out"
 check "  ... routed by the slice of B's SID (the back-end's log)" \
     grep -q "id $UID_ERIN: in trusted domain b.test's slice" "$BE_LOG"
+# A trusted user gone from its DC, asked for by uid again: not found, and out of the cache.
+samba_ad_b samba_ad_tool user delete erin > /dev/null || fail "samba-tool user delete erin"
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent passwd "$UID_ERIN")
+show=$("$SSSCTL" user-show erin@b.test 2>&1)
+check "erin deleted on B's DC, the cache expired: getent passwd $UID_ERIN finds nothing \
+($out), sssctl user-show erin@b.test neither" \
+    eval '[ -z "$out" ] && grep -q "is not present in cache" <<< "$show"'
 out=$(in_nss_ns id dave@b.test)
 check "id dave@b.test: uid, primary group of B, qualified ($out)" \
     grep -q "^uid=$UID_DAVE(dave@b.test) gid=$GID_B_DU(domain users@b.test)" <<< "$out"
@@ -235,4 +260,48 @@ out=$(in_nss_ns getent passwd alice)
 check "  ... alice (expired) is read from A's DC again, successfully ($out)" \
     eval 'unreachable && grep -q "^alice:\*:$UID_ALICE:" <<< "$out" \
           && [ "$(grep -c "getAccountInfo user name=alice: dp_error 0," "$BE_LOG")" -gt $n_ok ]'
+
+# ---- ldap_idmap_autorid_compat: the joined domain keeps slice 0 ----------------------
+# SSSD maps the primary domain first: with autorid its SID takes slice 0, the trusted one
+# the next. A fresh cache (write_conf), the trust recorded first, then alice by uid.
+AUTORID_ALICE=$(python3 - <<PY
+import sys
+sys.path.insert(0, "$TOP/tests/unit/idmap")
+from idmap_ref import Model
+m = Model(200000, 2000200000, 200000, True, 10)
+m.add("ad.test", "$A_SID", -1)
+m.add("b.test", "$B_SID", -1)
+print(m.map("$SID_ALICE"))
+PY
+)
+n_rec=$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")
+ad_write_conf nss <<< "ldap_idmap_autorid_compat = true"
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not restart"
+for _ in $(seq 150); do
+    [ "$(grep -c "ad.test: 1 trusted domain(s) recorded" "$BE_LOG")" -gt "$n_rec" ] && break
+    sleep 0.1
+done
+sleep 1     # the discovery's read of ad.test's SID, then b.test's slice
+out=$(in_nss_ns getent passwd "$AUTORID_ALICE")
+check "autorid, b.test recorded first: alice by uid $AUTORID_ALICE, in slice 0 ($out)" \
+    grep -q "^alice:\*:$AUTORID_ALICE:" <<< "$out"
+
+# ---- ldap_id_mapping = false: trusted domains listed, not served ----------------------
+# Their POSIX ids would share the joined domain's cache file, whose unique id indexes make
+# equal ids of two forests evict each other: the back-end does not route to them then.
+ad_write_conf nss <<< "ldap_id_mapping = false"
+start_sssd && wait_name sssd.domain_ad_2etest 10000 || fail "sssd did not restart"
+check "ldap_id_mapping = false: the back-end says once it will not look up b.test's users" \
+    wait_log "ad.test: ldap_id_mapping = false: the users and groups of its 1 trusted" 15
+routed() { grep -c "dave@b.test: an object of trusted domain b.test, asked to its DCs" "$BE_LOG"; }
+asked() { grep -c "getAccountInfo user name=dave@b.test:" "$BE_LOG"; }
+n_routed=$(routed)
+n_asked=$(asked)
+"$PREFIX/sbin/sss_cache" -E > /dev/null 2>&1 || fail "sss_cache -E"
+out=$(in_nss_ns getent passwd dave@b.test)
+check "  ... getent passwd dave@b.test reaches the back-end, not b.test's DCs ($out)" \
+    eval '[ "$(asked)" -gt "$n_asked" ] && [ "$(routed)" = "$n_routed" ]'
+out=$("$SSSCTL" domain-list 2>&1)
+check "  ... sssctl domain-list still lists b.test ($(tr '\n' '|' <<< "$out"))" \
+    grep -q "^b\.test  *via ad\.test  *trusted (B)" <<< "$out"
 summary

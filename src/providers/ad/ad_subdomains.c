@@ -43,11 +43,16 @@ struct ad_subdom_task {
     uint32_t interval;              /* subdomain_refresh_interval, s */
     struct tevent_timer *timer;
     struct sdap_search_args args;   /* of the search in flight */
+    struct sdap_search_args base_args;  /* of the read of the joined domain's SID */
+    const char *sid_attrs[2];
     bool running;
     struct sysdb_subdom *subs;      /* the trusted domains lookups are routed to */
     size_t num_subs;
     struct ad_subdom_conn *conns;
     size_t num_conns;
+    char **configured;              /* the [sssd] domains: never routed to as trusted */
+    bool said_no_idmap;             /* the ldap_id_mapping = false notice was logged */
+    bool slices_pending;            /* trusted slices wait for the joined domain's SID */
 };
 
 static void ad_subdom_schedule(struct ad_subdom_task *task, uint32_t secs);
@@ -120,15 +125,24 @@ errno_t ad_subdom_from_entry(TALLOC_CTX *mem_ctx, const struct sdap_entry *entry
 }
 
 /* A trusted domain's SID in the ID map now, as SSSD adds each subdomain: its slice is
- * known (and recorded) before any of its objects is seen, so a lookup by id finds it. */
-static void ad_subdom_idmap_add(struct be_ctx *be, const struct sysdb_subdom *sub)
+ * known (and recorded) before any of its objects is seen, so a lookup by id finds it.
+ * Only once the joined domain's own SID is there, as SSSD maps the primary domain first:
+ * else a trusted domain could take the joined domain's slice (slice 0 with autorid). */
+static void ad_subdom_idmap_add(struct ad_subdom_task *task, const struct sysdb_subdom *sub)
 {
+    struct be_ctx *be = task->be;
     struct idmap_ctx *map = be->id_ctx->opts->idmap;
     int64_t slice = -1;
     uint32_t have;
     errno_t ret;
 
     if (map == NULL || idmap_domain_slice(map, sub->sid, &have) == EOK) {
+        return;
+    }
+    if (!be->id_ctx->opts->idmap_own_known) {
+        DEBUG(SSSDBG_TRACE_FUNC, "ID mapping: trusted domain %s waits for the SID of %s\n",
+              sub->name, be->domain);
+        task->slices_pending = true;
         return;
     }
     ret = idmap_add_domain(map, sub->name, sub->sid, &slice);
@@ -213,9 +227,80 @@ static void ad_subdom_use(struct ad_subdom_task *task, struct sysdb_subdom *subs
     talloc_free(task->subs);
     task->subs = talloc_steal(task, subs);
     task->num_subs = n;
-    for (i = 0; i < n; i++) {
-        ad_subdom_idmap_add(task->be, &subs[i]);
+    if (n > 0 && !task->be->id_ctx->opts->id_mapping && !task->said_no_idmap) {
+        task->said_no_idmap = true;
+        DEBUG(SSSDBG_CRIT_FAILURE, "%s: ldap_id_mapping = false: the users and groups of its "
+              "%zu trusted domain(s) are not looked up (their POSIX ids would share this "
+              "domain's cache and evict its own on a clash); sssctl domain-list lists them\n",
+              task->be->domain, n);
     }
+    for (i = 0; i < n; i++) {
+        ad_subdom_idmap_add(task, &subs[i]);
+    }
+}
+
+/* The trusted slices that waited, once the joined domain's SID is in the map (read by the
+ * discovery, or by a lookup by id of the joined domain's after a failed read). */
+static void ad_subdom_add_pending(struct ad_subdom_task *task)
+{
+    size_t i;
+
+    if (!task->slices_pending || !task->be->id_ctx->opts->idmap_own_known) {
+        return;
+    }
+    task->slices_pending = false;
+    for (i = 0; i < task->num_subs; i++) {
+        ad_subdom_idmap_add(task, &task->subs[i]);
+    }
+}
+
+static void ad_subdom_base_done(struct tevent_req *subreq)
+{
+    struct ad_subdom_task *task = tevent_req_callback_data(subreq, struct ad_subdom_task);
+    struct sdap_entry **entries = NULL;
+    size_t num = 0;
+    errno_t ret;
+
+    ret = sdap_id_search_recv(task, subreq, &entries, &num);
+    talloc_free(subreq);
+    if (ret == EOK) {
+        ret = sdap_idmap_add_base_domain(task->be->id_ctx->opts, num == 1 ? entries[0] : NULL);
+    }
+    talloc_free(entries);
+    if (ret != EOK) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: its SID could not be read (%s): the trusted domains' "
+              "slices wait for it (next refresh or lookup by id)\n", task->be->domain,
+              sss_strerror(ret));
+        return;
+    }
+    ad_subdom_add_pending(task);
+}
+
+/* The joined domain's SID (its search base's objectSid) into the ID map first, then the
+ * trusted domains' slices (ad_subdom_idmap_add waits for it). */
+static void ad_subdom_map_joined(struct ad_subdom_task *task)
+{
+    struct sdap_options *opts = task->be->id_ctx->opts;
+    struct tevent_req *subreq;
+
+    if (task->num_subs == 0 || !sdap_idmap_needs_domain(opts)) {
+        return;
+    }
+    task->sid_attrs[0] = opts->user_map[SDAP_UA_OBJSID];
+    task->sid_attrs[1] = NULL;
+    task->base_args = (struct sdap_search_args) {
+        .base_ref = &opts->search_base,
+        .scope = LDAP_SCOPE_BASE,
+        .filter = "(objectClass=*)",
+        .attrs = task->sid_attrs,
+        .timeout = opts->search_timeout,
+    };
+    subreq = sdap_id_search_send(task, task->be->ev, task->be->id_ctx, &task->base_args);
+    if (subreq == NULL) {
+        DEBUG(SSSDBG_OP_FAILURE, "%s: out of memory reading its SID\n", task->be->domain);
+        return;
+    }
+    tevent_req_set_callback(subreq, ad_subdom_base_done, task);
 }
 
 static void ad_subdom_done(struct tevent_req *subreq)
@@ -260,6 +345,7 @@ static void ad_subdom_done(struct tevent_req *subreq)
               n);
         ad_subdom_use(task, subs, n);
         subs = NULL;
+        ad_subdom_map_joined(task);
     }
 done:
     if (ret != EOK) {
@@ -337,6 +423,11 @@ errno_t ad_subdom_start(struct be_ctx *be)
     }
     task->be = be;
     task->interval = interval > 0 ? (uint32_t)interval : 14400;
+    ret = confdb_get_domains(be->cdb, task, &task->configured);
+    if (ret != EOK) {
+        talloc_free(task);
+        return ret;
+    }
     be->subdoms = task;
     /* Until the DC answers: the trusted domains the cache recorded last time. */
     ret = sysdb_subdom_list(task, be->sysdb, &subs, &n);
@@ -403,6 +494,8 @@ static struct sdap_id_ctx *ad_subdom_conn(struct ad_subdom_task *task,
     if (be->id_ctx->opts->idmap != NULL) {
         talloc_free(opts->idmap);
         opts->idmap = be->id_ctx->opts->idmap;
+        /* Its slice is in the shared map (ad_subdom_idmap_add): no read of its base. */
+        opts->idmap_own_known = true;
     }
     conns[task->num_conns].ctx = ctx;
     task->num_conns++;
@@ -437,6 +530,20 @@ static const struct sysdb_subdom *ad_subdom_by_sid(struct ad_subdom_task *task,
     return found;
 }
 
+/* A trusted domain configured as a domain of its own has its own back-end and cache: its
+ * objects are not this domain's to answer (the responders send them there). */
+static bool ad_subdom_configured(const struct ad_subdom_task *task, const char *name)
+{
+    size_t i;
+
+    for (i = 0; task->configured != NULL && task->configured[i] != NULL; i++) {
+        if (strcasecmp(task->configured[i], name) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
 struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint32_t type,
                                     const struct be_filter *filter, struct be_filter *_sub)
 {
@@ -448,6 +555,12 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
     size_t i;
 
     if (task == NULL || task->num_subs == 0 || filter == NULL || _sub == NULL) {
+        return NULL;
+    }
+    /* Without ID mapping a trusted object's uid/gid may equal one of this domain's: in the
+     * one cache file (unique id indexes) they would evict each other. SSSD keeps each
+     * subdomain apart; this cache does not, so trusted domains are not served then. */
+    if (!be->id_ctx->opts->id_mapping) {
         return NULL;
     }
     *_sub = *filter;
@@ -467,6 +580,7 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
         }
         break;
     case BE_FILTER_ID:
+        ad_subdom_add_pending(task);
         map = be->id_ctx->opts->idmap;
         if (map != NULL && idmap_id_to_sid(mem_ctx, map, filter->id, &sid) == EOK) {
             sub = ad_subdom_by_sid(task, sid);
@@ -479,7 +593,7 @@ struct sdap_id_ctx *ad_subdom_route(TALLOC_CTX *mem_ctx, struct be_ctx *be, uint
     default:
         break;
     }
-    if (sub == NULL) {
+    if (sub == NULL || ad_subdom_configured(task, sub->name)) {
         return NULL;
     }
     if (filter->kind == BE_FILTER_ID) {

@@ -191,12 +191,14 @@ static void be_id_sub_done(struct tevent_req *subreq)
               state->filter.kind == BE_FILTER_ID ? "(by id)" : state->filter.name);
         ret = EHOSTUNREACH;
     }
-    /* An initgroups starts only from a fresh cached user (ENOENT without): no removal. */
-    if (ret == ENOENT && state->filter.kind == BE_FILTER_NAME
-            && state->type != SSS_DP_INITGROUPS) {
-        ret = state->type == SSS_DP_GROUP
-              ? sysdb_delete_group(state->be->sysdb, state->filter.name)
-              : sysdb_delete_user(state->be->sysdb, state->filter.name);
+    /* An initgroups starts only from a fresh cached user (ENOENT without): no removal.
+     * By uid, gid or SID too: the cached entry holding it leaves (its id is in the trusted
+     * domain's slice, its SID under the trusted domain's: never a joined domain's entry). */
+    if (ret == ENOENT && state->type != SSS_DP_INITGROUPS
+            && (state->filter.kind == BE_FILTER_NAME || state->filter.kind == BE_FILTER_ID
+                || state->filter.kind == BE_FILTER_SID)) {
+        ret = state->type == SSS_DP_GROUP ? be_delete_group(state->be, &state->filter)
+                                          : be_delete_user(state->be, &state->filter);
     }
     if (ret == ENOENT) {
         ret = EOK;

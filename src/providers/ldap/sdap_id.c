@@ -278,7 +278,7 @@ struct sdap_search_args sdap_kind_search(const struct sdap_kind *kind, const cha
 struct sdap_id_lookup_one_state {
     struct tevent_context *ev;
     struct sdap_id_ctx *id_ctx;
-    const struct sdap_options *opts;
+    struct sdap_options *opts;
     enum sdap_kind_id kind;
     enum sdap_by by;
     const char *name;

@@ -14,6 +14,7 @@
  * objectSid values arrive as strings: sdap_entry_msg.c converts SID-syntax attributes.
  */
 #include <inttypes.h>
+#include <strings.h>
 
 #include "util/util.h"
 #include "confdb/confdb.h"
@@ -78,6 +79,7 @@ errno_t sdap_idmap_init(struct sdap_options *opts, struct confdb *cdb, const cha
         return ERR_INVALID_CONFIG;
     }
     DEBUG(SSSDBG_CONF_SETTINGS, "[%s] ID mapping: %s in slice 0\n", section, dom_sid);
+    opts->idmap_own_known = true;
     return EOK;
 }
 
@@ -135,6 +137,10 @@ errno_t sdap_idmap_restore(struct sdap_options *opts, const char *name, const ch
     if (ret == EOK) {
         DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s (%s) in slice %" PRIu32
               " (recorded)\n", name, sid, slice);
+        /* The recorder names the domain's own SID after the domain (add_base_domain). */
+        if (opts->domain != NULL && strcasecmp(name, opts->domain) == 0) {
+            opts->idmap_own_known = true;
+        }
     } else if (ret != ENOMEM) {
         DEBUG(SSSDBG_CRIT_FAILURE, "ID mapping: the recorded slice %" PRIu32 " of %s (%s) "
               "cannot be used (%s): the domain gets a slice when first seen\n", slice, name,
@@ -159,17 +165,20 @@ void sdap_id_ctx_idmap_recorder(struct sdap_id_ctx *id_ctx,
     }
 }
 
+/* Not "any domain in the map": a trusted domain's slice may be there first (ad_subdomains.c),
+ * and the domain's own ids would then map back to no SID. */
 bool sdap_idmap_needs_domain(const struct sdap_options *opts)
 {
-    return opts != NULL && opts->idmap != NULL && !idmap_has_domains(opts->idmap);
+    return opts != NULL && opts->idmap != NULL && !opts->idmap_own_known;
 }
 
-errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
+errno_t sdap_idmap_add_base_domain(struct sdap_options *opts,
                                    const struct sdap_entry *base)
 {
     const char *sid = base != NULL && opts->user_map[SDAP_UA_OBJSID] != NULL
         ? sdap_entry_value(base, opts->user_map[SDAP_UA_OBJSID]) : NULL;
     int64_t slice = -1;
+    uint32_t have;
     errno_t ret;
 
     if (!sdap_idmap_needs_domain(opts)) {
@@ -180,11 +189,16 @@ errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
               "id fail until an entry was found by name\n");
         return ENOENT;
     }
+    if (idmap_domain_slice(opts->idmap, sid, &have) == EOK) {
+        opts->idmap_own_known = true;   /* first seen in an entry found by name */
+        return EOK;
+    }
     ret = idmap_add_domain(opts->idmap, opts->domain, sid, &slice);
     if (ret == EOK) {
         DEBUG(SSSDBG_CONF_SETTINGS, "ID mapping: domain %s (%s) in slice %" PRId64 "\n",
               opts->domain, sid, slice);
         record_slice(opts, opts->domain, sid, slice);
+        opts->idmap_own_known = true;
     }
     return ret == ENOMEM ? ret : (ret == EOK ? EOK : EINVAL);
 }

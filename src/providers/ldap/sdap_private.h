@@ -214,6 +214,8 @@ struct sdap_options {
     bool id_mapping;            /* ldap_id_mapping: ids from objectSid (sdap_idmap.c) */
     bool use_tokengroups;       /* ldap_use_tokengroups: initgroups of AD users */
     struct idmap_ctx *idmap;    /* set when id_mapping */
+    /* The domain's own SID is in idmap (the map may hold trusted domains before it). */
+    bool idmap_own_known;
     /* Called when the map gave a domain a slice (sdap_idmap_set_recorder), to keep it. */
     errno_t (*idmap_record)(void *pvt, const char *name, const char *sid, uint32_t slice);
     void *idmap_record_pvt;
@@ -238,7 +240,8 @@ errno_t sdap_idmap_user_ids(const struct sdap_options *opts, const struct sdap_e
                             uint32_t *_uid, uint32_t *_gid);
 errno_t sdap_idmap_group_id(const struct sdap_options *opts, const struct sdap_entry *entry,
                             uint32_t *_gid);
-/* True when ids are mapped and no domain is in the map yet (nothing can map back). */
+/* True when ids are mapped and the domain's own SID is not in the map yet: its ids map
+ * back to nothing until its search base was read (trusted domains' SIDs do not count). */
 bool sdap_idmap_needs_domain(const struct sdap_options *opts);
 /* The slices kept across restarts, as SSSD keeps them in the cache (the back-end stores
  * them, sysdb_idmap.h): record is called with each domain the map gives a slice from then
@@ -255,7 +258,7 @@ errno_t sdap_idmap_restore(struct sdap_options *opts, const char *name, const ch
                            uint32_t slice);
 /* Adds the domain whose head object (the search base, read with its objectSid) is base.
  * ENOENT (logged): base is NULL or has no domain SID; EINVAL; ENOMEM. */
-errno_t sdap_idmap_add_base_domain(const struct sdap_options *opts,
+errno_t sdap_idmap_add_base_domain(struct sdap_options *opts,
                                    const struct sdap_entry *base);
 /* A search filter for the entries of kind whose SIDs map to ids[0..n). ENOENT: none of the
  * ids is in a known slice; ENOMEM. */

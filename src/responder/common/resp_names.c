@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "responder/common/resp_names.h"
+#include "db/sysdb_subdomains.h"
 
 /* "B\dave", the down-level form, when B is a trusted domain's flat or DNS name: *_dom the
  * trusting domain, *_short "dave@b.test". ENOENT: not one (the name is then a short name,
@@ -21,12 +22,18 @@ static errno_t resp_parse_down_level(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx,
     if (prefix == NULL) {
         return ENOMEM;
     }
-    dom = resp_domain_trusting(rctx, prefix, prefix, &dns);
+    /* A configured domain first, as "dave@b.test" goes to b.test when it is configured. */
+    dns = NULL;
+    dom = resp_domain_find(rctx, prefix);
+    if (dom == NULL) {
+        dom = resp_domain_trusting(rctx, prefix, prefix, &dns);
+    }
     if (dom == NULL) {
         talloc_free(prefix);
         return ENOENT;
     }
-    *_short = talloc_asprintf(mem_ctx, "%s@%s", bs + 1, dns);
+    *_short = dns != NULL ? talloc_asprintf(mem_ctx, "%s@%s", bs + 1, dns)
+                          : talloc_strdup(mem_ctx, bs + 1);
     talloc_free(prefix);
     if (*_short == NULL) {
         return ENOMEM;
@@ -65,7 +72,9 @@ errno_t resp_parse_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, const char *
             if (dom == NULL) {
                 return ENOENT;
             }
-            short_name = talloc_asprintf(mem_ctx, "%.*s@%s", (int)(at - input), input, dns);
+            short_name = dns != NULL
+                ? talloc_asprintf(mem_ctx, "%.*s@%s", (int)(at - input), input, dns)
+                : talloc_strndup(mem_ctx, input, (size_t)(at - input));
             talloc_free(dns);
         }
     } else {
@@ -125,10 +134,37 @@ errno_t resp_short_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_
     return sysdb_short_name(mem_ctx, sysdb, stored, _short);
 }
 
+/* short_name is "dave@b.test" with b.test a trusted domain dom's back-end recorded. */
+static bool resp_is_trusted_name(struct resp_ctx *rctx, struct resp_domain *dom,
+                                 const char *short_name)
+{
+    const char *at = strrchr(short_name, '@');
+    struct sysdb_subdom sub;
+    struct sysdb_ctx *sysdb;
+    TALLOC_CTX *tmp_ctx;
+    bool trusted;
+
+    if (at == NULL || at == short_name || resp_domain_sysdb(rctx, dom, &sysdb) != EOK) {
+        return false;
+    }
+    tmp_ctx = talloc_new(NULL);
+    if (tmp_ctx == NULL) {
+        return false;
+    }
+    trusted = sysdb_subdom_find(tmp_ctx, sysdb, at + 1, &sub) == EOK
+              && strcasecmp(sub.name, at + 1) == 0;
+    talloc_free(tmp_ctx);
+    return trusted;
+}
+
 char *resp_output_name(TALLOC_CTX *mem_ctx, struct resp_ctx *rctx, struct resp_domain *dom,
                        const char *short_name)
 {
-    if (dom->fqnames || rctx->output_fqnames) {
+    /* A trusted domain's name is already qualified with its own domain, as SSSD prints
+     * it: the trusting domain's full_name_format would give dave@b.test@a.test. Only
+     * names holding '@' read the cache. */
+    if ((dom->fqnames || rctx->output_fqnames)
+            && !resp_is_trusted_name(rctx, dom, short_name)) {
         return resp_format_fqname(mem_ctx, dom->name_format, short_name, dom->name);
     }
     return talloc_strdup(mem_ctx, short_name);

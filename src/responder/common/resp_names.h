@@ -10,7 +10,8 @@
  * which SSSD's AD default re_expression accepts, names the same object; a backslash name
  * whose prefix is no trusted domain stays a short name, as before. (The joined domain's own
  * flat name is not recorded anywhere the responder reads: "AD\alice" and "alice@AD" are
- * not understood, where SSSD understands them.)
+ * not understood, where SSSD understands them; "ad.test\alice" is.) A trusted domain that
+ * is configured itself is that domain in every form (its own back-end answers it).
  * A name without '@' is short: it is looked up in default_domain_suffix's domain when that
  * is set, else in every domain that does not require fully qualified names
  * (use_fully_qualified_names = true). A name whose '@' suffix is not a configured domain is
@@ -20,7 +21,7 @@
  *
  * Output: the short name, or full_name_format applied (%1$s name, %2$s domain, %3$s flat
  * name = domain name here, %% a percent sign) when the domain uses fully qualified names
- * or default_domain_suffix is set.
+ * or default_domain_suffix is set; a trusted domain's "dave@b.test" is printed as it is.
  */
 #ifndef RESP_NAMES_H
 #define RESP_NAMES_H

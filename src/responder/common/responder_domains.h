@@ -76,7 +76,8 @@ struct resp_domain *resp_domain_find(struct resp_ctx *rctx, const char *name);
 /* The configured domain whose back-end recorded a trusted domain of DNS name or flat name
  * name (any case), or NULL (responder_subdomains.c; also on ENOMEM); *_dns_name: the
  * trusted domain's DNS name (on mem_ctx). Its users are "user@dns_name" in that domain's
- * cache. */
+ * cache. When that DNS name is a configured domain: that domain, *_dns_name NULL (its
+ * users are short names in its own cache). */
 struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, TALLOC_CTX *mem_ctx,
                                          const char *name, char **_dns_name);
 

@@ -46,7 +46,15 @@ struct resp_domain *resp_domain_trusting(struct resp_ctx *rctx, TALLOC_CTX *mem_
             continue;
         }
         /* By its DNS name or its flat (NetBIOS) name, as SSSD's domain part matches. */
-        if (sysdb_subdom_find(tmp_ctx, sysdb, name, &sub) == EOK) {
+        if (sysdb_subdom_find(tmp_ctx, sysdb, name, &sub) != EOK) {
+            continue;
+        }
+        /* A trusted domain configured itself is its own back-end's, not the trusting
+         * domain's (whose back-end does not route to it either, ad_subdom_route). */
+        found = resp_domain_find(rctx, sub.name);
+        if (found != NULL) {
+            *_dns_name = NULL;
+        } else {
             *_dns_name = talloc_strdup(mem_ctx, sub.name);
             found = *_dns_name != NULL ? dom : NULL;
         }

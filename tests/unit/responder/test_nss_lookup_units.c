@@ -151,6 +151,74 @@ static void test_parse_trusted_names(void **state)
     assert_int_equal(resp_parse_name(t, t->rctx, "dave@C", &dom, &name), ENOENT);
 }
 
+/* A trusted domain that is a configured domain too (plain records other.test, flat name O):
+ * its names go to other.test's own back-end in every form, as "dave@other.test" does; a
+ * configured domain before '\\' names that domain. */
+static void test_parse_configured_trusted(void **state)
+{
+    struct test_ctx *t = *state;
+    const char *forms[] = { "other.test\\dave", "O\\dave", "dave@O", "dave@other.test",
+                            NULL };
+    struct sysdb_subdom sub = { .name = "other.test", .flat = "O", .sid = "S-1-5-21-1-2-4",
+                                .direction = 3, .type = 2, .attributes = 8 };
+    struct sysdb_ctx *sysdb;
+    struct resp_domain *dom;
+    char *name;
+    size_t i;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_subdom_replace(sysdb, &sub, 1), EOK);
+    for (i = 0; forms[i] != NULL; i++) {
+        dom = NULL;
+        assert_int_equal(resp_parse_name(t, t->rctx, forms[i], &dom, &name), EOK);
+        assert_ptr_equal(dom, &t->rctx->domains[2]);
+        assert_string_equal(name, "dave");
+    }
+    assert_int_equal(resp_parse_name(t, t->rctx, "fq\\dave", &dom, &name), EOK);
+    assert_ptr_equal(dom, &t->rctx->domains[1]);
+    assert_string_equal(name, "dave");
+}
+
+/* A trusted domain's user or group member is printed "dave@b.test" as stored, never with
+ * the trusting domain's full_name_format (fq) or default_domain_suffix (plain) around it. */
+static void test_output_trusted_names(void **state)
+{
+    struct test_ctx *t = *state;
+    struct sysdb_subdom sub = { .name = "b.test", .flat = "B", .sid = "S-1-5-21-1-2-3",
+                                .direction = 3, .type = 2, .attributes = 8 };
+    const char *members[] = { "dave@b.test", "alice", NULL };
+    struct sysdb_group sg = { .name = "staff@b.test", .gid = 502, .members = members };
+    struct sysdb_ctx *sysdb;
+    struct sysdb_group *g;
+    struct nss_gr_entry gr;
+    char *s;
+
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[1], &sysdb), EOK);
+    assert_int_equal(sysdb_subdom_replace(sysdb, &sub, 1), EOK);
+    s = resp_output_name(t, t->rctx, &t->rctx->domains[1], "dave@b.test");
+    assert_string_equal(s, "dave@b.test");
+    s = resp_output_name(t, t->rctx, &t->rctx->domains[1], "x@c.test");
+    assert_string_equal(s, "fq+x@c.test");
+    assert_int_equal(sysdb_store_group(sysdb, &sg, true, time(NULL), 100), EOK);
+    assert_int_equal(sysdb_get_group_by_name(t, sysdb, "staff@b.test", &g), EOK);
+    assert_int_equal(nss_format_gr(t, t->nctx->fmt, t->rctx, &t->rctx->domains[1], g, &gr),
+                     EOK);
+    assert_string_equal(gr.name, "staff@b.test");
+    assert_string_equal(gr.members[0], "dave@b.test");
+    assert_string_equal(gr.members[1], "fq+alice");
+
+    talloc_free(t->nctx);
+    talloc_free(t->rctx);
+    talloc_free(t->cdb);
+    make_ctx(t, CONF_HEAD "default_domain_suffix = plain\n" CONF_DOMS);
+    assert_int_equal(resp_domain_sysdb(t->rctx, &t->rctx->domains[0], &sysdb), EOK);
+    assert_int_equal(sysdb_subdom_replace(sysdb, &sub, 1), EOK);
+    s = resp_output_name(t, t->rctx, &t->rctx->domains[0], "dave@b.test");
+    assert_string_equal(s, "dave@b.test");
+    s = resp_output_name(t, t->rctx, &t->rctx->domains[0], "alice");
+    assert_string_equal(s, "alice@plain");
+}
+
 static void test_default_domain_suffix(void **state)
 {
     struct test_ctx *t = *state;
@@ -777,6 +845,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_parse_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_trusted_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_configured_trusted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_output_trusted_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_default_domain_suffix, setup, teardown),
         cmocka_unit_test_setup_teardown(test_output_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_lists, setup, teardown),
