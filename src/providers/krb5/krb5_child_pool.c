@@ -115,7 +115,11 @@ static errno_t krb5_child_pool_ask(struct krb5_child_pool *pool)
         }
         start->pool = pool;
         start->level = debug_level;
-        (void)clock_gettime(CLOCK_REALTIME, &start->started);
+        /* The coarse clock, as file times are stamped: a krb5.conf written a moment
+         * after this (within one clock tick) gets an mtime that a fine CLOCK_REALTIME
+         * reading here could be later than, and the spare, which may have read the old
+         * file, would pass for fresh. */
+        (void)clock_gettime(CLOCK_REALTIME_COARSE, &start->started);
         tevent_req_set_callback(subreq, krb5_child_pool_started, start);
         pool->asked++;
     }
